@@ -1,0 +1,98 @@
+import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
+import type { QuotaState } from '@lib/contracts';
+import { AdminOnlyError, AuthenticationRequiredError, InvalidTokenError, RateLimitExceededError } from '@lib/errors';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { bearerTokenOf } from '../clients/api-token';
+import { AuthenticatedClient, ClientDirectory } from '../clients/client-directory';
+import { CreditGate } from '../credits/credit-gate';
+import { RateLimitDecision, RequestRateLimiter } from './request-rate-limiter';
+import { accessLevelOf } from './route-access';
+
+/** What admission learned about a request; the usage headers are written from it. */
+export interface Admission {
+  requestId: string;
+  client: AuthenticatedClient | null;
+  rateLimit: RateLimitDecision | null;
+  quota: QuotaState | null;
+  creditsCharged: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    admission: Admission;
+  }
+}
+
+/**
+ * Authentication, rate limiting and quota state for every request, before any work is done.
+ * Calls without a valid token are counted per client IP, so token guessing is throttled too.
+ */
+@Injectable()
+export class RequestAdmission {
+  private readonly logger = new Logger('RequestAdmission');
+
+  constructor(
+    private readonly clients: ClientDirectory,
+    private readonly rateLimiter: RequestRateLimiter,
+    private readonly credits: CreditGate,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  async admit(request: FastifyRequest): Promise<void> {
+    const admission: Admission = { requestId: String(request.id), client: null, rateLimit: null, quota: null, creditsCharged: 0 };
+    request.admission = admission;
+    const access = accessLevelOf(request);
+    const token = bearerTokenOf(request.headers.authorization);
+    const client = token ? await this.clients.authenticate(token) : null;
+
+    if (!client) {
+      admission.rateLimit = await this.rateLimiter.hit(`ip:${request.ip}`, this.config.anonymousRateLimitPerMinute);
+      if (!admission.rateLimit.allowed) throw this.rateLimited(admission.rateLimit);
+      if (access === 'public') return;
+      throw token
+        ? new InvalidTokenError('The bearer token is not valid (it may have been rotated). Send Authorization: Bearer <API_KEY>.')
+        : new AuthenticationRequiredError('Authentication required: send Authorization: Bearer <API_KEY>.');
+    }
+
+    admission.client = client;
+    admission.rateLimit = await this.rateLimiter.hit(`client:${client.id}`, client.limits.rateLimitPerMinute);
+    admission.quota = await this.quotaFor(client, admission.requestId);
+    if (!admission.rateLimit.allowed) throw this.rateLimited(admission.rateLimit);
+    if (access === 'admin' && !client.isAdmin) throw new AdminOnlyError('This endpoint is for the administrator client only.');
+  }
+
+  /** Writes the seven usage headers of spec section 8 (and the request id) on every response. */
+  writeUsageHeaders(request: FastifyRequest, reply: FastifyReply): void {
+    const admission = request.admission;
+    const rate = admission?.rateLimit;
+    const quota = admission?.quota;
+    reply.header('x-request-id', String(request.id));
+    reply.header('x-ratelimit-limit', String(rate?.limit ?? this.config.anonymousRateLimitPerMinute));
+    reply.header('x-ratelimit-remaining', String(rate?.remaining ?? 0));
+    reply.header('x-ratelimit-reset', String(rate?.resetAt ?? Math.ceil(Date.now() / 1000) + 60));
+    // 0 means unlimited for X-Quota-Limit; remaining is then 0 as well (documented in README).
+    reply.header('x-quota-limit', String(quota?.limit ?? 0));
+    reply.header('x-quota-used', String(quota?.used ?? 0));
+    reply.header('x-quota-remaining', String(quota?.remaining ?? 0));
+    reply.header('x-credits-charged', String(admission?.creditsCharged ?? 0));
+  }
+
+  private async quotaFor(client: AuthenticatedClient, requestId: string): Promise<QuotaState | null> {
+    try {
+      return await this.credits.quotaOf(client, requestId);
+    } catch (error) {
+      // Quota headers are informational on non-billable calls; billable calls reserve credits
+      // and fail there if billing-meter is unreachable.
+      this.logger.warn(`quota lookup failed for ${client.id}: ${error instanceof Error ? error.message : String(error)}`);
+      return null;
+    }
+  }
+
+  private rateLimited(decision: RateLimitDecision): RateLimitExceededError {
+    return new RateLimitExceededError(
+      `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfterSeconds} s.`,
+      decision.retryAfterSeconds,
+    );
+  }
+}

@@ -1,0 +1,64 @@
+import type { PlatformConfig } from '@lib/config';
+import { CORRELATION_HEADER, createRootLogger, NestPinoLogger, sanitizeCorrelationId } from '@lib/logging';
+import type { InProcessBus } from '@lib/messaging';
+import { withPlatformModules } from '@lib/runtime';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { RequestAdmission } from './admission/request-admission';
+import { BootstrapToken, ClientBootstrap } from './clients/client-bootstrap';
+import { GatewayModule } from './gateway.module';
+import { HttpErrorFilter } from './http-errors/http-error.filter';
+import { RequestValidationPipe } from './http-errors/request-validation.pipe';
+import { buildOpenApiDocument } from './openapi/openapi-document';
+import { OPENAPI_DOCUMENT } from './openapi/openapi.controller';
+
+export interface RunningGateway {
+  app: NestFastifyApplication;
+  url: string;
+  bootstrapTokens: BootstrapToken[];
+}
+
+/** Creates and starts the gateway's HTTP server; the caller owns shutdown (app.close()). */
+export async function startGateway(config: PlatformConfig, bus?: InProcessBus): Promise<RunningGateway> {
+  const rootLogger = createRootLogger('gateway', config.logLevel);
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    logger: false,
+    genReqId: (req: IncomingMessage) => sanitizeCorrelationId(req.headers[CORRELATION_HEADER]) ?? randomUUID(),
+    // Without this, a slow client could hold a connection (and a sync scrape slot) forever.
+    requestTimeout: 600_000,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(withPlatformModules('gateway', GatewayModule, config, bus), adapter, {
+    logger: new NestPinoLogger(rootLogger),
+    bufferLogs: false,
+  });
+  app.useGlobalFilters(new HttpErrorFilter());
+  app.useGlobalPipes(new RequestValidationPipe());
+
+  const admission = app.get(RequestAdmission);
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.decorateRequest('admission', null as never);
+  // Admission runs before body parsing: auth and rate limits apply even to malformed requests.
+  fastify.addHook('onRequest', async (request) => admission.admit(request));
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    admission.writeUsageHeaders(request, reply);
+    return payload;
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    rootLogger.info(
+      { correlation_id: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime), client: request.admission?.client?.id ?? null },
+      'request',
+    );
+  });
+
+  await app.init();
+  app.get<{ current: object | null }>(OPENAPI_DOCUMENT).current = buildOpenApiDocument(app);
+  await app.listen(config.port, config.host);
+  const address = fastify.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return { app, url: `http://${host}:${port}`, bootstrapTokens: app.get(ClientBootstrap).tokens };
+}

@@ -1,0 +1,55 @@
+import { BillableMode, QuotaState, SUBJECTS } from '@lib/contracts';
+import { QuotaExceededError } from '@lib/errors';
+import { MessageBus } from '@lib/messaging';
+import { Inject, Injectable } from '@nestjs/common';
+import type { AuthenticatedClient } from '../clients/client-directory';
+
+export interface CreditHold {
+  reservationId: string;
+  credits: number;
+  quota: QuotaState;
+}
+
+/**
+ * The gateway's side of the credit ledger (owned by billing-meter): read the quota for the
+ * headers, hold credits before billable work starts, then charge or release them.
+ */
+@Injectable()
+export class CreditGate {
+  constructor(@Inject(MessageBus) private readonly bus: MessageBus) {}
+
+  quotaOf(client: AuthenticatedClient, correlationId?: string): Promise<QuotaState> {
+    return this.bus.request(SUBJECTS.billing.quotaQuery, { client_id: client.id, monthly_credits: client.limits.monthlyCredits }, { correlationId, timeoutMs: 3000 });
+  }
+
+  /** Holds `credits` or throws QuotaExceededError (429) when the month's quota cannot cover them. */
+  async hold(client: AuthenticatedClient, credits: number, ttlSeconds: number, correlationId?: string): Promise<CreditHold> {
+    const reply = await this.bus.request(
+      SUBJECTS.billing.creditsReserve,
+      { client_id: client.id, monthly_credits: client.limits.monthlyCredits, credits, ttl_seconds: ttlSeconds },
+      { correlationId },
+    );
+    if (!reply.granted || !reply.reservation_id) {
+      const retryAfter = Math.max(1, reply.quota.resets_at - Math.floor(Date.now() / 1000));
+      throw new QuotaExceededError(
+        `Monthly credit quota exhausted: ${reply.quota.used} of ${reply.quota.limit} credits used in ${reply.quota.month}; this request needs ${credits}. The quota resets at the start of next month (UTC).`,
+        retryAfter,
+      );
+    }
+    return { reservationId: reply.reservation_id, credits, quota: reply.quota };
+  }
+
+  async charge(client: AuthenticatedClient, hold: CreditHold, credits: number, chargeKey: string, mode: BillableMode, details: Record<string, unknown>, correlationId?: string): Promise<QuotaState> {
+    const reply = await this.bus.request(
+      SUBJECTS.billing.creditsCommit,
+      { reservation_id: hold.reservationId, credits, charge_key: chargeKey, mode, details, monthly_credits: client.limits.monthlyCredits },
+      { correlationId },
+    );
+    return reply.quota;
+  }
+
+  async release(client: AuthenticatedClient, hold: CreditHold, correlationId?: string): Promise<QuotaState> {
+    const reply = await this.bus.request(SUBJECTS.billing.creditsRelease, { reservation_id: hold.reservationId, monthly_credits: client.limits.monthlyCredits }, { correlationId });
+    return reply.quota;
+  }
+}

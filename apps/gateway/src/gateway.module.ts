@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { CreateClientController } from './admin-clients/create-client/create-client.controller';
+import { RotateTokenController } from './admin-clients/rotate-token/rotate-token.controller';
+import { RequestAdmission } from './admission/request-admission';
+import { RequestRateLimiter } from './admission/request-rate-limiter';
+import { ClientBootstrap } from './clients/client-bootstrap';
+import { ClientDirectory } from './clients/client-directory';
+import { CreditGate } from './credits/credit-gate';
+import { HealthController } from './health/health.controller';
+import { PlatformHealth } from './health/platform-health';
+import { OPENAPI_DOCUMENT, OpenApiController } from './openapi/openapi.controller';
+import { PlansController } from './plans/plans.controller';
+
+/** gateway: public REST under /v1 — auth, rate limits, quotas, errors — in front of the contexts. */
+@Module({
+  controllers: [HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController],
+  providers: [
+    ClientDirectory,
+    ClientBootstrap,
+    RequestRateLimiter,
+    RequestAdmission,
+    CreditGate,
+    PlatformHealth,
+    { provide: OPENAPI_DOCUMENT, useValue: { current: null } },
+  ],
+})
+export class GatewayModule {}

@@ -1,0 +1,31 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Access } from '../admission/route-access';
+import { HealthDto } from './health.dto';
+import { PlatformHealth } from './platform-health';
+
+@ApiTags('health')
+@Controller('v1/health')
+export class HealthController {
+  constructor(private readonly health: PlatformHealth) {}
+
+  @Get()
+  @Access('public')
+  @ApiOperation({ summary: 'Health of the platform: database, transport and every bounded context. No authentication.' })
+  @ApiOkResponse({ type: HealthDto })
+  @ApiServiceUnavailableResponse({ type: HealthDto, description: 'A dependency or context is down.' })
+  async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthDto> {
+    const report = await this.health.report();
+    if (report.status !== 'ok') reply.status(503);
+    return report;
+  }
+
+  @Get('live')
+  @Access('public')
+  @ApiOperation({ summary: 'Liveness: 200 while the gateway process serves HTTP (no dependency checks).' })
+  @ApiOkResponse({ schema: { type: 'object', properties: { status: { type: 'string', example: 'ok' } } } })
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * The one table from domain error codes (AppError.code, stable across the transport) to HTTP
+ * status and the public snake_case `error_code` of the contract's error body. Codes not listed
+ * here are bugs in classification and surface as 500 internal_error (and are logged).
+ */
+export interface HttpErrorMapping {
+  status: number;
+  errorCode: string;
+}
+
+export const HTTP_ERROR_TABLE: Readonly<Record<string, HttpErrorMapping>> = {
+  'auth.missing_token': { status: 401, errorCode: 'missing_token' },
+  'auth.invalid_token': { status: 401, errorCode: 'invalid_token' },
+  'auth.admin_only': { status: 403, errorCode: 'admin_only' },
+  'limits.rate_limited': { status: 429, errorCode: 'rate_limit_exceeded' },
+  'limits.quota_exceeded': { status: 429, errorCode: 'quota_exceeded' },
+  'request.invalid': { status: 400, errorCode: 'invalid_request' },
+  'request.validation_failed': { status: 422, errorCode: 'validation_error' },
+  'resource.not_found': { status: 404, errorCode: 'not_found' },
+  'resource.conflict': { status: 409, errorCode: 'conflict' },
+  'gateway.client_exists': { status: 409, errorCode: 'client_exists' },
+  'gateway.unknown_client': { status: 404, errorCode: 'client_not_found' },
+  'billing.reservation_not_found': { status: 409, errorCode: 'reservation_not_found' },
+  'transport.timeout': { status: 504, errorCode: 'upstream_timeout' },
+  'transport.unavailable': { status: 503, errorCode: 'service_unavailable' },
+  'transport.invalid_message': { status: 500, errorCode: 'internal_error' },
+  'internal.unexpected': { status: 500, errorCode: 'internal_error' },
+};
+
+export const INTERNAL_ERROR: HttpErrorMapping = { status: 500, errorCode: 'internal_error' };
+
+export function httpMappingOf(code: string): HttpErrorMapping | undefined {
+  return HTTP_ERROR_TABLE[code];
+}
+
+/** Errors raised by Fastify itself before a handler runs (body parsing, limits). */
+export const FRAMEWORK_ERROR_TABLE: Readonly<Record<string, HttpErrorMapping & { detail: string }>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, errorCode: 'invalid_json', detail: 'The request body is not valid JSON.' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, errorCode: 'invalid_json', detail: 'The request declares a JSON body but sent none.' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, errorCode: 'payload_too_large', detail: 'The request body exceeds the size limit.' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, errorCode: 'unsupported_media_type', detail: 'Send the request body as application/json.' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, errorCode: 'invalid_content_length', detail: 'The Content-Length header does not match the body.' },
+  FST_ERR_CTP_INVALID_TYPE: { status: 400, errorCode: 'invalid_content_type', detail: 'The Content-Type header is malformed.' },
+};

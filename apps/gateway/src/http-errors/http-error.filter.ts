@@ -1,0 +1,74 @@
+import { AppError } from '@lib/errors';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { RequestValidationError } from '../gateway.errors';
+import { FRAMEWORK_ERROR_TABLE, httpMappingOf, INTERNAL_ERROR } from './error-status.table';
+
+interface ErrorResponse {
+  status: number;
+  body: unknown;
+  retryAfterSeconds?: number;
+}
+
+/**
+ * Every error of the gateway leaves through here: domain errors by their code (one table),
+ * validation as the contract's 422 list, framework errors (bad JSON, too large) as 4xx. Nothing a
+ * client sends can produce a 500; a 500 means a bug and is logged with its stack.
+ */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpErrorFilter');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const response = this.toResponse(error);
+    if (response.status >= 500) {
+      this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    }
+    if (response.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(response.retryAfterSeconds))));
+    void reply.status(response.status).type('application/json; charset=utf-8').send(response.body);
+  }
+
+  toResponse(error: unknown): ErrorResponse {
+    if (error instanceof RequestValidationError) {
+      return { status: 422, body: { detail: error.problems } };
+    }
+    if (error instanceof AppError) {
+      const mapping = httpMappingOf(error.code) ?? INTERNAL_ERROR;
+      const detail = mapping.status >= 500 && mapping === INTERNAL_ERROR ? 'The service failed to handle the request.' : error.message;
+      const retryAfter = typeof error.details?.retry_after_seconds === 'number' ? error.details.retry_after_seconds : undefined;
+      return { status: mapping.status, body: { detail, error_code: mapping.errorCode }, retryAfterSeconds: retryAfter ?? (mapping.status === 503 ? 5 : undefined) };
+    }
+    const framework = frameworkErrorOf(error);
+    if (framework) return framework;
+    if (error instanceof HttpException) {
+      const status = error.getStatus();
+      return { status, body: { detail: messageOf(error), error_code: snakeCase(HttpStatus[status] ?? 'http_error') } };
+    }
+    return { status: 500, body: { detail: 'The service failed to handle the request.', error_code: 'internal_error' } };
+  }
+}
+
+function frameworkErrorOf(error: unknown): ErrorResponse | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, statusCode } = error as { code?: unknown; statusCode?: unknown };
+  if (typeof code === 'string' && FRAMEWORK_ERROR_TABLE[code]) {
+    const mapped = FRAMEWORK_ERROR_TABLE[code];
+    return { status: mapped.status, body: { detail: mapped.detail, error_code: mapped.errorCode } };
+  }
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    return { status: statusCode, body: { detail: error instanceof Error ? error.message : 'Bad request.', error_code: 'bad_request' } };
+  }
+  return undefined;
+}
+
+function messageOf(error: HttpException): string {
+  const response = error.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  return Array.isArray(message) ? message.join('; ') : typeof message === 'string' ? message : error.message;
+}
+
+function snakeCase(value: string): string {
+  return value.toLowerCase();
+}

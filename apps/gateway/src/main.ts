@@ -1,0 +1,19 @@
+import 'reflect-metadata';
+import { loadPlatformConfigOrExit } from '@lib/config';
+import { onShutdownSignal } from '@lib/runtime';
+import { startGateway } from './bootstrap-gateway';
+import { startBanner } from './start-banner';
+
+/** `npm run start:service -- gateway`: the gateway alone, against NATS_URL and DATABASE_URL. */
+async function main(): Promise<void> {
+  const config = loadPlatformConfigOrExit();
+  if (!config.natsUrl || !config.databaseUrl) {
+    process.stderr.write('invalid configuration: gateway alone needs NATS_URL and DATABASE_URL (use npm start for the embedded runtime)\n');
+    process.exit(1);
+  }
+  const gateway = await startGateway(config);
+  process.stdout.write(startBanner(gateway.url, config, gateway.bootstrapTokens));
+  onShutdownSignal(() => gateway.app.close());
+}
+
+void main();

@@ -1,0 +1,57 @@
+import { CREDIT_COST, FEATURES, PLAN_CATALOG, PLAN_IDS } from '@lib/plans';
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Access } from '../admission/route-access';
+
+export class PlanDto {
+  @ApiProperty({ enum: PLAN_IDS })
+  id: string;
+  @ApiProperty()
+  name: string;
+  @ApiProperty({ type: Number, nullable: true, description: 'USD per month; null = custom pricing.' })
+  price_usd_per_month: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Credits per calendar month (UTC); null = unlimited.' })
+  credits_per_month: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Browser requests per month (5 credits each); null = unlimited.' })
+  browser_requests_per_month: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Requests per minute; null = custom (set per client, default 1000).' })
+  rate_limit_per_minute: number | null;
+  @ApiProperty({ enum: FEATURES, isArray: true })
+  features: string[];
+  @ApiProperty({ description: 'False for the shared demo plan, which is not sold.' })
+  public: boolean;
+}
+
+export class PlanListDto {
+  @ApiProperty({ type: [PlanDto] })
+  plans: PlanDto[];
+  @ApiProperty({ example: CREDIT_COST })
+  credit_system: { simple_request: number; browser_request: number };
+}
+
+@ApiTags('plans')
+@Controller('v1/plans')
+export class PlansController {
+  @Get()
+  @Access('public')
+  @ApiOperation({ summary: 'Every plan with price, monthly credits, browser requests, rate limit and features. No authentication.' })
+  @ApiOkResponse({ type: PlanListDto })
+  list(): PlanListDto {
+    return {
+      plans: PLAN_IDS.map((id) => {
+        const p = PLAN_CATALOG[id];
+        return {
+          id: p.id,
+          name: p.name,
+          price_usd_per_month: p.priceUsdPerMonth,
+          credits_per_month: p.monthlyCredits,
+          browser_requests_per_month: p.browserRequestsPerMonth,
+          rate_limit_per_minute: p.rateLimitPerMinute,
+          features: [...p.features],
+          public: p.public,
+        };
+      }),
+      credit_system: { ...CREDIT_COST },
+    };
+  }
+}

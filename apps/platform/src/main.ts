@@ -1,0 +1,18 @@
+import 'reflect-metadata';
+import { loadPlatformConfigOrExit } from '@lib/config';
+import { onShutdownSignal } from '@lib/runtime';
+import { startBanner } from '../../gateway/src/start-banner';
+import { startPlatform } from './platform';
+
+/** `npm start`: the whole platform in one process. */
+async function main(): Promise<void> {
+  const config = loadPlatformConfigOrExit();
+  const platform = await startPlatform(config);
+  process.stdout.write(startBanner(platform.url, config, platform.bootstrapTokens));
+  onShutdownSignal(() => platform.stop());
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

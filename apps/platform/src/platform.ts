@@ -1,0 +1,66 @@
+// The composition root: the only place allowed to import other apps (see
+// docs/decisions/0002-composition-root.md and .dependency-cruiser.js). It runs every bounded
+// context in one process: over the in-process bus by default, over NATS when NATS_URL is set.
+import { BatchOrchestratorModule } from '../../batch-orchestrator/src/batch-orchestrator.module';
+import { BillingMeterModule } from '../../billing-meter/src/billing-meter.module';
+import { startGateway } from '../../gateway/src/bootstrap-gateway';
+import type { BootstrapToken } from '../../gateway/src/clients/client-bootstrap';
+import { ProxyApprovalsModule } from '../../proxy-approvals/src/proxy-approvals.module';
+import { ResultStoreModule } from '../../result-store/src/result-store.module';
+import { ScrapeEngineModule } from '../../scrape-engine/src/scrape-engine.module';
+import { ViabilityAnalyzerModule } from '../../viability-analyzer/src/viability-analyzer.module';
+import { WebhookSenderModule } from '../../webhook-sender/src/webhook-sender.module';
+import type { PlatformConfig } from '@lib/config';
+import type { MessageContext } from '@lib/contracts';
+import { InProcessBus } from '@lib/messaging';
+import { applyMigrations, openDatabase } from '@lib/persistence';
+import { bootstrapMessageContext, withPlatformModules } from '@lib/runtime';
+import type { INestMicroservice, Type } from '@nestjs/common';
+
+export const CONTEXT_MODULES: Record<MessageContext, Type<unknown>> = {
+  'scrape-engine': ScrapeEngineModule,
+  'batch-orchestrator': BatchOrchestratorModule,
+  'result-store': ResultStoreModule,
+  'webhook-sender': WebhookSenderModule,
+  'billing-meter': BillingMeterModule,
+  'proxy-approvals': ProxyApprovalsModule,
+  'viability-analyzer': ViabilityAnalyzerModule,
+};
+
+export interface RunningPlatform {
+  url: string;
+  bootstrapTokens: BootstrapToken[];
+  stop(): Promise<void>;
+}
+
+export async function startPlatform(config: PlatformConfig): Promise<RunningPlatform> {
+  const bus = config.natsUrl ? undefined : new InProcessBus();
+  // Migrate once up front (each context would also do it; this just keeps start-up logs quiet).
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await applyMigrations(db.sql);
+  const contexts: INestMicroservice[] = [];
+  try {
+    for (const [name, module] of Object.entries(CONTEXT_MODULES)) {
+      contexts.push(await bootstrapMessageContext(name, withPlatformModules(name, module, config, bus), config, bus));
+    }
+    const gateway = await startGateway(config, bus);
+    let stopped: Promise<void> | null = null;
+    return {
+      url: gateway.url,
+      bootstrapTokens: gateway.bootstrapTokens,
+      stop() {
+        // HTTP first (in-flight requests finish, new ones are refused), then the contexts.
+        stopped ??= (async () => {
+          await gateway.app.close();
+          for (const context of contexts.reverse()) await context.close();
+          await db.release();
+        })();
+        return stopped;
+      },
+    };
+  } catch (error) {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await db.release();
+    throw error;
+  }
+}

@@ -1,0 +1,169 @@
+import path from 'node:path';
+
+/** Which transport and database the process uses; derived from NATS_URL / DATABASE_URL. */
+export type RuntimeMode = 'embedded' | 'distributed';
+
+export interface PlatformConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  natsUrl: string | null;
+  adminToken: string | null;
+  demoToken: string | null;
+  targetAllowlist: string[];
+  proxyPool: Record<string, string[]>;
+  webhookRetryDelaysSeconds: number[];
+  resultRetentionHours: number;
+  listingRetentionDays: number;
+  chromePath: string | null;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Largest accepted request body, bytes. Larger bodies get 413 before any parsing. */
+  bodyLimitBytes: number;
+  /** Requests per minute per client IP for calls without a valid token (health, plans, 401s). */
+  anonymousRateLimitPerMinute: number;
+  /** How long a caller waits for a reply from another context before giving up, ms. */
+  rpcTimeoutMs: number;
+  /** Take the client IP from X-Forwarded-For (set when running behind the ingress). */
+  trustProxy: boolean;
+  /** Optional plain-HTTP liveness/readiness port for non-gateway services (Kubernetes probes). */
+  healthPort: number | null;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Reads and validates the whole environment once. Every problem is collected so that an operator
+ * fixes them in one go; the caller turns ConfigError into a one-line message and exit code 1.
+ * This is the only place that reads process.env.
+ */
+export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
+  const problems: string[] = [];
+  const str = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = str(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const url = (name: string, protocols: string[]): string | null => {
+    const raw = str(name);
+    if (raw === undefined) return null;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) {
+        problems.push(`${name} must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
+      }
+    } catch {
+      problems.push(`${name} is not a valid URL`);
+    }
+    return raw;
+  };
+  const token = (name: string): string | null => {
+    const raw = str(name);
+    if (raw === undefined) return null;
+    if (raw.length < 16 || /\s/.test(raw)) problems.push(`${name} must be at least 16 characters without whitespace`);
+    return raw;
+  };
+
+  const proxyPool = parseProxyPool(str('PROXY_POOL'), problems);
+  const retryDelays = (str('WEBHOOK_RETRY_DELAYS') ?? '60,300,1800,7200,43200').split(',').map((part) => Number(part.trim()));
+  if (retryDelays.length === 0 || retryDelays.some((d) => !Number.isFinite(d) || d < 0)) {
+    problems.push('WEBHOOK_RETRY_DELAYS must be a comma-separated list of non-negative seconds');
+  }
+  const logLevel = (str('LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  }
+  const trustProxyRaw = (str('TRUST_PROXY') ?? 'false').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(trustProxyRaw)) problems.push('TRUST_PROXY must be true or false');
+  const healthPort = str('HEALTH_PORT') === undefined ? null : int('HEALTH_PORT', 0, 1, 65535);
+
+  const config: PlatformConfig = {
+    port: int('PORT', 8080, 0, 65535),
+    host: str('HOST') ?? '0.0.0.0',
+    dataDir: path.resolve(str('DATA_DIR') ?? './data'),
+    databaseUrl: url('DATABASE_URL', ['postgresql:', 'postgres:']),
+    natsUrl: url('NATS_URL', ['nats:', 'tls:']),
+    adminToken: token('ADMIN_TOKEN'),
+    demoToken: token('DEMO_TOKEN'),
+    targetAllowlist: (str('TARGET_ALLOWLIST') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    proxyPool,
+    webhookRetryDelaysSeconds: retryDelays,
+    resultRetentionHours: int('RESULT_RETENTION_HOURS', 48, 1, 24 * 365),
+    listingRetentionDays: int('LISTING_RETENTION_DAYS', 90, 1, 3650),
+    chromePath: str('CHROME_PATH') ?? null,
+    logLevel: logLevel as PlatformConfig['logLevel'],
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    anonymousRateLimitPerMinute: int('ANONYMOUS_RATE_LIMIT', 120, 1, 1_000_000),
+    rpcTimeoutMs: int('RPC_TIMEOUT_MS', 10_000, 100, 600_000),
+    trustProxy: trustProxyRaw === 'true' || trustProxyRaw === '1',
+    healthPort,
+  };
+  if (config.adminToken && config.adminToken === config.demoToken) problems.push('ADMIN_TOKEN and DEMO_TOKEN must differ');
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function parseProxyPool(raw: string | undefined, problems: string[]): Record<string, string[]> {
+  if (raw === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    problems.push('PROXY_POOL must be a JSON object');
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    problems.push('PROXY_POOL must be a JSON object of country code or "any" to an array of proxy URLs');
+    return {};
+  }
+  const pool: Record<string, string[]> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (key !== 'any' && !/^[A-Z]{2}$/.test(key)) {
+      problems.push(`PROXY_POOL key "${key}" must be "any" or an upper-case ISO country code`);
+      continue;
+    }
+    if (!Array.isArray(value) || value.some((u) => typeof u !== 'string' || !/^(https?|socks5?):\/\//.test(u))) {
+      problems.push(`PROXY_POOL["${key}"] must be an array of proxy URLs (http://user:pass@host:port)`);
+      continue;
+    }
+    pool[key] = value as string[];
+  }
+  return pool;
+}
+
+export function runtimeModeOf(config: Pick<PlatformConfig, 'natsUrl'>): RuntimeMode {
+  return config.natsUrl ? 'distributed' : 'embedded';
+}
+
+/**
+ * Loads the config or ends the process with a single line that names every problem, as the
+ * operator contract requires (exit code 1).
+ */
+export function loadPlatformConfigOrExit(env: Env = process.env): PlatformConfig {
+  try {
+    return loadPlatformConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

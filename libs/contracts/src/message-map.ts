@@ -1,0 +1,26 @@
+import type { MessageContext } from './bounded-contexts';
+import type { CommitCreditsCommand, CommitCreditsReply, ReleaseCreditsCommand, ReleaseCreditsReply, ReserveCreditsCommand, ReserveCreditsReply } from './billing/credit-reservation.messages';
+import type { QuotaQuery, QuotaState } from './billing/quota.messages';
+import type { HealthQuery, HealthReport } from './health/health.messages';
+import { SUBJECTS } from './subjects';
+
+/**
+ * Subject → request and reply types. The typed MessageBus only accepts pairs listed here, so a
+ * producer cannot drift from its consumer without the compiler noticing.
+ */
+export type RequestReplyMap = {
+  [K in (typeof SUBJECTS.health)[MessageContext]]: { request: HealthQuery; reply: HealthReport };
+} & {
+  [SUBJECTS.billing.quotaQuery]: { request: QuotaQuery; reply: QuotaState };
+  [SUBJECTS.billing.creditsReserve]: { request: ReserveCreditsCommand; reply: ReserveCreditsReply };
+  [SUBJECTS.billing.creditsCommit]: { request: CommitCreditsCommand; reply: CommitCreditsReply };
+  [SUBJECTS.billing.creditsRelease]: { request: ReleaseCreditsCommand; reply: ReleaseCreditsReply };
+};
+
+/** Facts published for whoever listens (fire and forget). Filled by later issues. */
+export type EventMap = Record<never, never>;
+
+export type RequestSubject = keyof RequestReplyMap;
+export type RequestOf<S extends RequestSubject> = RequestReplyMap[S]['request'];
+export type ReplyOf<S extends RequestSubject> = RequestReplyMap[S]['reply'];
+export type EventSubject = keyof EventMap;

@@ -1,0 +1,3 @@
+export * from './correlation';
+export * from './platform-logger';
+export type { Logger } from 'pino';

@@ -1,0 +1,115 @@
+import { BaseRpcContext, ClientProxy, CustomTransportStrategy, ReadPacket, Server, WritePacket } from '@nestjs/microservices';
+import { lastValueFrom, Observable } from 'rxjs';
+import { InProcessBus, InProcessHeaders } from './in-process-bus';
+
+/** What a caller hands to ClientProxy.send/emit in the embedded runtime: payload plus headers. */
+export class InProcessRecord<T = unknown> {
+  constructor(
+    readonly data: T,
+    readonly headers: InProcessHeaders,
+  ) {}
+}
+
+/** Mirrors NatsContext: handlers read headers with `ctx.getHeaders().get(name)` in both runtimes. */
+export class InProcessContext extends BaseRpcContext<[string, Map<string, string>]> {
+  getSubject(): string {
+    return this.args[0];
+  }
+  getHeaders(): Map<string, string> {
+    return this.args[1];
+  }
+}
+
+/** NestJS server side of the in-process transport; one instance per bounded context. */
+export class InProcessServer extends Server implements CustomTransportStrategy {
+  private unsubscribers: Array<() => void> = [];
+
+  constructor(
+    private readonly bus: InProcessBus,
+    private readonly group: string,
+  ) {
+    super();
+  }
+
+  listen(callback: () => void): void {
+    for (const [pattern, handler] of this.messageHandlers) {
+      const kind = handler.isEventHandler ? 'event' : 'request';
+      this.unsubscribers.push(this.bus.subscribe(pattern, this.group, kind, (data, headers) => this.dispatch(pattern, data, headers)));
+    }
+    callback();
+  }
+
+  close(): void {
+    this.unsubscribers.forEach((unsubscribe) => unsubscribe());
+    this.unsubscribers = [];
+  }
+
+  on(): void {
+    // The in-process transport has no connection events to subscribe to.
+  }
+
+  unwrap<T>(): T {
+    return this.bus as T;
+  }
+
+  private async dispatch(pattern: string, data: unknown, headers: InProcessHeaders): Promise<unknown> {
+    const handler = this.getHandlerByPattern(pattern);
+    if (!handler) throw new Error(`no handler for ${pattern}`);
+    const ctx = new InProcessContext([pattern, new Map(Object.entries(headers))]);
+    const result = this.transformToObservable(await handler(data, ctx));
+    if (handler.isEventHandler) {
+      await lastValueFrom(result, { defaultValue: undefined });
+      return undefined;
+    }
+    return new Promise((resolve, reject) => {
+      let last: unknown;
+      this.send(result as Observable<unknown>, (packet: WritePacket) => {
+        if (packet.err !== undefined && packet.err !== null) return reject(packet.err);
+        if (packet.response !== undefined) last = packet.response;
+        if (packet.isDisposed) resolve(last);
+        return undefined;
+      });
+    });
+  }
+}
+
+/** NestJS client side of the in-process transport. */
+export class InProcessClient extends ClientProxy {
+  constructor(private readonly bus: InProcessBus) {
+    super();
+  }
+
+  async connect(): Promise<void> {
+    // Nothing to connect to: the bus lives in this process.
+  }
+
+  close(): void {
+    // Nothing to release.
+  }
+
+  unwrap<T>(): T {
+    return this.bus as T;
+  }
+
+  protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
+    const { data, headers } = unwrapRecord(packet.data);
+    let cancelled = false;
+    this.bus.request(this.normalizePattern(packet.pattern), data, headers).then(
+      (response) => !cancelled && callback({ response, isDisposed: true }),
+      (err: unknown) => !cancelled && callback({ err: err instanceof Error ? { message: err.message, name: err.name } : err }),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }
+
+  protected async dispatchEvent<T = unknown>(packet: ReadPacket): Promise<T> {
+    const { data, headers } = unwrapRecord(packet.data);
+    this.bus.publish(this.normalizePattern(packet.pattern), data, headers);
+    return undefined as T;
+  }
+}
+
+function unwrapRecord(value: unknown): { data: unknown; headers: InProcessHeaders } {
+  return value instanceof InProcessRecord ? { data: value.data, headers: value.headers } : { data: value, headers: {} };
+}

@@ -1,0 +1,70 @@
+import type { PlatformConfig } from '@lib/config';
+import { ClientProxy, ClientProxyFactory, CustomStrategy, NatsOptions, NatsRecordBuilder, Transport } from '@nestjs/microservices';
+import { headers as natsHeaders } from 'nats';
+import { InProcessBus } from './in-process-bus';
+import { InProcessClient, InProcessRecord, InProcessServer } from './in-process.transport';
+
+/**
+ * The one place that decides how contexts talk: NATS when NATS_URL is set, the in-process bus
+ * otherwise. Both sides use the same subjects, payloads and header names.
+ */
+export interface TransportSettings {
+  natsUrl: string | null;
+  /** Required in the embedded runtime: the bus every context of this process shares. */
+  bus?: InProcessBus;
+}
+
+export function transportSettingsOf(config: PlatformConfig, bus?: InProcessBus): TransportSettings {
+  return { natsUrl: config.natsUrl, bus };
+}
+
+/** Server options for NestFactory.createMicroservice / app.connectMicroservice. */
+export function createServerOptions(serviceName: string, settings: TransportSettings): NatsOptions | CustomStrategy {
+  if (settings.natsUrl) {
+    return {
+      transport: Transport.NATS,
+      options: {
+        servers: [settings.natsUrl],
+        // One queue group per context: replicas of a context share its work, each request is
+        // handled once, and every context still sees the events it subscribes to.
+        queue: serviceName,
+        name: `${serviceName}-${process.pid}`,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 1000,
+        waitOnFirstConnect: false,
+      },
+    };
+  }
+  return { strategy: new InProcessServer(requireBus(settings), serviceName) };
+}
+
+export interface TransportClient {
+  client: ClientProxy;
+  /** Wraps a payload with headers in the form this transport carries them. */
+  wrap(payload: unknown, headers: Record<string, string>): unknown;
+  kind: 'nats' | 'in-process';
+}
+
+export function createTransportClient(serviceName: string, settings: TransportSettings): TransportClient {
+  if (settings.natsUrl) {
+    const client = ClientProxyFactory.create({
+      transport: Transport.NATS,
+      options: { servers: [settings.natsUrl], name: `${serviceName}-client-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 1000 },
+    }) as ClientProxy;
+    return {
+      client,
+      kind: 'nats',
+      wrap(payload, headers) {
+        const h = natsHeaders();
+        for (const [key, value] of Object.entries(headers)) h.set(key, value);
+        return new NatsRecordBuilder(payload).setHeaders(h).build();
+      },
+    };
+  }
+  return { client: new InProcessClient(requireBus(settings)), kind: 'in-process', wrap: (payload, headers) => new InProcessRecord(payload, headers) };
+}
+
+function requireBus(settings: TransportSettings): InProcessBus {
+  if (!settings.bus) throw new Error('the embedded runtime needs an InProcessBus (NATS_URL is unset)');
+  return settings.bus;
+}

@@ -1,0 +1,142 @@
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Pool } from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from './generated/prisma/client';
+
+/** Plain SQL access for what Prisma's query API does not cover (migrations, counters, locks). */
+export interface SqlExecutor {
+  /** Runs one or more statements without parameters (simple query protocol). */
+  exec(sql: string): Promise<void>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Runs `fn` in one transaction on one connection. */
+  transaction<T>(fn: (tx: Omit<SqlExecutor, 'transaction'>) => Promise<T>): Promise<T>;
+}
+
+export interface DatabaseConnection {
+  kind: 'postgres' | 'pglite';
+  prisma: PrismaClient;
+  sql: SqlExecutor;
+  /** The pg pool (Postgres only): for stores that take a node-postgres client. */
+  pool: Pool | null;
+  release(): Promise<void>;
+}
+
+export interface DatabaseSettings {
+  databaseUrl: string | null;
+  dataDir: string;
+}
+
+interface Shared {
+  connection: Omit<DatabaseConnection, 'release'>;
+  close(): Promise<void>;
+  refs: number;
+}
+
+/**
+ * One database connection per process and target, shared by every context in the process.
+ * PGlite in particular can be opened only once per data directory, and the embedded runtime runs
+ * all eight contexts in one process.
+ */
+const registry = new Map<string, Promise<Shared>>();
+
+export async function openDatabase(settings: DatabaseSettings): Promise<DatabaseConnection> {
+  const key = settings.databaseUrl ?? `pglite:${settings.dataDir}`;
+  let entry = registry.get(key);
+  if (!entry) {
+    entry = (settings.databaseUrl ? openPostgres(settings.databaseUrl) : openPglite(settings.dataDir)).catch((error: unknown) => {
+      registry.delete(key);
+      throw error;
+    });
+    registry.set(key, entry);
+  }
+  const shared = await entry;
+  shared.refs += 1;
+  let released = false;
+  return {
+    ...shared.connection,
+    async release() {
+      if (released) return;
+      released = true;
+      shared.refs -= 1;
+      if (shared.refs === 0) {
+        registry.delete(key);
+        await shared.close();
+      }
+    },
+  };
+}
+
+async function openPostgres(url: string): Promise<Shared> {
+  const pool = new Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+  // A dropped idle connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  await pool.query('select 1');
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const sql: SqlExecutor = {
+    async exec(text) {
+      await pool.query(text);
+    },
+    async query<T>(text: string, params: unknown[] = []) {
+      return (await pool.query(text, params)).rows as T[];
+    },
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        const result = await fn({
+          exec: async (text) => void (await client.query(text)),
+          query: async <T>(text: string, params: unknown[] = []) => (await client.query(text, params)).rows as T[],
+        });
+        await client.query('commit');
+        return result;
+      } catch (error) {
+        await client.query('rollback').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+  };
+  return {
+    connection: { kind: 'postgres', prisma, sql, pool },
+    refs: 0,
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Shared> {
+  const dir = path.join(dataDir, 'pglite');
+  fs.mkdirSync(dir, { recursive: true });
+  const db = await PGlite.create(dir);
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
+  const sql: SqlExecutor = {
+    async exec(text) {
+      await db.exec(text);
+    },
+    async query<T>(text: string, params: unknown[] = []) {
+      return (await db.query<T>(text, params)).rows;
+    },
+    async transaction(fn) {
+      return db.transaction((tx) =>
+        fn({
+          exec: async (text) => void (await tx.exec(text)),
+          query: async <T>(text: string, params: unknown[] = []) => (await tx.query<T>(text, params)).rows,
+        }),
+      );
+    },
+  };
+  return {
+    connection: { kind: 'pglite', prisma, sql, pool: null },
+    refs: 0,
+    async close() {
+      await prisma.$disconnect();
+      await db.close();
+    },
+  };
+}

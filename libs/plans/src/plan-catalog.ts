@@ -1,0 +1,96 @@
+/**
+ * The published plans (spec 2.18, operator contract §3). Gateway reads rate limits and feature
+ * flags from here, billing-meter reads monthly credits. `null` means unlimited (credits) or
+ * "custom, set per client" (enterprise rate limit falls back to DEFAULT_ENTERPRISE_RATE_LIMIT).
+ */
+export const PLAN_IDS = ['free', 'starter', 'growth', 'pro', 'scale', 'enterprise', 'demo'] as const;
+export type PlanId = (typeof PLAN_IDS)[number];
+
+/** Every feature a plan may carry. A client's flags default to its plan's list. */
+export const FEATURES = [
+  'simple_requests',
+  'browser_requests',
+  'markdown',
+  'extraction',
+  'screenshots',
+  'browser_actions',
+  'network_capture',
+  'file_download',
+  'async_batches',
+  'webhooks',
+  'viability_test',
+  'country_proxies',
+  'mcp',
+] as const;
+export type Feature = (typeof FEATURES)[number];
+
+export const CREDIT_COST = { simple_request: 1, browser_request: 5 } as const;
+
+export const DEFAULT_ENTERPRISE_RATE_LIMIT = 1000;
+
+export interface Plan {
+  id: PlanId;
+  name: string;
+  /** Monthly price in USD; null for custom pricing. */
+  priceUsdPerMonth: number | null;
+  /** Credits per calendar month (UTC); null for unlimited. */
+  monthlyCredits: number | null;
+  /** Browser requests the monthly credits buy (credits / 5); null for unlimited. */
+  browserRequestsPerMonth: number | null;
+  /** Requests per minute; null means "custom" and is resolved per client. */
+  rateLimitPerMinute: number | null;
+  features: readonly Feature[];
+  /** Whether the plan is sold publicly (the demo plan is a shared trial token, not a plan to buy). */
+  public: boolean;
+}
+
+const ALL_FEATURES: readonly Feature[] = FEATURES;
+const WITHOUT_COUNTRY_PROXIES: readonly Feature[] = FEATURES.filter((f) => f !== 'country_proxies');
+
+export const PLAN_CATALOG: Readonly<Record<PlanId, Plan>> = {
+  free: plan('free', 'Free', 0, 1000, 200, 10, ALL_FEATURES),
+  starter: plan('starter', 'Starter', 29, 10_000, 2000, 60, ALL_FEATURES),
+  growth: plan('growth', 'Growth', 69, 50_000, 10_000, 120, ALL_FEATURES),
+  pro: plan('pro', 'Pro', 199, 200_000, 40_000, 200, ALL_FEATURES),
+  scale: plan('scale', 'Scale', 499, 1_000_000, 200_000, 500, ALL_FEATURES),
+  enterprise: plan('enterprise', 'Enterprise', null, null, null, null, ALL_FEATURES),
+  demo: { ...plan('demo', 'Demo', 0, 5000, 1000, 30, WITHOUT_COUNTRY_PROXIES), public: false },
+};
+
+function plan(
+  id: PlanId,
+  name: string,
+  priceUsdPerMonth: number | null,
+  monthlyCredits: number | null,
+  browserRequestsPerMonth: number | null,
+  rateLimitPerMinute: number | null,
+  features: readonly Feature[],
+): Plan {
+  return { id, name, priceUsdPerMonth, monthlyCredits, browserRequestsPerMonth, rateLimitPerMinute, features, public: true };
+}
+
+export function isPlanId(value: unknown): value is PlanId {
+  return typeof value === 'string' && (PLAN_IDS as readonly string[]).includes(value);
+}
+
+export function isFeature(value: unknown): value is Feature {
+  return typeof value === 'string' && (FEATURES as readonly string[]).includes(value);
+}
+
+/** A client's effective limits: per-client overrides win over the plan's values. */
+export interface ClientLimits {
+  rateLimitPerMinute: number;
+  /** null = unlimited. */
+  monthlyCredits: number | null;
+}
+
+export function resolveClientLimits(
+  planId: PlanId,
+  overrides: { rateLimitPerMinute?: number | null; monthlyCredits?: number | null } = {},
+): ClientLimits {
+  const p = PLAN_CATALOG[planId];
+  return {
+    rateLimitPerMinute: overrides.rateLimitPerMinute ?? p.rateLimitPerMinute ?? DEFAULT_ENTERPRISE_RATE_LIMIT,
+    monthlyCredits: overrides.monthlyCredits !== undefined && overrides.monthlyCredits !== null ? overrides.monthlyCredits : p.monthlyCredits,
+  };
+}

@@ -1,0 +1,29 @@
+import type { PlatformConfig } from '@lib/config';
+import { createRootLogger, NestPinoLogger } from '@lib/logging';
+import { CorrelationInterceptor, createMessageValidationPipe, createServerOptions, InProcessBus, RpcErrorFilter } from '@lib/messaging';
+import type { INestMicroservice, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+
+/**
+ * Starts one message-serving bounded context: its module, its transport server (NATS queue group
+ * named after the context, or the in-process bus), and the same edge validation, error
+ * serialization and correlation handling for every context.
+ */
+export async function bootstrapMessageContext(
+  serviceName: string,
+  rootModule: Type<unknown>,
+  config: PlatformConfig,
+  bus?: InProcessBus,
+): Promise<INestMicroservice> {
+  const logger = new NestPinoLogger(createRootLogger(serviceName, config.logLevel));
+  const app = await NestFactory.createMicroservice(rootModule, {
+    ...createServerOptions(serviceName, { natsUrl: config.natsUrl, bus }),
+    logger,
+    bufferLogs: false,
+  });
+  app.useGlobalPipes(createMessageValidationPipe());
+  app.useGlobalFilters(new RpcErrorFilter());
+  app.useGlobalInterceptors(new CorrelationInterceptor());
+  await app.listen();
+  return app;
+}

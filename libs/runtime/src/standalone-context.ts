@@ -1,0 +1,50 @@
+import { ConfigModule, loadPlatformConfigOrExit, PlatformConfig } from '@lib/config';
+import { createRootLogger } from '@lib/logging';
+import { InProcessBus, MessagingModule } from '@lib/messaging';
+import { PersistenceModule } from '@lib/persistence';
+import { DynamicModule, INestMicroservice, Module, Type } from '@nestjs/common';
+import { bootstrapMessageContext } from './bootstrap-context';
+import { CLOCK, systemClock } from './clock';
+import { ContextHealthReporter } from './context-health';
+import { onShutdownSignal } from './graceful-shutdown';
+import { startHealthProbeServer } from './health-probe.server';
+
+/**
+ * Wraps a context module with the process-level modules every context gets: the validated config,
+ * the database, the message bus to other contexts and the clock. The context module itself stays
+ * free of runtime wiring, so the same module runs alone or beside the others.
+ */
+export function withPlatformModules(serviceName: string, contextModule: Type<unknown>, config: PlatformConfig, bus?: InProcessBus): Type<unknown> {
+  @Module({
+    imports: [ConfigModule.forRoot(config), PersistenceModule, MessagingModule.forContext(serviceName, bus), RuntimeModule, contextModule],
+  })
+  class ContextRootModule {}
+  return ContextRootModule;
+}
+
+@Module({
+  providers: [{ provide: CLOCK, useValue: systemClock }, ContextHealthReporter],
+  exports: [CLOCK, ContextHealthReporter],
+})
+class RuntimeModuleDefinition {}
+
+/** Clock and health reporter, available to every context (global). */
+export const RuntimeModule: DynamicModule = { module: RuntimeModuleDefinition, global: true };
+
+/** `npm run start:service -- <name>` for a message context: needs NATS_URL and DATABASE_URL. */
+export async function runStandaloneContext(serviceName: string, contextModule: Type<unknown>): Promise<INestMicroservice> {
+  const config = loadPlatformConfigOrExit();
+  const logger = createRootLogger(serviceName, config.logLevel);
+  if (!config.natsUrl || !config.databaseUrl) {
+    process.stderr.write(`invalid configuration: ${serviceName} alone needs NATS_URL and DATABASE_URL (use npm start for the embedded runtime)\n`);
+    process.exit(1);
+  }
+  const app = await bootstrapMessageContext(serviceName, withPlatformModules(serviceName, contextModule, config), config);
+  const probe = config.healthPort ? await startHealthProbeServer(config.healthPort, () => app.get(ContextHealthReporter).report(serviceName)) : null;
+  logger.info({ transport: 'nats', health_port: config.healthPort }, `${serviceName} started`);
+  onShutdownSignal(async () => {
+    probe?.close();
+    await app.close();
+  }, (m) => logger.info(m));
+  return app;
+}
