@@ -10,6 +10,7 @@ import { RequestAdmission } from './admission/request-admission';
 import { BootstrapToken, ClientBootstrap } from './clients/client-bootstrap';
 import { GatewayModule } from './gateway.module';
 import { HttpErrorFilter } from './http-errors/http-error.filter';
+import { installJsonBodyParser } from './http-errors/json-body.parser';
 import { RequestValidationPipe } from './http-errors/request-validation.pipe';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { OPENAPI_DOCUMENT } from './openapi/openapi.controller';
@@ -34,12 +35,15 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus): 
   const app = await NestFactory.create<NestFastifyApplication>(withPlatformModules('gateway', GatewayModule, config, bus), adapter, {
     logger: new NestPinoLogger(rootLogger),
     bufferLogs: false,
+    // Body parsing is ours (installJsonBodyParser): JSON only, errors with stable codes.
+    bodyParser: false,
   });
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(new RequestValidationPipe());
 
   const admission = app.get(RequestAdmission);
   const fastify = app.getHttpAdapter().getInstance();
+  installJsonBodyParser(fastify);
   fastify.decorateRequest('admission', null as never);
   // Admission runs before body parsing: auth and rate limits apply even to malformed requests.
   fastify.addHook('onRequest', async (request) => admission.admit(request));

@@ -22,3 +22,8 @@ export class RequestValidationError extends AppError {
     super(problems.map((p) => `${p.loc.join('.')}: ${p.msg}`).join('; '));
   }
 }
+
+/** The body is declared as JSON but does not parse (or is empty). */
+export class InvalidJsonBodyError extends AppError {
+  readonly code = 'request.invalid_json';
+}

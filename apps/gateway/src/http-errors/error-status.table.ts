@@ -15,6 +15,7 @@ export const HTTP_ERROR_TABLE: Readonly<Record<string, HttpErrorMapping>> = {
   'limits.rate_limited': { status: 429, errorCode: 'rate_limit_exceeded' },
   'limits.quota_exceeded': { status: 429, errorCode: 'quota_exceeded' },
   'request.invalid': { status: 400, errorCode: 'invalid_request' },
+  'request.invalid_json': { status: 400, errorCode: 'invalid_json' },
   'request.validation_failed': { status: 422, errorCode: 'validation_error' },
   'resource.not_found': { status: 404, errorCode: 'not_found' },
   'resource.conflict': { status: 409, errorCode: 'conflict' },
@@ -32,13 +33,3 @@ export const INTERNAL_ERROR: HttpErrorMapping = { status: 500, errorCode: 'inter
 export function httpMappingOf(code: string): HttpErrorMapping | undefined {
   return HTTP_ERROR_TABLE[code];
 }
-
-/** Errors raised by Fastify itself before a handler runs (body parsing, limits). */
-export const FRAMEWORK_ERROR_TABLE: Readonly<Record<string, HttpErrorMapping & { detail: string }>> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, errorCode: 'invalid_json', detail: 'The request body is not valid JSON.' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, errorCode: 'invalid_json', detail: 'The request declares a JSON body but sent none.' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, errorCode: 'payload_too_large', detail: 'The request body exceeds the size limit.' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, errorCode: 'unsupported_media_type', detail: 'Send the request body as application/json.' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, errorCode: 'invalid_content_length', detail: 'The Content-Length header does not match the body.' },
-  FST_ERR_CTP_INVALID_TYPE: { status: 400, errorCode: 'invalid_content_type', detail: 'The Content-Type header is malformed.' },
-};

@@ -2,7 +2,7 @@ import { AppError } from '@lib/errors';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { RequestValidationError } from '../gateway.errors';
-import { FRAMEWORK_ERROR_TABLE, httpMappingOf, INTERNAL_ERROR } from './error-status.table';
+import { httpMappingOf, INTERNAL_ERROR } from './error-status.table';
 
 interface ErrorResponse {
   status: number;
@@ -49,15 +49,13 @@ export class HttpErrorFilter implements ExceptionFilter {
   }
 }
 
+// Fastify errors reach here already wrapped by Nest as HttpException (status kept, code lost);
+// anything else carrying a 4xx statusCode is answered with that status rather than a 500.
 function frameworkErrorOf(error: unknown): ErrorResponse | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
-  const { code, statusCode } = error as { code?: unknown; statusCode?: unknown };
-  if (typeof code === 'string' && FRAMEWORK_ERROR_TABLE[code]) {
-    const mapped = FRAMEWORK_ERROR_TABLE[code];
-    return { status: mapped.status, body: { detail: mapped.detail, error_code: mapped.errorCode } };
-  }
+  const { statusCode } = error as { statusCode?: unknown };
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
-    return { status: statusCode, body: { detail: error instanceof Error ? error.message : 'Bad request.', error_code: 'bad_request' } };
+    return { status: statusCode, body: { detail: error instanceof Error ? error.message : 'Bad request.', error_code: snakeCase(HttpStatus[statusCode] ?? 'bad_request') } };
   }
   return undefined;
 }
