@@ -1,0 +1,26 @@
+import { PLAN_CATALOG, resolveClientLimits } from './plan-catalog';
+
+describe('PLAN_CATALOG', () => {
+  // Spec 2.18 and the demo token of spec 5.3 / operator contract §3.
+  it.each([
+    ['free', 0, 1000, 200, 10],
+    ['starter', 29, 10000, 2000, 60],
+    ['growth', 69, 50000, 10000, 120],
+    ['pro', 199, 200000, 40000, 200],
+    ['scale', 499, 1000000, 200000, 500],
+    ['enterprise', null, null, null, null],
+    ['demo', 0, 5000, 1000, 30],
+  ] as const)('%s has the published values', (id, price, credits, browser, rate) => {
+    expect(PLAN_CATALOG[id]).toMatchObject({ priceUsdPerMonth: price, monthlyCredits: credits, browserRequestsPerMonth: browser, rateLimitPerMinute: rate });
+  });
+
+  it('gives country proxies to every plan but demo', () => {
+    for (const plan of Object.values(PLAN_CATALOG)) expect(plan.features.includes('country_proxies')).toBe(plan.id !== 'demo');
+  });
+
+  it('lets per-client overrides win and defaults enterprise to 1000/min, unlimited', () => {
+    expect(resolveClientLimits('enterprise')).toEqual({ rateLimitPerMinute: 1000, monthlyCredits: null });
+    expect(resolveClientLimits('free', { rateLimitPerMinute: 3, monthlyCredits: 7 })).toEqual({ rateLimitPerMinute: 3, monthlyCredits: 7 });
+    expect(resolveClientLimits('starter', { rateLimitPerMinute: null, monthlyCredits: null })).toEqual({ rateLimitPerMinute: 60, monthlyCredits: 10000 });
+  });
+});
