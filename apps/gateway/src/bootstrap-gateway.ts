@@ -19,6 +19,8 @@ export interface RunningGateway {
   app: NestFastifyApplication;
   url: string;
   bootstrapTokens: BootstrapToken[];
+  /** Every route Fastify registered (method and path), to prove the OpenAPI description covers them. */
+  routes: Array<{ method: string; path: string }>;
 }
 
 /** Creates and starts the gateway's HTTP server; the caller owns shutdown (app.close()). */
@@ -43,6 +45,10 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus): 
 
   const admission = app.get(RequestAdmission);
   const fastify = app.getHttpAdapter().getInstance();
+  const routes: RunningGateway['routes'] = [];
+  fastify.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, path: route.url });
+  });
   installJsonBodyParser(fastify);
   fastify.decorateRequest('admission', null as never);
   // Admission runs before body parsing: auth and rate limits apply even to malformed requests.
@@ -64,5 +70,5 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus): 
   const address = fastify.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return { app, url: `http://${host}:${port}`, bootstrapTokens: app.get(ClientBootstrap).tokens };
+  return { app, url: `http://${host}:${port}`, bootstrapTokens: app.get(ClientBootstrap).tokens, routes };
 }

@@ -3,7 +3,7 @@
 // context in one process: over the in-process bus by default, over NATS when NATS_URL is set.
 import { BatchOrchestratorModule } from '../../batch-orchestrator/src/batch-orchestrator.module';
 import { BillingMeterModule } from '../../billing-meter/src/billing-meter.module';
-import { startGateway } from '../../gateway/src/bootstrap-gateway';
+import { RunningGateway, startGateway } from '../../gateway/src/bootstrap-gateway';
 import type { BootstrapToken } from '../../gateway/src/clients/client-bootstrap';
 import { ProxyApprovalsModule } from '../../proxy-approvals/src/proxy-approvals.module';
 import { ResultStoreModule } from '../../result-store/src/result-store.module';
@@ -16,6 +16,7 @@ import { InProcessBus } from '@lib/messaging';
 import { applyMigrations, openDatabase } from '@lib/persistence';
 import { bootstrapMessageContext, withPlatformModules } from '@lib/runtime';
 import type { INestMicroservice, Type } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 
 export const CONTEXT_MODULES: Record<MessageContext, Type<unknown>> = {
   'scrape-engine': ScrapeEngineModule,
@@ -29,6 +30,9 @@ export const CONTEXT_MODULES: Record<MessageContext, Type<unknown>> = {
 
 export interface RunningPlatform {
   url: string;
+  /** The gateway's Nest application (tests reach its providers through it). */
+  gateway: NestFastifyApplication;
+  routes: RunningGateway['routes'];
   bootstrapTokens: BootstrapToken[];
   stop(): Promise<void>;
 }
@@ -47,6 +51,8 @@ export async function startPlatform(config: PlatformConfig): Promise<RunningPlat
     let stopped: Promise<void> | null = null;
     return {
       url: gateway.url,
+      gateway: gateway.app,
+      routes: gateway.routes,
       bootstrapTokens: gateway.bootstrapTokens,
       stop() {
         // HTTP first (in-flight requests finish, new ones are refused), then the contexts.
