@@ -3,22 +3,53 @@ import { QuotaExceededError } from '@lib/errors';
 import { PLAN_IDS } from '@lib/plans';
 import { CreditGate } from '../../apps/gateway/src/credits/credit-gate';
 import { ClientDirectory } from '../../apps/gateway/src/clients/client-directory';
-import { EmbeddedPlatform, startEmbeddedPlatform } from './support/embedded-platform';
+import { distributedInfrastructureAvailable, TEST_NATS_URL } from '../support/infrastructure';
+import { createTestDatabase, TestDatabase } from '../support/postgres-database';
+import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { expectUsageHeaders, http } from './support/http';
 
+interface Runtime {
+  name: string;
+  mode: 'embedded' | 'distributed';
+  transport: 'in-process' | 'nats';
+  prepare(): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }>;
+}
+
+const runtimes: Runtime[] = [
+  { name: 'embedded (in-process transport, PGlite)', mode: 'embedded', transport: 'in-process', prepare: async () => ({ env: {}, cleanup: async () => undefined }) },
+];
+if (distributedInfrastructureAvailable()) {
+  runtimes.push({
+    name: 'NATS + Postgres',
+    mode: 'distributed',
+    transport: 'nats',
+    prepare: async () => {
+      const database: TestDatabase = await createTestDatabase('http');
+      return { env: { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url }, cleanup: () => database.drop() };
+    },
+  });
+}
+
 /**
- * The embedded runtime end to end: `startPlatform` with no NATS_URL or DATABASE_URL (in-process
- * transport, PGlite), spoken to over HTTP on a real socket.
+ * The platform end to end over HTTP on a real socket, once per runtime: the same behaviour is
+ * required of the in-process transport with PGlite and of NATS with Postgres.
+ * (processes.e2e-spec.ts covers the same runtime split into separate OS processes.)
  */
-describe('embedded platform over HTTP', () => {
-  let env: EmbeddedPlatform;
+describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
+  let env: InProcessPlatform;
   let url: string;
+  let cleanup: () => Promise<void> = async () => undefined;
 
   beforeAll(async () => {
-    env = await startEmbeddedPlatform();
+    const prepared = await runtime.prepare();
+    cleanup = prepared.cleanup;
+    env = await startInProcessPlatform(prepared.env);
     url = env.url;
   });
-  afterAll(async () => env?.stop());
+  afterAll(async () => {
+    await env?.stop();
+    await cleanup();
+  });
 
   async function createClient(body: Record<string, unknown>): Promise<{ client_id: string; token: string }> {
     const res = await http(url, '/v1/admin/clients', { token: env.adminToken, json: body });
@@ -30,7 +61,7 @@ describe('embedded platform over HTTP', () => {
     it('reports the database, the transport and every context as ok', async () => {
       const res = await http(url, '/v1/health');
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ status: 'ok', version: '0.1.0', runtime: 'embedded', checks: { database: { status: 'ok' }, transport: { status: 'ok', kind: 'in-process' } } });
+      expect(res.body).toMatchObject({ status: 'ok', version: '0.1.0', runtime: runtime.mode, checks: { database: { status: 'ok' }, transport: { status: 'ok', kind: runtime.transport } } });
       expect(Object.keys(res.body.services).sort()).toEqual([...MESSAGE_CONTEXTS].sort());
       for (const service of Object.values(res.body.services) as Array<{ status: string }>) expect(service.status).toBe('ok');
       expectUsageHeaders(res);

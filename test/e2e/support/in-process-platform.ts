@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { RunningPlatform, startPlatform } from '../../../apps/platform/src/platform';
 
-export interface EmbeddedPlatform {
+export interface InProcessPlatform {
   platform: RunningPlatform;
   url: string;
   adminToken: string;
@@ -12,8 +12,8 @@ export interface EmbeddedPlatform {
   stop(): Promise<void>;
 }
 
-/** The whole platform in this process on a fresh embedded database, on a free port. */
-export async function startEmbeddedPlatform(env: Record<string, string> = {}): Promise<EmbeddedPlatform> {
+/** The whole platform in this process (embedded, or over NATS/Postgres when env says so), on a free port. */
+export async function startInProcessPlatform(env: Record<string, string> = {}): Promise<InProcessPlatform> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-e2e-'));
   const config = loadPlatformConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env });
   const platform = await startPlatform(config);

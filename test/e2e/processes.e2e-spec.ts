@@ -1,0 +1,145 @@
+import { MESSAGE_CONTEXTS } from '@lib/contracts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { distributedInfrastructureAvailable, TEST_NATS_URL } from '../support/infrastructure';
+import { createTestDatabase, TestDatabase } from '../support/postgres-database';
+import { expectUsageHeaders, http } from './support/http';
+import { buildDist, freePort, httpOk, ServiceProcess, startProcess, startService, waitFor } from './support/service-process';
+
+/**
+ * The real entry points as operators run them (compiled dist/, separate OS processes):
+ * `npm start`'s process, configuration errors, SIGTERM, and the distributed runtime with every
+ * context in its own process and two gateway replicas over NATS and Postgres.
+ */
+beforeAll(() => buildDist(), 180_000);
+
+describe('the embedded platform process (npm start)', () => {
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-proc-'));
+  });
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('prints its address and tokens, serves, stops cleanly on SIGTERM, and keeps its data across restarts', async () => {
+    const port = await freePort();
+    const first = startProcess('platform', 'dist/apps/platform/src/main.js', { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' });
+    await waitFor('the banner', async () => first.output().includes('listening on'), [first]);
+    expect(first.output()).toContain(`http://127.0.0.1:${port}`);
+    const demoToken = /demo token : (demo_\S+)/.exec(first.output())?.[1];
+    expect(demoToken).toBeDefined();
+    const health = await http(`http://127.0.0.1:${port}`, '/v1/health');
+    expect(health.body).toMatchObject({ status: 'ok', runtime: 'embedded' });
+    expect(await first.stop('SIGTERM')).toBe(0);
+
+    const second = startProcess('platform', 'dist/apps/platform/src/main.js', { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' });
+    await waitFor('the banner', async () => second.output().includes('listening on'), [second]);
+    expect(second.output()).toContain('generated at the first start and not stored in clear');
+    expect(second.output()).not.toContain(demoToken!);
+    expect((await http(`http://127.0.0.1:${port}`, '/v1/nowhere', { token: demoToken })).status).toBe(404);
+    expect(await second.stop('SIGTERM')).toBe(0);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ NATS_URL: 'http://not-nats' }, 'NATS_URL'],
+    [{ PROXY_POOL: '[1,2]' }, 'PROXY_POOL'],
+    [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+  ])('exits 1 with a one-line reason on invalid configuration %p', async (env, name) => {
+    const proc = startProcess('platform', 'dist/apps/platform/src/main.js', { DATA_DIR: dataDir, ...env });
+    expect(await proc.exited).toBe(1);
+    const lines = proc.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^invalid configuration: /);
+    expect(lines[0]).toContain(name);
+  });
+
+  it('refuses to start one context alone without NATS_URL and DATABASE_URL', async () => {
+    const proc = startProcess('start-service', 'scripts/start-service.js', {});
+    expect(await proc.exited).toBe(1);
+    const billing = startService('billing-meter', {});
+    expect(await billing.exited).toBe(1);
+    expect(billing.output()).toContain('needs NATS_URL and DATABASE_URL');
+  });
+});
+
+(distributedInfrastructureAvailable() ? describe : describe.skip)('the distributed runtime: every context its own process, two gateways', () => {
+  let database: TestDatabase;
+  const processes: ServiceProcess[] = [];
+  const contexts = new Map<string, ServiceProcess>();
+  const healthPorts = new Map<string, number>();
+  let gatewayUrls: string[] = [];
+  const adminToken = `adm_distributed_${Date.now()}_test`;
+  let env: Record<string, string>;
+
+  function startContext(name: string): ServiceProcess {
+    const proc = startService(name, { ...env, HEALTH_PORT: String(healthPorts.get(name)) });
+    processes.push(proc);
+    contexts.set(name, proc);
+    return proc;
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase('distributed');
+    env = { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url, ADMIN_TOKEN: adminToken, DEMO_TOKEN: `demo_distributed_${Date.now()}_test` };
+    for (const name of MESSAGE_CONTEXTS) healthPorts.set(name, await freePort());
+    for (const name of MESSAGE_CONTEXTS) startContext(name);
+    await Promise.all(MESSAGE_CONTEXTS.map((name) => waitFor(`${name} ready`, () => httpOk(`http://127.0.0.1:${healthPorts.get(name)}/ready`), processes)));
+    const ports = [await freePort(), await freePort()];
+    for (const port of ports) processes.push(startService('gateway', { ...env, PORT: String(port), HOST: '127.0.0.1' }));
+    gatewayUrls = ports.map((p) => `http://127.0.0.1:${p}`);
+    await Promise.all(gatewayUrls.map((u) => waitFor(`gateway ${u}`, () => httpOk(`${u}/v1/health/live`), processes)));
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(processes.map((p) => p.stop('SIGKILL')));
+    await database?.drop();
+  });
+
+  it('reports every context healthy over NATS through either gateway', async () => {
+    for (const url of gatewayUrls) {
+      const res = await http(url, '/v1/health');
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ status: 'ok', runtime: 'distributed', checks: { transport: { status: 'ok', kind: 'nats' }, database: { status: 'ok' } } });
+      expect(Object.keys(res.body.services).sort()).toEqual([...MESSAGE_CONTEXTS].sort());
+    }
+  });
+
+  it('enforces one rate limit across replicas: 50 concurrent requests at 10/minute through 2 gateways → exactly 10 succeed', async () => {
+    const created = await http(gatewayUrls[0], '/v1/admin/clients', { token: adminToken, json: { plan: 'free', rate_limit_per_minute: 10 } });
+    expect(created.status).toBe(201);
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => http(gatewayUrls[i % 2], '/v1/plans', { token: created.body.token })));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(40);
+    for (const r of results) expectUsageHeaders(r);
+    for (const r of results.filter((x) => x.status === 429)) expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+
+  it('sees a token rotated through one gateway as revoked at the other at once', async () => {
+    const created = await http(gatewayUrls[0], '/v1/admin/clients', { token: adminToken, json: { plan: 'pro' } });
+    const rotated = await http(gatewayUrls[0], `/v1/admin/clients/${created.body.client_id}/rotate-token`, { method: 'POST', token: adminToken });
+    expect((await http(gatewayUrls[1], '/v1/nowhere', { token: created.body.token })).status).toBe(401);
+    expect((await http(gatewayUrls[1], '/v1/nowhere', { token: rotated.body.token })).status).toBe(404);
+  });
+
+  it('reports a killed context as down (503), keeps serving, and recovers when it comes back', async () => {
+    const billing = contexts.get('billing-meter')!;
+    await billing.stop('SIGKILL');
+    const degraded = await http(gatewayUrls[1], '/v1/health');
+    expect(degraded.status).toBe(503);
+    expect(degraded.body.status).toBe('degraded');
+    expect(degraded.body.services['billing-meter'].status).toBe('down');
+    expect(degraded.body.services['scrape-engine'].status).toBe('ok');
+    expect((await http(gatewayUrls[1], '/v1/plans', { token: adminToken })).status).toBe(200);
+
+    startContext('billing-meter');
+    await waitFor('billing-meter back', () => httpOk(`http://127.0.0.1:${healthPorts.get('billing-meter')}/ready`), processes);
+    await waitFor('health ok again', async () => (await http(gatewayUrls[1], '/v1/health')).status === 200);
+  });
+
+  it('stops every process cleanly on SIGTERM', async () => {
+    const codes = await Promise.all(processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null).map((p) => p.stop('SIGTERM')));
+    expect(codes.every((c) => c === 0)).toBe(true);
+  });
+});
