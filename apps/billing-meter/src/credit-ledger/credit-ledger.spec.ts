@@ -79,6 +79,22 @@ describe.each(backends)(`${CreditLedger.name} on %s`, (_name, open) => {
     expect(rows[0]).toMatchObject({ credits: 1, mode: 'simple', month: '2026-11', details: { domain: 'example.com' } });
   });
 
+  it('keeps the monthly balance equal to the sum of its ledger entries under concurrent commits and retries', async () => {
+    const id = client();
+    const holds = await Promise.all(Array.from({ length: 12 }, () => ledger.reserve({ client_id: id, monthly_credits: 1000, credits: 5, ttl_seconds: 60 })));
+    const commits = holds.flatMap((h, i) => {
+      const command = { reservation_id: h.reservation_id!, credits: i % 2 === 0 ? 5 : 1, charge_key: `c-${id}-${i}`, mode: 'browser' as const };
+      return [ledger.commit(command, 1000), ledger.commit(command, 1000)];
+    });
+    const replies = await Promise.all(commits);
+    expect(replies.filter((r) => r.newly_charged)).toHaveLength(12);
+    const [balance] = await db.sql.query<{ charged: number }>('select charged from credit_balances where client_id = $1', [id]);
+    const [sum] = await db.sql.query<{ total: number }>('select sum(credits)::int as total from credit_ledger_entries where client_id = $1', [id]);
+    expect(balance.charged).toBe(6 * 5 + 6 * 1);
+    expect(sum.total).toBe(balance.charged);
+    expect(await ledger.quota(id, 1000)).toMatchObject({ used: 36, remaining: 964 });
+  });
+
   it('returns held credits on release and charges nothing', async () => {
     const id = client();
     const hold = await ledger.reserve({ client_id: id, monthly_credits: 10, credits: 5, ttl_seconds: 60 });

@@ -56,8 +56,10 @@ export class RequestAdmission {
     }
 
     admission.client = client;
-    admission.rateLimit = await this.rateLimiter.hit(`client:${client.id}`, client.limits.rateLimitPerMinute);
-    admission.quota = await this.quotaFor(client, admission.requestId);
+    [admission.rateLimit, admission.quota] = await Promise.all([
+      this.rateLimiter.hit(`client:${client.id}`, client.limits.rateLimitPerMinute),
+      this.quotaFor(client, admission.requestId),
+    ]);
     if (!admission.rateLimit.allowed) throw this.rateLimited(admission.rateLimit);
     if (access === 'admin' && !client.isAdmin) throw new AdminOnlyError('This endpoint is for the administrator client only.');
   }
