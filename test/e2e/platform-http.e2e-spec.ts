@@ -1,5 +1,6 @@
-import { MESSAGE_CONTEXTS } from '@lib/contracts';
+import { MESSAGE_CONTEXTS, SUBJECTS } from '@lib/contracts';
 import { QuotaExceededError } from '@lib/errors';
+import { MessageBus } from '@lib/messaging';
 import { PLAN_IDS } from '@lib/plans';
 import { CreditGate } from '../../apps/gateway/src/credits/credit-gate';
 import { ClientDirectory } from '../../apps/gateway/src/clients/client-directory';
@@ -124,6 +125,7 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
 
     it('rotates a token: the old one stops working at once', async () => {
       const created = await createClient({ plan: 'free' });
+      expect((await http(url, '/v1/nowhere', { token: created.token })).status).toBe(404);
       const rotated = await http(url, `/v1/admin/clients/${created.client_id}/rotate-token`, { method: 'POST', token: env.adminToken });
       expect(rotated.status).toBe(200);
       expect(rotated.body).toEqual({ client_id: created.client_id, token: expect.stringMatching(/^sk_/) });
@@ -201,6 +203,15 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
       expect((await http(url, '/v1/plans', { token: created.token })).headers.get('x-quota-remaining')).toBe('45');
     });
 
+    it('reflects charges made elsewhere (e.g. by batch jobs) through billing-meter events', async () => {
+      const created = await createClient({ plan: 'free', monthly_credits: 100 });
+      expect((await http(url, '/v1/plans', { token: created.token })).headers.get('x-quota-used')).toBe('0');
+      const bus = env.platform.gateway.get(MessageBus);
+      const hold = await bus.request(SUBJECTS.billing.creditsReserve, { client_id: created.client_id, monthly_credits: 100, credits: 5, ttl_seconds: 60 });
+      await bus.request(SUBJECTS.billing.creditsCommit, { reservation_id: hold.reservation_id!, credits: 5, charge_key: `elsewhere-${created.client_id}`, mode: 'browser' });
+      await waitUntil(async () => (await http(url, '/v1/plans', { token: created.token })).headers.get('x-quota-used') === '5');
+    });
+
     it('reports an unlimited quota as X-Quota-Limit 0', async () => {
       const res = await http(url, '/v1/plans', { token: env.adminToken });
       expect(res.headers.get('x-quota-limit')).toBe('0');
@@ -227,3 +238,12 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
     expect((await http(url, '/v1/plans', { headers: { 'x-request-id': 'bad id with spaces' } })).headers.get('x-request-id')).not.toContain(' ');
   });
 });
+
+/** Polls until `check` holds (events are asynchronous); fails after two seconds. */
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met within 2 s');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,4 +1,5 @@
-import { MESSAGE_CONTEXTS } from '@lib/contracts';
+import { MESSAGE_CONTEXTS, SUBJECTS } from '@lib/contracts';
+import { createTransportClient, MessageBus } from '@lib/messaging';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -121,6 +122,22 @@ describe('the embedded platform process (npm start)', () => {
     const rotated = await http(gatewayUrls[0], `/v1/admin/clients/${created.body.client_id}/rotate-token`, { method: 'POST', token: adminToken });
     expect((await http(gatewayUrls[1], '/v1/nowhere', { token: created.body.token })).status).toBe(401);
     expect((await http(gatewayUrls[1], '/v1/nowhere', { token: rotated.body.token })).status).toBe(404);
+  });
+
+  it('updates every gateway replica\'s quota headers from billing-meter events when credits are charged elsewhere', async () => {
+    const created = await http(gatewayUrls[0], '/v1/admin/clients', { token: adminToken, json: { plan: 'starter' } });
+    for (const url of gatewayUrls) expect((await http(url, '/v1/plans', { token: created.body.token })).headers.get('x-quota-used')).toBe('0');
+    const bus = new MessageBus(createTransportClient('test', { natsUrl: TEST_NATS_URL }), 5000);
+    await bus.connect();
+    try {
+      const hold = await bus.request(SUBJECTS.billing.creditsReserve, { client_id: created.body.client_id, monthly_credits: 10000, credits: 5, ttl_seconds: 60 });
+      await bus.request(SUBJECTS.billing.creditsCommit, { reservation_id: hold.reservation_id!, credits: 5, charge_key: `proc-${created.body.client_id}`, mode: 'browser' });
+    } finally {
+      await bus.close();
+    }
+    for (const url of gatewayUrls) {
+      await waitFor(`quota headers on ${url}`, async () => (await http(url, '/v1/plans', { token: created.body.token })).headers.get('x-quota-used') === '5', [], 3000);
+    }
   });
 
   it('reports a killed context as down (503), keeps serving, and recovers when it comes back', async () => {

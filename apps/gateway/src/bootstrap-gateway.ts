@@ -1,6 +1,6 @@
 import type { PlatformConfig } from '@lib/config';
 import { CORRELATION_HEADER, createRootLogger, NestPinoLogger, sanitizeCorrelationId } from '@lib/logging';
-import type { InProcessBus } from '@lib/messaging';
+import { createServerOptions, InProcessBus } from '@lib/messaging';
 import { withPlatformModules } from '@lib/runtime';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -64,6 +64,9 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus): 
     );
   });
 
+  // Events for the gateway's caches: every replica subscribes (fan-out), none answers requests.
+  app.connectMicroservice(createServerOptions('gateway', { natsUrl: config.natsUrl, bus }, { fanOut: true }));
+  await app.startAllMicroservices();
   await app.init();
   app.get<{ current: object | null }>(OPENAPI_DOCUMENT).current = buildOpenApiDocument(app);
   await app.listen(config.port, config.host);

@@ -6,6 +6,8 @@ import { RequestRateLimiter } from './admission/request-rate-limiter';
 import { ClientBootstrap } from './clients/client-bootstrap';
 import { ClientDirectory } from './clients/client-directory';
 import { CreditGate } from './credits/credit-gate';
+import { QuotaCache } from './credits/quota-cache';
+import { QuotaEventsController } from './credits/quota-events.controller';
 import { HealthController } from './health/health.controller';
 import { PlatformHealth } from './health/platform-health';
 import { OPENAPI_DOCUMENT, OpenApiController } from './openapi/openapi.controller';
@@ -13,13 +15,14 @@ import { PlansController } from './plans/plans.controller';
 
 /** gateway: public REST under /v1 — auth, rate limits, quotas, errors — in front of the contexts. */
 @Module({
-  controllers: [HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController],
+  controllers: [QuotaEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController],
   providers: [
     ClientDirectory,
     ClientBootstrap,
     RequestRateLimiter,
     RequestAdmission,
     CreditGate,
+    { provide: QuotaCache, useFactory: () => new QuotaCache() },
     PlatformHealth,
     { provide: OPENAPI_DOCUMENT, useValue: { current: null } },
   ],

@@ -1,6 +1,6 @@
 import type { MessageContext } from './bounded-contexts';
 import type { CommitCreditsCommand, CommitCreditsReply, ReleaseCreditsCommand, ReleaseCreditsReply, ReserveCreditsCommand, ReserveCreditsReply } from './billing/credit-reservation.messages';
-import type { QuotaQuery, QuotaState } from './billing/quota.messages';
+import type { QuotaChangedEvent, QuotaQuery, QuotaState } from './billing/quota.messages';
 import type { HealthQuery, HealthReport } from './health/health.messages';
 import { SUBJECTS } from './subjects';
 
@@ -17,8 +17,10 @@ export type RequestReplyMap = {
   [SUBJECTS.billing.creditsRelease]: { request: ReleaseCreditsCommand; reply: ReleaseCreditsReply };
 };
 
-/** Facts published for whoever listens (fire and forget). Filled by later issues. */
-export type EventMap = Record<never, never>;
+/** Facts published for whoever listens (fire and forget, at most once). */
+export type EventMap = {
+  [SUBJECTS.billing.quotaChanged]: QuotaChangedEvent;
+};
 
 export type RequestSubject = keyof RequestReplyMap;
 export type RequestOf<S extends RequestSubject> = RequestReplyMap[S]['request'];

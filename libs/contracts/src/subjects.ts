@@ -26,6 +26,8 @@ export const SUBJECTS = {
     creditsCommit: 'billing-meter.credits.commit.command.v1',
     /** Drop a reservation without charging (infrastructure failure: nothing is charged). */
     creditsRelease: 'billing-meter.credits.release.command.v1',
+    /** Fact: a client's used credits changed (after every reserve, commit, release). */
+    quotaChanged: 'billing-meter.quota.changed.event.v1',
   },
 } as const;
 

@@ -18,8 +18,12 @@ export function transportSettingsOf(config: PlatformConfig, bus?: InProcessBus):
   return { natsUrl: config.natsUrl, bus };
 }
 
-/** Server options for NestFactory.createMicroservice / app.connectMicroservice. */
-export function createServerOptions(serviceName: string, settings: TransportSettings): NatsOptions | CustomStrategy {
+/**
+ * Server options for NestFactory.createMicroservice / app.connectMicroservice. `fanOut` drops the
+ * queue group so that every replica receives every message: for caches that listen to events
+ * (never for request/reply subjects, which must be answered once).
+ */
+export function createServerOptions(serviceName: string, settings: TransportSettings, mode: { fanOut?: boolean } = {}): NatsOptions | CustomStrategy {
   if (settings.natsUrl) {
     return {
       transport: Transport.NATS,
@@ -27,7 +31,7 @@ export function createServerOptions(serviceName: string, settings: TransportSett
         servers: [settings.natsUrl],
         // One queue group per context: replicas of a context share its work, each request is
         // handled once, and every context still sees the events it subscribes to.
-        queue: serviceName,
+        queue: mode.fanOut ? undefined : serviceName,
         name: `${serviceName}-${process.pid}`,
         maxReconnectAttempts: -1,
         reconnectTimeWait: 1000,
@@ -35,8 +39,12 @@ export function createServerOptions(serviceName: string, settings: TransportSett
       },
     };
   }
-  return { strategy: new InProcessServer(requireBus(settings), serviceName) };
+  // In-process fan-out: a group of its own, so this server gets every event like a NATS plain subscriber.
+  const group = mode.fanOut ? `${serviceName}#${process.pid}-${(fanOutServers += 1)}` : serviceName;
+  return { strategy: new InProcessServer(requireBus(settings), group) };
 }
+
+let fanOutServers = 0;
 
 export interface TransportClient {
   client: ClientProxy;

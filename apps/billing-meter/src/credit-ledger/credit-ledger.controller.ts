@@ -12,11 +12,15 @@ import {
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { CreditLedger } from './credit-ledger';
+import { QuotaChangePublisher } from './quota-change.publisher';
 
 /** Message adapter of the credit ledger: translate and delegate, nothing else. */
 @Controller()
 export class CreditLedgerController {
-  constructor(private readonly ledger: CreditLedger) {}
+  constructor(
+    private readonly ledger: CreditLedger,
+    private readonly quotaChanges: QuotaChangePublisher,
+  ) {}
 
   @MessagePattern(SUBJECTS.billing.quotaQuery)
   quota(@Payload() query: QuotaQuery): Promise<QuotaState> {
@@ -24,17 +28,23 @@ export class CreditLedgerController {
   }
 
   @MessagePattern(SUBJECTS.billing.creditsReserve)
-  reserve(@Payload() command: ReserveCreditsCommand): Promise<ReserveCreditsReply> {
-    return this.ledger.reserve({ ...command, monthly_credits: command.monthly_credits ?? null });
+  async reserve(@Payload() command: ReserveCreditsCommand): Promise<ReserveCreditsReply> {
+    const reply = await this.ledger.reserve({ ...command, monthly_credits: command.monthly_credits ?? null });
+    if (reply.granted) this.quotaChanges.changed(command.client_id, reply.quota);
+    return reply;
   }
 
   @MessagePattern(SUBJECTS.billing.creditsCommit)
-  commit(@Payload() command: CommitCreditsCommand): Promise<CommitCreditsReply> {
-    return this.ledger.commit(command, command.monthly_credits ?? null);
+  async commit(@Payload() command: CommitCreditsCommand): Promise<CommitCreditsReply> {
+    const reply = await this.ledger.commit(command, command.monthly_credits ?? null);
+    this.quotaChanges.changed(reply.client_id, reply.quota);
+    return reply;
   }
 
   @MessagePattern(SUBJECTS.billing.creditsRelease)
-  release(@Payload() command: ReleaseCreditsCommand): Promise<ReleaseCreditsReply> {
-    return this.ledger.release(command.reservation_id, command.monthly_credits ?? null);
+  async release(@Payload() command: ReleaseCreditsCommand): Promise<ReleaseCreditsReply> {
+    const reply = await this.ledger.release(command.reservation_id, command.monthly_credits ?? null);
+    this.quotaChanges.changed(reply.client_id, reply.quota);
+    return reply;
   }
 }

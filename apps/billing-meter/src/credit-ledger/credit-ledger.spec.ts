@@ -56,7 +56,7 @@ describe.each(backends)(`${CreditLedger.name} on %s`, (_name, open) => {
   beforeEach(() => clock.set('2026-11-22T10:00:00Z'));
 
   it('starts a month at zero with the reset at the next UTC month', async () => {
-    expect(await ledger.quota(client(), 1000)).toEqual({ month: '2026-11', limit: 1000, used: 0, remaining: 1000, resets_at: Date.parse('2026-12-01T00:00:00Z') / 1000 });
+    expect(await ledger.quota(client(), 1000)).toEqual({ month: '2026-11', limit: 1000, used: 0, remaining: 1000, resets_at: Date.parse('2026-12-01T00:00:00Z') / 1000, as_of: clock.now().getTime() });
     expect(await ledger.quota(client(), null)).toMatchObject({ limit: null, remaining: null });
   });
 

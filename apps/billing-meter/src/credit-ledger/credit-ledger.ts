@@ -70,7 +70,7 @@ export class CreditLedger {
       if (!reservation && !existing) throw new ReservationNotFoundError(`reservation ${command.reservation_id} does not exist or has expired`);
       if (reservation) await tx.creditReservation.deleteMany({ where: { id: reservation.id } });
       if (existing) {
-        return { entry_id: existing.id, newly_charged: false, quota: await this.quotaWithin(runnerOf(tx), clientId, monthlyCredits, now) };
+        return { client_id: clientId, entry_id: existing.id, newly_charged: false, quota: await this.quotaWithin(runnerOf(tx), clientId, monthlyCredits, now) };
       }
       const entry = await tx.creditLedgerEntry.create({
         data: {
@@ -89,7 +89,7 @@ export class CreditLedger {
         create: { clientId, month: entry.month, charged: command.credits },
         update: { charged: { increment: command.credits } },
       });
-      return { entry_id: entry.id, newly_charged: true, quota: await this.quotaWithin(runnerOf(tx), clientId, monthlyCredits, now) };
+      return { client_id: clientId, entry_id: entry.id, newly_charged: true, quota: await this.quotaWithin(runnerOf(tx), clientId, monthlyCredits, now) };
     });
   }
 
@@ -100,7 +100,7 @@ export class CreditLedger {
       if (!reservation) throw new ReservationNotFoundError(`reservation ${reservationId} does not exist or has expired`);
       await this.lockClient(tx, reservation.clientId);
       const { count } = await tx.creditReservation.deleteMany({ where: { id: reservationId } });
-      return { released: count === 1, quota: await this.quotaWithin(runnerOf(tx), reservation.clientId, monthlyCredits, now) };
+      return { client_id: reservation.clientId, released: count === 1, quota: await this.quotaWithin(runnerOf(tx), reservation.clientId, monthlyCredits, now) };
     });
   }
 
@@ -126,6 +126,7 @@ export class CreditLedger {
       used,
       remaining: monthlyCredits === null ? null : Math.max(0, monthlyCredits - used),
       resets_at: billingMonthResetOf(now),
+      as_of: this.clock.now().getTime(),
     };
   }
 }

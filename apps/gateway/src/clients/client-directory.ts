@@ -36,15 +36,38 @@ interface ClientRow {
   monthlyCredits: number | null;
 }
 
-/** Clients and their hashed tokens (tables owned by the gateway). */
+const TOKEN_CACHE_TTL_MS = 60_000;
+const TOKEN_CACHE_MAX = 10_000;
+
+/**
+ * Clients and their hashed tokens (tables owned by the gateway).
+ *
+ * Valid tokens are cached only on the embedded database: PGlite cannot be shared between
+ * processes, so this gateway is provably the only one and its own rotations invalidate the cache
+ * exactly. Against Postgres there may be many replicas, and a token rotated through one must fail
+ * on all of them at once, so every call does the (sub-millisecond) lookup.
+ */
 @Injectable()
 export class ClientDirectory {
-  constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {}
+  private readonly tokenCache: Map<string, { client: AuthenticatedClient; expiresAt: number }> | null;
+
+  constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {
+    this.tokenCache = db.kind === 'pglite' ? new Map() : null;
+  }
 
   /** On every API call, so one indexed join straight through the driver (no ORM round trips). */
   async authenticate(token: string): Promise<AuthenticatedClient | null> {
-    const [row] = await this.db.sql.query<ClientRow>(AUTHENTICATE_SQL, [hashApiToken(token)]);
-    return row ? toAuthenticatedClient(row) : null;
+    const tokenHash = hashApiToken(token);
+    const cached = this.tokenCache?.get(tokenHash);
+    if (cached && cached.expiresAt > Date.now()) return cached.client;
+    const [row] = await this.db.sql.query<ClientRow>(AUTHENTICATE_SQL, [tokenHash]);
+    const client = row ? toAuthenticatedClient(row) : null;
+    // Unknown tokens are not cached: guesses must not fill memory (they are rate limited per IP).
+    if (client && this.tokenCache) {
+      if (this.tokenCache.size >= TOKEN_CACHE_MAX) this.tokenCache.delete(this.tokenCache.keys().next().value as string);
+      this.tokenCache.set(tokenHash, { client, expiresAt: Date.now() + TOKEN_CACHE_TTL_MS });
+    }
+    return client;
   }
 
   async find(clientId: string): Promise<AuthenticatedClient | null> {
@@ -85,7 +108,12 @@ export class ClientDirectory {
       await tx.apiToken.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: new Date() } });
       await tx.apiToken.create({ data: { id: randomUUID(), clientId, tokenHash: hashApiToken(token) } });
       return token;
-    });
+    }).finally(() => this.forgetClient(clientId));
+  }
+
+  private forgetClient(clientId: string): void {
+    if (!this.tokenCache) return;
+    for (const [hash, entry] of this.tokenCache) if (entry.client.id === clientId) this.tokenCache.delete(hash);
   }
 }
 

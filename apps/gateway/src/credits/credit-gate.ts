@@ -3,6 +3,7 @@ import { QuotaExceededError } from '@lib/errors';
 import { MessageBus } from '@lib/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import type { AuthenticatedClient } from '../clients/client-directory';
+import { QuotaCache } from './quota-cache';
 
 export interface CreditHold {
   reservationId: string;
@@ -16,10 +17,18 @@ export interface CreditHold {
  */
 @Injectable()
 export class CreditGate {
-  constructor(@Inject(MessageBus) private readonly bus: MessageBus) {}
+  constructor(
+    @Inject(MessageBus) private readonly bus: MessageBus,
+    private readonly cache: QuotaCache,
+  ) {}
 
-  quotaOf(client: AuthenticatedClient, correlationId?: string): Promise<QuotaState> {
-    return this.bus.request(SUBJECTS.billing.quotaQuery, { client_id: client.id, monthly_credits: client.limits.monthlyCredits }, { correlationId, timeoutMs: 3000 });
+  /** For the headers: from the cache when fresh, else one question to billing-meter. */
+  async quotaOf(client: AuthenticatedClient, correlationId?: string): Promise<QuotaState> {
+    const cached = this.cache.read(client.id, client.limits.monthlyCredits);
+    if (cached) return cached;
+    const quota = await this.bus.request(SUBJECTS.billing.quotaQuery, { client_id: client.id, monthly_credits: client.limits.monthlyCredits }, { correlationId, timeoutMs: 3000 });
+    this.cache.remember(client.id, quota);
+    return quota;
   }
 
   /** Holds `credits` or throws QuotaExceededError (429) when the month's quota cannot cover them. */
@@ -29,6 +38,7 @@ export class CreditGate {
       { client_id: client.id, monthly_credits: client.limits.monthlyCredits, credits, ttl_seconds: ttlSeconds },
       { correlationId },
     );
+    this.cache.remember(client.id, reply.quota);
     if (!reply.granted || !reply.reservation_id) {
       const retryAfter = Math.max(1, reply.quota.resets_at - Math.floor(Date.now() / 1000));
       throw new QuotaExceededError(
@@ -45,11 +55,13 @@ export class CreditGate {
       { reservation_id: hold.reservationId, credits, charge_key: chargeKey, mode, details, monthly_credits: client.limits.monthlyCredits },
       { correlationId },
     );
+    this.cache.remember(client.id, reply.quota);
     return reply.quota;
   }
 
   async release(client: AuthenticatedClient, hold: CreditHold, correlationId?: string): Promise<QuotaState> {
     const reply = await this.bus.request(SUBJECTS.billing.creditsRelease, { reservation_id: hold.reservationId, monthly_credits: client.limits.monthlyCredits }, { correlationId });
+    this.cache.remember(client.id, reply.quota);
     return reply.quota;
   }
 }

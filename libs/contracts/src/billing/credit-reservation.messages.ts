@@ -63,6 +63,7 @@ export class CommitCreditsCommand {
 }
 
 export interface CommitCreditsReply {
+  client_id: string;
   entry_id: string;
   /** False when charge_key had already been recorded (idempotent replay). */
   newly_charged: boolean;
@@ -81,6 +82,7 @@ export class ReleaseCreditsCommand {
 }
 
 export interface ReleaseCreditsReply {
+  client_id: string;
   released: boolean;
   quota: QuotaState;
 }

@@ -1,4 +1,4 @@
-import { IsInt, IsOptional, IsString, Length, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Length, Matches, Min } from 'class-validator';
 
 /** A client's credit quota for the current UTC month. `limit` null = unlimited. */
 export interface QuotaState {
@@ -10,6 +10,8 @@ export interface QuotaState {
   remaining: number | null;
   /** Unix seconds when the month (and the quota) resets. */
   resets_at: number;
+  /** Epoch ms when billing-meter computed it; caches keep the newest. */
+  as_of: number;
 }
 
 export class QuotaQuery {
@@ -22,4 +24,25 @@ export class QuotaQuery {
   @IsInt()
   @Min(0)
   monthly_credits: number | null;
+}
+
+/** Published by billing-meter whenever a client's used credits change; gateways cache it. */
+export class QuotaChangedEvent {
+  @IsString()
+  @Length(1, 128)
+  client_id: string;
+
+  @Matches(/^\d{4}-\d{2}$/)
+  month: string;
+
+  @IsInt()
+  @Min(0)
+  used: number;
+
+  @IsInt()
+  resets_at: number;
+
+  /** Epoch ms when billing-meter computed `used`; a cache keeps the newest. */
+  @IsInt()
+  as_of: number;
 }
