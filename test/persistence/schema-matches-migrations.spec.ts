@@ -1,4 +1,4 @@
-import { applyMigrations, DatabaseConnection, MigrationChecksumError, openDatabase, readMigrations } from '@lib/persistence';
+import { applyMigrations, DatabaseConnection, MigrationChecksumError, openDatabase, poolSqlExecutor, readMigrations } from '@lib/persistence';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,24 +55,7 @@ describe('SQL migrations', () => {
       // Separate pools stand in for separate processes: the registry would otherwise share one.
       const { Pool } = await import('pg');
       const pools = Array.from({ length: 4 }, () => new Pool({ connectionString: database.url, max: 1 }));
-      const executors = pools.map((pool) => ({
-        exec: async (text: string) => void (await pool.query(text)),
-        query: async <T>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as T[],
-        transaction: async <T>(fn: (tx: { exec(t: string): Promise<void>; query<R>(t: string, p?: unknown[]): Promise<R[]> }) => Promise<T>) => {
-          const client = await pool.connect();
-          try {
-            await client.query('begin');
-            const out = await fn({ exec: async (t) => void (await client.query(t)), query: async <R>(t: string, p: unknown[] = []) => (await client.query(t, p)).rows as R[] });
-            await client.query('commit');
-            return out;
-          } catch (e) {
-            await client.query('rollback');
-            throw e;
-          } finally {
-            client.release();
-          }
-        },
-      }));
+      const executors = pools.map(poolSqlExecutor);
       const applied = await Promise.all(executors.map((sql) => applyMigrations(sql)));
       expect(applied.flat().sort()).toEqual(readMigrations().map((m) => m.name).sort());
       const records = await executors[0].query<{ n: string }>('select count(*)::text as n from "_prisma_migrations"');

@@ -75,7 +75,20 @@ async function openPostgres(url: string): Promise<Shared> {
   pool.on('error', () => undefined);
   await pool.query('select 1');
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  const sql: SqlExecutor = {
+  const sql = poolSqlExecutor(pool);
+  return {
+    connection: { kind: 'postgres', prisma, sql, pool },
+    refs: 0,
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+/** SqlExecutor over a node-postgres pool; a transaction holds one pooled connection. */
+export function poolSqlExecutor(pool: Pool): SqlExecutor {
+  return {
     async exec(text) {
       await pool.query(text);
     },
@@ -98,14 +111,6 @@ async function openPostgres(url: string): Promise<Shared> {
       } finally {
         client.release();
       }
-    },
-  };
-  return {
-    connection: { kind: 'postgres', prisma, sql, pool },
-    refs: 0,
-    async close() {
-      await prisma.$disconnect();
-      await pool.end();
     },
   };
 }

@@ -1,19 +1,10 @@
 import { IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
-import type { QuotaState } from './quota.messages';
+import { ClientCreditScope, QuotaState } from './quota.messages';
 
 export const BILLABLE_MODES = ['simple', 'browser', 'download'] as const;
 export type BillableMode = (typeof BILLABLE_MODES)[number];
 
-export class ReserveCreditsCommand {
-  @IsString()
-  @Length(1, 128)
-  client_id: string;
-
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  monthly_credits: number | null;
-
+export class ReserveCreditsCommand extends ClientCreditScope {
   @IsInt()
   @Min(1)
   @Max(1000)
@@ -32,7 +23,8 @@ export interface ReserveCreditsReply {
   quota: QuotaState;
 }
 
-export class CommitCreditsCommand {
+/** Names a reservation made by ReserveCreditsCommand. */
+export class ReservationReference {
   @IsUUID()
   reservation_id: string;
 
@@ -41,7 +33,9 @@ export class CommitCreditsCommand {
   @IsInt()
   @Min(0)
   monthly_credits?: number | null;
+}
 
+export class CommitCreditsCommand extends ReservationReference {
   /** Actual cost; may be lower than reserved (e.g. a browser request that fell back). */
   @IsInt()
   @Min(0)
@@ -70,16 +64,7 @@ export interface CommitCreditsReply {
   quota: QuotaState;
 }
 
-export class ReleaseCreditsCommand {
-  @IsUUID()
-  reservation_id: string;
-
-  /** The client's monthly credits as the gateway resolved them (for the quota in the reply). */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  monthly_credits?: number | null;
-}
+export class ReleaseCreditsCommand extends ReservationReference {}
 
 export interface ReleaseCreditsReply {
   client_id: string;

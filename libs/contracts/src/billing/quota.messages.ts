@@ -14,17 +14,19 @@ export interface QuotaState {
   as_of: number;
 }
 
-export class QuotaQuery {
+/** Whose credits, and the monthly limit the gateway resolved for them (null = unlimited). */
+export class ClientCreditScope {
   @IsString()
   @Length(1, 128)
   client_id: string;
 
-  /** The client's monthly credits as the gateway resolved them; null = unlimited. */
   @IsOptional()
   @IsInt()
   @Min(0)
   monthly_credits: number | null;
 }
+
+export class QuotaQuery extends ClientCreditScope {}
 
 /** Published by billing-meter whenever a client's used credits change; gateways cache it. */
 export class QuotaChangedEvent {
