@@ -9,7 +9,6 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
-const args = new Set(process.argv.slice(2));
 const stamp = path.join(root, 'dist', '.build-stamp');
 const schema = path.join(root, 'prisma', 'schema.prisma');
 const generatedClient = path.join(root, 'libs', 'persistence', 'src', 'generated', 'prisma', 'client.ts');
@@ -41,14 +40,30 @@ function generatePrismaClient() {
   run(bin('prisma'), ['generate'], env);
 }
 
-generatePrismaClient();
-if (args.has('--generate-only')) process.exit(0);
+/**
+ * Builds dist/ (or only the Prisma client). With `ifNeeded`, nothing is compiled when no source is
+ * newer than the last build. Entry scripts call this in-process, so `npm start` is one node
+ * process that receives SIGTERM itself (a `build && node …` chain leaves a shell in between that
+ * does not forward signals).
+ */
+function ensureBuilt({ ifNeeded = false, generateOnly = false } = {}) {
+  generatePrismaClient();
+  if (generateOnly) return;
+  const sources = Math.max(
+    ...['apps', 'libs', 'bench', 'prisma'].map((d) => newestMtime(path.join(root, d))),
+    fs.statSync(path.join(root, 'tsconfig.build.json')).mtimeMs,
+    fs.statSync(path.join(root, 'tsconfig.base.json')).mtimeMs,
+  );
+  if (ifNeeded && fs.existsSync(stamp) && fs.statSync(stamp).mtimeMs >= sources) return;
+  run(bin('tsc'), ['-p', 'tsconfig.build.json']);
+  run(bin('tsc-alias'), ['-p', 'tsconfig.build.json']);
+  fs.mkdirSync(path.dirname(stamp), { recursive: true });
+  fs.writeFileSync(stamp, new Date().toISOString());
+}
 
-const sources = Math.max(...['apps', 'libs', 'bench', 'prisma'].map((d) => newestMtime(path.join(root, d))),
-  fs.statSync(path.join(root, 'tsconfig.build.json')).mtimeMs, fs.statSync(path.join(root, 'tsconfig.base.json')).mtimeMs);
-if (args.has('--if-needed') && fs.existsSync(stamp) && fs.statSync(stamp).mtimeMs >= sources) process.exit(0);
+module.exports = { ensureBuilt, root };
 
-run(bin('tsc'), ['-p', 'tsconfig.build.json']);
-run(bin('tsc-alias'), ['-p', 'tsconfig.build.json']);
-fs.mkdirSync(path.dirname(stamp), { recursive: true });
-fs.writeFileSync(stamp, new Date().toISOString());
+if (require.main === module) {
+  const args = new Set(process.argv.slice(2));
+  ensureBuilt({ ifNeeded: args.has('--if-needed'), generateOnly: args.has('--generate-only') });
+}

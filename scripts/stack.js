@@ -11,6 +11,8 @@ if (!process.env.NATS_URL || !process.env.DATABASE_URL) {
   process.exit(1);
 }
 
+require('./build').ensureBuilt({ ifNeeded: true });
+
 const children = new Map();
 let stopping = false;
 

@@ -9,4 +9,5 @@ if (!name || !SERVICES.includes(name)) {
   process.stderr.write(`usage: npm run start:service -- <name>; name is one of: ${SERVICES.join(', ')}\n`);
   process.exit(1);
 }
+require('./build').ensureBuilt({ ifNeeded: true });
 require(entryOf(name));

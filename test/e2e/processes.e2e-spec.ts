@@ -6,7 +6,8 @@ import path from 'node:path';
 import { distributedInfrastructureAvailable, TEST_NATS_URL } from '../support/infrastructure';
 import { createTestDatabase, TestDatabase } from '../support/postgres-database';
 import { expectUsageHeaders, http } from './support/http';
-import { buildDist, freePort, httpOk, ServiceProcess, startProcess, startService, waitFor } from './support/service-process';
+import { spawn } from 'node:child_process';
+import { buildDist, freePort, httpOk, ROOT, ServiceProcess, startProcess, startService, waitFor } from './support/service-process';
 
 /**
  * The real entry points as operators run them (compiled dist/, separate OS processes):
@@ -39,6 +40,19 @@ describe('the embedded platform process (npm start)', () => {
     expect(second.output()).not.toContain(demoToken!);
     expect((await http(`http://127.0.0.1:${port}`, '/v1/nowhere', { token: demoToken })).status).toBe(404);
     expect(await second.stop('SIGTERM')).toBe(0);
+  });
+
+  it('stops the whole platform when npm start itself gets SIGTERM (no orphaned node process)', async () => {
+    const port = await freePort();
+    const npm = spawn('npm', ['start'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    npm.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+    const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+    await waitFor('npm start to serve', () => httpOk(`http://127.0.0.1:${port}/v1/health/live`));
+    npm.kill('SIGTERM');
+    await exited;
+    await waitFor('the port to be released', async () => !(await httpOk(`http://127.0.0.1:${port}/v1/health/live`).catch(() => false)), [], 10_000);
+    expect(output).toContain('received SIGTERM, shutting down');
   });
 
   it.each([

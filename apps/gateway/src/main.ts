@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { loadPlatformConfigOrExit } from '@lib/config';
+import { createRootLogger } from '@lib/logging';
 import { onShutdownSignal } from '@lib/runtime';
 import { startGateway } from './bootstrap-gateway';
 import { startBanner } from './start-banner';
@@ -13,7 +14,8 @@ async function main(): Promise<void> {
   }
   const gateway = await startGateway(config);
   process.stdout.write(startBanner(gateway.url, config, gateway.bootstrapTokens));
-  onShutdownSignal(() => gateway.app.close());
+  const logger = createRootLogger('gateway', config.logLevel);
+  onShutdownSignal(() => gateway.app.close(), (message) => logger.info(message));
 }
 
 void main();

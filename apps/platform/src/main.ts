@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { loadPlatformConfigOrExit } from '@lib/config';
+import { createRootLogger } from '@lib/logging';
 import { onShutdownSignal } from '@lib/runtime';
 import { startBanner } from '../../gateway/src/start-banner';
 import { startPlatform } from './platform';
@@ -9,7 +10,8 @@ async function main(): Promise<void> {
   const config = loadPlatformConfigOrExit();
   const platform = await startPlatform(config);
   process.stdout.write(startBanner(platform.url, config, platform.bootstrapTokens));
-  onShutdownSignal(() => platform.stop());
+  const logger = createRootLogger('platform', config.logLevel);
+  onShutdownSignal(() => platform.stop(), (message) => logger.info(message));
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,7 @@
 import type { EventMap, EventSubject, ReplyOf, RequestOf, RequestSubject } from '@lib/contracts';
 import { DependencyUnavailableError, isSerializedAppError, RemoteAppError, TransportTimeoutError } from '@lib/errors';
 import { CORRELATION_HEADER, currentCorrelationId } from '@lib/logging';
+import { Logger } from '@nestjs/common';
 import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
 import type { TransportClient } from './transport.factory';
 
@@ -15,6 +16,8 @@ export interface RequestOptions {
  * their payload types. Remote domain errors come back as RemoteAppError with the original code.
  */
 export class MessageBus {
+  private readonly logger = new Logger('MessageBus');
+
   constructor(
     private readonly transport: TransportClient,
     private readonly defaultTimeoutMs: number,
@@ -48,8 +51,11 @@ export class MessageBus {
     }
   }
 
+  /** Publishes a fact, at most once. A failed publish is logged, never thrown into the caller. */
   emit<S extends EventSubject>(subject: S, payload: EventMap[S], options: Pick<RequestOptions, 'correlationId'> = {}): void {
-    this.transport.client.emit(subject, this.transport.wrap(payload, this.headers(options.correlationId)));
+    this.transport.client.emit(subject, this.transport.wrap(payload, this.headers(options.correlationId))).subscribe({
+      error: (error: unknown) => this.logger.warn(`publishing ${subject} failed: ${error instanceof Error ? error.message : String(error)}`),
+    });
   }
 
   private headers(correlationId?: string): Record<string, string> {
