@@ -4,9 +4,6 @@ import { InProcessBus } from './in-process-bus';
 import { MessageBus } from './message-bus';
 import { createTransportClient, transportSettingsOf } from './transport.factory';
 
-/** Injection token of the process's InProcessBus (only bound in the embedded runtime). */
-export const IN_PROCESS_BUS = Symbol('IN_PROCESS_BUS');
-
 @Injectable()
 class MessageBusCloser implements OnApplicationShutdown {
   constructor(@Inject(MessageBus) private readonly bus: MessageBus) {}
@@ -23,7 +20,6 @@ export class MessagingModule {
     return {
       module: MessagingModule,
       providers: [
-        { provide: IN_PROCESS_BUS, useValue: bus ?? null },
         {
           provide: MessageBus,
           inject: [PLATFORM_CONFIG],
@@ -35,7 +31,7 @@ export class MessagingModule {
         },
         MessageBusCloser,
       ],
-      exports: [MessageBus, IN_PROCESS_BUS],
+      exports: [MessageBus],
     };
   }
 }

@@ -43,7 +43,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (framework) return framework;
     if (error instanceof HttpException) {
       const status = error.getStatus();
-      return { status, body: { detail: messageOf(error), error_code: snakeCase(HttpStatus[status] ?? 'http_error') } };
+      return { status, body: { detail: messageOf(error), error_code: publicCodeOf(HttpStatus[status] ?? 'HTTP_ERROR') } };
     }
     return { status: 500, body: { detail: 'The service failed to handle the request.', error_code: 'internal_error' } };
   }
@@ -55,7 +55,7 @@ function frameworkErrorOf(error: unknown): ErrorResponse | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { statusCode } = error as { statusCode?: unknown };
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
-    return { status: statusCode, body: { detail: error instanceof Error ? error.message : 'Bad request.', error_code: snakeCase(HttpStatus[statusCode] ?? 'bad_request') } };
+    return { status: statusCode, body: { detail: error instanceof Error ? error.message : 'Bad request.', error_code: publicCodeOf(HttpStatus[statusCode] ?? 'BAD_REQUEST') } };
   }
   return undefined;
 }
@@ -67,6 +67,7 @@ function messageOf(error: HttpException): string {
   return Array.isArray(message) ? message.join('; ') : typeof message === 'string' ? message : error.message;
 }
 
-function snakeCase(value: string): string {
-  return value.toLowerCase();
+/** Nest's HttpStatus names (PAYLOAD_TOO_LARGE) are already snake case, in capitals. */
+function publicCodeOf(statusName: string): string {
+  return statusName.toLowerCase();
 }
