@@ -38,13 +38,14 @@ describe(loadPlatformConfig.name, () => {
   it('reports every bad variable at once, each by name', () => {
     let error: unknown;
     try {
-      loadPlatformConfig({ PORT: 'abc', NATS_URL: 'http://x', PROXY_POOL: '{"de":["x"]}', LOG_LEVEL: 'loud', ADMIN_TOKEN: 'short' });
+      loadPlatformConfig({ PORT: 'abc', NATS_URL: 'http://x', PROXY_POOL: '{"de":["x"]}', LOG_LEVEL: 'loud', ADMIN_TOKEN: 'short', TARGET_ALLOWLIST: 'ok.example:80,10.0.0.0/99' });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as ConfigError).message;
-    for (const name of ['PORT', 'NATS_URL', 'PROXY_POOL', 'LOG_LEVEL', 'ADMIN_TOKEN']) expect(message).toContain(name);
+    for (const name of ['PORT', 'NATS_URL', 'PROXY_POOL', 'LOG_LEVEL', 'ADMIN_TOKEN', 'TARGET_ALLOWLIST entry "10.0.0.0/99"']) expect(message).toContain(name);
+    expect(message).not.toContain('ok.example');
     expect(message).not.toContain('\n');
   });
 });

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import path from 'node:path';
 
 /** Which transport and database the process uses; derived from NATS_URL / DATABASE_URL. */
@@ -102,7 +103,7 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     natsUrl: url('NATS_URL', ['nats:', 'tls:']),
     adminToken: token('ADMIN_TOKEN'),
     demoToken: token('DEMO_TOKEN'),
-    targetAllowlist: (str('TARGET_ALLOWLIST') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    targetAllowlist: parseTargetAllowlist(str('TARGET_ALLOWLIST'), problems),
     proxyPool,
     webhookRetryDelaysSeconds: retryDelays,
     resultRetentionHours: int('RESULT_RETENTION_HOURS', 48, 1, 24 * 365),
@@ -118,6 +119,16 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
   if (config.adminToken && config.adminToken === config.demoToken) problems.push('ADMIN_TOKEN and DEMO_TOKEN must differ');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function parseTargetAllowlist(raw: string | undefined, problems: string[]): string[] {
+  const entries = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const cidr = entry.includes('/');
+    const valid = cidr ? ipaddr.isValidCIDR(entry) : /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(entry);
+    if (!valid) problems.push(`TARGET_ALLOWLIST entry "${entry}" must be host, host:port or a CIDR range`);
+  }
+  return entries;
 }
 
 function parseProxyPool(raw: string | undefined, problems: string[]): Record<string, string[]> {

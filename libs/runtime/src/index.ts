@@ -5,3 +5,4 @@ export * from './health-probe.server';
 export * from './graceful-shutdown';
 export * from './health.controller.factory';
 export * from './standalone-context';
+export { importEsm } from './esm-import';

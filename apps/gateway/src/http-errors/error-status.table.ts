@@ -17,6 +17,8 @@ export const HTTP_ERROR_TABLE: Readonly<Record<string, HttpErrorMapping>> = {
   'request.invalid': { status: 400, errorCode: 'invalid_request' },
   'request.invalid_json': { status: 400, errorCode: 'invalid_json' },
   'request.validation_failed': { status: 422, errorCode: 'validation_error' },
+  // SSRF guard (libs/target-guard): spec section 7 puts non-public targets under 422.
+  'target.blocked': { status: 422, errorCode: 'target_blocked' },
   'resource.not_found': { status: 404, errorCode: 'not_found' },
   'resource.conflict': { status: 409, errorCode: 'conflict' },
   'gateway.client_exists': { status: 409, errorCode: 'client_exists' },

@@ -1,0 +1,9 @@
+/**
+ * Loads an ESM-only package (got-scraping, proxy-chain) from this CommonJS codebase. TypeScript
+ * compiles `import()` to `require()` under `module: commonjs`; a direct eval keeps the real dynamic
+ * import and the calling script's module loader (which Jest's VM needs).
+ */
+export function importEsm<T>(specifier: string): Promise<T> {
+  // eslint-disable-next-line no-eval
+  return eval('import(specifier)') as Promise<T>;
+}

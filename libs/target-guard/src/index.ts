@@ -1,0 +1,4 @@
+export * from './target-guard.errors';
+export * from './address-policy';
+export * from './target-allowlist';
+export * from './target-guard';
