@@ -1,0 +1,119 @@
+import { parse } from 'node-html-parser';
+import {
+  BLOCK_PHRASES,
+  BLOCK_STATUSES,
+  CAPTCHA_PROVIDERS,
+  CHALLENGE_MARKERS,
+  CONTENT_RULES_VERSION,
+  PROTECTION_PROVIDERS,
+  SHELL_MARKERS,
+  SHELL_TEXT,
+  Signature,
+  SMALL_PAGE_TEXT,
+} from './content-rules';
+
+export type BlockReason = 'captcha' | 'cloudflare_challenge' | 'challenge' | 'hard_block' | 'soft_block' | 'empty_shell';
+
+export interface FetchedContent {
+  statusCode: number;
+  /** Lower-case header names; set-cookie may be an array. */
+  headers: Record<string, string | string[] | undefined>;
+  contentType: string | null;
+  /** Decoded text of HTML/text responses; null for binary bodies. */
+  body: string | null;
+}
+
+export interface ContentVerdict {
+  rulesVersion: string;
+  /** Target 2xx and no block signal: the content is usable. */
+  usable: boolean;
+  blockReason: BlockReason | null;
+  captchaProviders: string[];
+  protectionStack: string[];
+  potentiallyBlockedByCaptcha: boolean;
+  /** Every rule that fired, for diagnostics (job listings' rule_hits). */
+  ruleHits: string[];
+  /** Visible characters of the page (scripts and styles removed). */
+  visibleTextLength: number;
+}
+
+/**
+ * Classifies a response: CAPTCHA (provider named), anti-bot challenge, hard block (403/429…),
+ * soft block (a block page with 200), empty JavaScript shell — or usable content. Pure: the same
+ * response always gets the same verdict under one rules version.
+ */
+export class ContentValidator {
+  validate(content: FetchedContent): ContentVerdict {
+    const hits: string[] = [];
+    const html = content.body && isMarkup(content.contentType) ? content.body : null;
+    const lower = html ? html.toLowerCase() : '';
+    const visibleText = html ? visibleTextOf(html) : '';
+    const title = html ? (/<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1] ?? '').trim().toLowerCase() : '';
+    const small = html !== null && visibleText.length < SMALL_PAGE_TEXT;
+
+    const captchaProviders = matchSignatures(CAPTCHA_PROVIDERS, lower, content.headers, hits, 'captcha');
+    const protectionStack = matchSignatures(PROTECTION_PROVIDERS, lower, content.headers, hits, 'protection');
+    const status = content.statusCode;
+    const blockedStatus = BLOCK_STATUSES.includes(status);
+    if (blockedStatus) hits.push(`status:${status}`);
+
+    const challengeMarkers = CHALLENGE_MARKERS.filter((m) => lower.includes(m) || title === m);
+    challengeMarkers.forEach((m) => hits.push(`challenge:${m}`));
+    const captchaTitle = /captcha|are you a robot|verify you are human|security check/.test(title);
+    if (captchaTitle) hits.push(`title:${title.slice(0, 60)}`);
+
+    let blockReason: BlockReason | null = null;
+    if (captchaProviders.length > 0 && (small || blockedStatus || captchaTitle)) blockReason = 'captcha';
+    else if (challengeMarkers.length > 0 && (small || blockedStatus || status === 503)) {
+      blockReason = protectionStack.includes('cloudflare') ? 'cloudflare_challenge' : 'challenge';
+    } else if (blockedStatus) blockReason = 'hard_block';
+    else if (status >= 200 && status < 300 && html !== null) {
+      const phrases = BLOCK_PHRASES.filter((p) => (small && visibleText.toLowerCase().includes(p)) || title.includes(p));
+      phrases.forEach((p) => hits.push(`block-phrase:${p}`));
+      if (phrases.length > 0) blockReason = 'soft_block';
+      else if (visibleText.length < SHELL_TEXT && (SHELL_MARKERS.some((m) => lower.includes(m)) || /<script[\s>]/i.test(html))) {
+        hits.push(`shell:visible-text-${visibleText.length}`);
+        blockReason = 'empty_shell';
+      }
+    }
+    if (blockReason) hits.push(`verdict:${blockReason}`);
+
+    return {
+      rulesVersion: CONTENT_RULES_VERSION,
+      usable: status >= 200 && status < 300 && blockReason === null,
+      blockReason,
+      captchaProviders,
+      protectionStack,
+      potentiallyBlockedByCaptcha: blockReason === 'captcha' || (captchaProviders.length > 0 && small),
+      ruleHits: hits,
+      visibleTextLength: visibleText.length,
+    };
+  }
+}
+
+function isMarkup(contentType: string | null): boolean {
+  return contentType === null || /html|xml|text\/plain/i.test(contentType);
+}
+
+function visibleTextOf(html: string): string {
+  const root = parse(html, { blockTextElements: { script: false, style: false, noscript: false, template: false } as never });
+  return root.textContent.replace(/\s+/g, ' ').trim();
+}
+
+function matchSignatures(signatures: Signature[], lowerHtml: string, headers: FetchedContent['headers'], hits: string[], kind: string): string[] {
+  const cookies = [headers['set-cookie']].flat().filter((c): c is string => typeof c === 'string').map((c) => c.split('=')[0].trim().toLowerCase());
+  const server = String(headers.server ?? '').toLowerCase();
+  const found: string[] = [];
+  for (const signature of signatures) {
+    const marker = signature.markers.find((m) => lowerHtml.includes(m));
+    const header = signature.headers?.find((h) => headers[h] !== undefined);
+    const cookie = signature.cookies?.find((prefix) => cookies.some((c) => c.startsWith(prefix)));
+    const viaServer = signature.servers?.find((s) => server.includes(s));
+    const evidence = marker ? `marker:${marker}` : header ? `header:${header}` : cookie ? `cookie:${cookie}` : viaServer ? `server:${viaServer}` : null;
+    if (evidence) {
+      found.push(signature.name);
+      hits.push(`${kind}:${signature.name}:${evidence}`);
+    }
+  }
+  return found;
+}
