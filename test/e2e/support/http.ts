@@ -6,10 +6,10 @@ export interface HttpResult<T = any> {
   text: string;
 }
 
-export async function http<T = any>(baseUrl: string, path: string, init: { method?: string; token?: string; json?: unknown; body?: string | Buffer; headers?: Record<string, string> } = {}): Promise<HttpResult<T>> {
+export async function http<T = any>(baseUrl: string, path: string, init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {}): Promise<HttpResult<T>> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
-  let body: string | Buffer | undefined = init.body;
+  let body: string | undefined = init.body;
   if (init.json !== undefined) {
     headers['content-type'] ??= 'application/json';
     body = JSON.stringify(init.json);

@@ -1,0 +1,23 @@
+import type { HTMLElement } from 'node-html-parser';
+
+/** The base the page's relative URLs resolve against: its <base href> if any, else its own URL. */
+export function documentBaseUrl(root: HTMLElement, pageUrl: string): string {
+  const base = root.querySelector('base[href]')?.getAttribute('href');
+  if (!base) return pageUrl;
+  try {
+    return new URL(base, pageUrl).toString();
+  } catch {
+    return pageUrl;
+  }
+}
+
+/** Resolves a URL found in the page; leaves it as it was when it does not parse (e.g. "javascript:"). */
+export function absoluteUrl(value: string, base: string): string {
+  try {
+    return new URL(value.trim(), base).toString();
+  } catch {
+    return value;
+  }
+}
+
+export const URL_ATTRIBUTES = ['href', 'src', 'poster', 'action', 'data-src'];
