@@ -1,0 +1,70 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local target site for tests (127.0.0.1 only). Routes:
+ * /echo (method, headers, body as JSON), /page (an article), /redirect/:n (n hops then /page),
+ * /redirect-to?url= (302 there), /see-other (303 to /echo), /slow?ms=, /big?bytes=,
+ * /file.pdf (binary), /latin1 (ISO-8859-1 text), /status/:code.
+ */
+export interface FixtureSite {
+  url: string;
+  port: number;
+  hits: number;
+  close(): Promise<void>;
+}
+
+export const ARTICLE_HTML = `<!doctype html><html><head><title>Fixture article</title></head><body><h1>Fixture article</h1>${'<p>Plenty of readable text for a real page. </p>'.repeat(50)}<a href="/next">Next</a></body></html>`;
+
+export async function startFixtureSite(): Promise<FixtureSite> {
+  const site = { hits: 0 } as FixtureSite;
+  const server = http.createServer((req, res) => {
+    site.hits += 1;
+    const url = new URL(req.url ?? '/', 'http://fixture');
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const redirect = /^\/redirect\/(\d+)$/.exec(url.pathname);
+      const status = /^\/status\/(\d{3})$/.exec(url.pathname);
+      if (url.pathname === '/echo') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, headers: req.headers, body }));
+      } else if (url.pathname === '/page') {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(ARTICLE_HTML);
+      } else if (redirect) {
+        const n = Number(redirect[1]);
+        res.writeHead(302, { location: n > 1 ? `/redirect/${n - 1}` : '/page' }).end();
+      } else if (url.pathname === '/redirect-to') {
+        res.writeHead(302, { location: url.searchParams.get('url') ?? '/' }).end();
+      } else if (url.pathname === '/see-other') {
+        res.writeHead(303, { location: '/echo' }).end();
+      } else if (url.pathname === '/slow') {
+        setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('late'), Number(url.searchParams.get('ms') ?? 1000)).unref();
+      } else if (url.pathname === '/big') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(Buffer.alloc(Number(url.searchParams.get('bytes') ?? 1024), 'a'));
+      } else if (url.pathname === '/file.pdf') {
+        res.writeHead(200, { 'content-type': 'application/pdf' }).end(Buffer.from('%PDF-1.4\n%\u00e2\u00e3\n1 0 obj\n<<>>\nendobj\n\u0000\u0001binary', 'latin1'));
+      } else if (url.pathname === '/latin1') {
+        res.writeHead(200, { 'content-type': 'text/html; charset=iso-8859-1' }).end(Buffer.from('<p>Caf\u00e9 cr\u00e8me</p>', 'latin1'));
+      } else if (status) {
+        res.writeHead(Number(status[1]), { 'content-type': 'text/html' }).end(`<h1>${status[1]}</h1>`);
+      } else {
+        res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not found</h1>');
+      }
+    });
+  });
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  site.port = (server.address() as AddressInfo).port;
+  site.url = `http://127.0.0.1:${site.port}`;
+  site.close = async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  };
+  return site;
+}
