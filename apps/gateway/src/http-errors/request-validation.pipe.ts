@@ -25,6 +25,13 @@ const PROBLEM_TYPES: Record<string, string> = {
   matches: 'string_pattern_mismatch',
   arrayMaxSize: 'too_long',
   arrayUnique: 'list_unique',
+  requiresBrowser: 'requires_browser',
+  notWithBrowser: 'invalid_combination',
+  payloadNeedsPost: 'invalid_combination',
+  isProxySelection: 'proxy_selection',
+  isStringMap: 'string_map',
+  isExtractionMap: 'extraction_map',
+  isBrowserActionList: 'action_list',
 };
 
 /**

@@ -1,0 +1,178 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { IsBrowserActionList, IsExtractionMap, IsProxySelection, IsStringMap, NotWithBrowser, PayloadNeedsPost, RequiresBrowser } from './scrape-request-rules';
+
+export const FORMATS = ['html', 'markdown'] as const;
+export const BROWSER_TYPES = ['heavy', 'light'] as const;
+export const WINDOW_SIZES = ['desktop', 'mobile', 'any'] as const;
+export const ACTION_TYPES = ['click', 'input', 'key-press', 'evaluate', 'collect', 'wait-for-selector', 'wait-for-timeout', 'select', 'while'] as const;
+export const RESOURCE_TYPES = ['document', 'eventsource', 'fetch', 'font', 'image', 'manifest', 'media', 'other', 'script', 'stylesheet', 'texttrack', 'websocket', 'xhr'] as const;
+
+/** Spec 2.2. */
+export class ProxyConfig {
+  @ApiPropertyOptional({ default: 'any', description: '"any" or a two-letter ISO country code (needs approval).' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^(any|[A-Za-z]{2})$/, { message: 'proxy must be "any" or a two-letter ISO country code' })
+  proxy: string = 'any';
+
+  @ApiPropertyOptional({ default: 3, minimum: 0, maximum: 10 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  max_retries: number = 3;
+
+  @ApiPropertyOptional({ default: 1, minimum: 0, maximum: 60 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(60)
+  delay_seconds: number = 1;
+
+  @ApiPropertyOptional({ default: 2, minimum: 1, maximum: 10 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  backoff_factor: number = 2;
+}
+
+/** Spec 2.5. */
+export class HttpMethodSpec {
+  @ApiPropertyOptional({ enum: ['get', 'post'], default: 'get' })
+  @IsOptional()
+  @IsIn(['get', 'post'])
+  method: 'get' | 'post' = 'get';
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'POST body (post only).' })
+  @IsOptional()
+  @IsObject()
+  @PayloadNeedsPost()
+  payload: Record<string, unknown> | null = null;
+
+  @ApiPropertyOptional({ enum: ['json', 'form'], default: 'json' })
+  @IsOptional()
+  @IsIn(['json', 'form'])
+  content_type: 'json' | 'form' = 'json';
+}
+
+/** Spec 2.6. */
+export class NetworkCaptureSpec {
+  @ApiPropertyOptional({ enum: RESOURCE_TYPES, isArray: true, nullable: true, description: 'null captures every type.' })
+  @IsOptional()
+  @IsArray()
+  @IsIn(RESOURCE_TYPES, { each: true })
+  resource_types: string[] | null = null;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 10000, nullable: true })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10000)
+  listen_after_load_ms: number | null = null;
+}
+
+/** One browser action (spec 2.3): a `type` plus that type's fields (checked by the browser engine). */
+export interface BrowserActionSpec {
+  type: (typeof ACTION_TYPES)[number];
+  [field: string]: unknown;
+}
+
+/**
+ * The scrape request of spec 2.1 — the sync scrape body and the item type of a collection's
+ * `requests`. Defaults are the spec's; the rules of spec 4.2 are validators on the fields they
+ * concern, so a violation is reported at that field.
+ */
+export class ScrapeRequest {
+  @ApiProperty({ example: 'https://example.com/', description: 'http or https; non-public targets are refused (422).' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(8192)
+  url: string;
+
+  @ApiPropertyOptional({ enum: FORMATS, default: 'html' })
+  @IsOptional()
+  @IsIn(FORMATS)
+  format: (typeof FORMATS)[number] = 'html';
+
+  @ApiPropertyOptional({ default: false })
+  @IsOptional()
+  @IsBoolean()
+  browser: boolean = false;
+
+  @ApiPropertyOptional({ enum: BROWSER_TYPES, default: 'heavy' })
+  @IsOptional()
+  @IsIn(BROWSER_TYPES)
+  browser_type: (typeof BROWSER_TYPES)[number] = 'heavy';
+
+  @ApiPropertyOptional({ oneOf: [{ type: 'string', example: 'any' }, { $ref: '#/components/schemas/ProxyConfig' }], nullable: true })
+  @IsOptional()
+  @IsProxySelection()
+  @Type(() => ProxyConfig)
+  use_proxy: string | ProxyConfig | null = null;
+
+  @ApiPropertyOptional({ default: false, description: 'Full-page PNG, base64. Requires browser=true.' })
+  @IsOptional()
+  @IsBoolean()
+  @RequiresBrowser()
+  screenshot: boolean = false;
+
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { type: { type: 'string', enum: [...ACTION_TYPES] } }, required: ['type'], additionalProperties: true }, nullable: true, description: 'Browser actions (spec 2.3). Requires browser=true.' })
+  @IsOptional()
+  @IsBrowserActionList(ACTION_TYPES)
+  @RequiresBrowser()
+  actions: BrowserActionSpec[] | null = null;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'Output name → selector (css:, xpath:, or a bare //…) or {selector, multiple, attribute}.' })
+  @IsOptional()
+  @IsExtractionMap()
+  extract: Record<string, string | { selector: string; multiple?: boolean; attribute?: string }> | null = null;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, nullable: true })
+  @IsOptional()
+  @IsStringMap({ maxEntries: 100, maxValueLength: 8192 })
+  headers: Record<string, string> | null = null;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, nullable: true })
+  @IsOptional()
+  @IsStringMap({ maxEntries: 200, maxValueLength: 4096 })
+  cookies: Record<string, string> | null = null;
+
+  @ApiPropertyOptional({ example: 'en-US', default: '' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^$|^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, { message: 'language must be a language tag such as en-US' })
+  language: string = '';
+
+  @ApiPropertyOptional({ enum: WINDOW_SIZES, default: 'desktop' })
+  @IsOptional()
+  @IsIn(WINDOW_SIZES)
+  window_size: (typeof WINDOW_SIZES)[number] = 'desktop';
+
+  @ApiPropertyOptional({ type: HttpMethodSpec, nullable: true, description: 'Cannot be combined with browser=true.' })
+  @IsOptional()
+  @NotWithBrowser()
+  @ValidateNested()
+  @Type(() => HttpMethodSpec)
+  http_method: HttpMethodSpec | null = null;
+
+  @ApiPropertyOptional({ type: NetworkCaptureSpec, nullable: true, description: 'Requires browser=true.' })
+  @IsOptional()
+  @RequiresBrowser()
+  @ValidateNested()
+  @Type(() => NetworkCaptureSpec)
+  network_capture: NetworkCaptureSpec | null = null;
+
+  @ApiPropertyOptional({ default: false })
+  @IsOptional()
+  @IsBoolean()
+  retry_on_block: boolean = false;
+
+  @ApiPropertyOptional({ maxLength: 255 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  custom_id?: string;
+}
