@@ -1,0 +1,159 @@
+import type { ContentVerdict } from '../content-validation/content-validator';
+import type { FetchErrorType } from '../simple-fetch/fetch-failures';
+
+/**
+ * Every `guidance.error_type` the service reports (spec 2.8 leaves them open; README lists them):
+ * fetch failures (never charged) and verdicts on what the site answered (charged).
+ */
+export const ERROR_TYPES = [
+  'dns_error',
+  'connection_error',
+  'timeout',
+  'proxy_error',
+  'tls_error',
+  'too_many_redirects',
+  'body_too_large',
+  'target_blocked',
+  'fetch_error',
+  'http_4xx',
+  'http_5xx',
+  'captcha',
+  'cloudflare_challenge',
+  'challenge',
+  'hard_block',
+  'soft_block',
+  'empty_shell',
+] as const;
+export type GuidanceErrorType = (typeof ERROR_TYPES)[number];
+
+export interface Guidance {
+  success: boolean;
+  error_type: GuidanceErrorType | null;
+  error_provider: string | null;
+  credits_charged: number;
+  credits_refunded: boolean;
+  next_steps: string[];
+  suggested_request: Record<string, unknown> | null;
+  stop_reason: string | null;
+}
+
+/** What the advisor needs to know about the request that was made. */
+export interface AdvisedRequest {
+  url: string;
+  browser: boolean;
+  retry_on_block: boolean;
+  use_proxy: unknown;
+  [field: string]: unknown;
+}
+
+export type ScrapeOutcome =
+  | { kind: 'response'; statusCode: number; verdict: ContentVerdict; attempts: number }
+  | { kind: 'failure'; errorType: FetchErrorType; message: string; attempts: number };
+
+/**
+ * Turns an outcome into advice a client (or an agent) can act on: what went wrong, what to try,
+ * a ready-to-send request for the next attempt, and when retrying is pointless.
+ */
+export class GuidanceAdvisor {
+  advise(request: AdvisedRequest, outcome: ScrapeOutcome, creditsCharged: number): Guidance {
+    const base = { credits_charged: creditsCharged, credits_refunded: creditsCharged === 0 && outcome.kind === 'failure' };
+    if (outcome.kind === 'failure') return { ...base, ...this.forFailure(request, outcome) };
+    const { verdict, statusCode } = outcome;
+    const provider = verdict.captchaProviders[0] ?? verdict.protectionStack[0] ?? null;
+    if (verdict.usable) {
+      return { ...base, success: true, error_type: null, error_provider: null, next_steps: [], suggested_request: null, stop_reason: null };
+    }
+    const hardened = { ...request, browser: true, browser_type: 'heavy', retry_on_block: true, use_proxy: request.use_proxy ?? 'any', http_method: null };
+    const alreadyHardened = request.browser && request.retry_on_block;
+    switch (verdict.blockReason) {
+      case 'captcha':
+        return {
+          ...base,
+          success: false,
+          error_type: 'captcha',
+          error_provider: provider,
+          next_steps: alreadyHardened
+            ? ['The CAPTCHA persisted through a real browser and IP rotation.', 'Try a country proxy matching the site audience, or slow down.']
+            : ['Retry with browser=true (heavy) and retry_on_block=true: a fresh IP and fingerprint often avoid the CAPTCHA.'],
+          suggested_request: alreadyHardened ? null : hardened,
+          stop_reason: alreadyHardened ? 'A CAPTCHA was shown on every attempt with browser and rotation; it has to be solved, retrying will not help.' : null,
+        };
+      case 'cloudflare_challenge':
+      case 'challenge':
+        return {
+          ...base,
+          success: false,
+          error_type: verdict.blockReason,
+          error_provider: provider,
+          next_steps: request.browser ? ['The challenge was not passed by the browser; retry later through another proxy.'] : ['The site serves a JavaScript challenge: retry with browser=true (heavy), which can pass it.'],
+          suggested_request: request.browser && alreadyHardened ? null : hardened,
+          stop_reason: alreadyHardened ? 'The anti-bot challenge blocked every attempt with browser and rotation.' : null,
+        };
+      case 'hard_block':
+      case 'soft_block': {
+        const rateLimited = statusCode === 429;
+        return {
+          ...base,
+          success: false,
+          error_type: verdict.blockReason,
+          error_provider: provider,
+          next_steps: rateLimited
+            ? ['The site rate-limited this request (429): wait before retrying and send fewer requests per minute.']
+            : ['The site refused this client: retry with retry_on_block=true (another IP and fingerprint), and browser=true if it persists.'],
+          suggested_request: alreadyHardened ? null : { ...request, retry_on_block: true, use_proxy: request.use_proxy ?? 'any' },
+          stop_reason: alreadyHardened ? 'Blocked on every attempt with browser and rotation.' : null,
+        };
+      }
+      case 'empty_shell':
+        return {
+          ...base,
+          success: false,
+          error_type: 'empty_shell',
+          error_provider: provider,
+          next_steps: request.browser ? ['The page stayed empty after rendering; wait for its content with a wait-for-selector action.'] : ['The page is rendered by JavaScript: retry with browser=true (light is enough unless it is protected).'],
+          suggested_request: request.browser ? null : { ...request, browser: true, browser_type: 'light', http_method: null },
+          stop_reason: null,
+        };
+      default:
+        return this.forStatus(request, statusCode, base, provider);
+    }
+  }
+
+  private forStatus(request: AdvisedRequest, statusCode: number, base: Pick<Guidance, 'credits_charged' | 'credits_refunded'>, provider: string | null): Guidance {
+    if (statusCode >= 500) {
+      return { ...base, success: false, error_type: 'http_5xx', error_provider: provider, next_steps: [`The site failed (${statusCode}); retry later.`], suggested_request: { ...request }, stop_reason: null };
+    }
+    const gone = statusCode === 404 || statusCode === 410;
+    return {
+      ...base,
+      success: false,
+      error_type: 'http_4xx',
+      error_provider: provider,
+      next_steps: gone ? ['Check the URL: the page does not exist.'] : [`The site answered ${statusCode}; check the URL, method, headers and payload.`],
+      suggested_request: null,
+      stop_reason: gone ? `The page does not exist (${statusCode}); retrying will not help.` : null,
+    };
+  }
+
+  private forFailure(request: AdvisedRequest, outcome: Extract<ScrapeOutcome, { kind: 'failure' }>): Omit<Guidance, 'credits_charged' | 'credits_refunded'> {
+    const common = { success: false, error_type: outcome.errorType as GuidanceErrorType, error_provider: null };
+    switch (outcome.errorType) {
+      case 'dns_error':
+        return { ...common, next_steps: ['The host name does not resolve: check the URL for typos.'], suggested_request: null, stop_reason: 'The host does not exist in DNS; retrying will not help.' };
+      case 'target_blocked':
+        return { ...common, next_steps: ['The site redirected to a private or internal address, which is never fetched.'], suggested_request: null, stop_reason: 'The target redirects to a non-public address.' };
+      case 'body_too_large':
+        return { ...common, next_steps: ['The response is larger than the body limit; use /v1/sync/download for files, or a more specific URL.'], suggested_request: null, stop_reason: 'The body exceeds the size limit.' };
+      case 'too_many_redirects':
+        return { ...common, next_steps: ['The site redirects in a loop; check the URL, or send the cookies it expects.'], suggested_request: null, stop_reason: 'Redirect loop.' };
+      case 'tls_error':
+        return { ...common, next_steps: ['The site presented an invalid TLS certificate; try the http:// URL if the site offers one.'], suggested_request: null, stop_reason: 'The certificate is not valid.' };
+      case 'proxy_error':
+        return { ...common, next_steps: ['The proxy failed; retry (another proxy will be used).'], suggested_request: { ...request, use_proxy: request.use_proxy ?? 'any' }, stop_reason: null };
+      case 'timeout':
+        return { ...common, next_steps: ['The site did not answer in time; retry, possibly through a proxy closer to it.'], suggested_request: { ...request, use_proxy: request.use_proxy ?? 'any' }, stop_reason: null };
+      default:
+        return { ...common, next_steps: ['The connection failed; retry shortly.'], suggested_request: { ...request }, stop_reason: null };
+    }
+  }
+}
