@@ -4,32 +4,11 @@ import { MessageBus } from '@lib/messaging';
 import { PLAN_IDS } from '@lib/plans';
 import { CreditGate } from '../../apps/gateway/src/credits/credit-gate';
 import { ClientDirectory } from '../../apps/gateway/src/clients/client-directory';
-import { distributedInfrastructureAvailable, TEST_NATS_URL } from '../support/infrastructure';
-import { createTestDatabase, TestDatabase } from '../support/postgres-database';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { expectUsageHeaders, http } from './support/http';
+import { runtimesUnderTest } from './support/runtimes';
 
-interface Runtime {
-  name: string;
-  mode: 'embedded' | 'distributed';
-  transport: 'in-process' | 'nats';
-  prepare(): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }>;
-}
-
-const runtimes: Runtime[] = [
-  { name: 'embedded (in-process transport, PGlite)', mode: 'embedded', transport: 'in-process', prepare: async () => ({ env: {}, cleanup: async () => undefined }) },
-];
-if (distributedInfrastructureAvailable()) {
-  runtimes.push({
-    name: 'NATS + Postgres',
-    mode: 'distributed',
-    transport: 'nats',
-    prepare: async () => {
-      const database: TestDatabase = await createTestDatabase('http');
-      return { env: { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url }, cleanup: () => database.drop() };
-    },
-  });
-}
+const runtimes = runtimesUnderTest('http');
 
 /**
  * The platform end to end over HTTP on a real socket, once per runtime: the same behaviour is
@@ -227,6 +206,9 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
       const registered = env.platform.routes.map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`).filter((r) => r !== 'GET /v1/openapi.json');
       expect(documented.sort()).toEqual(registered.sort());
       expect(documented).toContain('POST /v1/admin/clients/{client_id}/rotate-token');
+      // Every $ref points at a schema that exists.
+      const refs = [...JSON.stringify(res.body).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
+      for (const ref of new Set(refs)) expect(Object.keys(res.body.components.schemas)).toContain(ref);
       expect(res.body.paths['/v1/admin/clients'].post.responses['201'].headers['X-RateLimit-Reset']).toBeDefined();
       expect(res.body.paths['/v1/admin/clients'].post.responses['422']).toBeDefined();
     });

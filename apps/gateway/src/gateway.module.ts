@@ -12,10 +12,12 @@ import { HealthController } from './health/health.controller';
 import { PlatformHealth } from './health/platform-health';
 import { OPENAPI_DOCUMENT, OpenApiController } from './openapi/openapi.controller';
 import { PlansController } from './plans/plans.controller';
+import { SyncScrapeController } from './sync-scrape/sync-scrape.controller';
+import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
 
 /** gateway: public REST under /v1 — auth, rate limits, quotas, errors — in front of the contexts. */
 @Module({
-  controllers: [QuotaEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController],
+  controllers: [QuotaEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController],
   providers: [
     ClientDirectory,
     ClientBootstrap,
@@ -24,6 +26,7 @@ import { PlansController } from './plans/plans.controller';
     CreditGate,
     { provide: QuotaCache, useFactory: () => new QuotaCache() },
     PlatformHealth,
+    SyncScrapeHandler,
     { provide: OPENAPI_DOCUMENT, useValue: { current: null } },
   ],
 })

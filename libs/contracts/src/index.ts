@@ -6,3 +6,4 @@ export * from './billing/quota.messages';
 export * from './billing/credit-reservation.messages';
 export * from './scrape/scrape-request';
 export * from './scrape/scrape-request-rules';
+export * from './scrape/scrape-execution.messages';

@@ -2,7 +2,11 @@ import type { MessageContext } from './bounded-contexts';
 import type { CommitCreditsCommand, CommitCreditsReply, ReleaseCreditsCommand, ReleaseCreditsReply, ReserveCreditsCommand, ReserveCreditsReply } from './billing/credit-reservation.messages';
 import type { QuotaChangedEvent, QuotaQuery, QuotaState } from './billing/quota.messages';
 import type { HealthQuery, HealthReport } from './health/health.messages';
+import type { ExecuteScrapeCommand, ScrapeExecutionFacts, ScrapeResultBody } from './scrape/scrape-execution.messages';
 import { SUBJECTS } from './subjects';
+
+/** A value that may have been parked in the transfer store (see MessageBus.pack). */
+export type Packed<T> = { inline: T } | { object: string; bytes: number };
 
 /**
  * Subject → request and reply types. The typed MessageBus only accepts pairs listed here, so a
@@ -11,6 +15,7 @@ import { SUBJECTS } from './subjects';
 export type RequestReplyMap = {
   [K in (typeof SUBJECTS.health)[MessageContext]]: { request: HealthQuery; reply: HealthReport };
 } & {
+  [SUBJECTS.scrape.execute]: { request: ExecuteScrapeCommand; reply: { facts: ScrapeExecutionFacts; result: Packed<ScrapeResultBody> } };
   [SUBJECTS.billing.quotaQuery]: { request: QuotaQuery; reply: QuotaState };
   [SUBJECTS.billing.creditsReserve]: { request: ReserveCreditsCommand; reply: ReserveCreditsReply };
   [SUBJECTS.billing.creditsCommit]: { request: CommitCreditsCommand; reply: CommitCreditsReply };

@@ -17,6 +17,10 @@ export const SUBJECTS = {
     'proxy-approvals': 'proxy-approvals.health.query.v1',
     'viability-analyzer': 'viability-analyzer.health.query.v1',
   } satisfies Record<MessageContext, string>,
+  scrape: {
+    /** Run one scrape; the reply's result may be parked in the transfer store (PackedPayload). */
+    execute: 'scrape-engine.scrape.execute.command.v1',
+  },
   billing: {
     /** Current month's quota state of one client (gateway → billing-meter, request/reply). */
     quotaQuery: 'billing-meter.quota.query.v1',

@@ -2,8 +2,26 @@ import type { EventMap, EventSubject, ReplyOf, RequestOf, RequestSubject } from 
 import { DependencyUnavailableError, isSerializedAppError, RemoteAppError, TransportTimeoutError } from '@lib/errors';
 import { CORRELATION_HEADER, currentCorrelationId } from '@lib/logging';
 import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
 import type { TransportClient } from './transport.factory';
+
+/**
+ * A value on its way to another context: inline, or — over NATS, above INLINE_PAYLOAD_LIMIT —
+ * parked in a JetStream object store (chunked, so NATS's 1 MB message limit never applies).
+ */
+export type PackedPayload<T> = { inline: T } | { object: string; bytes: number };
+
+export const INLINE_PAYLOAD_LIMIT = 512 * 1024;
+const TRANSFER_BUCKET = 'transfer-payloads';
+// A parked payload nobody collects (its requester died) disappears on its own.
+const TRANSFER_TTL_NANOS = 10 * 60 * 1e9;
+
+interface ObjectStoreLike {
+  putBlob(meta: { name: string }, data: Uint8Array): Promise<unknown>;
+  getBlob(name: string): Promise<Uint8Array | null>;
+  delete(name: string): Promise<unknown>;
+}
 
 export interface RequestOptions {
   timeoutMs?: number;
@@ -17,6 +35,7 @@ export interface RequestOptions {
  */
 export class MessageBus {
   private readonly logger = new Logger('MessageBus');
+  private store: Promise<ObjectStoreLike> | null = null;
 
   constructor(
     private readonly transport: TransportClient,
@@ -33,6 +52,34 @@ export class MessageBus {
 
   async close(): Promise<void> {
     await this.transport.client.close();
+  }
+
+  /** Packs a large reply so it can cross the transport (see PackedPayload). */
+  async pack<T>(value: T): Promise<PackedPayload<T>> {
+    if (this.transport.kind !== 'nats') return { inline: value };
+    const json = Buffer.from(JSON.stringify(value));
+    if (json.length <= INLINE_PAYLOAD_LIMIT) return { inline: value };
+    const name = randomUUID();
+    await (await this.objectStore()).putBlob({ name }, json);
+    return { object: name, bytes: json.length };
+  }
+
+  /** Opens a packed payload; a parked one is deleted once read. */
+  async unpack<T>(packed: PackedPayload<T>): Promise<T> {
+    if ('inline' in packed) return packed.inline;
+    const store = await this.objectStore();
+    const data = await store.getBlob(packed.object);
+    if (!data) throw new DependencyUnavailableError(`the transferred payload ${packed.object} is gone (expired or already read)`);
+    void store.delete(packed.object).catch(() => undefined);
+    return JSON.parse(Buffer.from(data).toString('utf8')) as T;
+  }
+
+  private async objectStore(): Promise<ObjectStoreLike> {
+    this.store ??= (async () => {
+      const nc = this.transport.client.unwrap<{ jetstream(): { views: { os(name: string, opts: object): Promise<ObjectStoreLike> } } }>();
+      return nc.jetstream().views.os(TRANSFER_BUCKET, { ttl: TRANSFER_TTL_NANOS });
+    })();
+    return this.store;
   }
 
   /** Round trip to the broker (NATS flush); the in-process bus is always reachable. */

@@ -1,11 +1,12 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Access } from '../admission/route-access';
-import { HealthDto } from './health.dto';
+import { DependencyCheckDto, HealthDto, ServiceHealthDto } from './health.dto';
 import { PlatformHealth } from './platform-health';
 
 @ApiTags('health')
+@ApiExtraModels(DependencyCheckDto, ServiceHealthDto)
 @Controller('v1/health')
 export class HealthController {
   constructor(private readonly health: PlatformHealth) {}

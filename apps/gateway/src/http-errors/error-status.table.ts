@@ -19,6 +19,10 @@ export const HTTP_ERROR_TABLE: Readonly<Record<string, HttpErrorMapping>> = {
   'request.validation_failed': { status: 422, errorCode: 'validation_error' },
   // SSRF guard (libs/target-guard): spec section 7 puts non-public targets under 422.
   'target.blocked': { status: 422, errorCode: 'target_blocked' },
+  'scrape.invalid_request': { status: 422, errorCode: 'invalid_scrape_request' },
+  'proxy.country_not_approved': { status: 403, errorCode: 'country_not_approved' },
+  'proxy.pool_missing': { status: 503, errorCode: 'proxy_pool_unavailable' },
+  'gateway.browser_mode_unavailable': { status: 501, errorCode: 'browser_mode_unavailable' },
   'resource.not_found': { status: 404, errorCode: 'not_found' },
   'resource.conflict': { status: 409, errorCode: 'conflict' },
   'gateway.client_exists': { status: 409, errorCode: 'client_exists' },

@@ -133,7 +133,8 @@ export class SimpleFetcher {
       method,
       headers,
       ...body,
-      dnsLookup: pinnedLookup(target),
+      // Through a proxy, the proxy resolves the target (vetted here first; see docs/operations.md).
+      dnsLookup: request.proxyUrl ? undefined : pinnedLookup(target),
       http2: false,
       useHeaderGenerator: false,
       proxyUrl: request.proxyUrl ?? undefined,

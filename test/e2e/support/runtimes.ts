@@ -1,0 +1,28 @@
+import { distributedInfrastructureAvailable, TEST_NATS_URL } from '../../support/infrastructure';
+import { createTestDatabase, TestDatabase } from '../../support/postgres-database';
+
+/** The runtimes every HTTP-level behaviour is required in (Postgres + NATS only where reachable). */
+export interface Runtime {
+  name: string;
+  mode: 'embedded' | 'distributed';
+  transport: 'in-process' | 'nats';
+  prepare(): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }>;
+}
+
+export function runtimesUnderTest(label: string): Runtime[] {
+  const runtimes: Runtime[] = [
+    { name: 'embedded (in-process transport, PGlite)', mode: 'embedded', transport: 'in-process', prepare: async () => ({ env: {}, cleanup: async () => undefined }) },
+  ];
+  if (distributedInfrastructureAvailable()) {
+    runtimes.push({
+      name: 'NATS + Postgres',
+      mode: 'distributed',
+      transport: 'nats',
+      prepare: async () => {
+        const database: TestDatabase = await createTestDatabase(label);
+        return { env: { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url }, cleanup: () => database.drop() };
+      },
+    });
+  }
+  return runtimes;
+}

@@ -1,0 +1,134 @@
+import net from 'node:net';
+import { FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { expectUsageHeaders, http } from './support/http';
+import { runtimesUnderTest } from './support/runtimes';
+
+/**
+ * POST /v1/sync/scrape in simple mode, end to end over HTTP against a local fixture site, in both
+ * runtimes: formats, extraction, binary bodies, failures with guidance, SSRF, and credits that
+ * agree between X-Credits-Charged, guidance and the ledger.
+ */
+describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (runtime) => {
+  let site: FixtureSite;
+  let env: InProcessPlatform;
+  let url: string;
+  let token: string;
+  let cleanup: () => Promise<void> = async () => undefined;
+  let closedPort: number;
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    closedPort = await new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, '127.0.0.1', () => {
+        const port = (s.address() as net.AddressInfo).port;
+        s.close(() => resolve(port));
+      });
+    });
+    const prepared = await runtime.prepare();
+    cleanup = prepared.cleanup;
+    env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${closedPort}` });
+    url = env.url;
+    const created = await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'starter' } });
+    token = created.body.token;
+  });
+  afterAll(async () => {
+    await env?.stop();
+    await cleanup();
+    await site?.close();
+  });
+
+  const scrape = (body: Record<string, unknown>) => http(url, '/v1/sync/scrape', { token, json: body });
+  const quotaUsed = async () => Number((await http(url, '/v1/plans', { token })).headers.get('x-quota-used'));
+
+  it('returns the page as HTML with timings and guidance, and charges 1 credit in the ledger', async () => {
+    const before = await quotaUsed();
+    const res = await scrape({ url: `${site.url}/page` });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ statusCode: 200, message: 'OK', markdown: null, screenshot: null, potentiallyBlockedByCaptcha: false, content_type: 'text/html; charset=utf-8', body_base64: null, body_url: null });
+    expect(res.body.html).toContain('<h1>Fixture article</h1>');
+    expect(res.body.guidance).toMatchObject({ success: true, error_type: null, credits_charged: 1, credits_refunded: false });
+    expect(Object.keys(res.body.timings).sort()).toEqual(['extraction_ms', 'navigation_ms', 'proxy_ms', 'queue_wait_ms', 'total_ms']);
+    expect(res.headers.get('x-credits-charged')).toBe('1');
+    expect(Number(res.headers.get('x-quota-used'))).toBe(before + 1);
+    expectUsageHeaders(res);
+  });
+
+  it('converts to markdown with absolute links and extracts with CSS and XPath', async () => {
+    const res = await scrape({ url: `${site.url}/page`, format: 'markdown', extract: { title: 'h1', next: { selector: '//a/@href' }, paragraphs: { selector: 'css:p', multiple: true } } });
+    expect(res.body.html).toBeNull();
+    expect(res.body.markdown).toMatch(/^# Fixture article/);
+    expect(res.body.markdown).toContain(`[Next](${site.url}/next)`);
+    expect(res.body.extracted_data).toMatchObject({ title: 'Fixture article', next: `${site.url}/next` });
+    expect(res.body.extracted_data.paragraphs).toHaveLength(50);
+  });
+
+  it('returns binary bodies base64-encoded with an empty html', async () => {
+    const res = await scrape({ url: `${site.url}/file.pdf` });
+    expect(res.body).toMatchObject({ html: '', content_type: 'application/pdf' });
+    expect(Buffer.from(res.body.body_base64, 'base64').subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
+  it('sends POST payloads, headers and cookies', async () => {
+    const res = await scrape({ url: `${site.url}/echo`, http_method: { method: 'post', payload: { q: 'tea' }, content_type: 'form' }, headers: { 'X-Trace': 't1' }, cookies: { a: 'b' } });
+    expect(JSON.parse(res.body.html)).toMatchObject({ method: 'POST', body: 'q=tea', headers: { 'x-trace': 't1', cookie: 'a=b' } });
+  });
+
+  it('carries a body over NATS\'s 1 MB message limit (3 MB)', async () => {
+    const res = await scrape({ url: `${site.url}/big?bytes=3000000` });
+    expect(res.status).toBe(200);
+    expect(res.body.html).toHaveLength(3_000_000);
+  });
+
+  it('reports a target 404 with guidance, and charges it (the site answered)', async () => {
+    const res = await scrape({ url: `${site.url}/status/404` });
+    expect(res.status).toBe(200);
+    expect(res.body.statusCode).toBe(404);
+    expect(res.body.guidance).toMatchObject({ success: false, error_type: 'http_4xx', credits_charged: 1, stop_reason: expect.stringContaining('does not exist') });
+    expect(res.headers.get('x-credits-charged')).toBe('1');
+  });
+
+  it('does not charge an infrastructure failure and says so', async () => {
+    const before = await quotaUsed();
+    const res = await scrape({ url: `http://127.0.0.1:${closedPort}/` });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ statusCode: 0, html: null });
+    expect(res.body.guidance).toMatchObject({ success: false, error_type: 'connection_error', credits_charged: 0, credits_refunded: true });
+    expect(Object.keys(res.body.timings)).toContain('total_ms');
+    expect(res.headers.get('x-credits-charged')).toBe('0');
+    expect(await quotaUsed()).toBe(before);
+  });
+
+  it.each([
+    ['a loopback port that is not allowlisted', () => 'http://127.0.0.1:9/', 'target_blocked'],
+    ['cloud metadata', () => 'http://169.254.169.254/latest/meta-data/', 'target_blocked'],
+    ['localhost', () => 'http://localhost/', 'target_blocked'],
+    ['a file URL', () => 'file:///etc/passwd', 'target_blocked'],
+  ])('refuses %s with 422 and charges nothing', async (_label, target, code) => {
+    const before = await quotaUsed();
+    const res = await scrape({ url: target() });
+    expect(res.status).toBe(422);
+    expect(res.body.error_code).toBe(code);
+    expect(res.headers.get('x-credits-charged')).toBe('0');
+    expect(await quotaUsed()).toBe(before);
+  });
+
+  it('applies the rules of spec 4.2 before any work', async () => {
+    const screenshot = await scrape({ url: `${site.url}/page`, screenshot: true });
+    expect(screenshot.status).toBe(422);
+    expect(screenshot.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'screenshot'], type: 'requires_browser' })]);
+    const combo = await scrape({ url: `${site.url}/page`, browser: true, http_method: { method: 'post' } });
+    expect(combo.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'http_method'], type: 'invalid_combination' })]);
+    const selector = await scrape({ url: `${site.url}/page`, extract: { broken: 'css:li[' } });
+    expect(selector.status).toBe(422);
+    expect(selector.body).toMatchObject({ error_code: 'invalid_scrape_request', detail: expect.stringContaining('extract.broken') });
+  });
+
+  it('answers 403 for an unapproved country proxy and 501 for browser mode (not deployed yet)', async () => {
+    expect((await scrape({ url: `${site.url}/page`, use_proxy: 'DE' })).body.error_code).toBe('country_not_approved');
+    expect((await scrape({ url: `${site.url}/page`, use_proxy: { proxy: 'fr' } })).status).toBe(403);
+    const browser = await scrape({ url: `${site.url}/page`, browser: true });
+    expect(browser.status).toBe(501);
+    expect(browser.headers.get('x-credits-charged')).toBe('0');
+  });
+});
