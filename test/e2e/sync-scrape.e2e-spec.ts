@@ -1,3 +1,4 @@
+import { importEsm } from '@lib/runtime';
 import net from 'node:net';
 import { FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
@@ -124,11 +125,98 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
     expect(selector.body).toMatchObject({ error_code: 'invalid_scrape_request', detail: expect.stringContaining('extract.broken') });
   });
 
+  it('flags a CAPTCHA wall, names the provider and suggests the next request', async () => {
+    const res = await scrape({ url: `${site.url}/captcha` });
+    expect(res.body.potentiallyBlockedByCaptcha).toBe(true);
+    expect(res.body.guidance).toMatchObject({ success: false, error_type: 'captcha', error_provider: 'recaptcha', credits_charged: 1, suggested_request: { browser: true, retry_on_block: true } });
+  });
+
+  it('retries a block with retry_on_block and charges only the successful attempt', async () => {
+    const blocked = await scrape({ url: `${site.url}/flaky-block?key=${runtime.mode}-a&n=2` });
+    expect(blocked.body).toMatchObject({ statusCode: 403, guidance: { error_type: 'hard_block', credits_charged: 1 } });
+    const before = await quotaUsed();
+    const retried = await scrape({ url: `${site.url}/flaky-block?key=${runtime.mode}-b&n=2`, retry_on_block: true });
+    expect(retried.body).toMatchObject({ statusCode: 200, guidance: { success: true, credits_charged: 1 } });
+    expect(retried.headers.get('x-credits-charged')).toBe('1');
+    expect(await quotaUsed()).toBe(before + 1);
+    const gaveUp = await scrape({ url: `${site.url}/flaky-block?key=${runtime.mode}-c&n=9`, retry_on_block: true });
+    expect(gaveUp.body).toMatchObject({ statusCode: 403, guidance: { error_type: 'hard_block', credits_charged: 1 } });
+  });
+
+  it('downloads files as base64 with their MIME type (spec 2.9), 1 credit', async () => {
+    const res = await http(url, '/v1/sync/download', { token, json: { url: `${site.url}/file.pdf` } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ contentType: 'application/pdf', statusCode: 200, message: 'OK' });
+    expect(Buffer.from(res.body.content, 'base64').subarray(0, 5).toString()).toBe('%PDF-');
+    expect(typeof res.body.executionTime).toBe('number');
+    expect(res.headers.get('x-credits-charged')).toBe('1');
+    const failed = await http(url, '/v1/sync/download', { token, json: { url: `http://127.0.0.1:${closedPort}/x.pdf` } });
+    expect(failed.body).toMatchObject({ content: null, statusCode: 0 });
+    expect(failed.headers.get('x-credits-charged')).toBe('0');
+    expect((await http(url, '/v1/sync/download', { token, json: { url: 'http://10.0.0.1/x.pdf' } })).status).toBe(422);
+    expect((await http(url, '/v1/sync/download', { token, json: { url: `${site.url}/file.pdf`, use_proxy: 'US' } })).status).toBe(403);
+  });
+
   it('answers 403 for an unapproved country proxy and 501 for browser mode (not deployed yet)', async () => {
     expect((await scrape({ url: `${site.url}/page`, use_proxy: 'DE' })).body.error_code).toBe('country_not_approved');
     expect((await scrape({ url: `${site.url}/page`, use_proxy: { proxy: 'fr' } })).status).toBe(403);
     const browser = await scrape({ url: `${site.url}/page`, browser: true });
     expect(browser.status).toBe(501);
     expect(browser.headers.get('x-credits-charged')).toBe('0');
+  });
+});
+
+describe.each(runtimesUnderTest('proxied'))('simple scrapes through PROXY_POOL — $name', (runtime) => {
+  type ProxyServer = { listen(): Promise<void>; close(force: boolean): Promise<void>; port: number };
+  let site: FixtureSite;
+  let env: InProcessPlatform;
+  let token: string;
+  let cleanup: () => Promise<void> = async () => undefined;
+  const proxies: ProxyServer[] = [];
+  const counts = [0, 0];
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    const { Server } = await importEsm<{ Server: new (o: object) => ProxyServer }>('proxy-chain');
+    for (const i of [0, 1]) {
+      const proxy = new Server({ port: 0, host: '127.0.0.1', prepareRequestFunction: () => ((counts[i] += 1), {}) });
+      await proxy.listen();
+      proxies.push(proxy);
+    }
+    const dead = await new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, '127.0.0.1', () => {
+        const port = (s.address() as net.AddressInfo).port;
+        s.close(() => resolve(port));
+      });
+    });
+    const prepared = await runtime.prepare();
+    cleanup = prepared.cleanup;
+    const pool = { any: [`http://127.0.0.1:${proxies[0].port}`, `http://127.0.0.1:${dead}`, `http://127.0.0.1:${proxies[1].port}`] };
+    env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, PROXY_POOL: JSON.stringify(pool) });
+    token = (await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro' } })).body.token;
+  });
+  afterAll(async () => {
+    await env?.stop();
+    await cleanup();
+    for (const p of proxies) await p.close(true);
+    await site?.close();
+  });
+
+  it('rotates over the pool and retries a dead proxy on the next one', async () => {
+    const results = [];
+    for (let i = 0; i < 6; i += 1) {
+      results.push(await http(env.url, '/v1/sync/scrape', { token, json: { url: `${site.url}/page`, use_proxy: { proxy: 'any', max_retries: 2, delay_seconds: 0 } } }));
+    }
+    expect(results.map((r) => r.body.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(results.every((r) => r.headers.get('x-credits-charged') === '1')).toBe(true);
+    // Both live proxies carried traffic, and every request went through one of them.
+    expect(counts[0]).toBeGreaterThanOrEqual(2);
+    expect(counts[1]).toBeGreaterThanOrEqual(2);
+    expect(counts[0] + counts[1]).toBe(6);
+  });
+
+  it('refuses a country with no configured pool instead of connecting directly', async () => {
+    // No country is approved yet (proxy approvals: issue 7), so the gateway stops it first.
+    expect((await http(env.url, '/v1/sync/scrape', { token, json: { url: `${site.url}/page`, use_proxy: 'DE' } })).status).toBe(403);
   });
 });

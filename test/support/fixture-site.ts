@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
  * A local target site for tests (127.0.0.1 only). Routes:
  * /echo (method, headers, body as JSON), /page (an article), /redirect/:n (n hops then /page),
  * /redirect-to?url= (302 there), /see-other (303 to /echo), /slow?ms=, /big?bytes=,
- * /file.pdf (binary), /latin1 (ISO-8859-1 text), /status/:code.
+ * /file.pdf (binary), /latin1 (ISO-8859-1 text), /status/:code, /flaky-block?key=&n= (403 n times,
+ * then the article), /captcha (a reCAPTCHA wall).
  */
 export interface FixtureSite {
   url: string;
@@ -16,8 +17,12 @@ export interface FixtureSite {
 
 export const ARTICLE_HTML = `<!doctype html><html><head><title>Fixture article</title></head><body><h1>Fixture article</h1>${'<p>Plenty of readable text for a real page. </p>'.repeat(50)}<a href="/next">Next</a></body></html>`;
 
+// The provider script URL is inert: nothing here is ever rendered by a browser that could load it.
+export const CAPTCHA_HTML = '<html><head><title>Security check</title></head><body><p>Complete the check to continue.</p><div class="g-recaptcha" data-sitekey="x"></div><script src="https://www.google.com/recaptcha/api.js"></script></body></html>';
+
 export async function startFixtureSite(): Promise<FixtureSite> {
   const site = { hits: 0 } as FixtureSite;
+  const flaky = new Map<string, number>();
   const server = http.createServer((req, res) => {
     site.hits += 1;
     const url = new URL(req.url ?? '/', 'http://fixture');
@@ -47,6 +52,15 @@ export async function startFixtureSite(): Promise<FixtureSite> {
         res.writeHead(200, { 'content-type': 'application/pdf' }).end(Buffer.from('%PDF-1.4\n%\u00e2\u00e3\n1 0 obj\n<<>>\nendobj\n\u0000\u0001binary', 'latin1'));
       } else if (url.pathname === '/latin1') {
         res.writeHead(200, { 'content-type': 'text/html; charset=iso-8859-1' }).end(Buffer.from('<p>Caf\u00e9 cr\u00e8me</p>', 'latin1'));
+      } else if (url.pathname === '/flaky-block') {
+        // 403 for the first `n` hits of a key, then the article: a block that rotation gets past.
+        const key = url.searchParams.get('key') ?? '';
+        const seen = (flaky.get(key) ?? 0) + 1;
+        flaky.set(key, seen);
+        if (seen <= Number(url.searchParams.get('n') ?? 1)) res.writeHead(403, { 'content-type': 'text/html' }).end('<h1>Access denied</h1>');
+        else res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE_HTML);
+      } else if (url.pathname === '/captcha') {
+        res.writeHead(200, { 'content-type': 'text/html' }).end(CAPTCHA_HTML);
       } else if (status) {
         res.writeHead(Number(status[1]), { 'content-type': 'text/html' }).end(`<h1>${status[1]}</h1>`);
       } else {

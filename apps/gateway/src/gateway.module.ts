@@ -5,6 +5,7 @@ import { RequestAdmission } from './admission/request-admission';
 import { RequestRateLimiter } from './admission/request-rate-limiter';
 import { ClientBootstrap } from './clients/client-bootstrap';
 import { ClientDirectory } from './clients/client-directory';
+import { ChargedExecution } from './credits/charged-execution';
 import { CreditGate } from './credits/credit-gate';
 import { QuotaCache } from './credits/quota-cache';
 import { QuotaEventsController } from './credits/quota-events.controller';
@@ -24,6 +25,7 @@ import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
     RequestRateLimiter,
     RequestAdmission,
     CreditGate,
+    ChargedExecution,
     { provide: QuotaCache, useFactory: () => new QuotaCache() },
     PlatformHealth,
     SyncScrapeHandler,

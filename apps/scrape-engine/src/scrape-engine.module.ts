@@ -3,6 +3,7 @@ import { createHealthController } from '@lib/runtime';
 import { TargetAllowlist, TargetGuard } from '@lib/target-guard';
 import { Module } from '@nestjs/common';
 import { ContentValidator } from './content-validation/content-validator';
+import { DownloadExecutor } from './download/download.executor';
 import { SelectorExtractor } from './extraction/selector-extractor';
 import { MarkdownConverter } from './formats/markdown-converter';
 import { GuidanceAdvisor } from './guidance/guidance-advisor';
@@ -23,6 +24,7 @@ import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
     SelectorExtractor,
     GuidanceAdvisor,
     SimpleScrapeExecutor,
+    DownloadExecutor,
   ],
 })
 export class ScrapeEngineModule {}

@@ -7,3 +7,4 @@ export * from './billing/credit-reservation.messages';
 export * from './scrape/scrape-request';
 export * from './scrape/scrape-request-rules';
 export * from './scrape/scrape-execution.messages';
+export * from './scrape/download-request';

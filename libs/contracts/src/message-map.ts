@@ -2,7 +2,7 @@ import type { MessageContext } from './bounded-contexts';
 import type { CommitCreditsCommand, CommitCreditsReply, ReleaseCreditsCommand, ReleaseCreditsReply, ReserveCreditsCommand, ReserveCreditsReply } from './billing/credit-reservation.messages';
 import type { QuotaChangedEvent, QuotaQuery, QuotaState } from './billing/quota.messages';
 import type { HealthQuery, HealthReport } from './health/health.messages';
-import type { ExecuteScrapeCommand, ScrapeExecutionFacts, ScrapeResultBody } from './scrape/scrape-execution.messages';
+import type { DownloadResultBody, ExecuteDownloadCommand, ExecuteScrapeCommand, ScrapeExecutionFacts, ScrapeResultBody } from './scrape/scrape-execution.messages';
 import { SUBJECTS } from './subjects';
 
 /** A value that may have been parked in the transfer store (see MessageBus.pack). */
@@ -16,6 +16,7 @@ export type RequestReplyMap = {
   [K in (typeof SUBJECTS.health)[MessageContext]]: { request: HealthQuery; reply: HealthReport };
 } & {
   [SUBJECTS.scrape.execute]: { request: ExecuteScrapeCommand; reply: { facts: ScrapeExecutionFacts; result: Packed<ScrapeResultBody> } };
+  [SUBJECTS.scrape.download]: { request: ExecuteDownloadCommand; reply: { facts: ScrapeExecutionFacts; result: Packed<DownloadResultBody> } };
   [SUBJECTS.billing.quotaQuery]: { request: QuotaQuery; reply: QuotaState };
   [SUBJECTS.billing.creditsReserve]: { request: ReserveCreditsCommand; reply: ReserveCreditsReply };
   [SUBJECTS.billing.creditsCommit]: { request: CommitCreditsCommand; reply: CommitCreditsReply };

@@ -20,6 +20,8 @@ export const SUBJECTS = {
   scrape: {
     /** Run one scrape; the reply's result may be parked in the transfer store (PackedPayload). */
     execute: 'scrape-engine.scrape.execute.command.v1',
+    /** Download one file (spec 2.9); the content may be parked in the transfer store. */
+    download: 'scrape-engine.download.execute.command.v1',
   },
   billing: {
     /** Current month's quota state of one client (gateway → billing-meter, request/reply). */

@@ -1,4 +1,4 @@
-import { ProxyConfig, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
+import { DownloadRequest, DownloadResultBody, ProxyConfig, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -23,5 +23,14 @@ export class SyncScrapeController {
   @ApiForbiddenResponse({ description: 'Country proxy not approved (error_code country_not_approved).' })
   scrape(@Body() body: ScrapeRequest, @Req() request: FastifyRequest): Promise<ScrapeResultBody> {
     return this.handler.scrape(body, request.admission);
+  }
+
+  @Post('download')
+  @HttpCode(200)
+  @Access('client')
+  @ApiOperation({ summary: 'Download one file (spec 2.9): base64 content with its detected MIME type. 1 credit when the target answered.' })
+  @ApiOkResponse({ description: '{content, contentType, statusCode, message, executionTime}; statusCode 0 when the target never answered (not charged).' })
+  download(@Body() body: DownloadRequest, @Req() request: FastifyRequest): Promise<DownloadResultBody> {
+    return this.handler.download(body, request.admission);
   }
 }

@@ -1,4 +1,5 @@
 import { IsObject, IsString, Length } from 'class-validator';
+import type { BillableMode } from '../billing/credit-reservation.messages';
 
 /** Ask scrape-engine to run one scrape (gateway → scrape-engine; later also batch-orchestrator). */
 export class ExecuteScrapeCommand {
@@ -38,7 +39,7 @@ export interface ScrapeExecutionFacts {
   /** Whether the site answered (site-level blocks included): then it is charged. */
   billable: boolean;
   credits: number;
-  mode: 'simple' | 'browser';
+  mode: BillableMode;
   target_domain: string;
   status_code: number | null;
   block_reason: string | null;
@@ -47,4 +48,27 @@ export interface ScrapeExecutionFacts {
   rules_version: string;
   proxy: string | null;
   attempts: number;
+}
+
+/** Ask scrape-engine to download one file (spec 2.9). */
+export class ExecuteDownloadCommand {
+  @IsString()
+  @Length(1, 256)
+  request_id: string;
+
+  @IsString()
+  @Length(1, 128)
+  client_id: string;
+
+  @IsObject()
+  request: Record<string, unknown>;
+}
+
+/** Spec 2.9 response. */
+export interface DownloadResultBody {
+  content: string | null;
+  contentType: string | null;
+  statusCode: number;
+  message: string;
+  executionTime: number | null;
 }
