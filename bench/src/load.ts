@@ -13,7 +13,7 @@ export interface LoadResult {
  * Closed-loop load: `concurrency` keep-alive connections, each sending the next request as soon
  * as the previous answer is read, for `seconds`. Bounded in time and only ever aimed at loopback.
  */
-export async function runLoad(url: string, headers: Record<string, string>, concurrency: number, seconds: number): Promise<LoadResult> {
+export async function runLoad(url: string, headers: Record<string, string>, concurrency: number, seconds: number, body?: string): Promise<LoadResult> {
   const target = new URL(url);
   if (!['127.0.0.1', 'localhost'].includes(target.hostname)) throw new Error('benchmarks only target loopback');
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
@@ -24,7 +24,7 @@ export async function runLoad(url: string, headers: Record<string, string>, conc
   const one = () =>
     new Promise<void>((resolve, reject) => {
       const t0 = performance.now();
-      const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'GET', headers, agent }, (res) => {
+      const req = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: body ? 'POST' : 'GET', headers: body ? { ...headers, 'content-type': 'application/json' } : headers, agent }, (res) => {
         res.resume();
         res.on('end', () => {
           latencies.push(performance.now() - t0);
@@ -33,7 +33,7 @@ export async function runLoad(url: string, headers: Record<string, string>, conc
         });
       });
       req.on('error', reject);
-      req.end();
+      req.end(body);
     });
   await Promise.all(
     Array.from({ length: concurrency }, async () => {

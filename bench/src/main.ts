@@ -6,6 +6,8 @@ import fastify from 'fastify';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { importEsm } from '@lib/runtime';
+import http from 'node:http';
 import { startPlatform } from '../../apps/platform/src/platform';
 import { runLoad } from './load';
 
@@ -21,7 +23,8 @@ async function main(): Promise<void> {
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-bench-'));
-  const platform = await startPlatform(loadPlatformConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }));
+  const page = await startBenchPage();
+  const platform = await startPlatform(loadPlatformConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TARGET_ALLOWLIST: `127.0.0.1:${page.port}` }));
   const admin = platform.bootstrapTokens.find((t) => t.clientId === 'admin')!.token!;
   const created = await fetch(`${platform.url}/v1/admin/clients`, {
     method: 'POST',
@@ -39,6 +42,10 @@ async function main(): Promise<void> {
   const baseline = await runLoad(bareUrl, {}, CONCURRENCY, SECONDS);
   const gateway = await runLoad(`${platform.url}/v1/plans`, { authorization: `Bearer ${created.token}` }, CONCURRENCY, SECONDS);
   const bus = platform.gateway.get(MessageBus);
+  const { gotScraping } = await importEsm<{ gotScraping: (url: string, o?: object) => Promise<{ statusCode: number }> }>('got-scraping');
+  const direct = await closedLoop(() => gotScraping(page.url, { retry: { limit: 0 } }), CONCURRENCY, SECONDS);
+  const scrapeBody = JSON.stringify({ url: page.url });
+  const service = await runLoad(`${platform.url}/v1/sync/scrape`, { authorization: `Bearer ${created.token}` }, CONCURRENCY, SECONDS, scrapeBody);
   const rpc = await timeLoop(() => bus.request(SUBJECTS.billing.quotaQuery, { client_id: 'bench', monthly_credits: 1000 }), SECONDS);
 
   clearInterval(sampler);
@@ -46,7 +53,7 @@ async function main(): Promise<void> {
     { figure: 'authenticated request through the gateway ÷ bare Fastify (same body)', value: ratio(gateway.perSecond, baseline.perSecond), detail: `${gateway.perSecond} vs ${baseline.perSecond} req/s; p50 ${gateway.p50Ms} vs ${baseline.p50Ms} ms; p99 ${gateway.p99Ms} vs ${baseline.p99Ms} ms; non-2xx ${gateway.non2xx}` },
     { figure: 'quota query over the in-process bus (round trips/s, incl. database)', value: rpc.perSecond, detail: `${rpc.count} round trips in ${rpc.seconds.toFixed(1)} s` },
     { figure: 'peak RSS of the embedded platform under this load (MB)', value: Math.round(peakRss / 1024 / 1024), detail: 'whole process: 8 contexts + load generator' },
-    { figure: 'simple scrape throughput ÷ direct got-scraping loop', value: null, detail: 'pending: arrives with the sync scrape (issue 3)' },
+    { figure: 'simple scrape through the service ÷ direct got-scraping loop (same page)', value: ratio(service.perSecond, direct.perSecond), detail: `${service.perSecond} vs ${direct.perSecond} pages/s; service p50 ${service.p50Ms} ms, p99 ${service.p99Ms} ms; non-2xx ${service.non2xx}` },
     { figure: 'browser scrape pages/s ÷ bare puppeteer (light, heavy)', value: null, detail: 'pending: browser mode (issue 4)' },
     { figure: '1000-URL collection run: wall time, jobs/s, ÷ direct', value: null, detail: 'pending: batches (issue 5)' },
     { figure: 'HTML→markdown MB/s', value: null, detail: 'pending: formats (issue 3)' },
@@ -59,8 +66,32 @@ async function main(): Promise<void> {
   console.log(`written ${out}`);
 
   await bare.close();
+  await page.close();
   await platform.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** The page both the service and the direct loop fetch: a 20 KB article on loopback. */
+async function startBenchPage(): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const html = `<!doctype html><html><head><title>Bench</title></head><body><h1>Bench page</h1>${'<p>Readable paragraph text for the benchmark page. </p>'.repeat(400)}</body></html>`;
+  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${port}/page`, port, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+}
+
+/** The same closed loop as runLoad, for a client that is a function rather than a URL. */
+async function closedLoop(fn: () => Promise<unknown>, concurrency: number, seconds: number): Promise<{ perSecond: number }> {
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  let count = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < deadline) {
+      await fn();
+      count += 1;
+    }
+  }));
+  return { perSecond: Math.round(count / ((performance.now() - started) / 1000)) };
 }
 
 function ratio(a: number, b: number): number {
