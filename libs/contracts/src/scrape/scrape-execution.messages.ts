@@ -1,8 +1,8 @@
 import { IsObject, IsString, Length } from 'class-validator';
 import type { BillableMode } from '../billing/credit-reservation.messages';
 
-/** Ask scrape-engine to run one scrape (gateway → scrape-engine; later also batch-orchestrator). */
-export class ExecuteScrapeCommand {
+/** Work for scrape-engine on behalf of one client's request. */
+export class EngineCommand {
   @IsString()
   @Length(1, 256)
   request_id: string;
@@ -11,10 +11,13 @@ export class ExecuteScrapeCommand {
   @Length(1, 128)
   client_id: string;
 
-  /** A ScrapeRequest as validated by the caller; scrape-engine validates it again at its edge. */
+  /** The request as validated by the caller; scrape-engine validates it again at its edge. */
   @IsObject()
   request: Record<string, unknown>;
 }
+
+/** Ask scrape-engine to run one scrape (a ScrapeRequest; gateway now, batch-orchestrator later). */
+export class ExecuteScrapeCommand extends EngineCommand {}
 
 /** The scrape response of spec 2.7 (the guidance object included). */
 export interface ScrapeResultBody {
@@ -50,19 +53,8 @@ export interface ScrapeExecutionFacts {
   attempts: number;
 }
 
-/** Ask scrape-engine to download one file (spec 2.9). */
-export class ExecuteDownloadCommand {
-  @IsString()
-  @Length(1, 256)
-  request_id: string;
-
-  @IsString()
-  @Length(1, 128)
-  client_id: string;
-
-  @IsObject()
-  request: Record<string, unknown>;
-}
+/** Ask scrape-engine to download one file (a DownloadRequest, spec 2.9). */
+export class ExecuteDownloadCommand extends EngineCommand {}
 
 /** Spec 2.9 response. */
 export interface DownloadResultBody {
