@@ -157,6 +157,33 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
     expect((await http(url, '/v1/sync/download', { token, json: { url: `${site.url}/file.pdf`, use_proxy: 'US' } })).status).toBe(403);
   });
 
+  it('sends the language and a mobile header set for window_size=mobile', async () => {
+    const res = await scrape({ url: `${site.url}/echo`, language: 'fr-CH', window_size: 'mobile' });
+    const echoed = JSON.parse(res.body.html);
+    expect(echoed.headers['accept-language']).toBe('fr-CH,fr;q=0.9');
+    expect(echoed.headers['user-agent']).toMatch(/Mobile|Android|iPhone/);
+  });
+
+  it('vets every redirect hop: a redirect to cloud metadata is refused, not fetched, and not charged', async () => {
+    const res = await scrape({ url: `${site.url}/redirect-to?url=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}` });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ statusCode: 0, guidance: { error_type: 'target_blocked', credits_charged: 0, stop_reason: expect.any(String) } });
+    expect(res.headers.get('x-credits-charged')).toBe('0');
+  });
+
+  it('refuses with 429 before fetching once the monthly credits are spent', async () => {
+    const small = await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'free', monthly_credits: 1 } });
+    const first = await http(url, '/v1/sync/scrape', { token: small.body.token, json: { url: `${site.url}/page` } });
+    expect(first.headers.get('x-quota-remaining')).toBe('0');
+    const hitsBefore = site.hits;
+    const second = await http(url, '/v1/sync/scrape', { token: small.body.token, json: { url: `${site.url}/page` } });
+    expect(second.status).toBe(429);
+    expect(second.body.error_code).toBe('quota_exceeded');
+    expect(Number(second.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(second.headers.get('x-credits-charged')).toBe('0');
+    expect(site.hits).toBe(hitsBefore);
+  });
+
   it('answers 403 for an unapproved country proxy and 501 for browser mode (not deployed yet)', async () => {
     expect((await scrape({ url: `${site.url}/page`, use_proxy: 'DE' })).body.error_code).toBe('country_not_approved');
     expect((await scrape({ url: `${site.url}/page`, use_proxy: { proxy: 'fr' } })).status).toBe(403);
