@@ -82,7 +82,9 @@ export class SimpleScrapeExecutor {
       } catch (error) {
         if (!(error instanceof FetchFailure)) throw error;
         failure = error;
+        // The outcome is this attempt's: forget what an earlier (blocked) attempt answered.
         response = null;
+        verdict = null;
         const viaProxy = proxyUrl !== null || error instanceof ProxyFailure;
         if (error.retryable && viaProxy && proxyRetriesLeft > 0) {
           await sleep(proxy.delayMs * proxy.backoff ** (proxy.maxRetries - proxyRetriesLeft));
