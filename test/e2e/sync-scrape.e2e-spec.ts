@@ -101,15 +101,16 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
   });
 
   it.each([
-    ['a loopback port that is not allowlisted', () => 'http://127.0.0.1:9/', 'target_blocked'],
-    ['cloud metadata', () => 'http://169.254.169.254/latest/meta-data/', 'target_blocked'],
-    ['localhost', () => 'http://localhost/', 'target_blocked'],
-    ['a file URL', () => 'file:///etc/passwd', 'target_blocked'],
-  ])('refuses %s with 422 and charges nothing', async (_label, target, code) => {
+    ['a loopback address that is not allowlisted', () => `http://127.0.0.2:${site.port}/`, 'private_ip'],
+    ['a privileged port', () => 'http://127.0.0.1:9/', 'invalid_port'],
+    ['cloud metadata', () => 'http://169.254.169.254/latest/meta-data/', 'private_ip'],
+    ['localhost', () => 'http://localhost/', 'blocked_hostname'],
+    ['a file URL', () => 'file:///etc/passwd', 'invalid_protocol'],
+  ])('refuses %s with 422 and charges nothing', async (_label, target, reason) => {
     const before = await quotaUsed();
     const res = await scrape({ url: target() });
     expect(res.status).toBe(422);
-    expect(res.body.error_code).toBe(code);
+    expect(res.body).toEqual({ detail: expect.any(String), error_code: 'target_blocked', reason });
     expect(res.headers.get('x-credits-charged')).toBe('0');
     expect(await quotaUsed()).toBe(before);
   });

@@ -37,7 +37,9 @@ export class HttpErrorFilter implements ExceptionFilter {
       const mapping = httpMappingOf(error.code) ?? INTERNAL_ERROR;
       const detail = mapping.status >= 500 && mapping === INTERNAL_ERROR ? 'The service failed to handle the request.' : error.message;
       const retryAfter = typeof error.details?.retry_after_seconds === 'number' ? error.details.retry_after_seconds : undefined;
-      return { status: mapping.status, body: { detail, error_code: mapping.errorCode }, retryAfterSeconds: retryAfter ?? (mapping.status === 503 ? 5 : undefined) };
+      // A machine-readable reason where the error has one (e.g. target_blocked → private_ip).
+      const reason = mapping.status < 500 && typeof error.details?.reason === 'string' ? { reason: error.details.reason } : {};
+      return { status: mapping.status, body: { detail, error_code: mapping.errorCode, ...reason }, retryAfterSeconds: retryAfter ?? (mapping.status === 503 ? 5 : undefined) };
     }
     const framework = frameworkErrorOf(error);
     if (framework) return framework;
