@@ -1,4 +1,4 @@
-import { DownloadRequest, DownloadResultBody, ProxyConfig, ScrapeRequest, ScrapeResultBody, SUBJECTS } from '@lib/contracts';
+import { DownloadRequest, DownloadResultBody, ProxyConfig, proxyNameOf, ScrapeRequest, ScrapeResultBody, SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { instanceToPlain } from 'class-transformer';
@@ -43,7 +43,7 @@ export class SyncScrapeHandler {
 
   /** Approvals arrive with proxy-approvals (issue 7); until then no client has a country approved. */
   private assertProxyApproved(useProxy: string | ProxyConfig | null): void {
-    const name = typeof useProxy === 'string' ? useProxy : useProxy && typeof useProxy === 'object' ? useProxy.proxy : null;
+    const name = proxyNameOf(useProxy);
     if (name && name !== 'any') {
       throw new CountryProxyNotApprovedError(`The ${name.toUpperCase()} proxy pool is not approved for this client. Country proxies need an administrator's approval (spec 3.5); use "any" meanwhile.`);
     }

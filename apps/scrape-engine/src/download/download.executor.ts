@@ -4,7 +4,7 @@ import { TargetGuard } from '@lib/target-guard';
 import { Injectable } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { CONTENT_RULES_VERSION } from '../content-validation/content-rules';
-import { proxyLabel, ProxyRotation } from '../proxy-rotation/proxy-rotation';
+import { proxyLabel, ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
 import { FetchFailure } from '../simple-fetch/fetch-failures';
 import { SimpleFetcher } from '../simple-fetch/simple-fetcher';
 import { detectContentType } from './content-type-sniffer';
@@ -24,8 +24,7 @@ export class DownloadExecutor {
   async execute(request: DownloadRequest): Promise<{ facts: ScrapeExecutionFacts; result: DownloadResultBody }> {
     const started = performance.now();
     const target = await this.guard.vet(request.url);
-    const selection = request.use_proxy === null || request.use_proxy === undefined ? null : typeof request.use_proxy === 'string' ? request.use_proxy : (request.use_proxy.proxy ?? 'any');
-    const proxyUrl = this.proxies.next(selection);
+    const proxyUrl = this.proxies.next(proxySettingsOf(request.use_proxy).selection);
     const facts = (billable: boolean, statusCode: number | null): ScrapeExecutionFacts => ({
       billable,
       credits: billable ? CREDIT_COST.simple_request : 0,

@@ -1,5 +1,5 @@
 import { ProxyPoolMissingError } from '../scrape-engine.errors';
-import { proxyLabel, ProxyRotation } from './proxy-rotation';
+import { proxyLabel, ProxyRotation, proxySettingsOf } from './proxy-rotation';
 
 describe(ProxyRotation.name, () => {
   const rotation = (pool: Record<string, string[]>) => new ProxyRotation({ proxyPool: pool });
@@ -22,5 +22,15 @@ describe(ProxyRotation.name, () => {
   it('labels a proxy by host, never with its credentials', () => {
     expect(proxyLabel('http://user:secret@proxy.example:8000')).toBe('proxy.example:8000');
     expect(proxyLabel(null)).toBeNull();
+  });
+});
+
+describe('proxySettingsOf', () => {
+  it.each([
+    [null, { selection: null, maxRetries: 3, delayMs: 1000, backoff: 2 }],
+    ['any', { selection: 'any', maxRetries: 3, delayMs: 1000, backoff: 2 }],
+    [{ proxy: 'de', max_retries: 1, delay_seconds: 0, backoff_factor: 3 }, { selection: 'de', maxRetries: 1, delayMs: 0, backoff: 3 }],
+  ])('reads %p', (useProxy, expected) => {
+    expect(proxySettingsOf(useProxy as never)).toEqual(expected);
   });
 });

@@ -1,4 +1,5 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
+import { proxyNameOf, ScrapeRequest } from '@lib/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { ProxyPoolMissingError } from '../scrape-engine.errors';
 
@@ -24,6 +25,25 @@ export class ProxyRotation {
     this.cursors.set(key, cursor + 1);
     return pool[cursor % pool.length];
   }
+}
+
+export interface ProxySettings {
+  /** Pool name for ProxyRotation.next: null (default rotation), "any" or a country code. */
+  selection: string | null;
+  maxRetries: number;
+  delayMs: number;
+  backoff: number;
+}
+
+/** A request's `use_proxy` (spec 2.2: string, proxy-config object or null) with the spec's defaults. */
+export function proxySettingsOf(useProxy: ScrapeRequest['use_proxy']): ProxySettings {
+  const config = useProxy && typeof useProxy === 'object' ? useProxy : null;
+  return {
+    selection: proxyNameOf(useProxy),
+    maxRetries: config?.max_retries ?? 3,
+    delayMs: (config?.delay_seconds ?? 1) * 1000,
+    backoff: config?.backoff_factor ?? 2,
+  };
 }
 
 /** The proxy's host only, for logs and billing facts (never its credentials). */

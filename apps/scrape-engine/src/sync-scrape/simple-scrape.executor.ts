@@ -9,7 +9,7 @@ import { ContentValidator, ContentVerdict } from '../content-validation/content-
 import { InvalidSelectorError, SelectorExtractor } from '../extraction/selector-extractor';
 import { MarkdownConverter } from '../formats/markdown-converter';
 import { GuidanceAdvisor, ScrapeOutcome } from '../guidance/guidance-advisor';
-import { proxyLabel, ProxyRotation } from '../proxy-rotation/proxy-rotation';
+import { proxyLabel, ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { FetchedResponse, SimpleFetcher } from '../simple-fetch/simple-fetcher';
 import { FetchFailure, ProxyFailure } from '../simple-fetch/fetch-failures';
@@ -141,12 +141,6 @@ export class SimpleScrapeExecutor {
 
 function emptyBody() {
   return { html: null, markdown: null, screenshot: null, extracted_data: null, evaluate_results: null, network_requests: null, content_type: null, body_base64: null, body_url: null };
-}
-
-function proxySettingsOf(useProxy: ScrapeRequest['use_proxy']): { selection: string | null; maxRetries: number; delayMs: number; backoff: number } {
-  if (useProxy === null || useProxy === undefined) return { selection: null, maxRetries: 3, delayMs: 1000, backoff: 2 };
-  if (typeof useProxy === 'string') return { selection: useProxy, maxRetries: 3, delayMs: 1000, backoff: 2 };
-  return { selection: useProxy.proxy ?? 'any', maxRetries: useProxy.max_retries ?? 3, delayMs: (useProxy.delay_seconds ?? 1) * 1000, backoff: useProxy.backoff_factor ?? 2 };
 }
 
 function httpReason(status: number): string {

@@ -61,6 +61,13 @@ function isProxyConfig(value: unknown): boolean {
   });
 }
 
+/** The pool a `use_proxy` value names ("any" or a country code), or null when it names none. */
+export function proxyNameOf(useProxy: unknown): string | null {
+  if (typeof useProxy === 'string') return useProxy;
+  if (useProxy && typeof useProxy === 'object') return (useProxy as { proxy?: string }).proxy ?? 'any';
+  return null;
+}
+
 export function isProxyName(value: string): boolean {
   return value === 'any' || /^[A-Za-z]{2}$/.test(value);
 }
