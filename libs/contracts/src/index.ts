@@ -5,6 +5,7 @@ export * from './health/health.messages';
 export * from './billing/quota.messages';
 export * from './billing/credit-reservation.messages';
 export * from './scrape/scrape-request';
+export * from './scrape/browser-actions';
 export * from './scrape/scrape-request-rules';
 export * from './scrape/scrape-execution.messages';
 export * from './scrape/download-request';

@@ -72,4 +72,46 @@ describe(ScrapeRequest.name, () => {
     expect(value.use_proxy).toMatchObject({ proxy: 'fr', max_retries: 3, delay_seconds: 1, backoff_factor: 2 });
     expect((await check({ url: 'https://example.com/', use_proxy: 'any' })).value.use_proxy).toBe('any');
   });
+
+  describe('browser actions', () => {
+    const withActions = (actions: unknown[]) => check({ url: 'https://example.com/', browser: true, actions });
+
+    it('accepts every action type, select and while included, nested while up to depth 3', async () => {
+      const inner = { type: 'while', condition: { script: 'false' }, actions: [{ type: 'wait-for-timeout', time: 1 }] };
+      const { value, problems } = await withActions([
+        { type: 'click', selector: 'css:#go', wait_for_navigation: true, optional: true },
+        { type: 'input', selector: '#q', text: 'tea' },
+        { type: 'key-press', key: 'Enter' },
+        { type: 'evaluate', script: 'document.title', timeout: 5000 },
+        { type: 'collect', extract: { rows: { selector: 'li', multiple: true } } },
+        { type: 'wait-for-selector', selector: '//main', time: 2000 },
+        { type: 'select', selector: 'css:select#size', value: 'L' },
+        { type: 'while', condition: { selector: 'css:a.next', state: 'visible' }, max_iterations: 5, actions: [{ type: 'while', condition: { selector: 'css:x' }, actions: [inner] }] },
+      ]);
+      expect(problems).toEqual([]);
+      expect(value.actions?.[7].constructor.name).toBe('WhileAction');
+    });
+
+    it.each([
+      ['click without a selector', [{ type: 'click' }], 'actions.0.selector:isString'],
+      ['input without text', [{ type: 'input', selector: '#q' }], 'actions.0.text:isString'],
+      ['an unknown field on an action', [{ type: 'key-press', key: 'a', delay: 5 }], 'actions.0.delay:whitelistValidation'],
+      ['evaluate with a zero timeout', [{ type: 'evaluate', script: '1', timeout: 0 }], 'actions.0.timeout:min'],
+      ['select without a value', [{ type: 'select', selector: '#s' }], 'actions.0.value:isString'],
+      ['while with both selector and script', [{ type: 'while', condition: { selector: '#a', script: 'true' }, actions: [] }], 'actions.0.condition:exactlyOneCondition'],
+      ['while with an unknown state', [{ type: 'while', condition: { selector: '#a', state: 'hidden' }, actions: [] }], 'actions.0.condition.state:isIn'],
+      ['while over 100 iterations', [{ type: 'while', condition: { script: 'true' }, actions: [], max_iterations: 101 }], 'actions.0.max_iterations:max'],
+      ['a bad action inside a loop', [{ type: 'while', condition: { script: 'true' }, actions: [{ type: 'wait-for-timeout' }] }], 'actions.0.actions.0.time:isInt'],
+      ['a wait over 30 s', [{ type: 'wait-for-timeout', time: 30001 }], 'actions.0.time:max'],
+      ['collect with a bad extract', [{ type: 'collect', extract: { 'bad name': 'h1' } }], 'actions.0.extract:isExtractionMap'],
+    ])('rejects %s at its own location', async (_label, actions, problem) => {
+      expect((await withActions(actions)).problems).toContain(problem);
+    });
+
+    it('bounds while nesting to depth 3', async () => {
+      const nest = (depth: number): unknown => (depth === 0 ? { type: 'wait-for-timeout', time: 1 } : { type: 'while', condition: { script: 'false' }, actions: [nest(depth - 1)] });
+      expect((await withActions([nest(3)])).problems).toEqual([]);
+      expect((await withActions([nest(4)])).problems).toContain('actions:withinActionLimits');
+    });
+  });
 });

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { ACTION_LIMITS, actionDiscriminator, actionSchema, BrowserAction, WithinActionLimits } from './browser-actions';
 import { IsBrowserActionList, IsExtractionMap, IsProxySelection, IsStringMap, NotWithBrowser, PayloadNeedsPost, RequiresBrowser } from './scrape-request-rules';
 
 export const FORMATS = ['html', 'markdown'] as const;
@@ -74,11 +75,6 @@ export class NetworkCaptureSpec {
   listen_after_load_ms: number | null = null;
 }
 
-/** One browser action (spec 2.3): a `type` plus that type's fields (checked by the browser engine). */
-export interface BrowserActionSpec {
-  type: (typeof ACTION_TYPES)[number];
-  [field: string]: unknown;
-}
 
 /**
  * The scrape request of spec 2.1 — the sync scrape body and the item type of a collection's
@@ -119,11 +115,26 @@ export class ScrapeRequest {
   @RequiresBrowser()
   screenshot: boolean = false;
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { type: { type: 'string', enum: [...ACTION_TYPES] } }, required: ['type'], additionalProperties: true }, nullable: true, description: 'Browser actions (spec 2.3). Requires browser=true.' })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: actionSchema(),
+    nullable: true,
+    description:
+      'Browser actions (spec 2.3), run in order after the page loads; requires browser=true. The spec leaves two types open; ours: ' +
+      '`{"type":"select","selector":"css:…","value":"<option value>"}` chooses an option of a <select>; ' +
+      '`{"type":"while","condition":{"selector":"css:…","state":"exists|visible|enabled"} or {"script":"<JS expression>"},"actions":[…],"max_iterations":10}` ' +
+      'repeats its actions while the condition holds (max_iterations 1-100, default 10; while nests up to 3 deep). ' +
+      `At most ${ACTION_LIMITS.maxDeclared} declared and ${ACTION_LIMITS.maxExecuted} executed actions, ${ACTION_LIMITS.totalBudgetMs / 1000} s in all. ` +
+      'A failing action stops the list: the response keeps the page as it was, action_error names the action (its index path) and why, and guidance.error_type is action_failed. ' +
+      'evaluate results go to evaluate_results, one entry per executed evaluate: {action, value, error}.',
+  })
   @IsOptional()
   @IsBrowserActionList(ACTION_TYPES)
+  @WithinActionLimits()
   @RequiresBrowser()
-  actions: BrowserActionSpec[] | null = null;
+  @ValidateNested({ each: true })
+  @Type(() => Object, actionDiscriminator())
+  actions: BrowserAction[] | null = null;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'Output name → selector (css:, xpath:, or a bare //…) or {selector, multiple, attribute}.' })
   @IsOptional()
