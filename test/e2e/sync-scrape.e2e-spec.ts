@@ -185,11 +185,10 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
     expect(site.hits).toBe(hitsBefore);
   });
 
-  it('answers 403 for an unapproved country proxy and 501 for browser mode (not deployed yet)', async () => {
+  it('answers 403 for an unapproved country proxy, before any fetch or charge', async () => {
     expect((await scrape({ url: `${site.url}/page`, use_proxy: 'DE' })).body.error_code).toBe('country_not_approved');
-    expect((await scrape({ url: `${site.url}/page`, use_proxy: { proxy: 'fr' } })).status).toBe(403);
-    const browser = await scrape({ url: `${site.url}/page`, browser: true });
-    expect(browser.status).toBe(501);
+    const browser = await scrape({ url: `${site.url}/page`, use_proxy: { proxy: 'fr' }, browser: true });
+    expect(browser.status).toBe(403);
     expect(browser.headers.get('x-credits-charged')).toBe('0');
   });
 });

@@ -28,11 +28,6 @@ export class InvalidJsonBodyError extends AppError {
   readonly code = 'request.invalid_json';
 }
 
-/** browser=true before browser mode is deployed (issue 4). */
-export class BrowserModeUnavailableError extends AppError {
-  readonly code = 'gateway.browser_mode_unavailable';
-}
-
 /** use_proxy names a country this client has no approval for (spec 4.2 rule 4). */
 export class CountryProxyNotApprovedError extends AppError {
   readonly code = 'proxy.country_not_approved';

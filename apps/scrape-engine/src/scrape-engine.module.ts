@@ -1,7 +1,11 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { createHealthController } from '@lib/runtime';
 import { TargetAllowlist, TargetGuard } from '@lib/target-guard';
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { BrowserLauncher } from './browser/browser-launcher';
+import { BrowserPool } from './browser/browser-pool';
+import { BrowserScrapeExecutor } from './browser/browser-scrape.executor';
+import { locateChromium } from './browser/chromium-locator';
 import { ContentValidator } from './content-validation/content-validator';
 import { DownloadExecutor } from './download/download.executor';
 import { SelectorExtractor } from './extraction/selector-extractor';
@@ -12,7 +16,7 @@ import { SimpleFetcher } from './simple-fetch/simple-fetcher';
 import { ScrapeController } from './sync-scrape/scrape.controller';
 import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
 
-/** scrape-engine: fetches targets (simple mode today; browser mode arrives with issue 4). */
+/** scrape-engine: fetches targets, in simple mode (got-scraping) or browser mode (the Chromium pool). */
 @Module({
   controllers: [createHealthController('scrape-engine'), ScrapeController],
   providers: [
@@ -25,6 +29,32 @@ import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
     GuidanceAdvisor,
     SimpleScrapeExecutor,
     DownloadExecutor,
+    {
+      provide: BrowserPool,
+      inject: [PLATFORM_CONFIG],
+      useFactory: (config: PlatformConfig) =>
+        new BrowserPool(new BrowserLauncher(locateChromium(config)), { concurrency: config.browserConcurrency, queueTimeoutMs: config.browserQueueTimeoutMs, recycleAfter: config.browserRecycleAfter }),
+    },
+    {
+      provide: BrowserScrapeExecutor,
+      inject: [BrowserPool, TargetGuard, ProxyRotation, ContentValidator, MarkdownConverter, SelectorExtractor, GuidanceAdvisor, PLATFORM_CONFIG],
+      useFactory: (pool: BrowserPool, guard: TargetGuard, proxies: ProxyRotation, validator: ContentValidator, markdown: MarkdownConverter, extractor: SelectorExtractor, advisor: GuidanceAdvisor, config: PlatformConfig) =>
+        new BrowserScrapeExecutor(pool, guard, proxies, validator, markdown, extractor, advisor, { navigationMs: config.browserNavigationTimeoutMs }),
+    },
   ],
 })
-export class ScrapeEngineModule {}
+export class ScrapeEngineModule implements OnApplicationBootstrap, OnModuleDestroy {
+  constructor(
+    private readonly browsers: BrowserPool,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    // In the background: the service answers at once, the first browser request finds them warm.
+    if (this.config.browserWarm) void this.browsers.warm(['light', 'heavy']);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.browsers.close();
+  }
+}

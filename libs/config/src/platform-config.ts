@@ -18,6 +18,18 @@ export interface PlatformConfig {
   resultRetentionHours: number;
   listingRetentionDays: number;
   chromePath: string | null;
+  /** chrome-headless-shell for light browsers; null = auto-detect (then Chromium itself). */
+  headlessShellPath: string | null;
+  /** Pages (browser contexts) one scrape-engine worker renders at once, both kinds together. */
+  browserConcurrency: number;
+  /** How long a browser request may wait for a free page slot before it fails as busy, ms. */
+  browserQueueTimeoutMs: number;
+  /** A browser is replaced after this many contexts (bounds slow leaks in long-lived browsers). */
+  browserRecycleAfter: number;
+  /** Browser page load (to the load event) before it fails as a timeout, ms. */
+  browserNavigationTimeoutMs: number;
+  /** Launch both browser kinds at start, so the first request does not pay for the launch. */
+  browserWarm: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Largest accepted request body, bytes. Larger bodies get 413 before any parsing. */
   bodyLimitBytes: number;
@@ -93,6 +105,8 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
   }
   const trustProxyRaw = (str('TRUST_PROXY') ?? 'false').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(trustProxyRaw)) problems.push('TRUST_PROXY must be true or false');
+  const browserWarmRaw = (str('BROWSER_WARM') ?? 'true').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(browserWarmRaw)) problems.push('BROWSER_WARM must be true or false');
   const healthPort = str('HEALTH_PORT') === undefined ? null : int('HEALTH_PORT', 0, 1, 65535);
 
   const config: PlatformConfig = {
@@ -109,6 +123,12 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     resultRetentionHours: int('RESULT_RETENTION_HOURS', 48, 1, 24 * 365),
     listingRetentionDays: int('LISTING_RETENTION_DAYS', 90, 1, 3650),
     chromePath: str('CHROME_PATH') ?? null,
+    headlessShellPath: str('CHROME_HEADLESS_SHELL_PATH') ?? null,
+    browserConcurrency: int('BROWSER_CONCURRENCY', 4, 1, 64),
+    browserQueueTimeoutMs: int('BROWSER_QUEUE_TIMEOUT_MS', 60_000, 100, 600_000),
+    browserRecycleAfter: int('BROWSER_RECYCLE_AFTER', 200, 1, 100_000),
+    browserNavigationTimeoutMs: int('BROWSER_NAVIGATION_TIMEOUT_MS', 30_000, 1000, 120_000),
+    browserWarm: browserWarmRaw === 'true' || browserWarmRaw === '1',
     logLevel: logLevel as PlatformConfig['logLevel'],
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     anonymousRateLimitPerMinute: int('ANONYMOUS_RATE_LIMIT', 120, 1, 1_000_000),

@@ -4,7 +4,7 @@ import type { Admission } from '../admission/request-admission';
 import { CreditGate } from './credit-gate';
 
 // A hold outlives the longest call: if this gateway dies mid-call, the credits come back on their own.
-const HOLD_TTL_SECONDS = 240;
+const HOLD_TTL_SECONDS = 360;
 
 /**
  * Runs billable work the one way: hold the credits before it starts (429 when the month cannot

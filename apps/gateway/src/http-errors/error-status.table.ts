@@ -22,7 +22,6 @@ export const HTTP_ERROR_TABLE: Readonly<Record<string, HttpErrorMapping>> = {
   'scrape.invalid_request': { status: 422, errorCode: 'invalid_scrape_request' },
   'proxy.country_not_approved': { status: 403, errorCode: 'country_not_approved' },
   'proxy.pool_missing': { status: 503, errorCode: 'proxy_pool_unavailable' },
-  'gateway.browser_mode_unavailable': { status: 501, errorCode: 'browser_mode_unavailable' },
   'resource.not_found': { status: 404, errorCode: 'not_found' },
   'resource.conflict': { status: 409, errorCode: 'conflict' },
   'gateway.client_exists': { status: 409, errorCode: 'client_exists' },

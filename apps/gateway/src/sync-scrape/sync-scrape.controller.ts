@@ -1,4 +1,4 @@
-import { DownloadRequest, DownloadResultBody, ProxyConfig, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
+import { BROWSER_ACTION_MODELS, DownloadRequest, DownloadResultBody, ProxyConfig, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -7,7 +7,7 @@ import { SyncScrapeHandler } from './sync-scrape.handler';
 
 @ApiTags('sync')
 @ApiBearerAuth()
-@ApiExtraModels(ProxyConfig)
+@ApiExtraModels(ProxyConfig, ...BROWSER_ACTION_MODELS)
 @Controller('v1/sync')
 export class SyncScrapeController {
   constructor(private readonly handler: SyncScrapeHandler) {}
@@ -16,7 +16,11 @@ export class SyncScrapeController {
   @HttpCode(200)
   @Access('client')
   @ApiOperation({
-    summary: 'Scrape one URL and return it (spec 2.7). 1 credit in simple mode; infrastructure failures (DNS, connection, timeout, proxy) are not charged, site-level blocks are.',
+    summary: 'Scrape one URL and return it (spec 2.7). 1 credit in simple mode, 5 with browser=true; infrastructure failures (DNS, connection, timeout, proxy, browser crash) are not charged, site-level blocks are.',
+    description:
+      'browser=true renders the page in Chromium: browser_type heavy (stealth, consistent fingerprint) or light (faster; skips images, fonts and media unless a screenshot is asked for). ' +
+      'Every request the page makes passes the SSRF guard. Browser responses add action_error (the action that stopped the list, or null) and timings.actions_ms. ' +
+      'network_requests entries: {url, method, resource_type, status, mime_type, request_headers, response_headers, size (bytes received), duration (ms), body (document/xhr/fetch, at most 256 KB), body_encoding, body_truncated, error}.',
   })
   @ApiOkResponse({ description: 'The scrape response with timings and guidance; statusCode is the target\'s (0 when it never answered).' })
   @ApiUnprocessableEntityResponse({ description: 'Validation error, or a non-public target (error_code target_blocked).' })

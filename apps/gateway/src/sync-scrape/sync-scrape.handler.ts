@@ -1,14 +1,16 @@
 import { DownloadRequest, DownloadResultBody, ProxyConfig, proxyNameOf, ScrapeRequest, ScrapeResultBody, SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
+import { CREDIT_COST } from '@lib/plans';
 import { Inject, Injectable } from '@nestjs/common';
 import { instanceToPlain } from 'class-transformer';
 import type { Admission } from '../admission/request-admission';
 import { ChargedExecution } from '../credits/charged-execution';
-import { BrowserModeUnavailableError, CountryProxyNotApprovedError } from '../gateway.errors';
+import { CountryProxyNotApprovedError } from '../gateway.errors';
 
-// Longer than the engine's own budget (30 s per attempt, retries with backoff), so the engine,
-// not the transport, decides when a scrape has failed.
-const ENGINE_RPC_TIMEOUT_MS = 180_000;
+// Longer than the engine's own budget (simple: 30 s per attempt with retries and backoff; browser:
+// queue wait, 30 s load, 90 s of actions, extraction), so the engine, not the transport, decides
+// when a scrape has failed.
+const ENGINE_RPC_TIMEOUT_MS = 300_000;
 
 /** POST /v1/sync/scrape and /v1/sync/download: checks that need no fetch, then a charged engine call. */
 @Injectable()
@@ -19,9 +21,9 @@ export class SyncScrapeHandler {
   ) {}
 
   async scrape(request: ScrapeRequest, admission: Admission): Promise<ScrapeResultBody> {
-    if (request.browser) throw new BrowserModeUnavailableError('Browser mode (browser=true) is not available on this deployment yet; send the request without browser.');
     this.assertProxyApproved(request.use_proxy);
-    return this.charged.run(admission, `sync-scrape:${admission.requestId}`, 1, async () => {
+    const cost = request.browser ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
+    return this.charged.run(admission, `sync-scrape:${admission.requestId}`, cost, async () => {
       const reply = await this.bus.request(SUBJECTS.scrape.execute, this.command(request, admission), { correlationId: admission.requestId, timeoutMs: ENGINE_RPC_TIMEOUT_MS });
       const result = await this.bus.unpack(reply.result);
       return { facts: reply.facts, result, details: { execution_ms: result.timings.total_ms } };
@@ -30,7 +32,7 @@ export class SyncScrapeHandler {
 
   async download(request: DownloadRequest, admission: Admission): Promise<DownloadResultBody> {
     this.assertProxyApproved(request.use_proxy);
-    return this.charged.run(admission, `sync-download:${admission.requestId}`, 1, async () => {
+    return this.charged.run(admission, `sync-download:${admission.requestId}`, CREDIT_COST.simple_request, async () => {
       const reply = await this.bus.request(SUBJECTS.scrape.download, this.command(request, admission), { correlationId: admission.requestId, timeoutMs: ENGINE_RPC_TIMEOUT_MS });
       const result = await this.bus.unpack(reply.result);
       return { facts: reply.facts, result, details: { execution_ms: Math.round((result.executionTime ?? 0) * 1000) } };

@@ -3,7 +3,7 @@
  * changes: runs report it as `success_criterion.version`, so clients can tell when the meaning of
  * "success" moved.
  */
-export const CONTENT_RULES_VERSION = 'content-success/2026-11-22.1';
+export const CONTENT_RULES_VERSION = 'content-success/2026-11-23.1';
 
 /** Human-readable predicates of a usable result (reported as `success_criterion.rules`). */
 export const SUCCESS_RULES = [
@@ -80,3 +80,5 @@ export const BLOCK_STATUSES = [401, 403, 407, 429, 451];
 /** Below this many characters of visible text, a page is "small" (a block or shell, not content). */
 export const SMALL_PAGE_TEXT = 1500;
 export const SHELL_TEXT = 200;
+/** A rendered DOM (browser mode) is a shell only when scripts left no visible text at all. */
+export const RENDERED_SHELL_TEXT = 1;

@@ -7,6 +7,7 @@ import {
   PROTECTION_PROVIDERS,
   SHELL_MARKERS,
   SHELL_TEXT,
+  RENDERED_SHELL_TEXT,
   Signature,
   SMALL_PAGE_TEXT,
 } from './content-rules';
@@ -20,6 +21,8 @@ export interface FetchedContent {
   contentType: string | null;
   /** Decoded text of HTML/text responses; null for binary bodies. */
   body: string | null;
+  /** The body is a browser's DOM after its scripts ran: short is then not a shell waiting for them. */
+  rendered?: boolean;
 }
 
 export interface ContentVerdict {
@@ -70,7 +73,7 @@ export class ContentValidator {
       const phrases = BLOCK_PHRASES.filter((p) => (small && visibleText.toLowerCase().includes(p)) || title.includes(p));
       phrases.forEach((p) => hits.push(`block-phrase:${p}`));
       if (phrases.length > 0) blockReason = 'soft_block';
-      else if (visibleText.length < SHELL_TEXT && (SHELL_MARKERS.some((m) => lower.includes(m)) || /<script[\s>]/i.test(html))) {
+      else if (visibleText.length < (content.rendered ? RENDERED_SHELL_TEXT : SHELL_TEXT) && (SHELL_MARKERS.some((m) => lower.includes(m)) || /<script[\s>]/i.test(html))) {
         hits.push(`shell:visible-text-${visibleText.length}`);
         blockReason = 'empty_shell';
       }

@@ -1,4 +1,5 @@
 import type { ContentVerdict } from '../content-validation/content-validator';
+import type { BrowserErrorType } from '../browser/browser-failures';
 import type { FetchErrorType } from '../simple-fetch/fetch-failures';
 
 /**
@@ -23,6 +24,10 @@ export const ERROR_TYPES = [
   'hard_block',
   'soft_block',
   'empty_shell',
+  'browser_unavailable',
+  'browser_busy',
+  'browser_error',
+  'action_failed',
 ] as const;
 export type GuidanceErrorType = (typeof ERROR_TYPES)[number];
 
@@ -48,7 +53,7 @@ export interface AdvisedRequest {
 
 export type ScrapeOutcome =
   | { kind: 'response'; statusCode: number; verdict: ContentVerdict; attempts: number }
-  | { kind: 'failure'; errorType: FetchErrorType; message: string; attempts: number };
+  | { kind: 'failure'; errorType: FetchErrorType | BrowserErrorType; message: string; attempts: number };
 
 /**
  * Turns an outcome into advice a client (or an agent) can act on: what went wrong, what to try,
@@ -151,7 +156,20 @@ export class GuidanceAdvisor {
       case 'proxy_error':
         return { ...common, next_steps: ['The proxy failed; retry (another proxy will be used).'], suggested_request: { ...request, use_proxy: request.use_proxy ?? 'any' }, stop_reason: null };
       case 'timeout':
-        return { ...common, next_steps: ['The site did not answer in time; retry, possibly through a proxy closer to it.'], suggested_request: { ...request, use_proxy: request.use_proxy ?? 'any' }, stop_reason: null };
+        return {
+          ...common,
+          next_steps: request.browser
+            ? ['The page did not finish loading in time (a slow site, or a script that never ends); retry, or try browser_type "light" or without browser.']
+            : ['The site did not answer in time; retry, possibly through a proxy closer to it.'],
+          suggested_request: { ...request, use_proxy: request.use_proxy ?? 'any' },
+          stop_reason: null,
+        };
+      case 'browser_unavailable':
+        return { ...common, next_steps: ['Browser mode is not available on this deployment (no Chromium could start); send the request without browser, or ask the operator to install Chromium.'], suggested_request: { ...request, browser: false, browser_type: 'heavy', screenshot: false, actions: null, network_capture: null }, stop_reason: 'No browser can run here; retrying will not help.' };
+      case 'browser_busy':
+        return { ...common, next_steps: ['Every browser slot stayed busy; retry in a few seconds, or send fewer browser requests at once.'], suggested_request: { ...request }, stop_reason: null };
+      case 'browser_error':
+        return { ...common, next_steps: ['The browser crashed or stopped responding while loading this page; it has been replaced. Retry; if the page crashes it again, use browser_type "light" or simple mode.'], suggested_request: { ...request }, stop_reason: null };
       default:
         return { ...common, next_steps: ['The connection failed; retry shortly.'], suggested_request: { ...request }, stop_reason: null };
     }

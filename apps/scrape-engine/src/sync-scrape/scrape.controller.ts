@@ -7,6 +7,7 @@ import { validate } from 'class-validator';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { DownloadExecutor } from '../download/download.executor';
 import { SimpleScrapeExecutor } from './simple-scrape.executor';
+import { BrowserScrapeExecutor } from '../browser/browser-scrape.executor';
 
 /** Message adapter: validate the request at this edge, run it, pack the (possibly large) result. */
 @Controller()
@@ -14,14 +15,14 @@ export class ScrapeController {
   constructor(
     private readonly executor: SimpleScrapeExecutor,
     private readonly downloads: DownloadExecutor,
+    private readonly browserExecutor: BrowserScrapeExecutor,
     @Inject(MessageBus) private readonly bus: MessageBus,
   ) {}
 
   @MessagePattern(SUBJECTS.scrape.execute)
   async execute(@Payload() command: ExecuteScrapeCommand): Promise<ReplyOf<typeof SUBJECTS.scrape.execute>> {
     const request = await validated(ScrapeRequest, command.request);
-    if (request.browser) throw new InvalidScrapeRequestError('browser=true is not served by the simple engine');
-    const { facts, result } = await this.executor.execute(request);
+    const { facts, result } = request.browser ? await this.browserExecutor.execute(request) : await this.executor.execute(request);
     return { facts, result: await this.bus.pack(result) };
   }
 

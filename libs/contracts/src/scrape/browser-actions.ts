@@ -1,4 +1,4 @@
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Equals, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, MaxLength, Max, Min, MinLength, ValidateNested, registerDecorator, ValidationOptions } from 'class-validator';
 import { IsExtractionMap } from './scrape-request-rules';
@@ -145,8 +145,8 @@ export function actionDiscriminator() {
   };
 }
 
-@ApiExtraModels(ClickAction, InputAction, KeyPressAction, EvaluateAction, CollectAction, WaitForSelectorAction, WaitForTimeoutAction, SelectAction, WhileAction, WhileCondition)
-export class BrowserActionModels {}
+/** Every action schema, for ApiExtraModels where the scrape request is documented. */
+export const BROWSER_ACTION_MODELS = [ClickAction, InputAction, KeyPressAction, EvaluateAction, CollectAction, WaitForSelectorAction, WaitForTimeoutAction, SelectAction, WhileAction, WhileCondition];
 
 function ExactlyOneCondition(options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>

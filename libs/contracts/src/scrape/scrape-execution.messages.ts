@@ -36,6 +36,8 @@ export interface ScrapeResultBody {
   content_type: string | null;
   body_base64: string | null;
   body_url: string | null;
+  /** Browser mode: the action that stopped the action list (index path, type, why), else null. */
+  action_error?: { action: string; type: string; message: string } | null;
 }
 
 export interface ScrapeExecutionFacts {

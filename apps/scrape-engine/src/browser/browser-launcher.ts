@@ -1,0 +1,112 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, LaunchOptions } from 'puppeteer-core';
+import type { ChromiumBinaries } from './chromium-locator';
+
+export type BrowserKind = 'heavy' | 'light';
+
+export interface LaunchedBrowser {
+  kind: BrowserKind;
+  browser: Browser;
+  pid: number | null;
+  /** "156.0.8078.79": the fingerprint's user agent claims exactly this version. */
+  version: string;
+}
+
+/** Chromium was not found, or would not start. */
+export class BrowserUnavailableError extends Error {}
+
+// Flags every browser gets. The network ones matter for SSRF: each context has its own proxy (the
+// egress filter); the browser-wide proxy is a closed port, so nothing outside a context goes out;
+// `<-loopback>` stops Chromium's implicit proxy bypass for localhost and 127.0.0.1; WebRTC may
+// not send UDP around the proxy; QUIC (UDP) is off; no DNS prefetching outside the proxy.
+const COMMON_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--dns-prefetch-disable',
+  '--disable-dev-shm-usage',
+  '--proxy-server=http://127.0.0.1:9',
+  '--proxy-bypass-list=<-loopback>',
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--disable-features=Translate,MediaRouter,OptimizationHints,InterestFeedContentSuggestions,CalculateNativeWinOcclusion',
+  '--disable-breakpad',
+  '--mute-audio',
+  '--enable-unsafe-swiftshader',
+];
+
+// Stealth evasions we replace per page with values from the request's fingerprint profile, so the
+// user agent, client hints, languages, GPU and core count agree with each other.
+const PER_PAGE_EVASIONS = ['user-agent-override', 'navigator.languages', 'webgl.vendor', 'navigator.hardwareConcurrency'];
+
+/**
+ * Starts Chromium (adapter around puppeteer). `heavy`: puppeteer-extra with the stealth plugin on
+ * the full Chromium in new headless mode. `light`: plain puppeteer on chrome-headless-shell when
+ * installed (starts and renders faster), else on Chromium. Browsers talk over a pipe, so one whose
+ * parent dies exits with it instead of lingering.
+ */
+export class BrowserLauncher {
+  private heavyPuppeteer: { launch(options: LaunchOptions): Promise<Browser> } | null = null;
+
+  constructor(private readonly binaries: ChromiumBinaries) {}
+
+  async launch(kind: BrowserKind): Promise<LaunchedBrowser> {
+    const executablePath = kind === 'light' ? (this.binaries.headlessShell ?? this.binaries.chromium) : this.binaries.chromium;
+    if (!executablePath) {
+      throw new BrowserUnavailableError('No Chromium was found: install it (Debian: apt-get install chromium chromium-headless-shell) or set CHROME_PATH.');
+    }
+    const shell = kind === 'light' && executablePath === this.binaries.headlessShell;
+    const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), `scrape-browser-${kind}-`));
+    const options: LaunchOptions = {
+      executablePath,
+      headless: shell ? 'shell' : true,
+      pipe: true,
+      userDataDir,
+      args: COMMON_ARGS,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+      protocolTimeout: 60_000,
+      defaultViewport: null,
+      timeout: 30_000,
+    };
+    let browser: Browser;
+    try {
+      browser = await (kind === 'heavy' ? this.heavy() : await this.light()).launch(options);
+    } catch (error) {
+      fs.rmSync(userDataDir, { recursive: true, force: true });
+      throw new BrowserUnavailableError(`${kind} browser (${executablePath}) did not start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    }
+    const cleanUp = () => fs.rm(userDataDir, { recursive: true, force: true }, () => undefined);
+    browser.process()?.once('exit', cleanUp);
+    const version = (await browser.version()).replace(/^[^/]*\//, '');
+    return { kind, browser, pid: browser.process()?.pid ?? null, version };
+  }
+
+  private heavy() {
+    if (!this.heavyPuppeteer) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { addExtra } = require('puppeteer-extra') as typeof import('puppeteer-extra');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const StealthPlugin = require('puppeteer-extra-plugin-stealth') as typeof import('puppeteer-extra-plugin-stealth');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const extra = addExtra(require('puppeteer-core'));
+      const stealth = StealthPlugin();
+      for (const evasion of PER_PAGE_EVASIONS) stealth.enabledEvasions.delete(evasion);
+      extra.use(stealth);
+      this.heavyPuppeteer = extra as unknown as { launch(options: LaunchOptions): Promise<Browser> };
+    }
+    return this.heavyPuppeteer;
+  }
+
+  private async light() {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('puppeteer-core') as typeof import('puppeteer-core');
+  }
+}

@@ -1,0 +1,207 @@
+import { Logger } from '@nestjs/common';
+import type { Browser } from 'puppeteer-core';
+import { BrowserKind, BrowserLauncher, LaunchedBrowser } from './browser-launcher';
+
+export interface BrowserPoolSettings {
+  /** Pages rendered at once by this worker, both kinds together. */
+  concurrency: number;
+  queueTimeoutMs: number;
+  /** Contexts a browser serves before it is replaced. */
+  recycleAfter: number;
+}
+
+/** No page slot became free within the queue timeout. */
+export class BrowserBusyError extends Error {}
+
+interface PooledBrowser extends LaunchedBrowser {
+  served: number;
+  active: number;
+  retiring: boolean;
+  dead: boolean;
+}
+
+/** A page slot on a live browser of the asked kind; release it exactly once. */
+export interface BrowserLease {
+  browser: Browser;
+  kind: BrowserKind;
+  version: string;
+  queueWaitMs: number;
+  /** Time spent starting a browser for this lease (0 when a warm one was there). */
+  launchMs: number;
+  /** `broken`: the browser hung or misbehaved; it is killed and replaced. */
+  release(outcome?: { broken: boolean }): Promise<void>;
+}
+
+interface Waiter {
+  grant: () => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Warm browsers of two kinds behind a fair (FIFO) queue of page slots. One browser per kind serves
+ * many isolated contexts at once; it is replaced after `recycleAfter` contexts, when it crashes
+ * (its leases fail, later ones get a new browser) and when a lease reports it hung. A retiring
+ * browser finishes its pages before it is closed, so a replacement never cuts a request short.
+ */
+export class BrowserPool {
+  private readonly logger = new Logger('BrowserPool');
+  private freeSlots: number;
+  private readonly waiters: Waiter[] = [];
+  private readonly current = new Map<BrowserKind, Promise<PooledBrowser>>();
+  private readonly all = new Set<PooledBrowser>();
+  private closed = false;
+
+  constructor(
+    private readonly launcher: BrowserLauncher,
+    private readonly settings: BrowserPoolSettings,
+  ) {
+    this.freeSlots = settings.concurrency;
+  }
+
+  /** Start browsers before the first request needs them; failures are logged, not thrown. */
+  async warm(kinds: BrowserKind[]): Promise<void> {
+    await Promise.all(kinds.map((kind) => this.browserFor(kind).then(
+      () => undefined,
+      (error: unknown) => this.logger.warn(`could not warm the ${kind} browser: ${error instanceof Error ? error.message : String(error)}`),
+    )));
+  }
+
+  async lease(kind: BrowserKind): Promise<BrowserLease> {
+    if (this.closed) throw new BrowserBusyError('The browser pool is shutting down.');
+    const queued = performance.now();
+    await this.takeSlot();
+    const queueWaitMs = performance.now() - queued;
+    let pooled: PooledBrowser;
+    const launchStarted = performance.now();
+    let launched = false;
+    try {
+      launched = !this.current.has(kind);
+      pooled = await this.browserFor(kind);
+      if (pooled.dead) {
+        launched = true;
+        pooled = await this.browserFor(kind);
+      }
+    } catch (error) {
+      this.giveSlot();
+      throw error;
+    }
+    const launchMs = launched ? performance.now() - launchStarted : 0;
+    pooled.active += 1;
+    pooled.served += 1;
+    if (pooled.served >= this.settings.recycleAfter) this.retire(pooled);
+    let released = false;
+    return {
+      browser: pooled.browser,
+      kind,
+      version: pooled.version,
+      queueWaitMs,
+      launchMs,
+      release: async (outcome) => {
+        if (released) return;
+        released = true;
+        pooled.active -= 1;
+        this.giveSlot();
+        if (outcome?.broken) {
+          this.logger.warn(`${kind} browser ${pooled.pid ?? '?'} hung; replacing it`);
+          this.retire(pooled);
+          await this.destroy(pooled, true);
+        } else if (pooled.retiring && pooled.active === 0) {
+          await this.destroy(pooled, false);
+        }
+      },
+    };
+  }
+
+  /** Live browsers and slot use, for health and tests. */
+  stats(): { browsers: Array<{ kind: BrowserKind; pid: number | null; active: number; served: number }>; freeSlots: number; queued: number } {
+    return {
+      browsers: [...this.all].filter((b) => !b.dead).map((b) => ({ kind: b.kind, pid: b.pid, active: b.active, served: b.served })),
+      freeSlots: this.freeSlots,
+      queued: this.waiters.length,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const waiter of this.waiters.splice(0)) clearTimeout(waiter.timer);
+    await Promise.all([...this.all].map((b) => this.destroy(b, false)));
+    this.current.clear();
+  }
+
+  private browserFor(kind: BrowserKind): Promise<PooledBrowser> {
+    const existing = this.current.get(kind);
+    if (existing) return existing;
+    const launching = this.launcher.launch(kind).then((launched) => {
+      const pooled: PooledBrowser = { ...launched, served: 0, active: 0, retiring: false, dead: false };
+      this.all.add(pooled);
+      launched.browser.once('disconnected', () => {
+        pooled.dead = true;
+        this.all.delete(pooled);
+        if (this.current.get(kind) === launching) this.current.delete(kind);
+        if (!this.closed && !pooled.retiring) this.logger.warn(`${kind} browser ${pooled.pid ?? '?'} disconnected (crashed or killed); the next request starts a new one`);
+      });
+      if (this.closed) {
+        void this.destroy(pooled, false);
+        throw new BrowserBusyError('The browser pool is shutting down.');
+      }
+      return pooled;
+    });
+    this.current.set(kind, launching);
+    // A failed launch must not stick: the next request tries again.
+    launching.catch(() => {
+      if (this.current.get(kind) === launching) this.current.delete(kind);
+    });
+    return launching;
+  }
+
+  private retire(pooled: PooledBrowser): void {
+    pooled.retiring = true;
+    const current = this.current.get(pooled.kind);
+    if (current) void current.then((b) => b === pooled && this.current.get(pooled.kind) === current && this.current.delete(pooled.kind), () => undefined);
+  }
+
+  private async destroy(pooled: PooledBrowser, kill: boolean): Promise<void> {
+    pooled.retiring = true;
+    this.all.delete(pooled);
+    const process = pooled.browser.process();
+    if (!kill && pooled.browser.connected) {
+      const closed = pooled.browser.close().then(() => true, () => false);
+      const inTime = await Promise.race([closed, new Promise<boolean>((resolve) => setTimeout(resolve, 5000, false).unref())]);
+      if (inTime) return;
+    }
+    if (process && process.exitCode === null && process.signalCode === null) {
+      process.kill('SIGKILL');
+      await new Promise<void>((resolve) => {
+        if (process.exitCode !== null || process.signalCode !== null) resolve();
+        else process.once('exit', () => resolve());
+      });
+    }
+  }
+
+  private takeSlot(): Promise<void> {
+    if (this.freeSlots > 0) {
+      this.freeSlots -= 1;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        grant: () => {
+          clearTimeout(waiter.timer);
+          resolve();
+        },
+        timer: setTimeout(() => {
+          const index = this.waiters.indexOf(waiter);
+          if (index >= 0) this.waiters.splice(index, 1);
+          reject(new BrowserBusyError(`No browser slot became free within ${this.settings.queueTimeoutMs} ms (${this.settings.concurrency} pages at once on this worker).`));
+        }, this.settings.queueTimeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  private giveSlot(): void {
+    const next = this.waiters.shift();
+    if (next) next.grant();
+    else this.freeSlots += 1;
+  }
+}

@@ -1,0 +1,374 @@
+import { CREDIT_COST } from '@lib/plans';
+import { ACTION_LIMITS, type BrowserAction, type ScrapeExecutionFacts, type ScrapeRequest, type ScrapeResultBody } from '@lib/contracts';
+import { TargetGuard } from '@lib/target-guard';
+import { Logger } from '@nestjs/common';
+import { STATUS_CODES } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BrowserContext, CDPSession, HTTPResponse, Page } from 'puppeteer-core';
+import { CONTENT_RULES_VERSION } from '../content-validation/content-rules';
+import { ContentValidator, ContentVerdict } from '../content-validation/content-validator';
+import { ExtractionSpec, InvalidSelectorError, parseSelector, SelectorExtractor } from '../extraction/selector-extractor';
+import { MarkdownConverter } from '../formats/markdown-converter';
+import { Guidance, GuidanceAdvisor, ScrapeOutcome } from '../guidance/guidance-advisor';
+import { proxyLabel, ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
+import { InvalidScrapeRequestError } from '../scrape-engine.errors';
+import { BLOCK_RETRIES } from '../sync-scrape/simple-scrape.executor';
+import { ActionError, ActionRunner, EvaluateResult } from './action-runner';
+import { BrowserFailure, isBrowserGone } from './browser-failures';
+import { BrowserUnavailableError } from './browser-launcher';
+import { BrowserBusyError, BrowserLease, BrowserPool } from './browser-pool';
+import { EgressSession, REFUSAL_HEADER } from './egress-filter';
+import { fingerprintProfileFor } from './fingerprint-profile';
+import { CapturedRequest, NetworkRecorder } from './network-recorder';
+import { dressPage } from './page-identity';
+
+export interface BrowserTimeouts {
+  /** Page load (navigation to the `load` event), ms. */
+  navigationMs: number;
+}
+
+/** Resource types a light browser skips unless a screenshot needs them. */
+const LIGHT_SKIPPED = new Set(['image', 'font', 'media']);
+// How long closing a context may take before its browser counts as hung.
+const CLOSE_TIMEOUT_MS = 5000;
+// After `load`, how long the network must stay quiet (and at most how long to wait for that), so
+// content that scripts fetch after load is in the DOM.
+const SETTLE_IDLE_MS = 150;
+const SETTLE_MAX_MS = 2000;
+
+interface Timings {
+  queue_wait_ms: number;
+  proxy_ms: number;
+  browser_launch_ms: number;
+  navigation_ms: number;
+  actions_ms: number;
+  extraction_ms: number;
+  total_ms: number;
+}
+
+/** What one attempt produced: a loaded page's results, or a failure before the site answered. */
+interface PageResult {
+  statusCode: number;
+  statusText: string;
+  headers: Record<string, string>;
+  contentType: string | null;
+  html: string;
+  finalUrl: string;
+  screenshot: string | null;
+  evaluateResults: EvaluateResult[] | null;
+  collected: Record<string, unknown> | null;
+  actionError: ActionError | null;
+  networkRequests: CapturedRequest[] | null;
+}
+
+/**
+ * One browser-mode scrape (spec 1, 2.1, 2.3, 2.6, 2.7): a page slot from the pool, a fresh
+ * isolated context whose only way out is its egress filter (SSRF guard + proxy rotation), a
+ * consistent fingerprint, headers and cookies before the first byte, the page loaded, actions run,
+ * then the final DOM as html/markdown with extraction, screenshot and captured traffic. The
+ * context is always closed; a browser that will not close is replaced.
+ */
+export class BrowserScrapeExecutor {
+  private readonly logger = new Logger('BrowserScrapeExecutor');
+
+  constructor(
+    private readonly pool: BrowserPool,
+    private readonly guard: TargetGuard,
+    private readonly proxies: ProxyRotation,
+    private readonly validator: ContentValidator,
+    private readonly markdown: MarkdownConverter,
+    private readonly extractor: SelectorExtractor,
+    private readonly advisor: GuidanceAdvisor,
+    private readonly timeouts: BrowserTimeouts,
+  ) {}
+
+  async execute(request: ScrapeRequest): Promise<{ facts: ScrapeExecutionFacts; result: ScrapeResultBody }> {
+    const started = performance.now();
+    this.assertSelectors(request);
+    const firstHop = await this.guard.vet(request.url);
+    const proxy = proxySettingsOf(request.use_proxy);
+    const timings: Timings = { queue_wait_ms: 0, proxy_ms: 0, browser_launch_ms: 0, navigation_ms: 0, actions_ms: 0, extraction_ms: 0, total_ms: 0 };
+    let proxyRetriesLeft = proxy.maxRetries;
+    let blockRetriesLeft = request.retry_on_block ? BLOCK_RETRIES : 0;
+    let attempts = 0;
+    let page: PageResult | null = null;
+    let verdict: ContentVerdict | null = null;
+    let failure: BrowserFailure | null = null;
+    let proxyUrl: string | null = null;
+    for (;;) {
+      attempts += 1;
+      proxyUrl = this.proxies.next(proxy.selection);
+      try {
+        page = await this.attempt(request, proxyUrl, timings);
+        failure = null;
+        verdict = this.validator.validate({ statusCode: page.statusCode, headers: page.headers, contentType: page.contentType, body: page.html, rendered: true });
+        if (!verdict.usable && verdict.blockReason && blockRetriesLeft > 0) {
+          blockRetriesLeft -= 1;
+          continue;
+        }
+        break;
+      } catch (error) {
+        if (!(error instanceof BrowserFailure)) throw error;
+        failure = error;
+        page = null;
+        verdict = null;
+        if (error.retryable && proxyUrl !== null && proxyRetriesLeft > 0) {
+          await sleep(proxy.delayMs * proxy.backoff ** (proxy.maxRetries - proxyRetriesLeft));
+          proxyRetriesLeft -= 1;
+          continue;
+        }
+        break;
+      }
+    }
+    const extractionStarted = performance.now();
+    const billable = page !== null;
+    const credits = billable ? CREDIT_COST.browser_request : 0;
+    const body = page ? this.shape(request, page) : emptyBody();
+    timings.extraction_ms += performance.now() - extractionStarted;
+    timings.total_ms = performance.now() - started;
+    const outcome: ScrapeOutcome = page && verdict ? { kind: 'response', statusCode: page.statusCode, verdict, attempts } : { kind: 'failure', errorType: failure!.errorType, message: failure!.message, attempts };
+    let guidance: Guidance = this.advisor.advise(request as unknown as Parameters<GuidanceAdvisor['advise']>[0], outcome, credits);
+    // A failed action outranks "usable" and "empty" (the page may be empty because of it), not a block.
+    if (page?.actionError && (guidance.success || verdict?.blockReason === 'empty_shell')) guidance = actionFailedGuidance(guidance, page.actionError);
+    const result: ScrapeResultBody & { action_error: ActionError | null } = {
+      ...body,
+      statusCode: page?.statusCode ?? 0,
+      message: page ? page.statusText || STATUS_CODES[page.statusCode] || '' : failure!.message,
+      executionTime: Math.round(timings.total_ms) / 1000,
+      potentiallyBlockedByCaptcha: verdict?.potentiallyBlockedByCaptcha ?? false,
+      timings: roundAll(timings),
+      guidance: guidance as unknown as Record<string, unknown>,
+      action_error: page?.actionError ?? null,
+    };
+    const facts: ScrapeExecutionFacts = {
+      billable,
+      credits,
+      mode: 'browser',
+      target_domain: firstHop.hostname,
+      status_code: page?.statusCode ?? null,
+      block_reason: verdict?.blockReason ?? null,
+      protection_stack: verdict?.protectionStack ?? [],
+      rule_hits: verdict?.ruleHits ?? [],
+      rules_version: CONTENT_RULES_VERSION,
+      proxy: proxyLabel(proxyUrl),
+      attempts,
+    };
+    return { facts, result };
+  }
+
+  /** Selectors in extract and in actions compile before any browser work (→ 422). */
+  private assertSelectors(request: ScrapeRequest): void {
+    const specs: Record<string, ExtractionSpec> = {};
+    if (request.extract) Object.assign(specs, request.extract);
+    const walk = (actions: BrowserAction[], path: string) => {
+      actions.forEach((action, index) => {
+        const at = `${path}.${index}`;
+        if ('selector' in action && typeof action.selector === 'string') specs[`${at}.selector`] = action.selector;
+        if (action.type === 'collect') for (const [name, spec] of Object.entries(action.extract)) specs[`${at}.extract.${name}`] = spec;
+        if (action.type === 'while') {
+          if (action.condition.selector) specs[`${at}.condition.selector`] = action.condition.selector;
+          walk(action.actions, `${at}.actions`);
+        }
+      });
+    };
+    walk(request.actions ?? [], 'actions');
+    try {
+      this.extractor.assertValid(specs);
+    } catch (error) {
+      if (error instanceof InvalidSelectorError) {
+        const field = error.field.startsWith('actions.') ? error.field : `extract.${error.field}`;
+        throw new InvalidScrapeRequestError(`${field}: "${error.selector}" is not a valid ${parseSelector(error.selector).kind.toUpperCase()} selector`, { field });
+      }
+      throw error;
+    }
+  }
+
+  private async attempt(request: ScrapeRequest, proxyUrl: string | null, timings: Timings): Promise<PageResult> {
+    let lease: BrowserLease;
+    try {
+      lease = await this.pool.lease(request.browser_type);
+    } catch (error) {
+      if (error instanceof BrowserBusyError) throw new BrowserFailure('browser_busy', error.message);
+      if (error instanceof BrowserUnavailableError) throw new BrowserFailure('browser_unavailable', error.message);
+      throw error;
+    }
+    timings.queue_wait_ms += lease.queueWaitMs;
+    timings.browser_launch_ms += lease.launchMs;
+    let egress: EgressSession | null = null;
+    let context: BrowserContext | null = null;
+    let broken = false;
+    try {
+      egress = await EgressSession.open(this.guard, proxyUrl);
+      context = await lease.browser.createBrowserContext({ proxyServer: egress.proxyServer, proxyBypassList: ['<-loopback>'] });
+      const pageHandle = await context.newPage();
+      return await this.render(request, lease, context, pageHandle, egress, proxyUrl, timings);
+    } catch (error) {
+      if (error instanceof BrowserFailure) throw error;
+      if (isBrowserGone(error)) {
+        broken = true;
+        throw new BrowserFailure('browser_error', `The browser crashed or was closed while loading the page (${firstLine(error)}).`);
+      }
+      // Anything else the browser throws is still an answer the client can act on, never a 500.
+      this.logger.error(`browser scrape failed unexpectedly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      throw new BrowserFailure('browser_error', `The browser failed on this page (${firstLine(error)}).`);
+    } finally {
+      if (egress) timings.proxy_ms += egress.proxyMs;
+      if (context) broken = !(await closeWithin(context, CLOSE_TIMEOUT_MS)) || broken;
+      await egress?.close().catch(() => undefined);
+      await lease.release({ broken: broken && lease.browser.connected });
+    }
+  }
+
+  private async render(request: ScrapeRequest, lease: BrowserLease, context: BrowserContext, page: Page, egress: EgressSession, proxyUrl: string | null, timings: Timings): Promise<PageResult> {
+    const cdp: CDPSession = await page.createCDPSession();
+    const profile = fingerprintProfileFor({ windowSize: request.window_size, language: request.language, browserVersion: lease.version });
+    await dressPage(page, cdp, profile, lease.kind === 'heavy');
+    if (request.headers) await page.setExtraHTTPHeaders(request.headers);
+    if (request.cookies) {
+      const url = new URL(request.url);
+      await context.setCookie(...Object.entries(request.cookies).map(([name, value]) => ({ name, value, domain: url.hostname, path: '/', secure: url.protocol === 'https:' })));
+    }
+    if (lease.kind === 'light' && !request.screenshot) {
+      await page.setRequestInterception(true);
+      page.on('request', (r) => {
+        if (r.isInterceptResolutionHandled()) return;
+        void (LIGHT_SKIPPED.has(r.resourceType()) ? r.abort('blockedbyclient') : r.continue());
+      });
+    }
+    const recorder = request.network_capture ? new NetworkRecorder(cdp, request.network_capture.resource_types ?? null) : null;
+    await recorder?.start();
+
+    const navigationStarted = performance.now();
+    let response: HTTPResponse | null;
+    try {
+      response = await page.goto(request.url, { waitUntil: 'load', timeout: this.timeouts.navigationMs });
+    } catch (error) {
+      timings.navigation_ms += performance.now() - navigationStarted;
+      throw this.navigationFailure(error, egress, proxyUrl);
+    }
+    if (!response) throw new BrowserFailure('browser_error', 'The navigation produced no response.');
+    const refusal = response.headers()[REFUSAL_HEADER.toLowerCase()];
+    if (refusal) {
+      timings.navigation_ms += performance.now() - navigationStarted;
+      const refused = egress.refused.at(-1);
+      throw new BrowserFailure(refusal === 'dns_failed' ? 'dns_error' : 'target_blocked', `The page (or a redirect) leads to a target the SSRF guard refuses: ${refused?.message ?? refusal}.`);
+    }
+    const upstreamFailure = proxyChainFailure(response.status(), proxyUrl !== null);
+    if (upstreamFailure) {
+      timings.navigation_ms += performance.now() - navigationStarted;
+      throw upstreamFailure;
+    }
+    await page.waitForNetworkIdle({ idleTime: SETTLE_IDLE_MS, timeout: SETTLE_MAX_MS }).catch(() => undefined);
+    const listen = request.network_capture?.listen_after_load_ms ?? 0;
+    if (listen > 0) await sleep(listen);
+    timings.navigation_ms += performance.now() - navigationStarted;
+
+    const actionsStarted = performance.now();
+    const actions = request.actions?.length ? await new ActionRunner(page, this.extractor, ACTION_LIMITS.totalBudgetMs).run(request.actions) : null;
+    timings.actions_ms += performance.now() - actionsStarted;
+
+    const extractionStarted = performance.now();
+    try {
+      const html = await withDeadline(page.content(), 10_000, 'reading the page content');
+      const screenshot = request.screenshot ? ((await withDeadline(page.screenshot({ fullPage: true, type: 'png', encoding: 'base64', captureBeyondViewport: true }), 30_000, 'taking the screenshot')) as string) : null;
+      const networkRequests = recorder ? await recorder.entries() : null;
+      const headers = response.headers();
+      return {
+        statusCode: response.status(),
+        statusText: response.statusText(),
+        headers,
+        contentType: headers['content-type'] ?? null,
+        html,
+        finalUrl: page.url(),
+        screenshot,
+        evaluateResults: actions ? actions.evaluateResults : null,
+        collected: actions?.collected ?? null,
+        actionError: actions?.error ?? null,
+        networkRequests,
+      };
+    } finally {
+      timings.extraction_ms += performance.now() - extractionStarted;
+    }
+  }
+
+  private navigationFailure(error: unknown, egress: EgressSession, proxyUrl: string | null): BrowserFailure {
+    if (error instanceof BrowserFailure) return error;
+    const message = firstLine(error);
+    if (isBrowserGone(error)) return new BrowserFailure('browser_error', `The browser crashed or was closed while loading the page (${message}).`);
+    if (/timeout|timed out/i.test(message)) return new BrowserFailure('timeout', `The page did not finish loading within ${this.timeouts.navigationMs} ms.`, true);
+    if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY_CONNECTION_FAILED|ERR_PROXY|ERR_EMPTY_RESPONSE/.test(message) && egress.refused.length > 0) {
+      const refused = egress.refused.at(-1)!;
+      return new BrowserFailure(refused.reason === 'dns_failed' ? 'dns_error' : 'target_blocked', `The page (or a redirect) leads to a target the SSRF guard refuses: ${refused.message}`);
+    }
+    if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY/.test(message)) return new BrowserFailure(proxyUrl ? 'proxy_error' : 'connection_error', `The connection to the site failed (${message}).`, true);
+    if (/ERR_NAME_NOT_RESOLVED/.test(message)) return new BrowserFailure('dns_error', `The host name does not resolve (${message}).`);
+    if (/net::ERR_/.test(message)) return new BrowserFailure('connection_error', `The page could not be loaded (${message}).`, true);
+    this.logger.warn(`unclassified navigation failure: ${message}`);
+    return new BrowserFailure('browser_error', `The page could not be loaded (${message}).`);
+  }
+
+  private shape(request: ScrapeRequest, page: PageResult): Omit<ScrapeResultBody, 'statusCode' | 'message' | 'executionTime' | 'potentiallyBlockedByCaptcha' | 'timings' | 'guidance'> {
+    const extracted = request.extract ? this.extractor.extract(page.html, page.finalUrl, request.extract) : null;
+    // Top-level extract runs on the final DOM; what collect actions gathered sits beside it.
+    const extractedData = extracted || page.collected ? { ...(page.collected ?? {}), ...(extracted ?? {}) } : null;
+    return {
+      html: request.format === 'html' ? page.html : null,
+      markdown: request.format === 'markdown' ? this.markdown.convert(page.html, page.finalUrl) : null,
+      screenshot: page.screenshot,
+      extracted_data: extractedData,
+      evaluate_results: page.evaluateResults,
+      network_requests: page.networkRequests,
+      content_type: page.contentType,
+      body_base64: null,
+      body_url: null,
+    };
+  }
+}
+
+/** proxy-chain answers 590-599 when it could not reach the upstream proxy or the target. */
+function proxyChainFailure(status: number, viaProxy: boolean): BrowserFailure | null {
+  if (status < 590 || status > 599) return null;
+  if (viaProxy) return new BrowserFailure('proxy_error', `The proxy failed (${status} ${STATUS_CODES[status] ?? ''}).`, true);
+  if (status === 593) return new BrowserFailure('dns_error', 'The host name does not resolve.');
+  return new BrowserFailure('connection_error', `The connection to the site failed (${STATUS_CODES[status] ?? status}).`, true);
+}
+
+function actionFailedGuidance(guidance: Guidance, error: ActionError): Guidance {
+  return {
+    ...guidance,
+    success: false,
+    error_type: 'action_failed',
+    next_steps: [
+      `Action ${error.action} (${error.type}) failed: ${error.message}.`,
+      'The response holds the page as it was when the action failed: check the selector against its html, add a wait-for-selector before the action, or mark a click optional.',
+    ],
+    suggested_request: null,
+    stop_reason: null,
+  };
+}
+
+async function closeWithin(context: BrowserContext, ms: number): Promise<boolean> {
+  const closed = context.close().then(() => true, (error: unknown) => isBrowserGone(error));
+  return Promise.race([closed, sleep(ms, false, { ref: false })]);
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new BrowserFailure('browser_error', `The page stopped responding while ${what}.`)), ms);
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+function emptyBody() {
+  return { html: null, markdown: null, screenshot: null, extracted_data: null, evaluate_results: null, network_requests: null, content_type: null, body_base64: null, body_url: null };
+}
+
+function roundAll(timings: Timings): Record<string, number> {
+  return Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v * 10) / 10]));
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0];
+}

@@ -1,0 +1,145 @@
+import { randomInt } from 'node:crypto';
+
+export type WindowSize = 'desktop' | 'mobile' | 'any';
+
+/**
+ * One browser identity whose parts agree with each other: the user agent, its client hints and
+ * navigator.platform name the same OS and device; the viewport, screen, touch and WebGL GPU fit
+ * that device; Accept-Language, navigator.languages, the Intl locale and the time zone follow the
+ * request's `language`. Anti-bot scripts look for disagreements between these more than for any
+ * single value.
+ */
+export interface FingerprintProfile {
+  device: 'desktop' | 'mobile';
+  userAgent: string;
+  userAgentMetadata: {
+    brands: Array<{ brand: string; version: string }>;
+    fullVersionList: Array<{ brand: string; version: string }>;
+    fullVersion: string;
+    platform: string;
+    platformVersion: string;
+    architecture: string;
+    model: string;
+    mobile: boolean;
+    bitness: string;
+    wow64: boolean;
+  };
+  /** navigator.platform */
+  platform: string;
+  acceptLanguage: string;
+  languages: string[];
+  locale: string;
+  timezone: string;
+  viewport: { width: number; height: number; deviceScaleFactor: number; isMobile: boolean; hasTouch: boolean };
+  screen: { width: number; height: number };
+  webgl: { vendor: string; renderer: string };
+  hardwareConcurrency: number;
+  deviceMemory: number;
+}
+
+const DESKTOP_SIZES: Array<[number, number]> = [
+  [1920, 1080],
+  [1366, 768],
+  [1536, 864],
+  [1440, 900],
+  [1600, 900],
+  [2560, 1440],
+];
+const MOBILE_SIZES: Array<[number, number, number]> = [
+  [412, 915, 2.625],
+  [393, 873, 2.75],
+  [360, 800, 3],
+];
+
+const DESKTOP_GPUS = [
+  { vendor: 'Google Inc. (Intel)', renderer: 'ANGLE (Intel, Intel(R) UHD Graphics 630 (0x00003E92) Direct3D11 vs_5_0 ps_5_0, D3D11)' },
+  { vendor: 'Google Inc. (NVIDIA)', renderer: 'ANGLE (NVIDIA, NVIDIA GeForce GTX 1650 (0x00001F82) Direct3D11 vs_5_0 ps_5_0, D3D11)' },
+  { vendor: 'Google Inc. (AMD)', renderer: 'ANGLE (AMD, AMD Radeon(TM) Graphics (0x00001636) Direct3D11 vs_5_0 ps_5_0, D3D11)' },
+];
+const MOBILE_GPUS = [
+  { vendor: 'Qualcomm', renderer: 'Adreno (TM) 650' },
+  { vendor: 'ARM', renderer: 'Mali-G78' },
+];
+
+// Region → the time zone most of its people use; a language without a region takes its usual one.
+const REGION_TIMEZONES: Record<string, string> = {
+  US: 'America/New_York', CA: 'America/Toronto', MX: 'America/Mexico_City', BR: 'America/Sao_Paulo', AR: 'America/Argentina/Buenos_Aires',
+  GB: 'Europe/London', IE: 'Europe/Dublin', DE: 'Europe/Berlin', AT: 'Europe/Vienna', CH: 'Europe/Zurich', FR: 'Europe/Paris', BE: 'Europe/Brussels',
+  NL: 'Europe/Amsterdam', ES: 'Europe/Madrid', PT: 'Europe/Lisbon', IT: 'Europe/Rome', PL: 'Europe/Warsaw', CZ: 'Europe/Prague', SE: 'Europe/Stockholm',
+  NO: 'Europe/Oslo', DK: 'Europe/Copenhagen', FI: 'Europe/Helsinki', GR: 'Europe/Athens', TR: 'Europe/Istanbul', RU: 'Europe/Moscow', UA: 'Europe/Kyiv',
+  IN: 'Asia/Kolkata', CN: 'Asia/Shanghai', TW: 'Asia/Taipei', HK: 'Asia/Hong_Kong', JP: 'Asia/Tokyo', KR: 'Asia/Seoul', SG: 'Asia/Singapore',
+  ID: 'Asia/Jakarta', TH: 'Asia/Bangkok', VN: 'Asia/Ho_Chi_Minh', IL: 'Asia/Jerusalem', AE: 'Asia/Dubai', SA: 'Asia/Riyadh', ZA: 'Africa/Johannesburg',
+  EG: 'Africa/Cairo', NG: 'Africa/Lagos', AU: 'Australia/Sydney', NZ: 'Pacific/Auckland',
+};
+const LANGUAGE_REGIONS: Record<string, string> = {
+  en: 'US', de: 'DE', fr: 'FR', es: 'ES', it: 'IT', pt: 'BR', nl: 'NL', pl: 'PL', cs: 'CZ', sv: 'SE', nb: 'NO', no: 'NO', da: 'DK', fi: 'FI',
+  el: 'GR', tr: 'TR', ru: 'RU', uk: 'UA', hi: 'IN', zh: 'CN', ja: 'JP', ko: 'KR', id: 'ID', th: 'TH', vi: 'VN', he: 'IL', ar: 'SA',
+};
+
+export interface ProfileRequest {
+  windowSize: WindowSize;
+  /** A language tag such as en-US ('' = en-US). */
+  language: string;
+  /** The browser's real version ("156.0.8078.79"): the UA must not claim another one. */
+  browserVersion: string;
+}
+
+/** Picks a consistent identity for one request (random where the request leaves room). */
+export function fingerprintProfileFor(request: ProfileRequest, pick: (n: number) => number = randomInt): FingerprintProfile {
+  const device = request.windowSize === 'mobile' || (request.windowSize === 'any' && pick(4) === 0) ? 'mobile' : 'desktop';
+  const fullVersion = request.browserVersion.replace(/^[^0-9]*/, '') || '120.0.0.0';
+  const major = fullVersion.split('.')[0];
+  const { languages, locale, acceptLanguage, timezone } = languageProfile(request.language);
+  const brands = [
+    { brand: 'Chromium', version: major },
+    { brand: 'Google Chrome', version: major },
+    { brand: 'Not=A?Brand', version: '24' },
+  ];
+  const fullVersionList = brands.map((b) => ({ brand: b.brand, version: b.brand === 'Not=A?Brand' ? '24.0.0.0' : fullVersion }));
+  if (device === 'mobile') {
+    const [width, height, scale] = request.windowSize === 'mobile' ? MOBILE_SIZES[0] : MOBILE_SIZES[pick(MOBILE_SIZES.length)];
+    return {
+      device,
+      userAgent: `Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Mobile Safari/537.36`,
+      userAgentMetadata: { brands, fullVersionList, fullVersion, platform: 'Android', platformVersion: '14.0.0', architecture: '', model: 'Pixel 7', mobile: true, bitness: '', wow64: false },
+      platform: 'Linux armv81',
+      acceptLanguage,
+      languages,
+      locale,
+      timezone,
+      viewport: { width, height, deviceScaleFactor: scale, isMobile: true, hasTouch: true },
+      screen: { width, height },
+      webgl: MOBILE_GPUS[pick(MOBILE_GPUS.length)],
+      hardwareConcurrency: 8,
+      deviceMemory: 8,
+    };
+  }
+  const [width, height] = request.windowSize === 'desktop' ? DESKTOP_SIZES[0] : DESKTOP_SIZES[pick(DESKTOP_SIZES.length)];
+  return {
+    device,
+    userAgent: `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`,
+    userAgentMetadata: { brands, fullVersionList, fullVersion, platform: 'Windows', platformVersion: '15.0.0', architecture: 'x86', model: '', mobile: false, bitness: '64', wow64: false },
+    platform: 'Win32',
+    acceptLanguage,
+    languages,
+    locale,
+    timezone,
+    viewport: { width, height, deviceScaleFactor: 1, isMobile: false, hasTouch: false },
+    screen: { width, height },
+    webgl: DESKTOP_GPUS[pick(DESKTOP_GPUS.length)],
+    hardwareConcurrency: [4, 8, 12, 16][pick(4)],
+    deviceMemory: 8,
+  };
+}
+
+function languageProfile(tag: string): { languages: string[]; locale: string; acceptLanguage: string; timezone: string } {
+  const [base, ...rest] = (tag || 'en-US').split('-');
+  const language = base.toLowerCase();
+  const explicitRegion = rest.find((part) => /^[A-Za-z]{2}$/.test(part))?.toUpperCase();
+  const region = explicitRegion ?? LANGUAGE_REGIONS[language] ?? 'US';
+  const locale = explicitRegion ? `${language}-${region}` : tag ? language : 'en-US';
+  const languages = locale.includes('-') ? [locale, language] : [locale];
+  // Chromium adds the q-values to the header itself; navigator.languages takes this list as it is.
+  const acceptLanguage = languages.join(',');
+  return { languages, locale, acceptLanguage, timezone: REGION_TIMEZONES[region] ?? 'America/New_York' };
+}
