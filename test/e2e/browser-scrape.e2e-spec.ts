@@ -159,6 +159,9 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
     expect(ws.status).toBe(101);
     const image = all.body.network_requests.find((r: { resource_type: string }) => r.resource_type === 'image');
     expect(image.body).toBeNull();
+    // light without a screenshot skips images, fonts and media: the image request fails on purpose.
+    const lean = await scrape({ url: `${site.url}/traffic`, browser_type: 'light', network_capture: { resource_types: ['image'] } });
+    expect(lean.body.network_requests).toEqual([expect.objectContaining({ resource_type: 'image', status: 0, error: 'blocked:inspector' })]);
     const onlyFetch = await scrape({ url: `${site.url}/traffic`, browser_type: 'light', network_capture: { resource_types: ['fetch'] } });
     expect(onlyFetch.body.network_requests.map((r: { resource_type: string }) => r.resource_type)).toEqual(['fetch']);
   });
@@ -178,6 +181,25 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
     expect(m.screen[0]).toBeLessThan(500);
   });
 
+  it('passes the headless battery in heavy mode with a fingerprint that agrees with itself', async () => {
+    const battery = async (type: string) => {
+      const res = await scrape({ url: `${site.url}/checks`, browser_type: type, actions: [{ type: 'wait-for-selector', selector: '//div[@id="result" and text()!="pending"]', time: 5000 }], extract: { result: '#result' } });
+      return JSON.parse(res.body.extracted_data.result);
+    };
+    const heavy = await battery('heavy');
+    expect(heavy).toMatchObject({ webdriver: false, headlessUa: false, chromeObject: true, chromeApis: true, permissionsConsistent: true, uaPlatformConsistent: true, clientHintsPlatform: 'Windows', platform: 'Win32' });
+    expect(heavy.plugins).toBeGreaterThan(0);
+    expect(heavy.mimeTypes).toBeGreaterThan(0);
+    expect(heavy.webglVendor).toMatch(/^Google Inc\. \((Intel|NVIDIA|AMD)\)$/);
+    expect(heavy.webglRenderer).toMatch(/^ANGLE \(/);
+    expect(heavy.webglRenderer).not.toMatch(/SwiftShader/i);
+    expect(heavy.userAgent).toMatch(/Windows NT 10\.0; Win64; x64.*Chrome\/\d+\.0\.0\.0 Safari/);
+    // light is the plain browser: the same user agent, none of the script-level patches.
+    const light = await battery('light');
+    expect(light.headlessUa).toBe(false);
+    expect(light.webdriver || light.plugins === 0 || !light.chromeApis).toBe(true);
+  });
+
   it('is judged human by BotD in heavy mode; light is the plain (detectable) browser', async () => {
     const botd = (type: string) => scrape({ url: `${site.url}/botd`, browser_type: type, actions: [{ type: 'wait-for-selector', selector: '//div[@id="result" and text()!="pending"]', time: 8000 }], extract: { result: '#result' } });
     expect(JSON.parse((await botd('heavy')).body.extracted_data.result)).toEqual({ bot: false });
@@ -195,6 +217,8 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
       expect(probe.body.statusCode).toBe(200);
     }
     expect(canary.connections()).toBe(before);
+    // WebRTC may not send UDP around the proxy (STUN to the canary's UDP port).
+    expect(canary.datagrams()).toBe(0);
     // A redirect from an allowed page to a refused one: target_blocked, nothing charged.
     const redirect = await scrape({ url: `${site.url}/redirect-to?url=${encodeURIComponent(`${canary.url}/x`)}`, browser_type: 'light' });
     expect(redirect.body.guidance).toMatchObject({ success: false, error_type: 'target_blocked', credits_charged: 0 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import dgram from 'node:dgram';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -50,6 +51,7 @@ const CHECKS_SCRIPT = `
     plugins: navigator.plugins.length,
     mimeTypes: navigator.mimeTypes.length,
     chromeObject: typeof window.chrome === 'object' && window.chrome !== null,
+    chromeApis: !!window.chrome && typeof window.chrome.loadTimes === 'function' && typeof window.chrome.csi === 'function' && typeof window.chrome.app === 'object',
     permissionsConsistent,
     webglVendor: vendor,
     webglRenderer: renderer,
@@ -148,10 +150,18 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
                 `<script>fetch("${t}/fetch").catch(()=>{});const x=new XMLHttpRequest();x.open("GET","${t}/xhr");x.send();` +
                 `try{new WebSocket("${wsTarget}/ws")}catch(e){}navigator.sendBeacon("${t}/beacon","x");` +
                 `new Worker(URL.createObjectURL(new Blob(['fetch("${t}/worker").catch(()=>{})'],{type:"text/javascript"})));` +
-                `new EventSource("${t}/events");</script><p>probe page</p>`,
+                `new EventSource("${t}/events");` +
+                `navigator.serviceWorker.register("/sw.js?target=${encodeURIComponent(t)}").catch(()=>{});` +
+                `const pc=new RTCPeerConnection({iceServers:[{urls:"stun:${new URL(t).hostname}:${new URL(t).port}"}]});pc.createDataChannel("x");pc.createOffer().then(o=>pc.setLocalDescription(o));` +
+                `</script><p>probe page</p>`,
               `<link rel="stylesheet" href="${t}/style.css"><link rel="prefetch" href="${t}/prefetch">`,
             ),
           );
+      }
+      case '/sw.js': {
+        // A service worker's own traffic bypasses page-level request interception; not the egress filter.
+        const t = url.searchParams.get('target') ?? '';
+        return res.writeHead(200, { 'content-type': 'text/javascript' }).end(`self.addEventListener("install",(e)=>e.waitUntil(fetch("${t}/sw").catch(()=>{})));self.addEventListener("activate",()=>fetch("${t}/sw-activate").catch(()=>{}));`);
       }
       case '/long':
         return html(page('Long', `<div style="height:3000px;background:linear-gradient(#fff,#0a0)">tall</div>`));
@@ -189,9 +199,10 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
   };
 }
 
-/** Counts every connection made to it: a target that must never be reached. */
-export async function startCanary(): Promise<{ url: string; port: number; connections: () => number; close(): Promise<void> }> {
+/** Counts every TCP connection and UDP datagram (WebRTC/STUN) sent to it: a target that must never be reached. */
+export async function startCanary(): Promise<{ url: string; port: number; connections: () => number; datagrams: () => number; close(): Promise<void> }> {
   let connections = 0;
+  let datagrams = 0;
   const server = http.createServer((_req, res) => res.end('canary'));
   server.on('connection', (s) => {
     connections += 1;
@@ -199,5 +210,17 @@ export async function startCanary(): Promise<{ url: string; port: number; connec
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}`, port, connections: () => connections, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  const udp = dgram.createSocket('udp4');
+  udp.on('message', () => (datagrams += 1));
+  await new Promise<void>((resolve) => udp.bind(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    connections: () => connections,
+    datagrams: () => datagrams,
+    close: async () => {
+      udp.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }

@@ -33,7 +33,7 @@ const LIGHT_SKIPPED = new Set(['image', 'font', 'media']);
 const CLOSE_TIMEOUT_MS = 5000;
 // After `load`, how long the network must stay quiet (and at most how long to wait for that), so
 // content that scripts fetch after load is in the DOM.
-const SETTLE_IDLE_MS = 150;
+const SETTLE_IDLE_MS = 75;
 const SETTLE_MAX_MS = 2000;
 
 interface Timings {

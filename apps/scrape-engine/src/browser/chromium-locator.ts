@@ -9,8 +9,10 @@ export interface ChromiumBinaries {
   headlessShell: string | null;
 }
 
-const SYSTEM_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable', '/usr/bin/chromium-browser'];
-const SYSTEM_HEADLESS_SHELL = ['/usr/bin/chromium-headless-shell', '/usr/lib/chromium/chromium-headless-shell'];
+// Debian's /usr/bin/chromium* are shell wrappers that stay the parent of the browser: the pool
+// would then signal the wrapper, not Chromium. The binaries themselves come first.
+const SYSTEM_CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable', '/usr/bin/chromium-browser'];
+const SYSTEM_HEADLESS_SHELL = ['/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium-headless-shell'];
 
 /**
  * CHROME_PATH when set (it must exist), else puppeteer's own download when one is in its cache,

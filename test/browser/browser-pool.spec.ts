@@ -1,0 +1,82 @@
+import { BrowserFixtureSite, startBrowserFixtureSite } from '../support/browser-fixture-site';
+import { browserEngine, chromiumProcesses, eventually } from './support/browser-engine';
+
+/**
+ * The browser pool under load with real Chromium: 300 scrapes over both kinds at once, with the
+ * light browser killed twice mid-run and hung pages among them. Every request ends with a result
+ * (failures with guidance, never a throw), the crashed browser is replaced while the rest go on,
+ * and afterwards exactly one browser per kind is left, with no leaked Chromium process.
+ */
+describe('BrowserPool with real Chromium', () => {
+  let site: BrowserFixtureSite;
+  let engine: ReturnType<typeof browserEngine>;
+
+  beforeAll(async () => {
+    site = await startBrowserFixtureSite();
+    engine = browserEngine({ allow: [`127.0.0.1:${site.port}`], pool: { concurrency: 4, queueTimeoutMs: 60_000, recycleAfter: 60 }, navigationMs: 2000 });
+    await engine.pool.warm(['light', 'heavy']);
+  });
+  afterAll(async () => {
+    await engine?.pool.close();
+    await site?.close();
+  });
+
+  it('serves 300 requests through crashes and hangs, then holds exactly one browser per kind and no stray process', async () => {
+    // Warm: one request of each kind, then the idle process count is the baseline.
+    await engine.scrape({ url: `${site.url}/spa`, browser_type: 'light' });
+    await engine.scrape({ url: `${site.url}/spa`, browser_type: 'heavy' });
+    expect(await eventually(() => chromiumProcesses().browsers.length === 2)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const baseline = chromiumProcesses().all.length;
+
+    const outcomes: Array<{ i: number; ok: boolean; errorType: unknown; credits: number }> = [];
+    let next = 0;
+    const kills: number[] = [];
+    const worker = async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= 300) return;
+        if (i === 100 || i === 200) {
+          // A forced crash: SIGKILL the live light browser while other requests use it.
+          const light = engine.pool.stats().browsers.find((b) => b.kind === 'light');
+          if (light?.pid) {
+            kills.push(light.pid);
+            process.kill(light.pid, 'SIGKILL');
+          }
+        }
+        const hang = i % 75 === 37;
+        const { result, facts } = await engine.scrape({ url: `${site.url}/${hang ? 'hang' : 'list?page=2'}`, browser_type: i % 3 === 0 ? 'heavy' : 'light', extract: { items: { selector: 'li.item', multiple: true } } });
+        const guidance = result.guidance as { success: boolean; error_type: unknown };
+        outcomes.push({ i, ok: result.statusCode === 200 && guidance.success && (result.extracted_data as { items: string[] }).items[0] === 'Item 6', errorType: guidance.error_type, credits: facts.credits });
+      }
+    };
+    await Promise.all(Array.from({ length: 6 }, worker));
+
+    expect(outcomes).toHaveLength(300);
+    expect(kills).toHaveLength(2);
+    const failed = outcomes.filter((o) => !o.ok);
+    // Hung pages time out; requests on a killed browser fail as browser_error. Nothing else fails.
+    expect(failed.filter((o) => o.errorType !== 'timeout' && o.errorType !== 'browser_error')).toEqual([]);
+    expect(failed.filter((o) => o.errorType === 'timeout').length).toBe(4);
+    expect(failed.every((o) => o.credits === 0)).toBe(true);
+    // The other requests went on: the great majority succeeded, including after each crash.
+    expect(outcomes.filter((o) => o.ok).length).toBeGreaterThanOrEqual(300 - 4 - 2 * 6);
+    expect(outcomes.some((o) => o.ok && o.i > 200)).toBe(true);
+
+    // Afterwards: one browser per kind (replacements included), and every other process is gone.
+    expect(await eventually(() => chromiumProcesses().browsers.length === 2, 15_000)).toBe(true);
+    const stats = engine.pool.stats();
+    expect(stats.browsers.map((b) => b.kind).sort()).toEqual(['heavy', 'light']);
+    expect(stats.browsers.every((b) => b.active === 0)).toBe(true);
+    expect(stats.freeSlots).toBe(4);
+    for (const pid of kills) expect(chromiumProcesses().all).not.toContain(pid);
+    const live = new Set(stats.browsers.map((b) => b.pid));
+    expect(new Set(chromiumProcesses().browsers)).toEqual(live);
+    // No renderer outlives its context: back to the idle count of two warm browsers.
+    await eventually(() => chromiumProcesses().all.length === baseline, 15_000);
+    expect(chromiumProcesses().all.length).toBe(baseline);
+
+    await engine.pool.close();
+    expect(await eventually(() => chromiumProcesses().all.length === 0)).toBe(true);
+  });
+});

@@ -1,0 +1,56 @@
+import { ScrapeRequest } from '@lib/contracts';
+import { TargetAllowlist, TargetGuard } from '@lib/target-guard';
+import { execFileSync } from 'node:child_process';
+import { plainToInstance } from 'class-transformer';
+import { BrowserLauncher } from '../../../apps/scrape-engine/src/browser/browser-launcher';
+import { BrowserPool, BrowserPoolSettings } from '../../../apps/scrape-engine/src/browser/browser-pool';
+import { BrowserScrapeExecutor } from '../../../apps/scrape-engine/src/browser/browser-scrape.executor';
+import { locateChromium } from '../../../apps/scrape-engine/src/browser/chromium-locator';
+import { ContentValidator } from '../../../apps/scrape-engine/src/content-validation/content-validator';
+import { SelectorExtractor } from '../../../apps/scrape-engine/src/extraction/selector-extractor';
+import { MarkdownConverter } from '../../../apps/scrape-engine/src/formats/markdown-converter';
+import { GuidanceAdvisor } from '../../../apps/scrape-engine/src/guidance/guidance-advisor';
+import { ProxyRotation } from '../../../apps/scrape-engine/src/proxy-rotation/proxy-rotation';
+
+/** The browser engine as scrape-engine wires it, without the transport: for pool-level tests. */
+export function browserEngine(options: { allow: string[]; pool: BrowserPoolSettings; navigationMs: number; proxyPool?: Record<string, string[]> }) {
+  const pool = new BrowserPool(new BrowserLauncher(locateChromium({ chromePath: process.env.CHROME_PATH ?? null, headlessShellPath: null })), options.pool);
+  const guard = new TargetGuard(new TargetAllowlist(options.allow));
+  const executor = new BrowserScrapeExecutor(pool, guard, new ProxyRotation({ proxyPool: options.proxyPool ?? {} }), new ContentValidator(), new MarkdownConverter(), new SelectorExtractor(), new GuidanceAdvisor(), { navigationMs: options.navigationMs });
+  const scrape = (body: Record<string, unknown>) => executor.execute(plainToInstance(ScrapeRequest, { browser: true, ...body }));
+  return { pool, executor, scrape };
+}
+
+/** Chromium processes below this test process: all of them, and the browsers' main processes. */
+export function chromiumProcesses(): { all: number[]; browsers: number[] } {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
+  const children = new Map<number, typeof rows>();
+  for (const row of rows) children.set(row.ppid, [...(children.get(row.ppid) ?? []), row]);
+  const all: number[] = [];
+  const browsers: number[] = [];
+  const walk = (pid: number, depth: number) => {
+    for (const child of children.get(pid) ?? []) {
+      if (/chrom/i.test(child.args)) {
+        all.push(child.pid);
+        if (!/--type=/.test(child.args)) browsers.push(child.pid);
+      }
+      walk(child.pid, depth + 1);
+    }
+  };
+  walk(process.pid, 0);
+  return { all, browsers };
+}
+
+/** Polls until `probe` holds (processes take a moment to exit), or gives up after `ms`. */
+export async function eventually(probe: () => boolean, ms = 10_000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (probe()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return probe();
+}
