@@ -1,3 +1,4 @@
+import { importEsm } from '@lib/runtime';
 import { BrowserFixtureSite, startBrowserFixtureSite, startCanary } from '../support/browser-fixture-site';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { expectUsageHeaders, http } from './support/http';
@@ -247,5 +248,58 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
     const res = await scrape({ url: `${site.url}/captcha`, browser_type: 'light' });
     expect(res.body).toMatchObject({ potentiallyBlockedByCaptcha: true });
     expect(res.body.guidance).toMatchObject({ success: false, error_type: 'captcha', credits_charged: 5 });
+  });
+});
+
+describe.each(runtimesUnderTest('browser-proxied'))('browser scrapes through PROXY_POOL with proxy auth â€” $name', (runtime) => {
+  type ProxyServer = { listen(): Promise<void>; close(force: boolean): Promise<void>; port: number };
+  let site: BrowserFixtureSite;
+  let env: InProcessPlatform;
+  let token: string;
+  let cleanup: () => Promise<void> = async () => undefined;
+  const proxies: ProxyServer[] = [];
+  const seen: Array<{ proxy: number; host: string; user: string }> = [];
+
+  beforeAll(async () => {
+    site = await startBrowserFixtureSite();
+    const { Server } = await importEsm<{ Server: new (o: object) => ProxyServer }>('proxy-chain');
+    for (const i of [0, 1]) {
+      const proxy = new Server({
+        port: 0,
+        host: '127.0.0.1',
+        // A paid proxy: wrong or missing credentials get 407.
+        prepareRequestFunction: ({ username, password, hostname, port }: { username: string; password: string; hostname: string; port: number }) => {
+          if (username !== `user${i}` || password !== 'secret') return { requestAuthentication: true };
+          seen.push({ proxy: i, host: `${hostname}:${port}`, user: username });
+          return {};
+        },
+      });
+      await proxy.listen();
+      proxies.push(proxy);
+    }
+    const prepared = await runtime.prepare();
+    cleanup = prepared.cleanup;
+    const pool = { any: proxies.map((p, i) => `http://user${i}:secret@127.0.0.1:${p.port}`) };
+    env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, PROXY_POOL: JSON.stringify(pool) });
+    token = (await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro' } })).body.token;
+  });
+  afterAll(async () => {
+    await env?.stop();
+    await cleanup();
+    for (const p of proxies) await p.close(true);
+    await site?.close();
+  });
+
+  it('sends every request of each page through the next proxy of the rotation, with its credentials', async () => {
+    const results = [];
+    for (const browser_type of ['light', 'heavy', 'light', 'heavy']) {
+      results.push(await http(env.url, '/v1/sync/scrape', { token, json: { url: `${site.url}/traffic`, browser: true, browser_type, screenshot: true } }));
+    }
+    expect(results.map((r) => r.body.statusCode)).toEqual([200, 200, 200, 200]);
+    expect(results.every((r) => r.headers.get('x-credits-charged') === '5')).toBe(true);
+    // Both proxies carried pages, and the subresources (script, css, xhr, fetch, image, websocket) went the same way.
+    expect(new Set(seen.map((s) => s.proxy))).toEqual(new Set([0, 1]));
+    expect(seen.length).toBeGreaterThanOrEqual(4 * 7);
+    expect(seen.every((s) => s.host === `127.0.0.1:${site.port}`)).toBe(true);
   });
 });
