@@ -9,6 +9,7 @@ import path from 'node:path';
 import { importEsm } from '@lib/runtime';
 import http from 'node:http';
 import { startPlatform } from '../../apps/platform/src/platform';
+import { benchBrowser } from './browser-bench';
 import { runLoad } from './load';
 
 /**
@@ -18,6 +19,10 @@ import { runLoad } from './load';
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+// Browser pages in flight: the engine's default BROWSER_CONCURRENCY, so nothing waits in its queue.
+const BROWSER_CONCURRENCY = 4;
+// Browser pages take hundreds of ms: a longer window keeps the sample large enough.
+const BROWSER_SECONDS = Math.max(SECONDS, 10);
 
 async function main(): Promise<void> {
   let peakRss = process.memoryUsage().rss;
@@ -47,6 +52,8 @@ async function main(): Promise<void> {
   const scrapeBody = JSON.stringify({ url: page.url });
   const service = await runLoad(`${platform.url}/v1/sync/scrape`, { authorization: `Bearer ${created.token}` }, CONCURRENCY, SECONDS, scrapeBody);
   const rpc = await timeLoop(() => bus.request(SUBJECTS.billing.quotaQuery, { client_id: 'bench', monthly_credits: 1000 }), SECONDS);
+  const browserPages = [];
+  for (const kind of ['light', 'heavy'] as const) browserPages.push(await benchBrowser(kind, platform.url, created.token, page.browserUrl, BROWSER_CONCURRENCY, BROWSER_SECONDS));
 
   clearInterval(sampler);
   const rows = [
@@ -54,7 +61,18 @@ async function main(): Promise<void> {
     { figure: 'quota query over the in-process bus (round trips/s, incl. database)', value: rpc.perSecond, detail: `${rpc.count} round trips in ${rpc.seconds.toFixed(1)} s` },
     { figure: 'peak RSS of the embedded platform under this load (MB)', value: Math.round(peakRss / 1024 / 1024), detail: 'whole process: 8 contexts + load generator' },
     { figure: 'simple scrape through the service ÷ direct got-scraping loop (same page)', value: ratio(service.perSecond, direct.perSecond), detail: `${service.perSecond} vs ${direct.perSecond} pages/s; service p50 ${service.p50Ms} ms, p99 ${service.p99Ms} ms; non-2xx ${service.non2xx}` },
-    { figure: 'browser scrape pages/s ÷ bare puppeteer (light, heavy)', value: null, detail: 'pending: browser mode (issue 4)' },
+    ...browserPages.map((b) => ({
+      figure: `browser scrape (${b.kind}) through the service ÷ bare puppeteer loop (same Chromium, same page)`,
+      value: ratio(b.servicePagesPerSecond, b.barePagesPerSecond),
+      detail: `${b.servicePagesPerSecond} vs ${b.barePagesPerSecond} pages/s at ${BROWSER_CONCURRENCY} in flight; service p50 ${b.serviceP50Ms} ms; non-2xx ${b.non2xx}`,
+    })),
+    ...browserPages.map((b) => ({
+      figure: `browser scrape (${b.kind}) through the service ÷ bare puppeteer with a fresh context per page`,
+      value: ratio(b.servicePagesPerSecond, b.bareIsolatedPagesPerSecond),
+      detail: `${b.servicePagesPerSecond} vs ${b.bareIsolatedPagesPerSecond} pages/s: the service's cost beyond isolating every request`,
+    })),
+    ...browserPages.map((b) => ({ figure: `peak memory per concurrent ${b.kind} page (MB, process + Chromium RSS over idle)`, value: b.peakMbPerConcurrentPage, detail: `${BROWSER_CONCURRENCY} pages in flight; RSS summed over processes (shared pages counted in each)` })),
+    { figure: 'light ÷ heavy pages/s through the service', value: ratio(browserPages[0].servicePagesPerSecond, browserPages[1].servicePagesPerSecond), detail: 'above 1: light is the faster kind' },
     { figure: '1000-URL collection run: wall time, jobs/s, ÷ direct', value: null, detail: 'pending: batches (issue 5)' },
     { figure: 'HTML→markdown MB/s', value: null, detail: 'pending: formats (issue 3)' },
   ];
@@ -71,13 +89,25 @@ async function main(): Promise<void> {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
-/** The page both the service and the direct loop fetch: a 20 KB article on loopback. */
-async function startBenchPage(): Promise<{ url: string; port: number; close(): Promise<void> }> {
-  const html = `<!doctype html><html><head><title>Bench</title></head><body><h1>Bench page</h1>${'<p>Readable paragraph text for the benchmark page. </p>'.repeat(400)}</body></html>`;
-  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html));
+/**
+ * The pages both the service and the baselines load, on loopback: a 20 KB article (simple mode),
+ * and the same article with a script, a stylesheet and an image (browser mode).
+ */
+async function startBenchPage(): Promise<{ url: string; browserUrl: string; port: number; close(): Promise<void> }> {
+  const article = `<h1>Bench page</h1>${'<p>Readable paragraph text for the benchmark page. </p>'.repeat(400)}`;
+  const html = `<!doctype html><html><head><title>Bench</title></head><body>${article}</body></html>`;
+  const browserHtml = `<!doctype html><html><head><title>Bench</title><link rel="stylesheet" href="/style.css"></head><body>${article}<img src="/image.png"><script src="/app.js"></script></body></html>`;
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  const server = http.createServer((req, res) => {
+    if (req.url === '/browser-page') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(browserHtml);
+    else if (req.url === '/style.css') res.writeHead(200, { 'content-type': 'text/css' }).end('p { margin: 0 0 1em }');
+    else if (req.url === '/app.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end('document.title += " (scripted)";');
+    else if (req.url === '/image.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+    else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}/page`, port, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return { url: `http://127.0.0.1:${port}/page`, browserUrl: `http://127.0.0.1:${port}/browser-page`, port, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
 }
 
 /** The same closed loop as runLoad, for a client that is a function rather than a URL. */

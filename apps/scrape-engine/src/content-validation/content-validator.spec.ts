@@ -42,3 +42,18 @@ describe(ContentValidator.name, () => {
     expect(verdict.visibleTextLength).toBeLessThan(20);
   });
 });
+
+describe('ContentValidator on a rendered DOM (browser mode)', () => {
+  const validator = new ContentValidator();
+  const short = '<html><head><title>Tiny</title></head><body><h1>Rendered by JS</h1><script src="/app.js"></script></body></html>';
+
+  it('does not call a short rendered page an empty shell (its scripts already ran)', () => {
+    expect(validator.validate({ statusCode: 200, headers: {}, contentType: 'text/html', body: short }).blockReason).toBe('empty_shell');
+    expect(validator.validate({ statusCode: 200, headers: {}, contentType: 'text/html', body: short, rendered: true })).toMatchObject({ usable: true, blockReason: null });
+  });
+
+  it('still calls a rendered page with no visible text at all an empty shell', () => {
+    const empty = '<html><body><div id="root"></div><script src="/app.js"></script></body></html>';
+    expect(validator.validate({ statusCode: 200, headers: {}, contentType: 'text/html', body: empty, rendered: true }).blockReason).toBe('empty_shell');
+  });
+});
