@@ -56,7 +56,11 @@ describe('BrowserPool with real Chromium', () => {
     expect(kills).toHaveLength(2);
     const failed = outcomes.filter((o) => !o.ok);
     // Hung pages time out; requests on a killed browser fail as browser_error. Nothing else fails.
-    expect(outcomes.filter((o) => o.hang).map((o) => o.errorType)).toEqual(['timeout', 'timeout', 'timeout', 'timeout']);
+    // A hung page times out — unless its browser was one of the two killed under it.
+    const hangs = outcomes.filter((o) => o.hang).map((o) => o.errorType);
+    expect(hangs).toHaveLength(4);
+    expect(hangs.every((t) => t === 'timeout' || t === 'browser_error')).toBe(true);
+    expect(hangs.filter((t) => t === 'timeout').length).toBeGreaterThanOrEqual(2);
     expect(failed.filter((o) => !o.hang && o.errorType !== 'browser_error')).toEqual([]);
     expect(failed.every((o) => o.credits === 0)).toBe(true);
     // The other requests went on: the great majority succeeded, including after each crash.

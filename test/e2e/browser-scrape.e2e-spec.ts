@@ -3,6 +3,26 @@ import { BrowserFixtureSite, startBrowserFixtureSite, startCanary } from '../sup
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { expectUsageHeaders, http } from './support/http';
 import { runtimesUnderTest } from './support/runtimes';
+import { execFileSync } from 'node:child_process';
+
+/** This process's Chromium main processes (`browser`) or page renderers (`renderer`) of one binary. */
+function chromiumOf(binary: 'chromium' | 'chromium-headless-shell', which: 'browser' | 'renderer'): number[] {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), exe: m[3], args: m[4] }));
+  const mine = new Set([process.pid]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const r of rows) if (mine.has(r.ppid) && !mine.has(r.pid)) (mine.add(r.pid), (grew = true));
+  }
+  return rows
+    .filter((r) => mine.has(r.pid) && r.exe.endsWith(`/${binary}`))
+    .filter((r) => (which === 'browser' ? !/--type=/.test(r.args) : /--type=renderer/.test(r.args)))
+    .map((r) => r.pid);
+}
 
 /**
  * POST /v1/sync/scrape with browser=true, end to end over HTTP against local fixture pages, in both
@@ -242,6 +262,27 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
     expect(await quotaUsed()).toBe(before);
     const next = await scrape({ url: `${site.url}/spa`, browser_type: 'light' });
     expect(next.body.statusCode).toBe(200);
+  });
+
+  it('fails requests on a browser that crashes with browser_error guidance, uncharged, and replaces it', async () => {
+    for (const victim of ['browser', 'renderer'] as const) {
+      const before = await quotaUsed();
+      const pending = scrape({ url: `${site.url}/slow-load?ms=4000`, browser_type: 'heavy', screenshot: true });
+      // Kill it while the page waits for its slow image: the whole browser, then only the page's renderer.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const killed = chromiumOf('chromium', victim);
+      expect(killed.length).toBeGreaterThan(0);
+      for (const pid of killed) process.kill(pid, 'SIGKILL');
+      const res = await pending;
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ statusCode: 0, html: null });
+      expect(res.body.guidance).toMatchObject({ success: false, error_type: 'browser_error', credits_charged: 0 });
+      expect(res.body.guidance.next_steps[0]).toMatch(/crashed/);
+      expect(res.headers.get('x-credits-charged')).toBe('0');
+      expect(await quotaUsed()).toBe(before);
+      const next = await scrape({ url: `${site.url}/spa`, browser_type: 'heavy' });
+      expect(next.body.statusCode).toBe(200);
+    }
   });
 
   it('flags a CAPTCHA wall rendered in the browser', async () => {

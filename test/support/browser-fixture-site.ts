@@ -163,6 +163,14 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
         const t = url.searchParams.get('target') ?? '';
         return res.writeHead(200, { 'content-type': 'text/javascript' }).end(`self.addEventListener("install",(e)=>e.waitUntil(fetch("${t}/sw").catch(()=>{})));self.addEventListener("activate",()=>fetch("${t}/sw-activate").catch(()=>{}));`);
       }
+      case '/slow-load': {
+        // The load event waits for an image that arrives after `ms`.
+        const ms = Number(url.searchParams.get('ms') ?? 3000);
+        return html(page('Slow load', `<h1>Slow</h1><img src="/slow-image?ms=${ms}">`));
+      }
+      case '/slow-image':
+        setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(PNG), Number(url.searchParams.get('ms') ?? 3000)).unref();
+        return;
       case '/long':
         return html(page('Long', `<div style="height:3000px;background:linear-gradient(#fff,#0a0)">tall</div>`));
       case '/captcha':

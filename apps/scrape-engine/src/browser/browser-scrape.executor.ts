@@ -237,11 +237,16 @@ export class BrowserScrapeExecutor {
     }
     const recorder = request.network_capture ? new NetworkRecorder(cdp, request.network_capture.resource_types ?? null) : null;
     await recorder?.start();
+    // A renderer that dies (out of memory, killed) leaves every pending call hanging: end the
+    // request at once instead, with guidance; the context is closed and the browser kept.
+    const crashed = new Promise<never>((_, reject) => page.once('error', (error) => reject(new BrowserFailure('browser_error', `The page crashed (its renderer process died: ${firstLine(error)}).`))));
+    crashed.catch(() => undefined);
+    const unlessCrashed = <T>(work: Promise<T>): Promise<T> => Promise.race([work, crashed]);
 
     const navigationStarted = performance.now();
     let response: HTTPResponse | null;
     try {
-      response = await page.goto(request.url, { waitUntil: 'load', timeout: this.timeouts.navigationMs });
+      response = await unlessCrashed(page.goto(request.url, { waitUntil: 'load', timeout: this.timeouts.navigationMs }));
     } catch (error) {
       timings.navigation_ms += performance.now() - navigationStarted;
       throw this.navigationFailure(error, egress, proxyUrl);
@@ -258,19 +263,19 @@ export class BrowserScrapeExecutor {
       timings.navigation_ms += performance.now() - navigationStarted;
       throw upstreamFailure;
     }
-    await page.waitForNetworkIdle({ idleTime: SETTLE_IDLE_MS, timeout: SETTLE_MAX_MS }).catch(() => undefined);
+    await unlessCrashed(page.waitForNetworkIdle({ idleTime: SETTLE_IDLE_MS, timeout: SETTLE_MAX_MS }).catch(() => undefined));
     const listen = request.network_capture?.listen_after_load_ms ?? 0;
     if (listen > 0) await sleep(listen);
     timings.navigation_ms += performance.now() - navigationStarted;
 
     const actionsStarted = performance.now();
-    const actions = request.actions?.length ? await new ActionRunner(page, this.extractor, ACTION_LIMITS.totalBudgetMs).run(request.actions) : null;
+    const actions = request.actions?.length ? await unlessCrashed(new ActionRunner(page, this.extractor, ACTION_LIMITS.totalBudgetMs).run(request.actions)) : null;
     timings.actions_ms += performance.now() - actionsStarted;
 
     const extractionStarted = performance.now();
     try {
-      const html = await withDeadline(page.content(), 10_000, 'reading the page content');
-      const screenshot = request.screenshot ? ((await withDeadline(page.screenshot({ fullPage: true, type: 'png', encoding: 'base64', captureBeyondViewport: true }), 30_000, 'taking the screenshot')) as string) : null;
+      const html = await unlessCrashed(withDeadline(page.content(), 10_000, 'reading the page content'));
+      const screenshot = request.screenshot ? ((await unlessCrashed(withDeadline(page.screenshot({ fullPage: true, type: 'png', encoding: 'base64', captureBeyondViewport: true }), 30_000, 'taking the screenshot'))) as string) : null;
       const networkRequests = recorder ? await recorder.entries() : null;
       const headers = response.headers();
       return {
