@@ -3,25 +3,13 @@ import { BrowserFixtureSite, startBrowserFixtureSite, startCanary } from '../sup
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { expectUsageHeaders, http } from './support/http';
 import { runtimesUnderTest } from './support/runtimes';
-import { execFileSync } from 'node:child_process';
+import { chromiumProcessesBelow } from '../support/chromium-processes';
 
 /** This process's Chromium main processes (`browser`) or page renderers (`renderer`) of one binary. */
 function chromiumOf(binary: 'chromium' | 'chromium-headless-shell', which: 'browser' | 'renderer'): number[] {
-  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
-    .split('\n')
-    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)(.*)$/.exec(line))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), exe: m[3], args: m[4] }));
-  const mine = new Set([process.pid]);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const r of rows) if (mine.has(r.ppid) && !mine.has(r.pid)) (mine.add(r.pid), (grew = true));
-  }
-  return rows
-    .filter((r) => mine.has(r.pid) && r.exe.endsWith(`/${binary}`))
-    .filter((r) => (which === 'browser' ? !/--type=/.test(r.args) : /--type=renderer/.test(r.args)))
-    .map((r) => r.pid);
+  return chromiumProcessesBelow()
+    .filter((p) => p.exe.endsWith(`/${binary}`) && (which === 'browser' ? p.main : p.renderer))
+    .map((p) => p.pid);
 }
 
 /**

@@ -3,6 +3,8 @@ import { createTransportClient, MessageBus } from '@lib/messaging';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { BrowserFixtureSite, startBrowserFixtureSite } from '../support/browser-fixture-site';
+import { chromiumProcessesBelow, isAlive } from '../support/chromium-processes';
 import { distributedInfrastructureAvailable, TEST_NATS_URL } from '../support/infrastructure';
 import { createTestDatabase, TestDatabase } from '../support/postgres-database';
 import { expectUsageHeaders, http } from './support/http';
@@ -94,9 +96,12 @@ describe('the embedded platform process (npm start)', () => {
     return proc;
   }
 
+  let site: BrowserFixtureSite;
+
   beforeAll(async () => {
     database = await createTestDatabase('distributed');
-    env = { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url, ADMIN_TOKEN: adminToken, DEMO_TOKEN: `demo_distributed_${Date.now()}_test` };
+    site = await startBrowserFixtureSite();
+    env = { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url, ADMIN_TOKEN: adminToken, DEMO_TOKEN: `demo_distributed_${Date.now()}_test`, TARGET_ALLOWLIST: `127.0.0.1:${site.port}` };
     for (const name of MESSAGE_CONTEXTS) healthPorts.set(name, await freePort());
     for (const name of MESSAGE_CONTEXTS) startContext(name);
     await Promise.all(MESSAGE_CONTEXTS.map((name) => waitFor(`${name} ready`, () => httpOk(`http://127.0.0.1:${healthPorts.get(name)}/ready`), processes)));
@@ -109,6 +114,18 @@ describe('the embedded platform process (npm start)', () => {
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.stop('SIGKILL')));
     await database?.drop();
+    await site?.close();
+  });
+
+  it('renders browser pages in the separate scrape-engine process and carries a multi-MB screenshot back over NATS', async () => {
+    const created = await http(gatewayUrls[0], '/v1/admin/clients', { token: adminToken, json: { plan: 'pro' } });
+    const res = await http(gatewayUrls[1], '/v1/sync/scrape', { token: created.body.token, json: { url: `${site.url}/noise`, browser: true, browser_type: 'light', screenshot: true, extract: { title: 'h1' } } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ statusCode: 200, extracted_data: { title: 'Noise' } });
+    const png = Buffer.from(res.body.screenshot, 'base64');
+    expect(png.length).toBeGreaterThan(2 * 1024 * 1024);
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect(res.headers.get('x-credits-charged')).toBe('5');
   });
 
   it('reports every context healthy over NATS through either gateway', async () => {
@@ -169,8 +186,11 @@ describe('the embedded platform process (npm start)', () => {
     await waitFor('health ok again', async () => (await http(gatewayUrls[1], '/v1/health')).status === 200);
   });
 
-  it('stops every process cleanly on SIGTERM', async () => {
+  it('stops every process cleanly on SIGTERM, scrape-engine\'s browsers included', async () => {
+    const browsers = chromiumProcessesBelow(contexts.get('scrape-engine')!.child.pid!);
+    expect(browsers.filter((b) => b.main).length).toBe(2);
     const codes = await Promise.all(processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null).map((p) => p.stop('SIGTERM')));
     expect(codes.every((c) => c === 0)).toBe(true);
+    await waitFor('every Chromium process to exit', async () => browsers.every((b) => !isAlive(b.pid)), [], 10_000);
   });
 });

@@ -171,6 +171,9 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
       case '/slow-image':
         setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(PNG), Number(url.searchParams.get('ms') ?? 3000)).unref();
         return;
+      case '/noise':
+        // Random pixels do not compress: a full-page screenshot of several MB.
+        return html(page('Noise', '<h1>Noise</h1><canvas id="c" width="1920" height="1000"></canvas><script>const c=document.getElementById("c").getContext("2d");const d=c.createImageData(1920,1000);crypto.getRandomValues(d.data.subarray(0,65536));for(let i=0;i<d.data.length;i+=65536)crypto.getRandomValues(d.data.subarray(i,Math.min(i+65536,d.data.length)));for(let i=3;i<d.data.length;i+=4)d.data[i]=255;c.putImageData(d,0,0);</script>'));
       case '/long':
         return html(page('Long', `<div style="height:3000px;background:linear-gradient(#fff,#0a0)">tall</div>`));
       case '/captcha':

@@ -1,6 +1,6 @@
 import { ScrapeRequest } from '@lib/contracts';
+import { chromiumProcessesBelow } from '../../support/chromium-processes';
 import { TargetAllowlist, TargetGuard } from '@lib/target-guard';
-import { execFileSync } from 'node:child_process';
 import { plainToInstance } from 'class-transformer';
 import { BrowserLauncher } from '../../../apps/scrape-engine/src/browser/browser-launcher';
 import { BrowserPool, BrowserPoolSettings } from '../../../apps/scrape-engine/src/browser/browser-pool';
@@ -23,26 +23,8 @@ export function browserEngine(options: { allow: string[]; pool: BrowserPoolSetti
 
 /** Chromium processes below this test process: all of them, and the browsers' main processes. */
 export function chromiumProcesses(): { all: number[]; browsers: number[] } {
-  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
-    .split('\n')
-    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
-  const children = new Map<number, typeof rows>();
-  for (const row of rows) children.set(row.ppid, [...(children.get(row.ppid) ?? []), row]);
-  const all: number[] = [];
-  const browsers: number[] = [];
-  const walk = (pid: number, depth: number) => {
-    for (const child of children.get(pid) ?? []) {
-      if (/chrom/i.test(child.args)) {
-        all.push(child.pid);
-        if (!/--type=/.test(child.args)) browsers.push(child.pid);
-      }
-      walk(child.pid, depth + 1);
-    }
-  };
-  walk(process.pid, 0);
-  return { all, browsers };
+  const below = chromiumProcessesBelow();
+  return { all: below.map((p) => p.pid), browsers: below.filter((p) => p.main).map((p) => p.pid) };
 }
 
 /** Polls until `probe` holds (processes take a moment to exit), or gives up after `ms`. */

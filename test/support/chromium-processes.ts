@@ -1,0 +1,43 @@
+import { execFileSync } from 'node:child_process';
+
+export interface ChromiumProcess {
+  pid: number;
+  ppid: number;
+  /** The executable path (first word of the command line). */
+  exe: string;
+  /** A browser's main process (no --type=); the rest are its zygotes, renderers and helpers. */
+  main: boolean;
+  renderer: boolean;
+}
+
+/** Every Chromium process below `root` (this process by default), from `ps`. */
+export function chromiumProcessesBelow(root = process.pid): ChromiumProcess[] {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), exe: m[3], args: m[4] }));
+  const below = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const r of rows) {
+      if (below.has(r.ppid) && !below.has(r.pid)) {
+        below.add(r.pid);
+        grew = true;
+      }
+    }
+  }
+  return rows
+    .filter((r) => r.pid !== root && below.has(r.pid) && /chrom/i.test(r.exe))
+    .map((r) => ({ pid: r.pid, ppid: r.ppid, exe: r.exe, main: !/--type=/.test(r.args), renderer: /--type=renderer/.test(r.args) }));
+}
+
+/** Whether a process is still alive (signal 0 probes without touching it). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
