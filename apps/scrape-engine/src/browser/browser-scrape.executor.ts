@@ -5,14 +5,13 @@ import { Logger } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, CDPSession, HTTPResponse, Page } from 'puppeteer-core';
-import { CONTENT_RULES_VERSION } from '../content-validation/content-rules';
-import { ContentValidator, ContentVerdict } from '../content-validation/content-validator';
+import { ContentValidator } from '../content-validation/content-validator';
 import { ExtractionSpec, InvalidSelectorError, parseSelector, SelectorExtractor } from '../extraction/selector-extractor';
 import { MarkdownConverter } from '../formats/markdown-converter';
 import { Guidance, GuidanceAdvisor, ScrapeOutcome } from '../guidance/guidance-advisor';
-import { proxyLabel, ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
+import { ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
-import { BLOCK_RETRIES } from '../sync-scrape/simple-scrape.executor';
+import { attemptWithRetries, emptyBody, executionFacts } from '../sync-scrape/scrape-attempts';
 import { ActionError, ActionRunner, EvaluateResult } from './action-runner';
 import { BrowserFailure, isBrowserGone } from './browser-failures';
 import { BrowserUnavailableError } from './browser-launcher';
@@ -86,48 +85,23 @@ export class BrowserScrapeExecutor {
     const started = performance.now();
     this.assertSelectors(request);
     const firstHop = await this.guard.vet(request.url);
-    const proxy = proxySettingsOf(request.use_proxy);
     const timings: Timings = { queue_wait_ms: 0, proxy_ms: 0, browser_launch_ms: 0, navigation_ms: 0, actions_ms: 0, extraction_ms: 0, total_ms: 0 };
-    let proxyRetriesLeft = proxy.maxRetries;
-    let blockRetriesLeft = request.retry_on_block ? BLOCK_RETRIES : 0;
-    let attempts = 0;
-    let page: PageResult | null = null;
-    let verdict: ContentVerdict | null = null;
-    let failure: BrowserFailure | null = null;
-    let proxyUrl: string | null = null;
-    for (;;) {
-      attempts += 1;
-      proxyUrl = this.proxies.next(proxy.selection);
-      try {
-        page = await this.attempt(request, proxyUrl, timings);
-        failure = null;
-        verdict = this.validator.validate({ statusCode: page.statusCode, headers: page.headers, contentType: page.contentType, body: page.html, rendered: true });
-        if (!verdict.usable && verdict.blockReason && blockRetriesLeft > 0) {
-          blockRetriesLeft -= 1;
-          continue;
-        }
-        break;
-      } catch (error) {
-        if (!(error instanceof BrowserFailure)) throw error;
-        failure = error;
-        page = null;
-        verdict = null;
-        if (error.retryable && proxyUrl !== null && proxyRetriesLeft > 0) {
-          await sleep(proxy.delayMs * proxy.backoff ** (proxy.maxRetries - proxyRetriesLeft));
-          proxyRetriesLeft -= 1;
-          continue;
-        }
-        break;
-      }
-    }
+    const outcome = await attemptWithRetries({
+      proxies: this.proxies,
+      proxy: proxySettingsOf(request.use_proxy),
+      retryOnBlock: request.retry_on_block,
+      attempt: (proxyUrl) => this.attempt(request, proxyUrl, timings),
+      judge: (page) => this.validator.validate({ statusCode: page.statusCode, headers: page.headers, contentType: page.contentType, body: page.html, rendered: true }),
+      isFailure: (error): error is BrowserFailure => error instanceof BrowserFailure,
+    });
+    const { answer: page, verdict, failure, attempts } = outcome;
     const extractionStarted = performance.now();
-    const billable = page !== null;
-    const credits = billable ? CREDIT_COST.browser_request : 0;
+    const credits = page ? CREDIT_COST.browser_request : 0;
     const body = page ? this.shape(request, page) : emptyBody();
     timings.extraction_ms += performance.now() - extractionStarted;
     timings.total_ms = performance.now() - started;
-    const outcome: ScrapeOutcome = page && verdict ? { kind: 'response', statusCode: page.statusCode, verdict, attempts } : { kind: 'failure', errorType: failure!.errorType, message: failure!.message, attempts };
-    let guidance: Guidance = this.advisor.advise(request as unknown as Parameters<GuidanceAdvisor['advise']>[0], outcome, credits);
+    const scrapeOutcome: ScrapeOutcome = page && verdict ? { kind: 'response', statusCode: page.statusCode, verdict, attempts } : { kind: 'failure', errorType: failure!.errorType, message: failure!.message, attempts };
+    let guidance: Guidance = this.advisor.advise(request as unknown as Parameters<GuidanceAdvisor['advise']>[0], scrapeOutcome, credits);
     // A failed action outranks "usable" and "empty" (the page may be empty because of it), not a block.
     if (page?.actionError && (guidance.success || verdict?.blockReason === 'empty_shell')) guidance = actionFailedGuidance(guidance, page.actionError);
     const result: ScrapeResultBody & { action_error: ActionError | null } = {
@@ -140,19 +114,7 @@ export class BrowserScrapeExecutor {
       guidance: guidance as unknown as Record<string, unknown>,
       action_error: page?.actionError ?? null,
     };
-    const facts: ScrapeExecutionFacts = {
-      billable,
-      credits,
-      mode: 'browser',
-      target_domain: firstHop.hostname,
-      status_code: page?.statusCode ?? null,
-      block_reason: verdict?.blockReason ?? null,
-      protection_stack: verdict?.protectionStack ?? [],
-      rule_hits: verdict?.ruleHits ?? [],
-      rules_version: CONTENT_RULES_VERSION,
-      proxy: proxyLabel(proxyUrl),
-      attempts,
-    };
+    const facts = executionFacts('browser', credits, firstHop.hostname, page?.statusCode ?? null, outcome);
     return { facts, result };
   }
 
@@ -364,10 +326,6 @@ function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T>
   });
   work.catch(() => undefined);
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
-
-function emptyBody() {
-  return { html: null, markdown: null, screenshot: null, extracted_data: null, evaluate_results: null, network_requests: null, content_type: null, body_base64: null, body_url: null };
 }
 
 function roundAll(timings: Timings): Record<string, number> {

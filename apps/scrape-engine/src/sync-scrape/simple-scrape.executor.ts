@@ -3,19 +3,15 @@ import type { ScrapeExecutionFacts, ScrapeRequest, ScrapeResultBody } from '@lib
 import { TargetGuard } from '@lib/target-guard';
 import { Injectable } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { CONTENT_RULES_VERSION } from '../content-validation/content-rules';
-import { ContentValidator, ContentVerdict } from '../content-validation/content-validator';
+import { ContentValidator } from '../content-validation/content-validator';
 import { InvalidSelectorError, SelectorExtractor } from '../extraction/selector-extractor';
 import { MarkdownConverter } from '../formats/markdown-converter';
 import { GuidanceAdvisor, ScrapeOutcome } from '../guidance/guidance-advisor';
-import { proxyLabel, ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
+import { ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { FetchedResponse, SimpleFetcher } from '../simple-fetch/simple-fetcher';
 import { FetchFailure, ProxyFailure } from '../simple-fetch/fetch-failures';
-
-/** Extra attempts on a block with retry_on_block (spec 2.1). */
-export const BLOCK_RETRIES = 3;
+import { attemptWithRetries, emptyBody, executionFacts } from './scrape-attempts';
 
 /**
  * One simple-mode scrape: vet the target, fetch through the proxy rotation (retrying proxy
@@ -45,20 +41,13 @@ export class SimpleScrapeExecutor {
       }
     }
     const firstHop = await this.guard.vet(request.url);
-    const proxy = proxySettingsOf(request.use_proxy);
-    let proxyRetriesLeft = proxy.maxRetries;
-    let blockRetriesLeft = request.retry_on_block ? BLOCK_RETRIES : 0;
-    let attempts = 0;
-    let response: FetchedResponse | null = null;
-    let verdict: ContentVerdict | null = null;
-    let failure: FetchFailure | null = null;
-    let proxyUrl: string | null = null;
     const navigationStarted = performance.now();
-    for (;;) {
-      attempts += 1;
-      proxyUrl = this.proxies.next(proxy.selection);
-      try {
-        response = await this.fetcher.fetch(
+    const outcome = await attemptWithRetries({
+      proxies: this.proxies,
+      proxy: proxySettingsOf(request.use_proxy),
+      retryOnBlock: request.retry_on_block,
+      attempt: (proxyUrl, attempt) =>
+        this.fetcher.fetch(
           {
             url: request.url,
             method: request.http_method?.method ?? 'get',
@@ -70,37 +59,19 @@ export class SimpleScrapeExecutor {
             windowSize: request.window_size,
             proxyUrl,
           },
-          attempts === 1 ? firstHop : undefined,
-        );
-        failure = null;
-        verdict = this.validator.validate({ statusCode: response.statusCode, headers: response.headers, contentType: response.contentType, body: response.text });
-        if (!verdict.usable && verdict.blockReason && blockRetriesLeft > 0) {
-          blockRetriesLeft -= 1;
-          continue;
-        }
-        break;
-      } catch (error) {
-        if (!(error instanceof FetchFailure)) throw error;
-        failure = error;
-        // The outcome is this attempt's: forget what an earlier (blocked) attempt answered.
-        response = null;
-        verdict = null;
-        const viaProxy = proxyUrl !== null || error instanceof ProxyFailure;
-        if (error.retryable && viaProxy && proxyRetriesLeft > 0) {
-          await sleep(proxy.delayMs * proxy.backoff ** (proxy.maxRetries - proxyRetriesLeft));
-          proxyRetriesLeft -= 1;
-          continue;
-        }
-        break;
-      }
-    }
+          attempt === 1 ? firstHop : undefined,
+        ),
+      judge: (response) => this.validator.validate({ statusCode: response.statusCode, headers: response.headers, contentType: response.contentType, body: response.text }),
+      isFailure: (error): error is FetchFailure => error instanceof FetchFailure,
+      viaProxy: (proxyUrl, error) => proxyUrl !== null || error instanceof ProxyFailure,
+    });
+    const { answer: response, verdict, failure, attempts } = outcome;
     const navigationMs = performance.now() - navigationStarted;
     const extractionStarted = performance.now();
-    const billable = response !== null;
-    const credits = billable ? CREDIT_COST.simple_request : 0;
+    const credits = response ? CREDIT_COST.simple_request : 0;
     const body = response ? this.shape(request, response) : emptyBody();
     const extractionMs = performance.now() - extractionStarted;
-    const outcome: ScrapeOutcome = response && verdict ? { kind: 'response', statusCode: response.statusCode, verdict, attempts } : { kind: 'failure', errorType: failure!.errorType, message: failure!.message, attempts };
+    const scrapeOutcome: ScrapeOutcome = response && verdict ? { kind: 'response', statusCode: response.statusCode, verdict, attempts } : { kind: 'failure', errorType: failure!.errorType, message: failure!.message, attempts };
     const totalMs = performance.now() - started;
     const result: ScrapeResultBody = {
       ...body,
@@ -109,21 +80,9 @@ export class SimpleScrapeExecutor {
       executionTime: Math.round(totalMs) / 1000,
       potentiallyBlockedByCaptcha: verdict?.potentiallyBlockedByCaptcha ?? false,
       timings: { queue_wait_ms: 0, proxy_ms: 0, navigation_ms: round(navigationMs), extraction_ms: round(extractionMs), total_ms: round(totalMs) },
-      guidance: this.advisor.advise(request as unknown as Parameters<GuidanceAdvisor['advise']>[0], outcome, credits) as unknown as Record<string, unknown>,
+      guidance: this.advisor.advise(request as unknown as Parameters<GuidanceAdvisor['advise']>[0], scrapeOutcome, credits) as unknown as Record<string, unknown>,
     };
-    const facts: ScrapeExecutionFacts = {
-      billable,
-      credits,
-      mode: 'simple',
-      target_domain: firstHop.hostname,
-      status_code: response?.statusCode ?? null,
-      block_reason: verdict?.blockReason ?? null,
-      protection_stack: verdict?.protectionStack ?? [],
-      rule_hits: verdict?.ruleHits ?? [],
-      rules_version: CONTENT_RULES_VERSION,
-      proxy: proxyLabel(proxyUrl),
-      attempts,
-    };
+    const facts = executionFacts('simple', credits, firstHop.hostname, response?.statusCode ?? null, outcome);
     return { facts, result };
   }
 
@@ -137,10 +96,6 @@ export class SimpleScrapeExecutor {
     const extracted = request.extract && isHtml ? this.extractor.extract(response.text, response.url, request.extract) : null;
     return { ...base, html: request.format === 'html' ? response.text : null, markdown, extracted_data: extracted, body_base64: null };
   }
-}
-
-function emptyBody() {
-  return { html: null, markdown: null, screenshot: null, extracted_data: null, evaluate_results: null, network_requests: null, content_type: null, body_base64: null, body_url: null };
 }
 
 function httpReason(status: number): string {
