@@ -175,9 +175,18 @@ export class BrowserScrapeExecutor {
       throw new BrowserFailure('browser_error', `The browser failed on this page (${firstLine(error)}).`);
     } finally {
       if (egress) timings.proxy_ms += egress.proxyMs;
+      // Teardown runs after the answer is on its way. The slot stays taken until it is done, so
+      // concurrency stays bounded, and a context that will not close still gets its browser replaced.
+      void this.tearDown(lease, context, egress, broken);
+    }
+  }
+
+  private async tearDown(lease: BrowserLease, context: BrowserContext | null, egress: EgressSession | null, broken: boolean): Promise<void> {
+    try {
       if (context) broken = !(await closeWithin(context, CLOSE_TIMEOUT_MS)) || broken;
       await egress?.close().catch(() => undefined);
-      await lease.release({ broken: broken && lease.browser.connected });
+    } finally {
+      await lease.release({ broken: broken && lease.browser.connected }).catch((error: unknown) => this.logger.warn(`releasing a browser slot: ${firstLine(error)}`));
     }
   }
 
