@@ -68,6 +68,8 @@ describe('BrowserPool with real Chromium', () => {
     expect(outcomes.some((o) => o.ok && o.i > 200)).toBe(true);
 
     // Afterwards: one browser per kind (replacements included), and every other process is gone.
+    // Contexts are closed just after each answer; then every slot is free again.
+    expect(await eventually(() => engine.pool.stats().freeSlots === 4, 15_000)).toBe(true);
     expect(await eventually(() => chromiumProcesses().browsers.length === 2, 15_000)).toBe(true);
     const stats = engine.pool.stats();
     expect(stats.browsers.map((b) => b.kind).sort()).toEqual(['heavy', 'light']);

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsInt, IsString, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsInt, IsString, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { RequestValidationError } from '../gateway.errors';
 import { RequestValidationPipe } from './request-validation.pipe';
 
@@ -10,6 +10,8 @@ class Item {
 
 class Body {
   @IsString()
+  @MinLength(1)
+  @MaxLength(10)
   name: string;
 
   @IsInt()
@@ -44,6 +46,11 @@ describe(RequestValidationPipe.name, () => {
       ]),
     );
     expect(problems).toHaveLength(4);
+  });
+
+  it('reports a value of the wrong type once, not again as too short or too long', async () => {
+    const problems = await problemsOf({ name: 5, count: 1, items: [] });
+    expect(problems.filter((p) => p.loc.join('.') === 'body.name')).toEqual([expect.objectContaining({ type: 'string_type' })]);
   });
 
   it.each([[[1, 2]], ['text'], [null], [42]])('rejects a non-object body %p', async (value) => {

@@ -53,10 +53,15 @@ export class RequestValidationPipe implements PipeTransform {
   }
 }
 
+// When a value has the wrong type, its length or range checks only repeat the problem.
+const TYPE_CONSTRAINTS = new Set(['isDefined', 'isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject']);
+
 export function toProblems(errors: ValidationError[], prefix: Array<string | number>): ValidationProblem[] {
   return errors.flatMap((error) => {
     const loc = [...prefix, /^\d+$/.test(error.property) ? Number(error.property) : error.property];
-    const own = Object.entries(error.constraints ?? {}).map(([constraint, msg]) => ({
+    const constraints = Object.entries(error.constraints ?? {});
+    const typeProblems = constraints.filter(([constraint]) => TYPE_CONSTRAINTS.has(constraint));
+    const own = (typeProblems.length > 0 ? typeProblems : constraints).map(([constraint, msg]) => ({
       loc,
       msg: constraint === 'whitelistValidation' ? `Unknown field "${error.property}".` : msg,
       type: PROBLEM_TYPES[constraint] ?? constraint.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),

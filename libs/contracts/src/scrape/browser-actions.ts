@@ -112,9 +112,15 @@ export class WhileAction extends ActionBase {
   @ApiProperty({ type: 'array', items: actionSchema(), description: 'Run in order on every iteration; may contain while (nesting up to depth 3).' })
   @IsArray()
   @ValidateNested({ each: true })
-  @Type(() => ActionBase, actionDiscriminator())
+  @Type(() => UnknownAction, actionDiscriminator())
   actions: BrowserAction[];
   @ApiPropertyOptional({ default: ACTION_LIMITS.defaultIterations, minimum: 1, maximum: ACTION_LIMITS.maxIterations }) @IsOptional() @IsInt() @Min(1) @Max(ACTION_LIMITS.maxIterations) max_iterations?: number;
+}
+
+/** What an action of an unknown type becomes, so the problem is reported at its `type`. */
+export class UnknownAction extends ActionBase {
+  @IsIn(['click', 'input', 'key-press', 'evaluate', 'collect', 'wait-for-selector', 'wait-for-timeout', 'select', 'while'], { message: 'type must be one of: click, input, key-press, evaluate, collect, wait-for-selector, wait-for-timeout, select, while.' })
+  type: string;
 }
 
 export type BrowserAction = ClickAction | InputAction | KeyPressAction | EvaluateAction | CollectAction | WaitForSelectorAction | WaitForTimeoutAction | SelectAction | WhileAction;

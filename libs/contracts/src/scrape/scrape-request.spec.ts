@@ -104,6 +104,8 @@ describe(ScrapeRequest.name, () => {
       ['a bad action inside a loop', [{ type: 'while', condition: { script: 'true' }, actions: [{ type: 'wait-for-timeout' }] }], 'actions.0.actions.0.time:isInt'],
       ['a wait over 30 s', [{ type: 'wait-for-timeout', time: 30001 }], 'actions.0.time:max'],
       ['collect with a bad extract', [{ type: 'collect', extract: { 'bad name': 'h1' } }], 'actions.0.extract:isExtractionMap'],
+      ['an unknown action type', [{ type: 'click', selector: 'a' }, { type: 'jump' }], 'actions.1.type:isIn'],
+      ['an unknown action type inside a loop', [{ type: 'while', condition: { script: 'true' }, actions: [{ type: 'hover' }] }], 'actions.0.actions.0.type:isIn'],
     ])('rejects %s at its own location', async (_label, actions, problem) => {
       expect((await withActions(actions)).problems).toContain(problem);
     });

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
-import { ACTION_LIMITS, actionDiscriminator, actionSchema, BrowserAction, WithinActionLimits } from './browser-actions';
+import { ACTION_LIMITS, actionDiscriminator, actionSchema, BrowserAction, UnknownAction, WithinActionLimits } from './browser-actions';
 import { IsBrowserActionList, IsExtractionMap, IsProxySelection, IsStringMap, NotWithBrowser, PayloadNeedsPost, RequiresBrowser } from './scrape-request-rules';
 
 export const FORMATS = ['html', 'markdown'] as const;
@@ -133,7 +133,7 @@ export class ScrapeRequest {
   @WithinActionLimits()
   @RequiresBrowser()
   @ValidateNested({ each: true })
-  @Type(() => Object, actionDiscriminator())
+  @Type(() => UnknownAction, actionDiscriminator())
   actions: BrowserAction[] | null = null;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'Output name → selector (css:, xpath:, or a bare //…) or {selector, multiple, attribute}.' })
