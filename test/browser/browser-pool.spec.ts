@@ -75,6 +75,8 @@ describe('BrowserPool with real Chromium', () => {
     expect(stats.browsers.map((b) => b.kind).sort()).toEqual(['heavy', 'light']);
     expect(stats.browsers.every((b) => b.active === 0)).toBe(true);
     expect(stats.freeSlots).toBe(4);
+    // 2 warm browsers, 2 replacements for the kills, and recycling every 60 contexts (~200 light, ~100 heavy).
+    expect(stats.launches).toBeGreaterThanOrEqual(2 + 2 + 3);
     for (const pid of kills) expect(chromiumProcesses().all).not.toContain(pid);
     const live = new Set(stats.browsers.map((b) => b.pid));
     expect(new Set(chromiumProcesses().browsers)).toEqual(live);
@@ -84,5 +86,27 @@ describe('BrowserPool with real Chromium', () => {
 
     await engine.pool.close();
     expect(await eventually(() => chromiumProcesses().all.length === 0)).toBe(true);
+  });
+
+  it('queues requests beyond its slots in order, and fails one that waits too long as browser_busy, uncharged', async () => {
+    const narrow = browserEngine({ allow: [`127.0.0.1:${site.port}`], pool: { concurrency: 1, queueTimeoutMs: 3000, recycleAfter: 100 }, navigationMs: 5000 });
+    try {
+      await narrow.pool.warm(['light']);
+      const three = await Promise.all([0, 1, 2].map(() => narrow.scrape({ url: `${site.url}/slow-load?ms=600`, browser_type: 'light', screenshot: true })));
+      const waits = three.map((r) => r.result.timings.queue_wait_ms).sort((a, b) => a - b);
+      // One slot: the second waited for the first page (≥ 600 ms to load: light loads images for a screenshot), the third for two.
+      expect(waits[0]).toBeLessThan(100);
+      expect(waits[1]).toBeGreaterThanOrEqual(500);
+      expect(waits[2]).toBeGreaterThanOrEqual(waits[1] + 500);
+      expect(three.every((r) => r.result.statusCode === 200)).toBe(true);
+
+      const [slow, starved] = await Promise.all([narrow.scrape({ url: `${site.url}/slow-load?ms=4000`, browser_type: 'light', screenshot: true }), new Promise((r) => setTimeout(r, 100)).then(() => narrow.scrape({ url: `${site.url}/spa`, browser_type: 'light' }))]);
+      expect(slow.result.statusCode).toBe(200);
+      expect(starved.result.guidance).toMatchObject({ success: false, error_type: 'browser_busy', credits_charged: 0 });
+      expect(starved.facts).toMatchObject({ billable: false, credits: 0 });
+      expect(starved.result.timings.queue_wait_ms).toBeGreaterThanOrEqual(0);
+    } finally {
+      await narrow.pool.close();
+    }
   });
 });

@@ -50,6 +50,7 @@ export class BrowserPool {
   private readonly current = new Map<BrowserKind, Promise<PooledBrowser>>();
   private readonly all = new Set<PooledBrowser>();
   private closed = false;
+  private launches = 0;
 
   constructor(
     private readonly launcher: BrowserLauncher,
@@ -113,8 +114,9 @@ export class BrowserPool {
   }
 
   /** Live browsers and slot use, for health and tests. */
-  stats(): { browsers: Array<{ kind: BrowserKind; pid: number | null; active: number; served: number }>; freeSlots: number; queued: number } {
+  stats(): { browsers: Array<{ kind: BrowserKind; pid: number | null; active: number; served: number }>; freeSlots: number; queued: number; launches: number } {
     return {
+      launches: this.launches,
       browsers: [...this.all].filter((b) => !b.dead).map((b) => ({ kind: b.kind, pid: b.pid, active: b.active, served: b.served })),
       freeSlots: this.freeSlots,
       queued: this.waiters.length,
@@ -132,6 +134,7 @@ export class BrowserPool {
     const existing = this.current.get(kind);
     if (existing) return existing;
     const launching = this.launcher.launch(kind).then((launched) => {
+      this.launches += 1;
       const pooled: PooledBrowser = { ...launched, served: 0, active: 0, retiring: false, dead: false };
       this.all.add(pooled);
       launched.browser.once('disconnected', () => {
