@@ -55,13 +55,19 @@ describe('SQL migrations', () => {
       // Separate pools stand in for separate processes: the registry would otherwise share one.
       const { Pool } = await import('pg');
       const pools = Array.from({ length: 4 }, () => new Pool({ connectionString: database.url, max: 1 }));
-      const executors = pools.map(poolSqlExecutor);
-      const applied = await Promise.all(executors.map((sql) => applyMigrations(sql)));
-      expect(applied.flat().sort()).toEqual(readMigrations().map((m) => m.name).sort());
-      const records = await executors[0].query<{ n: string }>('select count(*)::text as n from "_prisma_migrations"');
-      expect(records[0].n).toBe(String(readMigrations().length));
-      expect(await actualShapeOfDatabase(executors[0])).toEqual(await expectedShapeFromPrismaSchema());
-      await Promise.all(pools.map((p) => p.end()));
+      // Ended even when an expectation fails, so the database drop never kills live connections
+      // (whose errors would then hide the real failure).
+      for (const pool of pools) pool.on('error', () => undefined);
+      try {
+        const executors = pools.map(poolSqlExecutor);
+        const applied = await Promise.all(executors.map((sql) => applyMigrations(sql)));
+        expect(applied.flat().sort()).toEqual(readMigrations().map((m) => m.name).sort());
+        const records = await executors[0].query<{ n: string }>('select count(*)::text as n from "_prisma_migrations"');
+        expect(records[0].n).toBe(String(readMigrations().length));
+        expect(await actualShapeOfDatabase(executors[0])).toEqual(await expectedShapeFromPrismaSchema());
+      } finally {
+        await Promise.all(pools.map((p) => p.end()));
+      }
     });
   });
 });
