@@ -5,7 +5,7 @@ export interface ChromiumProcess {
   ppid: number;
   /** The executable path (first word of the command line). */
   exe: string;
-  /** A browser's main process (no --type=); the rest are its zygotes, renderers and helpers. */
+  /** A browser's main process (started by a non-Chromium parent); the rest are its zygotes, renderers and helpers. */
   main: boolean;
   renderer: boolean;
 }
@@ -27,9 +27,9 @@ export function chromiumProcessesBelow(root = process.pid): ChromiumProcess[] {
       }
     }
   }
-  return rows
-    .filter((r) => r.pid !== root && below.has(r.pid) && /chrom/i.test(r.exe))
-    .map((r) => ({ pid: r.pid, ppid: r.ppid, exe: r.exe, main: !/--type=/.test(r.args), renderer: /--type=renderer/.test(r.args) }));
+  const chromium = rows.filter((r) => r.pid !== root && below.has(r.pid) && /chrom/i.test(r.exe));
+  const chromiumPids = new Set(chromium.map((r) => r.pid));
+  return chromium.map((r) => ({ pid: r.pid, ppid: r.ppid, exe: r.exe, main: !chromiumPids.has(r.ppid), renderer: /--type=renderer/.test(r.args) }));
 }
 
 /** Whether a process is still alive (signal 0 probes without touching it). */

@@ -5,6 +5,7 @@ import { Inject, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs
 import { BrowserLauncher } from './browser/browser-launcher';
 import { BrowserPool } from './browser/browser-pool';
 import { BrowserScrapeExecutor } from './browser/browser-scrape.executor';
+import { ContextReserve } from './browser/context-reserve';
 import { locateChromium } from './browser/chromium-locator';
 import { ContentValidator } from './content-validation/content-validator';
 import { DownloadExecutor } from './download/download.executor';
@@ -35,17 +36,20 @@ import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
       useFactory: (config: PlatformConfig) =>
         new BrowserPool(new BrowserLauncher(locateChromium(config)), { concurrency: config.browserConcurrency, queueTimeoutMs: config.browserQueueTimeoutMs, recycleAfter: config.browserRecycleAfter }),
     },
+    // Spare contexts only for heavy: a light (headless shell) context costs a few ms.
+    { provide: ContextReserve, inject: [TargetGuard], useFactory: (guard: TargetGuard) => new ContextReserve(guard, new Set(['heavy'] as const)) },
     {
       provide: BrowserScrapeExecutor,
-      inject: [BrowserPool, TargetGuard, ProxyRotation, ContentValidator, MarkdownConverter, SelectorExtractor, GuidanceAdvisor, PLATFORM_CONFIG],
-      useFactory: (pool: BrowserPool, guard: TargetGuard, proxies: ProxyRotation, validator: ContentValidator, markdown: MarkdownConverter, extractor: SelectorExtractor, advisor: GuidanceAdvisor, config: PlatformConfig) =>
-        new BrowserScrapeExecutor(pool, guard, proxies, validator, markdown, extractor, advisor, { navigationMs: config.browserNavigationTimeoutMs }),
+      inject: [BrowserPool, ContextReserve, TargetGuard, ProxyRotation, ContentValidator, MarkdownConverter, SelectorExtractor, GuidanceAdvisor, PLATFORM_CONFIG],
+      useFactory: (pool: BrowserPool, reserve: ContextReserve, guard: TargetGuard, proxies: ProxyRotation, validator: ContentValidator, markdown: MarkdownConverter, extractor: SelectorExtractor, advisor: GuidanceAdvisor, config: PlatformConfig) =>
+        new BrowserScrapeExecutor(pool, reserve, guard, proxies, validator, markdown, extractor, advisor, { navigationMs: config.browserNavigationTimeoutMs }),
     },
   ],
 })
 export class ScrapeEngineModule implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly browsers: BrowserPool,
+    private readonly reserve: ContextReserve,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
 
@@ -55,6 +59,7 @@ export class ScrapeEngineModule implements OnApplicationBootstrap, OnModuleDestr
   }
 
   async onModuleDestroy(): Promise<void> {
+    await this.reserve.close();
     await this.browsers.close();
   }
 }

@@ -5,6 +5,7 @@ import { plainToInstance } from 'class-transformer';
 import { BrowserLauncher } from '../../../apps/scrape-engine/src/browser/browser-launcher';
 import { BrowserPool, BrowserPoolSettings } from '../../../apps/scrape-engine/src/browser/browser-pool';
 import { BrowserScrapeExecutor } from '../../../apps/scrape-engine/src/browser/browser-scrape.executor';
+import { ContextReserve } from '../../../apps/scrape-engine/src/browser/context-reserve';
 import { locateChromium } from '../../../apps/scrape-engine/src/browser/chromium-locator';
 import { ContentValidator } from '../../../apps/scrape-engine/src/content-validation/content-validator';
 import { SelectorExtractor } from '../../../apps/scrape-engine/src/extraction/selector-extractor';
@@ -16,9 +17,14 @@ import { ProxyRotation } from '../../../apps/scrape-engine/src/proxy-rotation/pr
 export function browserEngine(options: { allow: string[]; pool: BrowserPoolSettings; navigationMs: number; proxyPool?: Record<string, string[]> }) {
   const pool = new BrowserPool(new BrowserLauncher(locateChromium({ chromePath: process.env.CHROME_PATH ?? null, headlessShellPath: null })), options.pool);
   const guard = new TargetGuard(new TargetAllowlist(options.allow));
-  const executor = new BrowserScrapeExecutor(pool, guard, new ProxyRotation({ proxyPool: options.proxyPool ?? {} }), new ContentValidator(), new MarkdownConverter(), new SelectorExtractor(), new GuidanceAdvisor(), { navigationMs: options.navigationMs });
+  const reserve = new ContextReserve(guard, new Set(['heavy'] as const));
+  const executor = new BrowserScrapeExecutor(pool, reserve, guard, new ProxyRotation({ proxyPool: options.proxyPool ?? {} }), new ContentValidator(), new MarkdownConverter(), new SelectorExtractor(), new GuidanceAdvisor(), { navigationMs: options.navigationMs });
   const scrape = (body: Record<string, unknown>) => executor.execute(plainToInstance(ScrapeRequest, { browser: true, ...body }));
-  return { pool, executor, scrape };
+  const close = async () => {
+    await reserve.close();
+    await pool.close();
+  };
+  return { pool, reserve, executor, scrape, close };
 }
 
 /** Chromium processes below this test process: all of them, and the browsers' main processes. */

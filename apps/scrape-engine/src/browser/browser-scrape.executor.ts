@@ -16,6 +16,7 @@ import { ActionError, ActionRunner, EvaluateResult } from './action-runner';
 import { BrowserFailure, isBrowserGone } from './browser-failures';
 import { BrowserUnavailableError } from './browser-launcher';
 import { BrowserBusyError, BrowserLease, BrowserPool } from './browser-pool';
+import { ContextReserve } from './context-reserve';
 import { EgressSession, REFUSAL_HEADER } from './egress-filter';
 import { fingerprintProfileFor } from './fingerprint-profile';
 import { CapturedRequest, NetworkRecorder } from './network-recorder';
@@ -72,6 +73,7 @@ export class BrowserScrapeExecutor {
 
   constructor(
     private readonly pool: BrowserPool,
+    private readonly reserve: ContextReserve,
     private readonly guard: TargetGuard,
     private readonly proxies: ProxyRotation,
     private readonly validator: ContentValidator,
@@ -160,10 +162,10 @@ export class BrowserScrapeExecutor {
     let context: BrowserContext | null = null;
     let broken = false;
     try {
-      egress = await EgressSession.open(this.guard, proxyUrl);
-      context = await lease.browser.createBrowserContext({ proxyServer: egress.proxyServer, proxyBypassList: ['<-loopback>'] });
-      const pageHandle = await context.newPage();
-      return await this.render(request, lease, context, pageHandle, egress, proxyUrl, timings);
+      const prepared = await this.reserve.take(lease.browser, lease.kind, proxyUrl);
+      egress = prepared.egress;
+      context = prepared.context;
+      return await this.render(request, lease, context, prepared.page, egress, proxyUrl, timings);
     } catch (error) {
       if (error instanceof BrowserFailure) throw error;
       if (isBrowserGone(error)) {

@@ -28,13 +28,15 @@ export class EgressSession {
   readonly refused: RefusedRequest[] = [];
   /** Time spent vetting and opening upstream connections, ms (timings.proxy_ms). */
   proxyMs = 0;
+  /** The PROXY_POOL proxy this context's traffic is chained to (null: direct, pinned). */
+  private upstreamProxyUrl: string | null = null;
 
   private constructor(
     private readonly server: ServerType,
     readonly proxyServer: string,
   ) {}
 
-  static async open(guard: TargetGuard, upstreamProxyUrl: string | null): Promise<EgressSession> {
+  static async open(guard: TargetGuard, upstreamProxyUrl: string | null = null): Promise<EgressSession> {
     // proxy-chain is ESM-only; loaded once.
     proxyChain ??= importEsm<ProxyChain>('proxy-chain');
     const { Server, RequestError } = await proxyChain;
@@ -49,7 +51,8 @@ export class EgressSession {
         try {
           const target = await guard.vet(`${isHttp || port !== 443 ? 'http' : 'https'}://${host}:${port}/`);
           // Through an upstream proxy the proxy connects (and resolves); directly, only the vetted addresses.
-          return upstreamProxyUrl ? { upstreamProxyUrl } : { dnsLookup: pinnedLookup(target) };
+          const upstream = session?.upstreamProxyUrl ?? null;
+          return upstream ? { upstreamProxyUrl: upstream } : { dnsLookup: pinnedLookup(target) };
         } catch (error) {
           const reason = error instanceof TargetBlockedError ? error.reason : 'guard_error';
           const message = error instanceof Error ? error.message : String(error);
@@ -64,7 +67,19 @@ export class EgressSession {
     server.on('requestFailed', () => undefined);
     await server.listen();
     session = new EgressSession(server, `http://127.0.0.1:${server.port}`);
+    session.upstreamProxyUrl = upstreamProxyUrl;
     return session;
+  }
+
+  /** Chains this context's traffic to `upstreamProxyUrl` from now on (a context prepared ahead). */
+  route(upstreamProxyUrl: string | null): void {
+    this.upstreamProxyUrl = upstreamProxyUrl;
+  }
+
+  /** Back to a fresh session's counters, for a context prepared before its request came. */
+  resetCounters(): void {
+    this.refused.length = 0;
+    this.proxyMs = 0;
   }
 
   async close(): Promise<void> {
