@@ -1,7 +1,7 @@
-import { importEsm } from '@lib/runtime';
 import { BrowserFixtureSite, startBrowserFixtureSite, startCanary } from '../support/browser-fixture-site';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { expectUsageHeaders, http } from './support/http';
+import { startLocalProxies } from './support/local-proxies';
 import { runtimesUnderTest } from './support/runtimes';
 import { chromiumProcessesBelow } from '../support/chromium-processes';
 
@@ -281,41 +281,31 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
 });
 
 describe.each(runtimesUnderTest('browser-proxied'))('browser scrapes through PROXY_POOL with proxy auth â€” $name', (runtime) => {
-  type ProxyServer = { listen(): Promise<void>; close(force: boolean): Promise<void>; port: number };
   let site: BrowserFixtureSite;
   let env: InProcessPlatform;
   let token: string;
   let cleanup: () => Promise<void> = async () => undefined;
-  const proxies: ProxyServer[] = [];
+  let proxies: Awaited<ReturnType<typeof startLocalProxies>>;
   const seen: Array<{ proxy: number; host: string; user: string }> = [];
 
   beforeAll(async () => {
     site = await startBrowserFixtureSite();
-    const { Server } = await importEsm<{ Server: new (o: object) => ProxyServer }>('proxy-chain');
-    for (const i of [0, 1]) {
-      const proxy = new Server({
-        port: 0,
-        host: '127.0.0.1',
-        // A paid proxy: wrong or missing credentials get 407.
-        prepareRequestFunction: ({ username, password, hostname, port }: { username: string; password: string; hostname: string; port: number }) => {
-          if (username !== `user${i}` || password !== 'secret') return { requestAuthentication: true };
-          seen.push({ proxy: i, host: `${hostname}:${port}`, user: username });
-          return {};
-        },
-      });
-      await proxy.listen();
-      proxies.push(proxy);
-    }
+    // Paid proxies: wrong or missing credentials get 407.
+    proxies = await startLocalProxies(2, (i, { username, password, hostname, port }) => {
+      if (username !== `user${i}` || password !== 'secret') return { requestAuthentication: true };
+      seen.push({ proxy: i, host: `${hostname}:${port}`, user: username });
+      return {};
+    });
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
-    const pool = { any: proxies.map((p, i) => `http://user${i}:secret@127.0.0.1:${p.port}`) };
+    const pool = { any: proxies.ports.map((port, i) => `http://user${i}:secret@127.0.0.1:${port}`) };
     env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, PROXY_POOL: JSON.stringify(pool) });
     token = (await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro' } })).body.token;
   });
   afterAll(async () => {
     await env?.stop();
     await cleanup();
-    for (const p of proxies) await p.close(true);
+    await proxies?.close();
     await site?.close();
   });
 

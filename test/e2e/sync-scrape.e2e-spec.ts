@@ -1,8 +1,8 @@
-import { importEsm } from '@lib/runtime';
 import net from 'node:net';
 import { FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { expectUsageHeaders, http } from './support/http';
+import { startLocalProxies } from './support/local-proxies';
 import { runtimesUnderTest } from './support/runtimes';
 
 /**
@@ -194,22 +194,16 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
 });
 
 describe.each(runtimesUnderTest('proxied'))('simple scrapes through PROXY_POOL — $name', (runtime) => {
-  type ProxyServer = { listen(): Promise<void>; close(force: boolean): Promise<void>; port: number };
   let site: FixtureSite;
   let env: InProcessPlatform;
   let token: string;
   let cleanup: () => Promise<void> = async () => undefined;
-  const proxies: ProxyServer[] = [];
+  let proxies: Awaited<ReturnType<typeof startLocalProxies>>;
   const counts = [0, 0];
 
   beforeAll(async () => {
     site = await startFixtureSite();
-    const { Server } = await importEsm<{ Server: new (o: object) => ProxyServer }>('proxy-chain');
-    for (const i of [0, 1]) {
-      const proxy = new Server({ port: 0, host: '127.0.0.1', prepareRequestFunction: () => ((counts[i] += 1), {}) });
-      await proxy.listen();
-      proxies.push(proxy);
-    }
+    proxies = await startLocalProxies(2, (i) => ((counts[i] += 1), {}));
     const dead = await new Promise<number>((resolve) => {
       const s = net.createServer().listen(0, '127.0.0.1', () => {
         const port = (s.address() as net.AddressInfo).port;
@@ -218,14 +212,14 @@ describe.each(runtimesUnderTest('proxied'))('simple scrapes through PROXY_POOL �
     });
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
-    const pool = { any: [`http://127.0.0.1:${proxies[0].port}`, `http://127.0.0.1:${dead}`, `http://127.0.0.1:${proxies[1].port}`] };
+    const pool = { any: [`http://127.0.0.1:${proxies.ports[0]}`, `http://127.0.0.1:${dead}`, `http://127.0.0.1:${proxies.ports[1]}`] };
     env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, PROXY_POOL: JSON.stringify(pool) });
     token = (await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro' } })).body.token;
   });
   afterAll(async () => {
     await env?.stop();
     await cleanup();
-    for (const p of proxies) await p.close(true);
+    await proxies?.close();
     await site?.close();
   });
 
