@@ -9,15 +9,29 @@ export function buildDist(): void {
   execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.js'), '--if-needed'], { cwd: ROOT, stdio: 'pipe' });
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+// Ports handed to processes that bind them later come from below the kernel's ephemeral range
+// (32768-60999 here): a port from port 0 is ephemeral, and in the meantime any outgoing connection
+// of any process (NATS, Postgres, a browser) may take it as its local port.
+const RESERVED_PORTS = { from: 20_000, to: 32_000 };
+const handedOut = new Set<number>();
+
+/** A port that is free now and outside the ephemeral range, never handed out twice in this process. */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 200; tries += 1) {
+    const port = RESERVED_PORTS.from + Math.floor(Math.random() * (RESERVED_PORTS.to - RESERVED_PORTS.from));
+    if (handedOut.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      // The wildcard address, as the services bind (::), so a port taken on any address is skipped.
+      server.listen(port, () => server.close(() => resolve(true)));
     });
-  });
+    if (free) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port between ${RESERVED_PORTS.from} and ${RESERVED_PORTS.to}`);
 }
 
 export interface ServiceProcess {
