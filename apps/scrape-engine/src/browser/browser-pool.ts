@@ -73,20 +73,22 @@ export class BrowserPool {
     await this.takeSlot();
     const queueWaitMs = performance.now() - queued;
     let pooled: PooledBrowser;
+    // Waiting for a browser is launch time, whether this request started the launch or another did.
     const launchStarted = performance.now();
-    let launched = false;
     try {
-      launched = !this.current.has(kind);
-      pooled = await this.browserFor(kind);
+      const first = this.browserFor(kind);
+      pooled = await first;
       if (pooled.dead) {
-        launched = true;
+        // Died before its 'disconnected' event was handled: forget it (only it) and start another.
+        if (this.current.get(kind) === first) this.current.delete(kind);
         pooled = await this.browserFor(kind);
       }
     } catch (error) {
       this.giveSlot();
       throw error;
     }
-    const launchMs = launched ? performance.now() - launchStarted : 0;
+    const waited = performance.now() - launchStarted;
+    const launchMs = waited < 1 ? 0 : waited;
     pooled.active += 1;
     pooled.served += 1;
     if (pooled.served >= this.settings.recycleAfter) this.retire(pooled);
