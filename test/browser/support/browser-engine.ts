@@ -28,9 +28,14 @@ export function browserEngine(options: { allow: string[]; pool: BrowserPoolSetti
 }
 
 /** Chromium processes below this test process: all of them, and the browsers' main processes. */
-export function chromiumProcesses(): { all: number[]; browsers: number[] } {
+export function chromiumProcesses(): { all: number[]; browsers: number[]; renderers: number[]; helpers: number[] } {
   const below = chromiumProcessesBelow();
-  return { all: below.map((p) => p.pid), browsers: below.filter((p) => p.main).map((p) => p.pid) };
+  return {
+    all: below.map((p) => p.pid),
+    browsers: below.filter((p) => p.main).map((p) => p.pid),
+    renderers: below.filter((p) => p.renderer).map((p) => p.pid),
+    helpers: below.filter((p) => !p.main && !p.renderer).map((p) => p.pid),
+  };
 }
 
 /** Polls until `probe` holds (processes take a moment to exit), or gives up after `ms`. */
