@@ -2,6 +2,7 @@ import { ACTION_LIMITS, type BrowserAction } from '@lib/contracts';
 import type { ElementHandle, Page } from 'puppeteer-core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExtractionSpec, parseSelector, SelectorExtractor } from '../extraction/selector-extractor';
+import { firstLine, withinDeadline } from './browser-failures';
 
 /** Why the action list stopped: which action (its index path) and what went wrong. */
 export interface ActionError {
@@ -22,7 +23,6 @@ export interface ActionsOutcome {
   /** What collect actions gathered, merged across loop iterations; null when none ran. */
   collected: Record<string, unknown> | null;
   error: ActionError | null;
-  executed: number;
 }
 
 class ActionFailed extends Error {}
@@ -62,7 +62,7 @@ export class ActionRunner {
       if (!(failure instanceof StoppedAt)) throw failure;
       error = failure.error;
     }
-    return { evaluateResults: this.evaluateResults, collected: this.collected, error, executed: this.executed };
+    return { evaluateResults: this.evaluateResults, collected: this.collected, error };
   }
 
   private async runList(actions: BrowserAction[], path: string): Promise<void> {
@@ -75,8 +75,7 @@ export class ActionRunner {
         await this.runOne(action, at);
       } catch (failure) {
         if (failure instanceof StoppedAt) throw failure;
-        const message = failure instanceof Error ? failure.message.split('\n')[0] : String(failure);
-        throw new StoppedAt({ action: at, type: action.type, message });
+        throw new StoppedAt({ action: at, type: action.type, message: firstLine(failure) });
       }
     }
   }
@@ -109,8 +108,7 @@ export class ActionRunner {
           const value = await withTimeout(page.evaluate(evaluationSource(action.script)), timeout, `evaluate did not finish within ${timeout} ms`);
           this.evaluateResults.push({ action: at, value: value === undefined ? null : value, error: null });
         } catch (error) {
-          const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-          this.evaluateResults.push({ action: at, value: null, error: message });
+          this.evaluateResults.push({ action: at, value: null, error: firstLine(error) });
           if (error instanceof TimedOut) await this.assertResponsive();
         }
         return;
@@ -200,12 +198,7 @@ class StoppedAt extends Error {
 class TimedOut extends Error {}
 
 function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimedOut(message)), ms);
-  });
-  work.catch(() => undefined);
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+  return withinDeadline(work, ms, () => new TimedOut(message));
 }
 
 /**

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, LaunchOptions } from 'puppeteer-core';
+import { firstLine } from './browser-failures';
 import type { ChromiumBinaries } from './chromium-locator';
 
 export type BrowserKind = 'heavy' | 'light';
@@ -81,7 +82,7 @@ export class BrowserLauncher {
       browser = await (kind === 'heavy' ? this.heavy() : await this.light()).launch(options);
     } catch (error) {
       fs.rmSync(userDataDir, { recursive: true, force: true });
-      throw new BrowserUnavailableError(`${kind} browser (${executablePath}) did not start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      throw new BrowserUnavailableError(`${kind} browser (${executablePath}) did not start: ${firstLine(error)}`);
     }
     const cleanUp = () => fs.rm(userDataDir, { recursive: true, force: true }, () => undefined);
     browser.process()?.once('exit', cleanUp);

@@ -1,5 +1,5 @@
 import { CREDIT_COST } from '@lib/plans';
-import { ACTION_LIMITS, type BrowserAction, type ScrapeExecutionFacts, type ScrapeRequest, type ScrapeResultBody } from '@lib/contracts';
+import { type BrowserAction, type ScrapeExecutionFacts, type ScrapeRequest, type ScrapeResultBody } from '@lib/contracts';
 import { TargetGuard } from '@lib/target-guard';
 import { Logger } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
@@ -13,11 +13,11 @@ import { ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { attemptWithRetries, emptyBody, executionFacts } from '../sync-scrape/scrape-attempts';
 import { ActionError, ActionRunner, EvaluateResult } from './action-runner';
-import { BrowserFailure, isBrowserGone } from './browser-failures';
+import { BrowserFailure, firstLine, isBrowserGone, withinDeadline } from './browser-failures';
 import { BrowserUnavailableError } from './browser-launcher';
 import { BrowserBusyError, BrowserLease, BrowserPool } from './browser-pool';
 import { ContextReserve } from './context-reserve';
-import { EgressSession, REFUSAL_HEADER } from './egress-filter';
+import { EgressSession, RefusedRequest, REFUSAL_HEADER } from './egress-filter';
 import { fingerprintProfileFor } from './fingerprint-profile';
 import { CapturedRequest, NetworkRecorder } from './network-recorder';
 import { dressPage } from './page-identity';
@@ -219,30 +219,25 @@ export class BrowserScrapeExecutor {
     const navigationStarted = performance.now();
     let response: HTTPResponse | null;
     try {
-      response = await unlessCrashed(page.goto(request.url, { waitUntil: 'load', timeout: this.timeouts.navigationMs }));
-    } catch (error) {
+      try {
+        response = await unlessCrashed(page.goto(request.url, { waitUntil: 'load', timeout: this.timeouts.navigationMs }));
+      } catch (error) {
+        throw this.navigationFailure(error, egress, proxyUrl);
+      }
+      if (!response) throw new BrowserFailure('browser_error', 'The navigation produced no response.');
+      const refusal = response.headers()[REFUSAL_HEADER.toLowerCase()];
+      if (refusal) throw refusedNavigation({ reason: refusal, message: egress.refused.at(-1)?.message ?? refusal });
+      const upstreamFailure = proxyChainFailure(response.status(), proxyUrl !== null);
+      if (upstreamFailure) throw upstreamFailure;
+      await unlessCrashed(page.waitForNetworkIdle({ idleTime: SETTLE_IDLE_MS, timeout: SETTLE_MAX_MS }).catch(() => undefined));
+      const listen = request.network_capture?.listen_after_load_ms ?? 0;
+      if (listen > 0) await sleep(listen);
+    } finally {
       timings.navigation_ms += performance.now() - navigationStarted;
-      throw this.navigationFailure(error, egress, proxyUrl);
     }
-    if (!response) throw new BrowserFailure('browser_error', 'The navigation produced no response.');
-    const refusal = response.headers()[REFUSAL_HEADER.toLowerCase()];
-    if (refusal) {
-      timings.navigation_ms += performance.now() - navigationStarted;
-      const refused = egress.refused.at(-1);
-      throw new BrowserFailure(refusal === 'dns_failed' ? 'dns_error' : 'target_blocked', `The page (or a redirect) leads to a target the SSRF guard refuses: ${refused?.message ?? refusal}.`);
-    }
-    const upstreamFailure = proxyChainFailure(response.status(), proxyUrl !== null);
-    if (upstreamFailure) {
-      timings.navigation_ms += performance.now() - navigationStarted;
-      throw upstreamFailure;
-    }
-    await unlessCrashed(page.waitForNetworkIdle({ idleTime: SETTLE_IDLE_MS, timeout: SETTLE_MAX_MS }).catch(() => undefined));
-    const listen = request.network_capture?.listen_after_load_ms ?? 0;
-    if (listen > 0) await sleep(listen);
-    timings.navigation_ms += performance.now() - navigationStarted;
 
     const actionsStarted = performance.now();
-    const actions = request.actions?.length ? await unlessCrashed(new ActionRunner(page, this.extractor, ACTION_LIMITS.totalBudgetMs).run(request.actions)) : null;
+    const actions = request.actions?.length ? await unlessCrashed(new ActionRunner(page, this.extractor).run(request.actions)) : null;
     timings.actions_ms += performance.now() - actionsStarted;
 
     const extractionStarted = performance.now();
@@ -274,10 +269,8 @@ export class BrowserScrapeExecutor {
     const message = firstLine(error);
     if (isBrowserGone(error)) return new BrowserFailure('browser_error', `The browser crashed or was closed while loading the page (${message}).`);
     if (/timeout|timed out/i.test(message)) return new BrowserFailure('timeout', `The page did not finish loading within ${this.timeouts.navigationMs} ms.`, true);
-    if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY_CONNECTION_FAILED|ERR_PROXY|ERR_EMPTY_RESPONSE/.test(message) && egress.refused.length > 0) {
-      const refused = egress.refused.at(-1)!;
-      return new BrowserFailure(refused.reason === 'dns_failed' ? 'dns_error' : 'target_blocked', `The page (or a redirect) leads to a target the SSRF guard refuses: ${refused.message}`);
-    }
+    const refused = egress.refused.at(-1);
+    if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_EMPTY_RESPONSE/.test(message) && refused) return refusedNavigation(refused);
     if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY/.test(message)) return new BrowserFailure(proxyUrl ? 'proxy_error' : 'connection_error', `The connection to the site failed (${message}).`, true);
     if (/ERR_NAME_NOT_RESOLVED/.test(message)) return new BrowserFailure('dns_error', `The host name does not resolve (${message}).`);
     if (/net::ERR_/.test(message)) return new BrowserFailure('connection_error', `The page could not be loaded (${message}).`, true);
@@ -301,6 +294,11 @@ export class BrowserScrapeExecutor {
       body_url: null,
     };
   }
+}
+
+/** The page or one of its redirects led to a host the egress filter refused (never charged). */
+function refusedNavigation(refused: Pick<RefusedRequest, 'reason' | 'message'>): BrowserFailure {
+  return new BrowserFailure(refused.reason === 'dns_failed' ? 'dns_error' : 'target_blocked', `The page (or a redirect) leads to a target the SSRF guard refuses: ${refused.message}`);
 }
 
 /** proxy-chain answers 590-599 when it could not reach the upstream proxy or the target. */
@@ -331,18 +329,10 @@ async function closeWithin(context: BrowserContext, ms: number): Promise<boolean
 }
 
 function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BrowserFailure('browser_error', `The page stopped responding while ${what}.`)), ms);
-  });
-  work.catch(() => undefined);
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+  return withinDeadline(work, ms, () => new BrowserFailure('browser_error', `The page stopped responding while ${what}.`));
 }
 
 function roundAll(timings: Timings): Record<string, number> {
   return Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v * 10) / 10]));
 }
 
-function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0];
-}

@@ -12,6 +12,8 @@ import { IsExtractionMap } from './scrape-request-rules';
  * (`["body", "actions", 2, "selector"]`).
  */
 
+export const ACTION_TYPES = ['click', 'input', 'key-press', 'evaluate', 'collect', 'wait-for-selector', 'wait-for-timeout', 'select', 'while'] as const;
+
 export const ACTION_LIMITS = {
   /** Declared actions in one request, loops' bodies included. */
   maxDeclared: 200,
@@ -119,7 +121,7 @@ export class WhileAction extends ActionBase {
 
 /** What an action of an unknown type becomes, so the problem is reported at its `type`. */
 export class UnknownAction extends ActionBase {
-  @IsIn(['click', 'input', 'key-press', 'evaluate', 'collect', 'wait-for-selector', 'wait-for-timeout', 'select', 'while'], { message: 'type must be one of: click, input, key-press, evaluate, collect, wait-for-selector, wait-for-timeout, select, while.' })
+  @IsIn(ACTION_TYPES, { message: `type must be one of: ${ACTION_TYPES.join(', ')}.` })
   type: string;
 }
 

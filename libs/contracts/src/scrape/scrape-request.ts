@@ -1,13 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
-import { ACTION_LIMITS, actionDiscriminator, actionSchema, BrowserAction, UnknownAction, WithinActionLimits } from './browser-actions';
+import { ACTION_LIMITS, ACTION_TYPES, actionDiscriminator, actionSchema, BrowserAction, UnknownAction, WithinActionLimits } from './browser-actions';
 import { IsBrowserActionList, IsExtractionMap, IsProxySelection, IsStringMap, NotWithBrowser, PayloadNeedsPost, RequiresBrowser } from './scrape-request-rules';
 
 export const FORMATS = ['html', 'markdown'] as const;
 export const BROWSER_TYPES = ['heavy', 'light'] as const;
 export const WINDOW_SIZES = ['desktop', 'mobile', 'any'] as const;
-export const ACTION_TYPES = ['click', 'input', 'key-press', 'evaluate', 'collect', 'wait-for-selector', 'wait-for-timeout', 'select', 'while'] as const;
 export const RESOURCE_TYPES = ['document', 'eventsource', 'fetch', 'font', 'image', 'manifest', 'media', 'other', 'script', 'stylesheet', 'texttrack', 'websocket', 'xhr'] as const;
 
 /** Spec 2.2. */
