@@ -1,6 +1,7 @@
 import type { TargetGuard } from '@lib/target-guard';
 import { Logger } from '@nestjs/common';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import { firstLine, withinDeadline } from './browser-failures';
 import type { BrowserKind } from './browser-launcher';
 import { EgressSession } from './egress-filter';
 
@@ -53,12 +54,13 @@ export class ContextReserve {
     this.spares.delete(browser);
     const prepared = spare ? await spare : null;
     if (this.kinds.has(kind)) this.refill(browser);
-    if (prepared?.alive()) {
+    if (prepared && (await answers(prepared))) {
       prepared.egress.route(upstreamProxyUrl);
       prepared.egress.resetCounters();
       return { ...prepared, spare: true };
     }
-    if (prepared) await discard(prepared);
+    // Not awaited: closing a context whose renderer died can itself take a while.
+    if (prepared) void discard(prepared);
     return { ...(await prepareContext(browser, this.guard, upstreamProxyUrl)), spare: false };
   }
 
@@ -80,7 +82,7 @@ export class ContextReserve {
   private refill(browser: Browser): void {
     if (this.closed || !browser.connected || this.spares.has(browser)) return;
     const making = prepareContext(browser, this.guard, null).catch((error: unknown) => {
-      if (browser.connected) this.logger.warn(`could not prepare a spare context: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      if (browser.connected) this.logger.warn(`could not prepare a spare context: ${firstLine(error)}`);
       return null;
     });
     this.spares.set(browser, making);
@@ -91,6 +93,20 @@ export class ContextReserve {
       this.spares.delete(browser);
       void left?.then((prepared) => prepared && discard(prepared));
     });
+  }
+}
+
+// A renderer killed while its page sat idle is reported (page 'error') only some time later, and
+// every call on that page hangs until the protocol timeout: ask it once, briefly, before use.
+const SPARE_PROBE_MS = 1000;
+
+async function answers(prepared: PreparedContext): Promise<boolean> {
+  if (!prepared.alive()) return false;
+  try {
+    await withinDeadline(prepared.page.evaluate('1'), SPARE_PROBE_MS, () => new Error('the spare page did not answer'));
+    return true;
+  } catch {
+    return false;
   }
 }
 
