@@ -1,8 +1,37 @@
+import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { createHealthController } from '@lib/runtime';
+import { TargetAllowlist, TargetGuard } from '@lib/target-guard';
 import { Module } from '@nestjs/common';
+import { CollectionItemsValidator } from './collections/collection-items.validator';
+import { CollectionStore } from './collections/collection-store';
+import { CollectionsController } from './collections/collections.controller';
+import { JobDispatcher } from './dispatch/job-dispatcher';
+import { LeaseSweeper } from './dispatch/lease-sweeper';
+import { JobClaims } from './job-lifecycle/job-claims';
+import { JobCompletion } from './job-lifecycle/job-completion';
+import { JobLifecycleController } from './job-lifecycle/job-lifecycle.controller';
+import { QuotaNotifier } from './job-lifecycle/quota-notifier';
+import { RunLauncher } from './runs/run-launcher';
+import { RunViews } from './runs/run-views';
+import { RunsController } from './runs/runs.controller';
 
-/** The batch-orchestrator bounded context. Today it answers health queries; its use cases arrive with later issues. */
+/**
+ * batch-orchestrator: collections, runs and the life of every job — dispatch over the job queue,
+ * claims with attempt fencing, one-transaction completion, leases and their sweeper.
+ */
 @Module({
-  controllers: [createHealthController('batch-orchestrator')],
+  controllers: [createHealthController('batch-orchestrator'), CollectionsController, RunsController, JobLifecycleController],
+  providers: [
+    { provide: TargetGuard, inject: [PLATFORM_CONFIG], useFactory: (config: PlatformConfig) => new TargetGuard(new TargetAllowlist(config.targetAllowlist)) },
+    CollectionItemsValidator,
+    CollectionStore,
+    RunViews,
+    RunLauncher,
+    JobDispatcher,
+    JobClaims,
+    JobCompletion,
+    LeaseSweeper,
+    QuotaNotifier,
+  ],
 })
 export class BatchOrchestratorModule {}

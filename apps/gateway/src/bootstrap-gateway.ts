@@ -1,7 +1,7 @@
 import type { PlatformConfig } from '@lib/config';
 import { CORRELATION_HEADER, createRootLogger, NestPinoLogger, sanitizeCorrelationId } from '@lib/logging';
 import { createServerOptions, InProcessBus } from '@lib/messaging';
-import { withPlatformModules } from '@lib/runtime';
+import { Clock, withPlatformModules } from '@lib/runtime';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
@@ -24,7 +24,7 @@ export interface RunningGateway {
 }
 
 /** Creates and starts the gateway's HTTP server; the caller owns shutdown (app.close()). */
-export async function startGateway(config: PlatformConfig, bus?: InProcessBus): Promise<RunningGateway> {
+export async function startGateway(config: PlatformConfig, bus?: InProcessBus, clock?: Clock): Promise<RunningGateway> {
   const rootLogger = createRootLogger('gateway', config.logLevel);
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
@@ -34,7 +34,7 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus): 
     // Without this, a slow client could hold a connection (and a sync scrape slot) forever.
     requestTimeout: 600_000,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(withPlatformModules('gateway', GatewayModule, config, bus), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(withPlatformModules('gateway', GatewayModule, config, bus, clock), adapter, {
     logger: new NestPinoLogger(rootLogger),
     bufferLogs: false,
     // Body parsing is ours (installJsonBodyParser): JSON only, errors with stable codes.

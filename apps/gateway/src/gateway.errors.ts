@@ -1,3 +1,4 @@
+import type { ValidationProblem } from '@lib/contracts';
 import { AppError } from '@lib/errors';
 
 export class ClientAlreadyExistsError extends AppError {
@@ -8,17 +9,16 @@ export class UnknownClientError extends AppError {
   readonly code = 'gateway.unknown_client';
 }
 
-/** One problem of a request, in the contract's 422 item form (operator contract §5). */
-export interface ValidationProblem {
-  loc: Array<string | number>;
-  msg: string;
-  type: string;
-}
+export type { ValidationProblem };
 
 /** Request fields failed validation; carries every problem at once. */
 export class RequestValidationError extends AppError {
   readonly code = 'request.validation_failed';
-  constructor(readonly problems: ValidationProblem[]) {
+  /** 422 by default; collection bodies answer 400 (spec 4.3), in the same body shape. */
+  constructor(
+    readonly problems: ValidationProblem[],
+    readonly status: 400 | 422 = 422,
+  ) {
     super(problems.map((p) => `${p.loc.join('.')}: ${p.msg}`).join('; '));
   }
 }
@@ -31,4 +31,12 @@ export class InvalidJsonBodyError extends AppError {
 /** use_proxy names a country this client has no approval for (spec 4.2 rule 4). */
 export class CountryProxyNotApprovedError extends AppError {
   readonly code = 'proxy.country_not_approved';
+}
+
+/** The job result is unavailable: 404 with the object `detail` of spec 4.5 (error_code, message, completed_at, age_hours). */
+export class JobResultUnavailableError extends AppError {
+  readonly code = 'batch.result_unavailable';
+  constructor(readonly detail: { error_code: string; message: string; completed_at: string | null; age_hours: number | null }) {
+    super(detail.message);
+  }
 }

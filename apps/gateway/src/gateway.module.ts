@@ -3,6 +3,9 @@ import { CreateClientController } from './admin-clients/create-client/create-cli
 import { RotateTokenController } from './admin-clients/rotate-token/rotate-token.controller';
 import { RequestAdmission } from './admission/request-admission';
 import { RequestRateLimiter } from './admission/request-rate-limiter';
+import { CollectionsController } from './batches/collections.controller';
+import { IdempotencyKeys } from './batches/idempotency-keys';
+import { RunsController } from './batches/runs.controller';
 import { ClientBootstrap } from './clients/client-bootstrap';
 import { ClientDirectory } from './clients/client-directory';
 import { ChargedExecution } from './credits/charged-execution';
@@ -18,7 +21,7 @@ import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
 
 /** gateway: public REST under /v1 — auth, rate limits, quotas, errors — in front of the contexts. */
 @Module({
-  controllers: [QuotaEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController],
+  controllers: [QuotaEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController, CollectionsController, RunsController],
   providers: [
     ClientDirectory,
     ClientBootstrap,
@@ -29,6 +32,7 @@ import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
     { provide: QuotaCache, useFactory: () => new QuotaCache() },
     PlatformHealth,
     SyncScrapeHandler,
+    IdempotencyKeys,
     { provide: OPENAPI_DOCUMENT, useValue: { current: null } },
   ],
 })

@@ -14,7 +14,7 @@ import type { PlatformConfig } from '@lib/config';
 import type { MessageContext } from '@lib/contracts';
 import { InProcessBus } from '@lib/messaging';
 import { applyMigrations, openDatabase } from '@lib/persistence';
-import { bootstrapMessageContext, withPlatformModules } from '@lib/runtime';
+import { bootstrapMessageContext, Clock, withPlatformModules } from '@lib/runtime';
 import type { INestMicroservice, Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 
@@ -37,7 +37,8 @@ export interface RunningPlatform {
   stop(): Promise<void>;
 }
 
-export async function startPlatform(config: PlatformConfig): Promise<RunningPlatform> {
+/** `clock` replaces the system clock in every context (tests move it to cross retention windows). */
+export async function startPlatform(config: PlatformConfig, options: { clock?: Clock } = {}): Promise<RunningPlatform> {
   const bus = config.natsUrl ? undefined : new InProcessBus();
   // Migrate once up front (each context would also do it; this just keeps start-up logs quiet).
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -45,9 +46,9 @@ export async function startPlatform(config: PlatformConfig): Promise<RunningPlat
   const contexts: INestMicroservice[] = [];
   try {
     for (const [name, module] of Object.entries(CONTEXT_MODULES)) {
-      contexts.push(await bootstrapMessageContext(name, withPlatformModules(name, module, config, bus), config, bus));
+      contexts.push(await bootstrapMessageContext(name, withPlatformModules(name, module, config, bus, options.clock), config, bus));
     }
-    const gateway = await startGateway(config, bus);
+    const gateway = await startGateway(config, bus, options.clock);
     let stopped: Promise<void> | null = null;
     return {
       url: gateway.url,

@@ -1,8 +1,13 @@
 import { createHealthController } from '@lib/runtime';
 import { Module } from '@nestjs/common';
+import { JobListing } from './job-listing/job-listing';
+import { JobResults } from './job-results/job-results';
+import { ResultStoreController } from './result-store.controller';
+import { RetentionSweeper } from './retention/retention-sweeper';
 
-/** The result-store bounded context. Today it answers health queries; its use cases arrive with later issues. */
+/** result-store: reads of jobs and their results (listing with cursors, result endpoint) and their retention. */
 @Module({
-  controllers: [createHealthController('result-store')],
+  controllers: [createHealthController('result-store'), ResultStoreController],
+  providers: [JobListing, JobResults, RetentionSweeper],
 })
 export class ResultStoreModule {}

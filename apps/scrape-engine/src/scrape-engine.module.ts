@@ -2,6 +2,7 @@ import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { createHealthController } from '@lib/runtime';
 import { TargetAllowlist, TargetGuard } from '@lib/target-guard';
 import { Inject, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { BatchJobWorker } from './batch-jobs/batch-job-worker';
 import { BrowserLauncher } from './browser/browser-launcher';
 import { BrowserPool } from './browser/browser-pool';
 import { BrowserScrapeExecutor } from './browser/browser-scrape.executor';
@@ -15,9 +16,13 @@ import { GuidanceAdvisor } from './guidance/guidance-advisor';
 import { ProxyRotation } from './proxy-rotation/proxy-rotation';
 import { SimpleFetcher } from './simple-fetch/simple-fetcher';
 import { ScrapeController } from './sync-scrape/scrape.controller';
+import { ScrapeExecution } from './sync-scrape/scrape-execution';
 import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
 
-/** scrape-engine: fetches targets, in simple mode (got-scraping) or browser mode (the Chromium pool). */
+/**
+ * scrape-engine: fetches targets, in simple mode (got-scraping) or browser mode (the Chromium
+ * pool), for sync requests (request/reply) and for batch jobs (taken from the job queue).
+ */
 @Module({
   controllers: [createHealthController('scrape-engine'), ScrapeController],
   providers: [
@@ -44,21 +49,27 @@ import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
       useFactory: (pool: BrowserPool, reserve: ContextReserve, guard: TargetGuard, proxies: ProxyRotation, validator: ContentValidator, markdown: MarkdownConverter, extractor: SelectorExtractor, advisor: GuidanceAdvisor, config: PlatformConfig) =>
         new BrowserScrapeExecutor(pool, reserve, guard, proxies, validator, markdown, extractor, advisor, { navigationMs: config.browserNavigationTimeoutMs }),
     },
+    ScrapeExecution,
+    BatchJobWorker,
   ],
 })
 export class ScrapeEngineModule implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly browsers: BrowserPool,
     private readonly reserve: ContextReserve,
+    private readonly jobs: BatchJobWorker,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
 
   onApplicationBootstrap(): void {
+    this.jobs.start();
     // In the background: the service answers at once, the first browser request finds them warm.
     if (this.config.browserWarm) void this.browsers.warm(['light', 'heavy']);
   }
 
   async onModuleDestroy(): Promise<void> {
+    // Jobs in hand finish (or expire into the orchestrator's sweeper) before the browsers go.
+    await this.jobs.stop();
     await this.reserve.close();
     await this.browsers.close();
   }

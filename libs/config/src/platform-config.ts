@@ -41,6 +41,20 @@ export interface PlatformConfig {
   trustProxy: boolean;
   /** Optional plain-HTTP liveness/readiness port for non-gateway services (Kubernetes probes). */
   healthPort: number | null;
+  /** Batch jobs one scrape-engine process works on at once (global capacity = processes × this). */
+  jobWorkerConcurrency: number;
+  /** Batch jobs in flight across all clients at once (dispatch stops above it). */
+  batchGlobalConcurrency: number;
+  /** A worker's hold on a job; renewed by heartbeats every third of it. Expired = the worker is gone. */
+  jobLeaseSeconds: number;
+  /** Longest a job may run on a worker before it is a worker-level timeout. */
+  jobMaxRuntimeSeconds: number;
+  /** Times a job whose worker died is dispatched again before it ends as `timeout`. */
+  jobMaxRetries: number;
+  /** How often batch-orchestrator looks for expired leases and jobs waiting for dispatch, ms. */
+  batchSweepIntervalMs: number;
+  /** How often result-store prunes expired result bodies and listing rows, seconds. */
+  retentionSweepIntervalSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -135,6 +149,13 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     rpcTimeoutMs: int('RPC_TIMEOUT_MS', 10_000, 100, 600_000),
     trustProxy: trustProxyRaw === 'true' || trustProxyRaw === '1',
     healthPort,
+    jobWorkerConcurrency: int('JOB_WORKER_CONCURRENCY', 8, 1, 256),
+    batchGlobalConcurrency: int('BATCH_GLOBAL_CONCURRENCY', 256, 1, 100_000),
+    jobLeaseSeconds: int('JOB_LEASE_SECONDS', 30, 2, 3600),
+    jobMaxRuntimeSeconds: int('JOB_MAX_RUNTIME_SECONDS', 330, 5, 3600),
+    jobMaxRetries: int('JOB_MAX_RETRIES', 1, 0, 10),
+    batchSweepIntervalMs: int('BATCH_SWEEP_INTERVAL_MS', 2000, 100, 600_000),
+    retentionSweepIntervalSeconds: int('RETENTION_SWEEP_INTERVAL_SECONDS', 600, 1, 86_400),
   };
   if (config.adminToken && config.adminToken === config.demoToken) problems.push('ADMIN_TOKEN and DEMO_TOKEN must differ');
   if (problems.length > 0) throw new ConfigError(problems);

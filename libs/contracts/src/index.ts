@@ -9,3 +9,8 @@ export * from './scrape/browser-actions';
 export * from './scrape/scrape-request-rules';
 export * from './scrape/scrape-execution.messages';
 export * from './scrape/download-request';
+export * from './batch/collection.messages';
+export * from './batch/job-execution.messages';
+export * from './batch/job-listing.messages';
+export * from './scrape/success-criterion';
+export * from './validation-problems';

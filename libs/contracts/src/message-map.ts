@@ -3,6 +3,9 @@ import type { CommitCreditsCommand, CommitCreditsReply, ReleaseCreditsCommand, R
 import type { QuotaChangedEvent, QuotaQuery, QuotaState } from './billing/quota.messages';
 import type { HealthQuery, HealthReport } from './health/health.messages';
 import type { DownloadResultBody, ExecuteDownloadCommand, ExecuteScrapeCommand, ScrapeExecutionFacts, ScrapeResultBody } from './scrape/scrape-execution.messages';
+import type { CollectionReference, CollectionView, CollectionWriteReply, CreateCollectionCommand, ListCollectionsQuery, ListRunsQuery, RunReference, RunView, StartRunCommand, UpdateCollectionCommand } from './batch/collection.messages';
+import type { ClaimJobCommand, ClaimJobReply, CompleteJobCommand, CompleteJobReply, HeartbeatJobCommand, HeartbeatJobReply } from './batch/job-execution.messages';
+import type { GetJobResultQuery, JobListingPage, JobResultReply, ListJobsQuery, SweepRetentionCommand, SweepRetentionReply } from './batch/job-listing.messages';
 import { SUBJECTS } from './subjects';
 
 /** A value that may have been parked in the transfer store (see MessageBus.pack). */
@@ -21,6 +24,20 @@ export type RequestReplyMap = {
   [SUBJECTS.billing.creditsReserve]: { request: ReserveCreditsCommand; reply: ReserveCreditsReply };
   [SUBJECTS.billing.creditsCommit]: { request: CommitCreditsCommand; reply: CommitCreditsReply };
   [SUBJECTS.billing.creditsRelease]: { request: ReleaseCreditsCommand; reply: ReleaseCreditsReply };
+  [SUBJECTS.collections.create]: { request: CreateCollectionCommand; reply: CollectionWriteReply };
+  [SUBJECTS.collections.update]: { request: UpdateCollectionCommand; reply: CollectionWriteReply };
+  [SUBJECTS.collections.delete]: { request: CollectionReference; reply: { deleted: boolean } };
+  [SUBJECTS.collections.get]: { request: CollectionReference; reply: CollectionView };
+  [SUBJECTS.collections.list]: { request: ListCollectionsQuery; reply: CollectionView[] };
+  [SUBJECTS.runs.start]: { request: StartRunCommand; reply: RunView };
+  [SUBJECTS.runs.get]: { request: RunReference; reply: RunView };
+  [SUBJECTS.runs.list]: { request: ListRunsQuery; reply: { items: RunView[]; total: number } };
+  [SUBJECTS.jobs.claim]: { request: ClaimJobCommand; reply: ClaimJobReply };
+  [SUBJECTS.jobs.heartbeat]: { request: HeartbeatJobCommand; reply: HeartbeatJobReply };
+  [SUBJECTS.jobs.complete]: { request: CompleteJobCommand; reply: CompleteJobReply };
+  [SUBJECTS.jobs.list]: { request: ListJobsQuery; reply: Packed<JobListingPage> };
+  [SUBJECTS.jobs.result]: { request: GetJobResultQuery; reply: JobResultReply };
+  [SUBJECTS.jobs.sweepRetention]: { request: SweepRetentionCommand; reply: SweepRetentionReply };
 };
 
 /** Facts published for whoever listens (fire and forget, at most once). */

@@ -35,6 +35,40 @@ export const SUBJECTS = {
     /** Fact: a client's used credits changed (after every reserve, commit, release). */
     quotaChanged: 'billing-meter.quota.changed.event.v1',
   },
+  collections: {
+    create: 'batch-orchestrator.collection.create.command.v1',
+    update: 'batch-orchestrator.collection.update.command.v1',
+    delete: 'batch-orchestrator.collection.delete.command.v1',
+    get: 'batch-orchestrator.collection.get.query.v1',
+    list: 'batch-orchestrator.collection.list.query.v1',
+  },
+  runs: {
+    start: 'batch-orchestrator.run.start.command.v1',
+    get: 'batch-orchestrator.run.get.query.v1',
+    list: 'batch-orchestrator.run.list.query.v1',
+  },
+  jobs: {
+    /** A worker takes a dispatched job: the request and a lease, or `stale` (fenced off). */
+    claim: 'batch-orchestrator.job.claim.command.v1',
+    /** A worker still holds the job: extends the lease. */
+    heartbeat: 'batch-orchestrator.job.heartbeat.command.v1',
+    /** A worker's outcome; the job completes in one transaction, then the queue message is acked. */
+    complete: 'batch-orchestrator.job.complete.command.v1',
+    /** One page of a run's jobs (result-store reads what batch-orchestrator wrote). */
+    list: 'result-store.jobs.list.query.v1',
+    result: 'result-store.job-result.get.query.v1',
+    sweepRetention: 'result-store.retention.sweep.command.v1',
+  },
+} as const;
+
+/**
+ * JetStream (distributed runtime) carries job dispatch, so a message survives a worker's death and
+ * is redelivered until acked. Not a request/reply subject: see libs/messaging/src/job-queue.
+ */
+export const JOB_QUEUE = {
+  stream: 'BATCH_JOBS',
+  subject: 'batch.jobs.dispatch.v1',
+  consumer: 'scrape-engine-job-workers',
 } as const;
 
 type ValuesOf<T> = T extends string ? T : { [K in keyof T]: ValuesOf<T[K]> }[keyof T];

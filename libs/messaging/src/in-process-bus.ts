@@ -1,3 +1,5 @@
+import { InProcessJobQueue } from './job-queue';
+
 /**
  * The embedded runtime's message broker: the same request/reply and event semantics as NATS with
  * queue groups, inside one process. Payloads are JSON round-tripped on the way in and out, so a
@@ -22,6 +24,8 @@ export class NoRespondersError extends Error {
 }
 
 export class InProcessBus {
+  /** Batch job dispatch between the contexts of this process (JetStream's stand-in). */
+  readonly jobQueue = new InProcessJobQueue();
   private readonly subscriptions = new Map<string, Subscription[]>();
   private readonly roundRobin = new Map<string, number>();
 

@@ -4,3 +4,4 @@ export * from './transport.factory';
 export * from './message-bus';
 export * from './message-handling.enhancers';
 export * from './messaging.module';
+export * from './job-queue';

@@ -1,14 +1,23 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { InProcessBus } from './in-process-bus';
+import { JetStreamJobQueue, JobQueue } from './job-queue';
 import { MessageBus } from './message-bus';
 import { createTransportClient, transportSettingsOf } from './transport.factory';
 
+/** DI token of the context's JobQueue (JetStream over NATS, the in-process queue otherwise). */
+export const JOB_QUEUE_ADAPTER = Symbol('JOB_QUEUE_ADAPTER');
+
 @Injectable()
 class MessageBusCloser implements OnApplicationShutdown {
-  constructor(@Inject(MessageBus) private readonly bus: MessageBus) {}
+  constructor(
+    @Inject(MessageBus) private readonly bus: MessageBus,
+    @Inject(JOB_QUEUE_ADAPTER) private readonly jobs: JobQueue,
+  ) {}
   async onApplicationShutdown(): Promise<void> {
     await this.bus.close();
+    // The in-process queue is shared by every context of the process; only a NATS connection is ours.
+    if (this.jobs instanceof JetStreamJobQueue) await this.jobs.close();
   }
 }
 
@@ -29,9 +38,20 @@ export class MessagingModule {
             return messageBus;
           },
         },
+        {
+          provide: JOB_QUEUE_ADAPTER,
+          inject: [PLATFORM_CONFIG],
+          // Connects lazily: only contexts that publish or consume jobs open a JetStream connection.
+          useFactory: (config: PlatformConfig): JobQueue => (config.natsUrl ? new JetStreamJobQueue(config.natsUrl, serviceName) : requireBus(bus).jobQueue),
+        },
         MessageBusCloser,
       ],
-      exports: [MessageBus],
+      exports: [MessageBus, JOB_QUEUE_ADAPTER],
     };
   }
+}
+
+function requireBus(bus: InProcessBus | undefined): InProcessBus {
+  if (!bus) throw new Error('the embedded runtime needs an InProcessBus (NATS_URL is unset)');
+  return bus;
 }

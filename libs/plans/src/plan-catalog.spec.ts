@@ -19,8 +19,8 @@ describe('PLAN_CATALOG', () => {
   });
 
   it('lets per-client overrides win and defaults enterprise to 1000/min, unlimited', () => {
-    expect(resolveClientLimits('enterprise')).toEqual({ rateLimitPerMinute: 1000, monthlyCredits: null });
-    expect(resolveClientLimits('free', { rateLimitPerMinute: 3, monthlyCredits: 7 })).toEqual({ rateLimitPerMinute: 3, monthlyCredits: 7 });
-    expect(resolveClientLimits('starter', { rateLimitPerMinute: null, monthlyCredits: null })).toEqual({ rateLimitPerMinute: 60, monthlyCredits: 10000 });
+    expect(resolveClientLimits('enterprise')).toEqual({ rateLimitPerMinute: 1000, monthlyCredits: null, batchConcurrency: 100 });
+    expect(resolveClientLimits('free', { rateLimitPerMinute: 3, monthlyCredits: 7 })).toEqual({ rateLimitPerMinute: 3, monthlyCredits: 7, batchConcurrency: 2 });
+    expect(resolveClientLimits('starter', { rateLimitPerMinute: null, monthlyCredits: null })).toEqual({ rateLimitPerMinute: 60, monthlyCredits: 10000, batchConcurrency: 5 });
   });
 });

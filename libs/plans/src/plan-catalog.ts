@@ -42,7 +42,13 @@ export interface Plan {
   features: readonly Feature[];
   /** Whether the plan is sold publicly (the demo plan is a shared trial token, not a plan to buy). */
   public: boolean;
+  /** Batch jobs of one client in flight at once (our value; the spec publishes none). */
+  batchConcurrency: number;
 }
+
+// Jobs of one client in flight at once, by plan: enough to drain a 1000-request collection in
+// minutes on a paid plan while one client's batch cannot take every worker from the others.
+const BATCH_CONCURRENCY: Readonly<Record<PlanId, number>> = { free: 2, demo: 4, starter: 5, growth: 10, pro: 20, scale: 50, enterprise: 100 };
 
 const ALL_FEATURES: readonly Feature[] = FEATURES;
 const WITHOUT_COUNTRY_PROXIES: readonly Feature[] = FEATURES.filter((f) => f !== 'country_proxies');
@@ -66,7 +72,7 @@ function plan(
   rateLimitPerMinute: number | null,
   features: readonly Feature[],
 ): Plan {
-  return { id, name, priceUsdPerMonth, monthlyCredits, browserRequestsPerMonth, rateLimitPerMinute, features, public: true };
+  return { id, name, priceUsdPerMonth, monthlyCredits, browserRequestsPerMonth, rateLimitPerMinute, features, public: true, batchConcurrency: BATCH_CONCURRENCY[id] };
 }
 
 export function isPlanId(value: unknown): value is PlanId {
@@ -82,6 +88,8 @@ export interface ClientLimits {
   rateLimitPerMinute: number;
   /** null = unlimited. */
   monthlyCredits: number | null;
+  /** Batch jobs in flight at once. */
+  batchConcurrency: number;
 }
 
 export function resolveClientLimits(
@@ -92,5 +100,6 @@ export function resolveClientLimits(
   return {
     rateLimitPerMinute: overrides.rateLimitPerMinute ?? p.rateLimitPerMinute ?? DEFAULT_ENTERPRISE_RATE_LIMIT,
     monthlyCredits: overrides.monthlyCredits !== undefined && overrides.monthlyCredits !== null ? overrides.monthlyCredits : p.monthlyCredits,
+    batchConcurrency: p.batchConcurrency,
   };
 }

@@ -4,7 +4,7 @@ import { InProcessBus, MessagingModule } from '@lib/messaging';
 import { PersistenceModule } from '@lib/persistence';
 import { DynamicModule, INestMicroservice, Module, Type } from '@nestjs/common';
 import { bootstrapMessageContext } from './bootstrap-context';
-import { CLOCK, systemClock } from './clock';
+import { Clock, CLOCK, systemClock } from './clock';
 import { ContextHealthReporter } from './context-health';
 import { onShutdownSignal } from './graceful-shutdown';
 import { startHealthProbeServer } from './health-probe.server';
@@ -14,22 +14,21 @@ import { startHealthProbeServer } from './health-probe.server';
  * the database, the message bus to other contexts and the clock. The context module itself stays
  * free of runtime wiring, so the same module runs alone or beside the others.
  */
-export function withPlatformModules(serviceName: string, contextModule: Type<unknown>, config: PlatformConfig, bus?: InProcessBus): Type<unknown> {
+export function withPlatformModules(serviceName: string, contextModule: Type<unknown>, config: PlatformConfig, bus?: InProcessBus, clock: Clock = systemClock): Type<unknown> {
   @Module({
-    imports: [ConfigModule.forRoot(config), PersistenceModule, MessagingModule.forContext(serviceName, bus), RuntimeModule, contextModule],
+    imports: [ConfigModule.forRoot(config), PersistenceModule, MessagingModule.forContext(serviceName, bus), runtimeModuleWith(clock), contextModule],
   })
   class ContextRootModule {}
   return ContextRootModule;
 }
 
-@Module({
-  providers: [{ provide: CLOCK, useValue: systemClock }, ContextHealthReporter],
-  exports: [CLOCK, ContextHealthReporter],
-})
+@Module({})
 class RuntimeModuleDefinition {}
 
-/** Clock and health reporter, available to every context (global). */
-export const RuntimeModule: DynamicModule = { module: RuntimeModuleDefinition, global: true };
+/** Clock and health reporter, available to every context (global). Tests pass a clock they can move. */
+function runtimeModuleWith(clock: Clock): DynamicModule {
+  return { module: RuntimeModuleDefinition, global: true, providers: [{ provide: CLOCK, useValue: clock }, ContextHealthReporter], exports: [CLOCK, ContextHealthReporter] };
+}
 
 /** `npm run start:service -- <name>` for a message context: needs NATS_URL and DATABASE_URL. */
 export async function runStandaloneContext(serviceName: string, contextModule: Type<unknown>): Promise<INestMicroservice> {

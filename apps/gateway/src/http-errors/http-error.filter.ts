@@ -1,7 +1,7 @@
 import { AppError } from '@lib/errors';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { RequestValidationError } from '../gateway.errors';
+import { JobResultUnavailableError, RequestValidationError } from '../gateway.errors';
 import { httpMappingOf, INTERNAL_ERROR } from './error-status.table';
 
 interface ErrorResponse {
@@ -31,7 +31,11 @@ export class HttpErrorFilter implements ExceptionFilter {
 
   toResponse(error: unknown): ErrorResponse {
     if (error instanceof RequestValidationError) {
-      return { status: 422, body: { detail: error.problems } };
+      return { status: error.status, body: { detail: error.problems } };
+    }
+    if (error instanceof JobResultUnavailableError) {
+      // Spec 4.5 / contract §5: the job-result 404 keeps its object `detail`.
+      return { status: 404, body: { detail: error.detail } };
     }
     if (error instanceof AppError) {
       const mapping = httpMappingOf(error.code) ?? INTERNAL_ERROR;

@@ -16,6 +16,8 @@ export class PlanDto {
   browser_requests_per_month: number | null;
   @ApiProperty({ type: Number, nullable: true, description: 'Requests per minute; null = custom (set per client, default 1000).' })
   rate_limit_per_minute: number | null;
+  @ApiProperty({ description: 'Jobs of one client\'s batch runs in flight at once.' })
+  batch_concurrency: number;
   @ApiProperty({ enum: FEATURES, isArray: true })
   features: string[];
   @ApiProperty({ description: 'False for the shared demo plan, which is not sold.' })
@@ -47,6 +49,7 @@ export class PlansController {
           credits_per_month: p.monthlyCredits,
           browser_requests_per_month: p.browserRequestsPerMonth,
           rate_limit_per_minute: p.rateLimitPerMinute,
+          batch_concurrency: p.batchConcurrency,
           features: [...p.features],
           public: p.public,
         };

@@ -1,17 +1,9 @@
 /**
- * What the content validator looks for, as data. Bump CONTENT_RULES_VERSION whenever a rule
- * changes: runs report it as `success_criterion.version`, so clients can tell when the meaning of
- * "success" moved.
+ * What the content validator looks for, as data. The rule version and the human-readable rules
+ * live in @lib/contracts (batch-orchestrator reports them as a run's success_criterion); bump the
+ * version there whenever anything here changes meaning.
  */
-export const CONTENT_RULES_VERSION = 'content-success/2026-11-23.1';
-
-/** Human-readable predicates of a usable result (reported as `success_criterion.rules`). */
-export const SUCCESS_RULES = [
-  'the worker completed the fetch',
-  'the target answered HTTP 2xx',
-  'no CAPTCHA, anti-bot challenge or block page was detected',
-  'an HTML page carries visible content (not an empty JavaScript shell)',
-] as const;
+export { CONTENT_RULES_VERSION, SUCCESS_RULES } from '@lib/contracts';
 
 export interface Signature {
   /** Reported name (captcha_providers / protection_stack). */

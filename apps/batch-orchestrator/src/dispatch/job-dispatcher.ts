@@ -1,0 +1,66 @@
+import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
+import type { JobDispatch } from '@lib/contracts';
+import { JOB_QUEUE_ADAPTER, JobQueue } from '@lib/messaging';
+import { DATABASE, DatabaseConnection } from '@lib/persistence';
+import { CLOCK, Clock } from '@lib/runtime';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+
+/**
+ * Puts jobs on the queue, no more than the client's plan allows in flight at once and no more
+ * than BATCH_GLOBAL_CONCURRENCY across all clients. A job is marked dispatched in the database
+ * before its message is published; a publish that fails is undone, and the sweeper re-publishes
+ * a dispatch that never started (a crash between commit and publish).
+ */
+@Injectable()
+export class JobDispatcher {
+  private readonly logger = new Logger('JobDispatcher');
+
+  constructor(
+    @Inject(DATABASE) private readonly db: DatabaseConnection,
+    @Inject(JOB_QUEUE_ADAPTER) private readonly queue: JobQueue,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  /** Dispatches what the client's free places allow (after a run starts or one of its jobs ends). */
+  async dispatchFor(clientId: string): Promise<number> {
+    const dispatches = await this.db.sql.transaction(async (tx) => {
+      // One decision at a time platform-wide, so two replicas never both fill the same free place.
+      await tx.query("select pg_advisory_xact_lock(hashtext('batch-dispatch'))::text as locked");
+      const [limits] = await tx.query<{ client_limit: number; client_inflight: number; global_inflight: number }>(
+        `select
+           coalesce((select max(max_concurrency) from runs where client_id = $1 and status = 'in_progress'), 0)::int as client_limit,
+           (select count(*) from jobs where client_id = $1 and status = 'processing' and dispatched_at is not null)::int as client_inflight,
+           (select count(*) from jobs where status = 'processing' and dispatched_at is not null)::int as global_inflight`,
+        [clientId],
+      );
+      const free = Math.min(limits.client_limit - limits.client_inflight, this.config.batchGlobalConcurrency - limits.global_inflight);
+      if (free <= 0) return [];
+      return tx.query<JobDispatch>(
+        `update jobs set dispatched_at = $3 where id in (
+           select id from jobs where client_id = $1 and status = 'processing' and dispatched_at is null order by seq limit $2
+         ) returning id as job_id, attempt`,
+        [clientId, free, this.clock.now()],
+      );
+    });
+    await this.publish(dispatches);
+    return dispatches.length;
+  }
+
+  /** Every client with jobs waiting (the sweeper's pass: global places freed by other clients). */
+  async dispatchWaiting(): Promise<void> {
+    const clients = await this.db.sql.query<{ client_id: string }>("select distinct client_id from jobs where status = 'processing' and dispatched_at is null");
+    for (const { client_id } of clients) await this.dispatchFor(client_id);
+  }
+
+  async publish(dispatches: JobDispatch[]): Promise<void> {
+    for (const dispatch of dispatches) {
+      try {
+        await this.queue.publish(dispatch);
+      } catch (error) {
+        this.logger.warn(`publishing job ${dispatch.job_id} failed (${error instanceof Error ? error.message : String(error)}); it waits for the next dispatch`);
+        await this.db.sql.query('update jobs set dispatched_at = null where id = $1 and attempt = $2 and started_at is null', [dispatch.job_id, dispatch.attempt]);
+      }
+    }
+  }
+}

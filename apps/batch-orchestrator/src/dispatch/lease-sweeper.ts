@@ -1,0 +1,82 @@
+import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
+import type { JobDispatch } from '@lib/contracts';
+import { DATABASE, DatabaseConnection } from '@lib/persistence';
+import { CLOCK, Clock } from '@lib/runtime';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { JobCompletion, LOCKED_JOB_COLUMNS, LockedJob } from '../job-lifecycle/job-completion';
+import { JobDispatcher } from './job-dispatcher';
+
+const BATCH = 200;
+
+/**
+ * Nothing stays `processing` forever. On a schedule, in every replica (row locks with SKIP LOCKED
+ * keep replicas off each other's rows):
+ * - a started job whose lease expired (its worker died or hung) is dispatched again under a new
+ *   attempt, counting retries_attempted, or after JOB_MAX_RETRIES ends as `timeout`;
+ * - a dispatch that never started within the runtime budget (lost between commit and publish) is
+ *   published again under a new attempt;
+ * - clients with waiting jobs get the global places that other clients freed.
+ */
+@Injectable()
+export class LeaseSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('LeaseSweeper');
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    @Inject(DATABASE) private readonly db: DatabaseConnection,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    private readonly completion: JobCompletion,
+    private readonly dispatcher: JobDispatcher,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep()
+        .catch((error: unknown) => this.logger.warn(`sweep failed: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => (this.running = null));
+    }, this.config.batchSweepIntervalMs);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  async sweep(): Promise<void> {
+    const now = this.clock.now();
+    const redispatch = await this.db.sql.transaction(async (tx) => {
+      const expired = await tx.query<LockedJob>(
+        `select ${LOCKED_JOB_COLUMNS} from jobs where status = 'processing' and lease_expires_at < $1 order by lease_expires_at limit ${BATCH} for update skip locked`,
+        [now],
+      );
+      const again: JobDispatch[] = [];
+      for (const job of expired) {
+        if (job.retries_attempted < this.config.jobMaxRetries) {
+          if (job.reservation_id) await tx.query('delete from credit_reservations where id = $1', [job.reservation_id]);
+          const [next] = await tx.query<JobDispatch>(
+            `update jobs set attempt = attempt + 1, retries_attempted = retries_attempted + 1, started_at = null, lease_expires_at = null, worker_id = null,
+               reservation_id = null, dispatched_at = $2 where id = $1 returning id as job_id, attempt`,
+            [job.id, now],
+          );
+          again.push(next);
+        } else {
+          const message = `worker-level timeout: the worker stopped reporting on this job (lease of ${this.config.jobLeaseSeconds} s expired after ${job.retries_attempted + 1} attempt(s))`;
+          await this.completion.completeWithin(tx, job, { kind: 'timeout', message, executionTimeMs: 0 });
+        }
+      }
+      const lost = await tx.query<JobDispatch>(
+        `update jobs set attempt = attempt + 1, dispatched_at = $1 where id in (
+           select id from jobs where status = 'processing' and started_at is null and dispatched_at < $2 limit ${BATCH} for update skip locked
+         ) returning id as job_id, attempt`,
+        [now, new Date(now.getTime() - (this.config.jobMaxRuntimeSeconds + this.config.jobLeaseSeconds) * 1000)],
+      );
+      return [...again, ...lost];
+    });
+    if (redispatch.length > 0) this.logger.log(`dispatching ${redispatch.length} job(s) again`);
+    await this.dispatcher.publish(redispatch);
+    await this.dispatcher.dispatchWaiting();
+  }
+}

@@ -1,0 +1,86 @@
+import { CollectionView, CollectionWriteReply, DEFAULT_COLLECTION_NAME, SUBJECTS } from '@lib/contracts';
+import { MessageBus } from '@lib/messaging';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBearerAuth, ApiConflictResponse, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Access } from '../admission/route-access';
+import { CollectionBody, CollectionDto, CollectionListQuery, isoToEpochMs } from './batch.dto';
+import { IdempotencyKeys } from './idempotency-keys';
+import { COLLECTION_ID } from './resource-id.pipe';
+
+// Vetting 1000 URLs resolves their names (16 at a time): longer than an ordinary call.
+const WRITE_TIMEOUT_MS = 120_000;
+
+@ApiTags('collections')
+@ApiBearerAuth()
+@Controller('v1/async/collections')
+export class CollectionsController {
+  constructor(
+    @Inject(MessageBus) private readonly bus: MessageBus,
+    private readonly idempotency: IdempotencyKeys,
+  ) {}
+
+  @Post()
+  @Access('client')
+  @ApiOperation({ summary: 'Create a collection (spec 2.11/2.12). Items failing validation or the SSRF guard are listed in invalid_items / blocked_urls; the rest are stored, deduplicated on (url, custom_id).' })
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'At most 200 chars, no whitespace or ":". Same key + same body within 24 h replays the response (Idempotency-Replayed: true); a parallel duplicate waits up to 30 s (then 409); another body gets 422.' })
+  @ApiCreatedResponse({ description: 'Created (spec 2.12).' })
+  @ApiBadRequestResponse({ description: 'Body validation error (more than 1000 requests, wrong types) or a malformed Idempotency-Key.' })
+  @ApiUnprocessableEntityResponse({ description: 'Idempotency-Key reused with a different body (error_code idempotency_key_reused).' })
+  @ApiConflictResponse({ description: 'The first request with this Idempotency-Key is still in flight after 30 s.' })
+  async create(@Body() body: CollectionBody, @Headers('idempotency-key') key: string | undefined, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
+    const clientId = request.admission.client!.id;
+    const work = async () => {
+      const created = await this.bus.request(
+        SUBJECTS.collections.create,
+        { client_id: clientId, name: body.name ?? DEFAULT_COLLECTION_NAME, requests: body.requests ?? null, callback_url: body.callback_url ?? null },
+        { correlationId: request.admission.requestId, timeoutMs: WRITE_TIMEOUT_MS },
+      );
+      return { status: 201, body: created };
+    };
+    if (key === undefined) {
+      void reply.status(201);
+      return (await work()).body;
+    }
+    const outcome = await this.idempotency.once(clientId, key, request.body, work);
+    void reply.status(outcome.status).header('idempotency-replayed', String(outcome.replayed));
+    return outcome.body;
+  }
+
+  @Get()
+  @Access('client')
+  @ApiOperation({ summary: 'The client\'s collections; name, name_prefix and since combine with AND.' })
+  @ApiOkResponse({ type: [CollectionDto] })
+  list(@Query() query: CollectionListQuery, @Req() request: FastifyRequest): Promise<CollectionView[]> {
+    const since = query.since === undefined ? undefined : isoToEpochMs(query.since);
+    return this.bus.request(SUBJECTS.collections.list, { client_id: request.admission.client!.id, name: query.name, name_prefix: query.name_prefix, since_ms: since }, { correlationId: request.admission.requestId });
+  }
+
+  @Get(':collection_id')
+  @Access('client')
+  @ApiOkResponse({ type: CollectionDto })
+  get(@Param('collection_id', COLLECTION_ID) collectionId: string, @Req() request: FastifyRequest): Promise<CollectionView> {
+    return this.bus.request(SUBJECTS.collections.get, { client_id: request.admission.client!.id, collection_id: collectionId }, { correlationId: request.admission.requestId });
+  }
+
+  @Put(':collection_id')
+  @Access('client')
+  @ApiOperation({ summary: 'Update name, callback_url and/or requests; a supplied requests list replaces the stored one (validated like create).' })
+  async update(@Param('collection_id', COLLECTION_ID) collectionId: string, @Body() body: CollectionBody, @Req() request: FastifyRequest): Promise<Pick<CollectionWriteReply, 'id' | 'name' | 'message'>> {
+    const updated = await this.bus.request(
+      SUBJECTS.collections.update,
+      { client_id: request.admission.client!.id, collection_id: collectionId, name: body.name, requests: body.requests, callback_url: body.callback_url },
+      { correlationId: request.admission.requestId, timeoutMs: WRITE_TIMEOUT_MS },
+    );
+    return { id: updated.id, name: updated.name, message: updated.message };
+  }
+
+  @Delete(':collection_id')
+  @HttpCode(200)
+  @Access('client')
+  @ApiOperation({ summary: 'Delete the collection and its stored requests; runs already started finish and stay readable.' })
+  async delete(@Param('collection_id', COLLECTION_ID) collectionId: string, @Req() request: FastifyRequest): Promise<{ id: string; deleted: boolean; message: string }> {
+    await this.bus.request(SUBJECTS.collections.delete, { client_id: request.admission.client!.id, collection_id: collectionId }, { correlationId: request.admission.requestId });
+    return { id: collectionId, deleted: true, message: 'Collection deleted.' };
+  }
+}

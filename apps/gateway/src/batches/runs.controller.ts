@@ -1,0 +1,91 @@
+import { JOB_PAGE_LIMITS, JobListingPage, RunView, SUBJECTS } from '@lib/contracts';
+import { QuotaExceededError } from '@lib/errors';
+import { MessageBus } from '@lib/messaging';
+import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBearerAuth, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { Access } from '../admission/route-access';
+import { CreditGate } from '../credits/credit-gate';
+import { JobResultUnavailableError } from '../gateway.errors';
+import { isoToEpochMs, JobListQuery, RunListQuery } from './batch.dto';
+import { COLLECTION_ID, RUN_ID } from './resource-id.pipe';
+
+@ApiTags('runs')
+@ApiBearerAuth()
+@Controller('v1/async/collections/:collection_id')
+export class RunsController {
+  constructor(
+    @Inject(MessageBus) private readonly bus: MessageBus,
+    private readonly credits: CreditGate,
+  ) {}
+
+  @Post('run')
+  @HttpCode(201)
+  @Access('client')
+  @ApiOperation({ summary: 'Run the collection (spec 4.4): one job per stored request, executed in the background within the plan\'s batch concurrency. Each job is charged like a sync scrape when it completes.' })
+  @ApiCreatedResponse({ description: 'The run, in_progress, with run_id, job_ids and counters at 0.' })
+  @ApiNotFoundResponse({ description: 'Unknown collection (collection_not_found) or no requests (collection_empty).' })
+  async start(@Param('collection_id', COLLECTION_ID) collectionId: string, @Req() request: FastifyRequest): Promise<RunView> {
+    const client = request.admission.client!;
+    const quota = await this.credits.quotaOf(client, request.admission.requestId);
+    if (quota.remaining !== null && quota.remaining < 1) {
+      throw new QuotaExceededError(`Monthly credit quota exhausted: ${quota.used} of ${quota.limit} credits used in ${quota.month}; a run needs at least 1.`, Math.max(1, quota.resets_at - Math.floor(Date.now() / 1000)));
+    }
+    return this.bus.request(
+      SUBJECTS.runs.start,
+      { client_id: client.id, collection_id: collectionId, max_concurrency: client.limits.batchConcurrency, monthly_credits: client.limits.monthlyCredits },
+      { correlationId: request.admission.requestId, timeoutMs: 60_000 },
+    );
+  }
+
+  @Get('runs')
+  @Access('client')
+  @ApiOperation({ summary: 'Runs of the collection, newest first (runs without created_at last); status_filter in_progress or completed.' })
+  list(@Param('collection_id', COLLECTION_ID) collectionId: string, @Query() query: RunListQuery, @Req() request: FastifyRequest): Promise<{ items: RunView[]; total: number }> {
+    return this.bus.request(SUBJECTS.runs.list, { client_id: request.admission.client!.id, collection_id: collectionId, status_filter: query.status_filter }, { correlationId: request.admission.requestId });
+  }
+
+  @Get('runs/:run_id')
+  @Access('client')
+  @ApiOkResponse({ description: 'The run (spec 2.13); a completed run adds failed_jobs.' })
+  @ApiNotFoundResponse({ description: 'Unknown run, or a run of another collection (run_not_found).' })
+  get(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Req() request: FastifyRequest): Promise<RunView> {
+    return this.bus.request(SUBJECTS.runs.get, { client_id: request.admission.client!.id, collection_id: collectionId, run_id: runId }, { correlationId: request.admission.requestId });
+  }
+
+  @Get('runs/:run_id/jobs')
+  @Access('client')
+  @ApiOperation({
+    summary: 'A page of the run\'s jobs (spec 2.14/4.5). Keyset cursors: every job appears once while draining. order_by=completed_at lists finished jobs only. Times are ISO 8601 UTC with milliseconds and no zone suffix.',
+  })
+  @ApiBadRequestResponse({ description: 'Invalid parameter, or a cursor made under another order_by/order_dir or for another run (invalid_cursor).' })
+  async jobs(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Query() query: JobListQuery, @Req() request: FastifyRequest): Promise<JobListingPage> {
+    const packed = await this.bus.request(
+      SUBJECTS.jobs.list,
+      {
+        client_id: request.admission.client!.id,
+        collection_id: collectionId,
+        run_id: runId,
+        cursor: query.cursor,
+        limit: query.limit ?? JOB_PAGE_LIMITS.default,
+        statuses: query.status_filter ? [...new Set(query.status_filter.split(','))] as JobListingPage['items'][number]['status'][] : undefined,
+        since_completed_at_ms: query.since_completed_at === undefined ? undefined : isoToEpochMs(query.since_completed_at),
+        order_by: query.order_by ?? 'id',
+        order_dir: query.order_dir ?? 'asc',
+        include_results: query.include_results ?? false,
+      },
+      { correlationId: request.admission.requestId, timeoutMs: 60_000 },
+    );
+    return this.bus.unpack(packed);
+  }
+
+  @Get('runs/:run_id/jobs/:job_id/result')
+  @Access('client')
+  @ApiOkResponse({ description: 'The scrape response (spec 2.7) plus url, custom_id and status.' })
+  @ApiNotFoundResponse({ description: '`detail` is an object: error_code result_pending | result_expired | result_lost | job_id_invalid, message, completed_at, age_hours.' })
+  async result(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Param('job_id') jobId: string, @Req() request: FastifyRequest): Promise<unknown> {
+    const reply = await this.bus.request(SUBJECTS.jobs.result, { client_id: request.admission.client!.id, collection_id: collectionId, run_id: runId, job_id: jobId.slice(0, 200) }, { correlationId: request.admission.requestId, timeoutMs: 60_000 });
+    if (!reply.found) throw new JobResultUnavailableError({ error_code: reply.error_code, message: reply.message, completed_at: reply.completed_at, age_hours: reply.age_hours });
+    return this.bus.unpack(reply.result);
+  }
+}

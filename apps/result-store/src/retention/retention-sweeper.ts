@@ -1,0 +1,62 @@
+import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
+import type { SweepRetentionReply } from '@lib/contracts';
+import { DATABASE, DatabaseConnection } from '@lib/persistence';
+import { CLOCK, Clock } from '@lib/runtime';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+
+// Deleted in slices, so one sweep never holds long locks on a busy table.
+const SLICE = 5000;
+
+/**
+ * Retention (operator contract §2): result bodies go RESULT_RETENTION_HOURS after their job
+ * completed (then the result endpoint answers result_expired); listing rows go
+ * LISTING_RETENTION_DAYS after completion (then cursors find an empty page). Runs stay. Runs on a
+ * schedule in every replica; deletes are idempotent, so replicas need no coordination.
+ */
+@Injectable()
+export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('RetentionSweeper');
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<SweepRetentionReply> | null = null;
+
+  constructor(
+    @Inject(DATABASE) private readonly db: DatabaseConnection,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.sweep().catch((error: unknown) => this.logger.warn(`retention sweep failed: ${String(error)}`)), this.config.retentionSweepIntervalSeconds * 1000);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  /** One pass; concurrent callers share the pass in progress. */
+  sweep(): Promise<SweepRetentionReply> {
+    this.running ??= this.prune().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private async prune(): Promise<SweepRetentionReply> {
+    const now = this.clock.now().getTime();
+    const resultsBefore = new Date(now - this.config.resultRetentionHours * 3_600_000);
+    const listingBefore = new Date(now - this.config.listingRetentionDays * 86_400_000);
+    const results_pruned = await this.sliced(`delete from job_results where job_id in (select job_id from job_results where completed_at < $1 limit ${SLICE})`, resultsBefore);
+    const jobs_pruned = await this.sliced(`delete from jobs where id in (select id from jobs where completed_at < $1 limit ${SLICE})`, listingBefore);
+    if (results_pruned + jobs_pruned > 0) this.logger.log(`retention: ${results_pruned} result bodies and ${jobs_pruned} listing rows pruned`);
+    return { results_pruned, jobs_pruned };
+  }
+
+  private async sliced(sql: string, before: Date): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = (await this.db.sql.query(`${sql} returning 1 as gone`, [before])).length;
+      total += deleted;
+      if (deleted < SLICE) return total;
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
+import { CompleteJobCommand, SUBJECTS } from '@lib/contracts';
+import { JOB_QUEUE_ADAPTER, JobConsumer, JobQueue, MessageBus, QueuedJob } from '@lib/messaging';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import os from 'node:os';
+import { ScrapeExecution } from '../sync-scrape/scrape-execution';
+
+// Claim and heartbeat are short; completion carries a (parked) result and one transaction.
+const CLAIM_TIMEOUT_MS = 15_000;
+const COMPLETE_TIMEOUT_MS = 60_000;
+// A job the orchestrator could not take back right now (it is restarting) is offered again after this.
+const RETRY_LATER_MS = 2000;
+
+class JobDeadlineError extends Error {}
+
+/**
+ * Takes batch jobs from the job queue and runs them with the same executors as sync scrapes.
+ * For each delivery: claim it (fenced by attempt), run it under the job's deadline while
+ * heartbeats renew the lease, report the outcome, and ack the message only after the
+ * orchestrator committed it. A worker that dies mid-job leaves an expiring lease, never a job
+ * that stays `processing`.
+ */
+@Injectable()
+export class BatchJobWorker {
+  private readonly logger = new Logger('BatchJobWorker');
+  private readonly workerId = `${os.hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  private consumer: JobConsumer | null = null;
+
+  constructor(
+    @Inject(JOB_QUEUE_ADAPTER) private readonly queue: JobQueue,
+    @Inject(MessageBus) private readonly bus: MessageBus,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    private readonly scrapes: ScrapeExecution,
+  ) {}
+
+  start(): void {
+    this.consumer ??= this.queue.consume(this.config.jobWorkerConcurrency, (job) => this.work(job));
+  }
+
+  /** Stops taking jobs; jobs in hand get `graceMs` to finish (the rest expire into the sweeper). */
+  async stop(graceMs = 20_000): Promise<void> {
+    await this.consumer?.stop(graceMs);
+    this.consumer = null;
+  }
+
+  private async work(job: QueuedJob): Promise<void> {
+    const { job_id, attempt } = job.dispatch;
+    const ref = { job_id, attempt, worker_id: this.workerId };
+    let claim;
+    try {
+      claim = await this.bus.request(SUBJECTS.jobs.claim, ref, { timeoutMs: CLAIM_TIMEOUT_MS, correlationId: `job:${job_id}` });
+    } catch (error) {
+      this.logger.warn(`claim of job ${job_id} failed: ${messageOf(error)}; offered again in ${RETRY_LATER_MS} ms`);
+      job.nak(RETRY_LATER_MS);
+      return;
+    }
+    if (claim.outcome === 'stale') {
+      job.ack();
+      return;
+    }
+
+    const started = Date.now();
+    let held = true;
+    const heartbeat = setInterval(() => {
+      job.working();
+      this.bus
+        .request(SUBJECTS.jobs.heartbeat, ref, { timeoutMs: CLAIM_TIMEOUT_MS })
+        .then((reply) => (held = reply.held))
+        .catch((error: unknown) => this.logger.warn(`heartbeat of job ${job_id}: ${messageOf(error)}`));
+    }, Math.max(500, Math.floor(claim.lease_ms / 3)));
+
+    let report: CompleteJobCommand;
+    try {
+      const { facts, result } = await withDeadline(this.scrapes.run(claim.request), claim.deadline_ms);
+      report = { ...ref, execution: { facts, result: await this.bus.pack(result) }, execution_time_ms: Date.now() - started };
+    } catch (error) {
+      const timeout = error instanceof JobDeadlineError;
+      report = { ...ref, failure: { kind: timeout ? 'timeout' : 'worker_failure', message: messageOf(error) }, execution_time_ms: Date.now() - started };
+    } finally {
+      clearInterval(heartbeat);
+    }
+    if (!held) {
+      // The lease was lost (this worker stalled): a newer attempt owns the job; the report would be fenced off anyway.
+      job.ack();
+      return;
+    }
+    try {
+      await this.bus.request(SUBJECTS.jobs.complete, report, { timeoutMs: COMPLETE_TIMEOUT_MS, correlationId: `job:${job_id}` });
+      job.ack();
+    } catch (error) {
+      // Not committed: leave the message unacked. The lease expires and the sweeper dispatches again.
+      this.logger.warn(`reporting job ${job_id} failed: ${messageOf(error)}`);
+      job.nak(RETRY_LATER_MS);
+    }
+  }
+}
+
+async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new JobDeadlineError(`worker-level timeout: the job ran longer than ${Math.round(ms / 1000)} s`)), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

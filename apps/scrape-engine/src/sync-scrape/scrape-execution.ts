@@ -1,0 +1,31 @@
+import { ScrapeExecutionFacts, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
+import { Injectable } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { BrowserScrapeExecutor } from '../browser/browser-scrape.executor';
+import { InvalidScrapeRequestError } from '../scrape-engine.errors';
+import { SimpleScrapeExecutor } from './simple-scrape.executor';
+
+/** One scrape from a plain request, in the mode it asks for: the same path for sync requests and batch jobs. */
+@Injectable()
+export class ScrapeExecution {
+  constructor(
+    private readonly simple: SimpleScrapeExecutor,
+    private readonly browser: BrowserScrapeExecutor,
+  ) {}
+
+  async run(plain: Record<string, unknown>): Promise<{ facts: ScrapeExecutionFacts; result: ScrapeResultBody }> {
+    const request = await validated(ScrapeRequest, plain);
+    return request.browser ? this.browser.execute(request) : this.simple.execute(request);
+  }
+}
+
+/** Requests arrive validated by their sender; this edge checks again, since any context may send them. */
+export async function validated<T extends object>(type: new () => T, plain: Record<string, unknown>): Promise<T> {
+  const value = plainToInstance(type, plain);
+  const errors = await validate(value, { whitelist: true, forbidNonWhitelisted: true });
+  if (errors.length > 0) {
+    throw new InvalidScrapeRequestError(`invalid request: ${errors.map((e) => Object.values(e.constraints ?? {}).join(', ') || e.property).join('; ')}`);
+  }
+  return value;
+}

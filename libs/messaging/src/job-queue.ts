@@ -1,0 +1,225 @@
+import { JOB_QUEUE, JobDispatch } from '@lib/contracts';
+import { Logger } from '@nestjs/common';
+
+/** One delivery of a dispatched job to a worker. */
+export interface QueuedJob {
+  dispatch: JobDispatch;
+  /** 1 on the first delivery; more after a worker died or gave the message back. */
+  deliveryCount: number;
+  /** Done with it (after the outcome is committed): never delivered again. */
+  ack(): void;
+  /** Give it back; it is delivered again after `delayMs`. */
+  nak(delayMs?: number): void;
+  /** Still working: keeps the broker from redelivering it meanwhile. */
+  working(): void;
+}
+
+export interface JobConsumer {
+  /** Stops taking new jobs and waits (up to `graceMs`) for the ones in hand. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Durable at-least-once dispatch of batch jobs from batch-orchestrator to scrape-engine workers.
+ * Every worker of every scrape-engine process shares one queue: each message goes to one worker
+ * at a time, and comes back to another if it is not acked. Exactly-once *effects* come from the
+ * database (attempt fencing), not from the queue.
+ */
+export interface JobQueue {
+  publish(dispatch: JobDispatch): Promise<void>;
+  /** Delivers jobs to `handle`, at most `concurrency` at once. */
+  consume(concurrency: number, handle: (job: QueuedJob) => Promise<void>): JobConsumer;
+  close(): Promise<void>;
+}
+
+// A worker that stops acking without saying "working" (it died) gets its messages taken back after this.
+const ACK_WAIT_MS = 60_000;
+const FETCH_EXPIRES_MS = 1000;
+
+/**
+ * The distributed runtime's queue: a JetStream work-queue stream with one durable pull consumer
+ * shared by all workers. NestJS's NATS transport is core NATS (at most once, no manual ack), so
+ * dispatch uses @nats-io/jetstream directly.
+ */
+export class JetStreamJobQueue implements JobQueue {
+  private readonly logger = new Logger('JetStreamJobQueue');
+  private connection: Promise<{ nc: import('@nats-io/nats-core').NatsConnection; js: import('@nats-io/jetstream').JetStreamClient }> | null = null;
+
+  constructor(
+    private readonly natsUrl: string,
+    private readonly clientName: string,
+  ) {}
+
+  async publish(dispatch: JobDispatch): Promise<void> {
+    const { js } = await this.ready();
+    // The message id lets JetStream drop a duplicate publish of the same dispatch (a retried call).
+    await js.publish(JOB_QUEUE.subject, JSON.stringify(dispatch), { msgID: `${dispatch.job_id}:${dispatch.attempt}` });
+  }
+
+  consume(concurrency: number, handle: (job: QueuedJob) => Promise<void>): JobConsumer {
+    const slots = new Slots(concurrency);
+    let running = true;
+    const loop = (async () => {
+      while (running) {
+        try {
+          const { js } = await this.ready();
+          const consumer = await js.consumers.get(JOB_QUEUE.stream, JOB_QUEUE.consumer);
+          while (running) {
+            await slots.free();
+            if (!running) break;
+            const batch = await consumer.fetch({ max_messages: slots.available, expires: FETCH_EXPIRES_MS });
+            for await (const message of batch) {
+              slots.take();
+              const job: QueuedJob = {
+                dispatch: message.json<JobDispatch>(),
+                deliveryCount: message.info.deliveryCount,
+                ack: () => message.ack(),
+                nak: (delayMs) => message.nak(delayMs),
+                working: () => message.working(),
+              };
+              void handle(job).finally(() => slots.give());
+            }
+          }
+        } catch (error) {
+          if (!running) break;
+          this.logger.warn(`job queue consumer: ${error instanceof Error ? error.message : String(error)}; retrying in 1 s`);
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      }
+    })();
+    return {
+      stop: async (graceMs = 30_000) => {
+        running = false;
+        await Promise.race([Promise.all([loop, slots.drained()]), new Promise((r) => setTimeout(r, graceMs).unref())]);
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (!this.connection) return;
+    const { nc } = await this.connection.catch(() => ({ nc: null }));
+    this.connection = null;
+    await nc?.drain().catch(() => undefined);
+  }
+
+  private ready() {
+    this.connection ??= (async () => {
+      const { connect } = await import('@nats-io/transport-node');
+      const { jetstream, jetstreamManager, AckPolicy, RetentionPolicy, StorageType } = await import('@nats-io/jetstream');
+      const nc = await connect({ servers: this.natsUrl, name: `${this.clientName}-jobs-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 1000 });
+      const jsm = await jetstreamManager(nc);
+      // Created by whichever process comes first; the same config from a second one is a no-op.
+      await jsm.streams.info(JOB_QUEUE.stream).catch(() =>
+        jsm.streams.add({ name: JOB_QUEUE.stream, subjects: [JOB_QUEUE.subject], retention: RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: 120 * 1e9 }),
+      );
+      await jsm.consumers.info(JOB_QUEUE.stream, JOB_QUEUE.consumer).catch(() =>
+        jsm.consumers.add(JOB_QUEUE.stream, { durable_name: JOB_QUEUE.consumer, ack_policy: AckPolicy.Explicit, ack_wait: ACK_WAIT_MS * 1e6, max_deliver: -1, max_ack_pending: 20_000 }),
+      );
+      return { nc, js: jetstream(nc) };
+    })().catch((error: unknown) => {
+      this.connection = null;
+      throw error;
+    });
+    return this.connection;
+  }
+}
+
+/**
+ * The embedded runtime's queue, with the same contract: a message is handed to one consumer at a
+ * time and comes back when it is nak'ed or when its handler ends without an ack.
+ */
+export class InProcessJobQueue implements JobQueue {
+  private readonly pending: Array<{ dispatch: JobDispatch; deliveries: number }> = [];
+  private readonly consumers: Array<{ slots: Slots; handle: (job: QueuedJob) => Promise<void> }> = [];
+  private next = 0;
+
+  async publish(dispatch: JobDispatch): Promise<void> {
+    this.pending.push({ dispatch: { ...dispatch }, deliveries: 0 });
+    this.pump();
+  }
+
+  consume(concurrency: number, handle: (job: QueuedJob) => Promise<void>): JobConsumer {
+    const consumer = { slots: new Slots(concurrency), handle };
+    this.consumers.push(consumer);
+    this.pump();
+    return {
+      stop: async (graceMs = 30_000) => {
+        this.consumers.splice(this.consumers.indexOf(consumer), 1);
+        await Promise.race([consumer.slots.drained(), new Promise((r) => setTimeout(r, graceMs).unref())]);
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.pending.length = 0;
+  }
+
+  private pump(): void {
+    while (this.pending.length > 0) {
+      const ready = this.consumers.filter((c) => c.slots.available > 0);
+      if (ready.length === 0) return;
+      const consumer = ready[this.next++ % ready.length];
+      const item = this.pending.shift()!;
+      item.deliveries += 1;
+      consumer.slots.take();
+      let settled = false;
+      const requeue = (delayMs: number) => {
+        setTimeout(() => {
+          this.pending.push(item);
+          this.pump();
+        }, delayMs).unref();
+      };
+      const job: QueuedJob = {
+        dispatch: { ...item.dispatch },
+        deliveryCount: item.deliveries,
+        ack: () => {
+          settled = true;
+        },
+        nak: (delayMs = 0) => {
+          if (settled) return;
+          settled = true;
+          requeue(delayMs);
+        },
+        working: () => undefined,
+      };
+      void consumer
+        .handle(job)
+        .catch(() => undefined)
+        .finally(() => {
+          // Ended without an ack: as JetStream would after ack_wait (sooner here, nothing else can take it).
+          if (!settled) requeue(1000);
+          consumer.slots.give();
+          this.pump();
+        });
+    }
+  }
+}
+
+/** Counts a consumer's free places. */
+class Slots {
+  private used = 0;
+  private waiters: Array<() => void> = [];
+
+  constructor(private readonly capacity: number) {}
+
+  get available(): number {
+    return this.capacity - this.used;
+  }
+
+  take(): void {
+    this.used += 1;
+  }
+
+  give(): void {
+    this.used -= 1;
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  async free(): Promise<void> {
+    while (this.available <= 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  async drained(): Promise<void> {
+    while (this.used > 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+}
