@@ -10,6 +10,7 @@ import { importEsm } from '@lib/runtime';
 import http from 'node:http';
 import { startPlatform } from '../../apps/platform/src/platform';
 import { benchBrowser } from './browser-bench';
+import { benchCollectionRun } from './collection-bench';
 import { runLoad } from './load';
 
 /**
@@ -52,6 +53,8 @@ async function main(): Promise<void> {
   const scrapeBody = JSON.stringify({ url: page.url });
   const service = await runLoad(`${platform.url}/v1/sync/scrape`, { authorization: `Bearer ${created.token}` }, CONCURRENCY, SECONDS, scrapeBody);
   const rpc = await timeLoop(() => bus.request(SUBJECTS.billing.quotaQuery, { client_id: 'bench', monthly_credits: 1000 }), SECONDS);
+  const config = loadPlatformConfig({});
+  const collection = await benchCollectionRun(platform.url, created.token, page.url, config.jobWorkerConcurrency, (url) => gotScraping(url, { retry: { limit: 0 } }));
   const browserPages = [];
   for (const kind of ['light', 'heavy'] as const) browserPages.push(await benchBrowser(kind, platform.url, created.token, page.browserUrl, BROWSER_CONCURRENCY, BROWSER_SECONDS));
 
@@ -73,7 +76,11 @@ async function main(): Promise<void> {
     })),
     ...browserPages.map((b) => ({ figure: `peak memory per concurrent ${b.kind} page (MB, process + Chromium RSS over idle)`, value: b.peakMbPerConcurrentPage, detail: `${BROWSER_CONCURRENCY} pages in flight; RSS summed over processes (shared pages counted in each)` })),
     { figure: 'light ÷ heavy pages/s through the service', value: ratio(browserPages[0].servicePagesPerSecond, browserPages[1].servicePagesPerSecond), detail: 'above 1: light is the faster kind' },
-    { figure: '1000-URL collection run: wall time, jobs/s, ÷ direct', value: null, detail: 'pending: batches (issue 5)' },
+    {
+      figure: '1000-URL collection run: jobs/s end to end ÷ the same 1000 fetches done directly',
+      value: ratio(collection.jobsPerSecond, collection.directJobsPerSecond),
+      detail: `wall ${collection.wallSeconds} s (${collection.jobsPerSecond} jobs/s, ${collection.success}/${collection.total} success) vs direct ${collection.directWallSeconds} s (${collection.directJobsPerSecond}/s) at ${config.jobWorkerConcurrency} in flight`,
+    },
     { figure: 'HTML→markdown MB/s', value: null, detail: 'pending: formats (issue 3)' },
   ];
   const results = { at: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, seconds: SECONDS, concurrency: CONCURRENCY, rows };

@@ -1,3 +1,4 @@
+import { DATABASE, DatabaseConnection } from '@lib/persistence';
 import type { Clock } from '@lib/runtime';
 import { FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
@@ -34,7 +35,7 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
     env = await startInProcessPlatform(
-      { ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, JOB_WORKER_CONCURRENCY: '32', BATCH_SWEEP_INTERVAL_MS: '300', RETENTION_SWEEP_INTERVAL_SECONDS: '1', BROWSER_WARM: 'false' },
+      { ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, JOB_WORKER_CONCURRENCY: '32', JOB_MAX_RUNTIME_SECONDS: '6', BATCH_SWEEP_INTERVAL_MS: '300', RETENTION_SWEEP_INTERVAL_SECONDS: '1', BROWSER_WARM: 'false' },
       { clock },
     );
     url = env.url;
@@ -302,6 +303,74 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       // Deleting the collection leaves executed runs readable.
       expect((await api(`/v1/async/collections/${collectionId}`, { method: 'DELETE' })).status).toBe(200);
       expect((await api(`/v1/async/collections/${collectionId}/runs/${first.body.run_id}`)).body.status).toBe('completed');
+    });
+
+    it('keeps a client within its plan\'s jobs in flight', async () => {
+      const free = (await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'free', rate_limit_per_minute: 6000 } })).body.token;
+      const as = (path: string, init: Parameters<typeof http>[2] = {}) => http(url, path, { token: free, ...init });
+      const collectionId = (await as('/v1/async/collections', { json: { name: 'paced', requests: Array.from({ length: 6 }, (_, i) => ({ url: `${site.url}/slow?ms=700&p=${i}` })) } })).body.id;
+      const run = await as(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
+      let peak = 0;
+      for (;;) {
+        const page = (await as(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs?status_filter=processing`)).body;
+        peak = Math.max(peak, page.items.filter((j: any) => j.started_at !== null).length);
+        if (page.items.length === 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(peak).toBe(2); // the free plan's batch_concurrency
+      const done = (await as(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}`)).body;
+      expect(done).toMatchObject({ status: 'completed', success_requests: 6 });
+    });
+
+    it('ends a job past the runtime budget as a worker-level timeout, uncharged', async () => {
+      const collectionId = (await createCollection({ name: 'too-slow', requests: [{ url: `${site.url}/slow?ms=15000`, custom_id: 'slow' }, { url: `${site.url}/page?fast` }] })).body.id;
+      const run = await api(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
+      const done = await waitForRun(collectionId, run.body.run_id);
+      expect(done.body).toMatchObject({ total_requests: 2, success_requests: 1, failed_requests: 0, timeout_requests: 1, credits_charged: 1 });
+      expect(done.body.failed_jobs).toEqual([{ job_id: run.body.job_ids[0], url: `${site.url}/slow?ms=15000`, custom_id: 'slow', status: 'timeout', error: expect.stringMatching(/worker-level timeout/) }]);
+      const result = await api(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs/${run.body.job_ids[0]}/result`);
+      expect(result.body).toMatchObject({ status: 'timeout', statusCode: 0, guidance: { success: false, error_type: 'timeout', credits_charged: 0 } });
+      const listed = (await api(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs`)).body.items[0];
+      expect(listed).toMatchObject({ status: 'timeout', is_success: false });
+      expect(listed.execution_time_ms).toBeGreaterThanOrEqual(5900);
+    });
+
+    it('stops charging when the month\'s credits run out: the remaining jobs fail uncharged', async () => {
+      const created = (await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'starter', monthly_credits: 5 } })).body;
+      const as = (path: string, init: Parameters<typeof http>[2] = {}) => http(url, path, { token: created.token, ...init });
+      const collectionId = (await as('/v1/async/collections', { json: { name: 'budget', requests: Array.from({ length: 8 }, (_, i) => ({ url: `${site.url}/page?q=${i}` })) } })).body.id;
+      const run = await as(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
+      let done: any;
+      for (let i = 0; i < 600; i += 1) {
+        done = (await as(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}`)).body;
+        if (done.status === 'completed') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(done).toMatchObject({ status: 'completed', success_requests: 5, failed_requests: 3, credits_charged: 5 });
+      const quota = await as('/v1/plans');
+      expect(quota.headers.get('x-quota-used')).toBe('5');
+      expect(quota.headers.get('x-quota-remaining')).toBe('0');
+      const refusedJob = done.failed_jobs[0].job_id;
+      const result = await as(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs/${refusedJob}/result`);
+      expect(result.body).toMatchObject({ status: 'failed', guidance: { error_type: 'quota_exceeded', credits_charged: 0 } });
+      // No credits left: a new run is refused up front.
+      const again = await as(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
+      expect(again.status).toBe(429);
+      expect(again.body.error_code).toBe('quota_exceeded');
+    });
+
+    it('runs browser jobs at 5 credits and writes the completion webhook to the outbox with the run', async () => {
+      const collectionId = (await createCollection({ name: 'rendered', callback_url: 'https://hooks.example.com/done', requests: [{ url: `${site.url}/page?browser`, browser: true, browser_type: 'light' }] })).body.id;
+      const run = await api(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
+      expect(run.body).toMatchObject({ callback_url: 'https://hooks.example.com/done', callback_status: 'pending' });
+      const done = await waitForRun(collectionId, run.body.run_id);
+      expect(done.body).toMatchObject({ status: 'completed', success_requests: 1, credits_charged: 5, callback_status: 'pending' });
+      const db = env.platform.gateway.get<symbol, DatabaseConnection>(DATABASE);
+      const [outbox] = await db.sql.query<{ status: string; payload: any; callback_url: string }>('select status, payload, callback_url from webhook_outbox where run_id = $1', [run.body.run_id]);
+      expect(outbox).toMatchObject({ status: 'pending', callback_url: 'https://hooks.example.com/done' });
+      expect(outbox.payload).toMatchObject({ event: 'run.completed', run_id: run.body.run_id, collection_id: collectionId, status: 'completed', total_requests: 1, success_requests: 1, failed_requests: 0, job_ids: run.body.job_ids });
+      const [ledger] = await db.sql.query<{ credits: number; mode: string }>('select credits, mode from credit_ledger_entries where charge_key = $1', [`batch-job:${run.body.job_ids[0]}`]);
+      expect(ledger).toEqual({ credits: 5, mode: 'browser' });
     });
 
     it('carries multi-MB result bodies through the transport', async () => {

@@ -64,7 +64,8 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnApplicationShutdo
           again.push(next);
         } else {
           const message = `worker-level timeout: the worker stopped reporting on this job (lease of ${this.config.jobLeaseSeconds} s expired after ${job.retries_attempted + 1} attempt(s))`;
-          await this.completion.completeWithin(tx, job, { kind: 'timeout', message, executionTimeMs: 0 });
+          const ranMs = job.started_at ? now.getTime() - new Date(job.started_at).getTime() : 0;
+          await this.completion.completeWithin(tx, job, { kind: 'timeout', message, executionTimeMs: ranMs });
         }
       }
       const lost = await tx.query<JobDispatch>(

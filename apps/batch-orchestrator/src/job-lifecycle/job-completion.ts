@@ -22,9 +22,10 @@ export interface LockedJob {
   attempt: number;
   reservation_id: string | null;
   retries_attempted: number;
+  started_at: Date | null;
 }
 
-export const LOCKED_JOB_COLUMNS = 'id, run_id, collection_id, client_id, url, custom_id, mode, status, attempt, reservation_id, retries_attempted';
+export const LOCKED_JOB_COLUMNS = 'id, run_id, collection_id, client_id, url, custom_id, mode, status, attempt, reservation_id, retries_attempted, started_at';
 
 interface Classified {
   status: Exclude<JobStatus, 'processing'>;
@@ -50,8 +51,8 @@ export class JobCompletion {
   /** For a worker's report: false when `attempt` no longer owns the job (fenced off). */
   async complete(jobId: string, attempt: number, outcome: JobOutcome): Promise<{ accepted: boolean; clientId: string | null }> {
     return this.db.sql.transaction(async (tx) => {
-      const [job] = await tx.query<LockedJob & { started: boolean }>(`select ${LOCKED_JOB_COLUMNS}, started_at is not null as started from jobs where id = $1 for update`, [jobId]);
-      if (!job || job.status !== 'processing' || job.attempt !== attempt || !job.started) return { accepted: false, clientId: null };
+      const [job] = await tx.query<LockedJob>(`select ${LOCKED_JOB_COLUMNS} from jobs where id = $1 for update`, [jobId]);
+      if (!job || job.status !== 'processing' || job.attempt !== attempt || !job.started_at) return { accepted: false, clientId: null };
       await this.completeWithin(tx, job, outcome);
       return { accepted: true, clientId: job.client_id };
     });

@@ -12,8 +12,10 @@ export function installJsonBodyParser(fastify: FastifyInstance): void {
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     parseJson(request, body as string, (error: Error | null, value?: unknown) => {
       if (!error) return done(null, value);
-      const empty = (error as { code?: string }).code === 'FST_ERR_CTP_EMPTY_JSON_BODY';
-      done(new InvalidJsonBodyError(empty ? 'The request declares a JSON body but sent none.' : 'The request body is not valid JSON.'), undefined);
+      // A declared but empty body is no body: routes without one (POST …/run) accept it, routes
+      // that need one report their missing fields (422) rather than a parse error.
+      if ((error as { code?: string }).code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return done(null, undefined);
+      done(new InvalidJsonBodyError('The request body is not valid JSON.'), undefined);
     });
   });
 }

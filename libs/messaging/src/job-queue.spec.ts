@@ -1,0 +1,38 @@
+import { InProcessJobQueue, QueuedJob } from './job-queue';
+
+describe('InProcessJobQueue', () => {
+  it('hands each message to one consumer at a time, within its concurrency', async () => {
+    const queue = new InProcessJobQueue();
+    let inFlight = 0;
+    let peak = 0;
+    const seen: string[] = [];
+    const consumer = queue.consume(2, async (job) => {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      await new Promise((r) => setTimeout(r, 10));
+      seen.push(job.dispatch.job_id);
+      inFlight -= 1;
+      job.ack();
+    });
+    for (let i = 0; i < 6; i += 1) await queue.publish({ job_id: `j${i}`, attempt: 1 });
+    await new Promise((r) => setTimeout(r, 100));
+    await consumer.stop();
+    expect(seen.sort()).toEqual(['j0', 'j1', 'j2', 'j3', 'j4', 'j5']);
+    expect(peak).toBe(2);
+  });
+
+  it('delivers again after a nak, and after a handler that ends without acking', async () => {
+    const queue = new InProcessJobQueue();
+    const deliveries: number[] = [];
+    const consumer = queue.consume(1, async (job: QueuedJob) => {
+      deliveries.push(job.deliveryCount);
+      if (job.deliveryCount === 1) job.nak(5);
+      else if (job.deliveryCount === 2) throw new Error('worker crashed');
+      else job.ack();
+    });
+    await queue.publish({ job_id: 'x', attempt: 1 });
+    await new Promise((r) => setTimeout(r, 1300));
+    await consumer.stop();
+    expect(deliveries).toEqual([1, 2, 3]);
+  });
+});
