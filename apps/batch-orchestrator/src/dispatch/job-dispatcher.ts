@@ -27,20 +27,20 @@ export class JobDispatcher {
     const dispatches = await this.db.sql.transaction(async (tx) => {
       // One decision at a time platform-wide, so two replicas never both fill the same free place.
       await tx.query("select pg_advisory_xact_lock(hashtext('batch-dispatch'))::text as locked");
-      const [limits] = await tx.query<{ client_limit: number; client_inflight: number; global_inflight: number }>(
-        `select
-           coalesce((select max(max_concurrency) from runs where client_id = $1 and status = 'in_progress'), 0)::int as client_limit,
-           (select count(*) from jobs where client_id = $1 and status = 'processing' and dispatched_at is not null)::int as client_inflight,
-           (select count(*) from jobs where status = 'processing' and dispatched_at is not null)::int as global_inflight`,
-        [clientId],
-      );
-      const free = Math.min(limits.client_limit - limits.client_inflight, this.config.batchGlobalConcurrency - limits.global_inflight);
-      if (free <= 0) return [];
+      // One statement: the free places (client and global) and the jobs that fill them.
       return tx.query<JobDispatch>(
-        `update jobs set dispatched_at = $3 where id in (
-           select id from jobs where client_id = $1 and status = 'processing' and dispatched_at is null order by seq limit $2
+        `with places as (
+           select least(
+             coalesce((select max(max_concurrency) from runs where client_id = $1 and status = 'in_progress'), 0)
+               - (select count(*) from jobs where client_id = $1 and status = 'processing' and dispatched_at is not null),
+             $2::int - (select count(*) from jobs where status = 'processing' and dispatched_at is not null)
+           ) as free
+         )
+         update jobs set dispatched_at = $3 where id in (
+           select id from jobs where client_id = $1 and status = 'processing' and dispatched_at is null
+           order by seq limit (select greatest(free, 0) from places)
          ) returning id as job_id, attempt`,
-        [clientId, free, this.clock.now()],
+        [clientId, this.config.batchGlobalConcurrency, this.clock.now()],
       );
     });
     await this.publish(dispatches);

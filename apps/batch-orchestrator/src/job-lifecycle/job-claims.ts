@@ -22,7 +22,8 @@ export class JobClaims {
     private readonly completion: JobCompletion,
   ) {}
 
-  async claim(command: ClaimJobCommand): Promise<{ reply: ClaimJobReply; settledFor: string | null }> {
+  /** `settledFor`: the client whose job ended at claim (quota); `heldFor`: the client whose credits were held. */
+  async claim(command: ClaimJobCommand): Promise<{ reply: ClaimJobReply; settledFor: string | null; heldFor: string | null }> {
     const now = this.clock.now();
     const leaseMs = this.config.jobLeaseSeconds * 1000;
     return this.db.sql.transaction(async (tx) => {
@@ -33,7 +34,7 @@ export class JobClaims {
          returning ${LOCKED_JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, j.request, r.monthly_credits`,
         [command.job_id, command.attempt, now, new Date(now.getTime() + leaseMs), command.worker_id],
       );
-      if (!job) return { reply: { outcome: 'stale' }, settledFor: null };
+      if (!job) return { reply: { outcome: 'stale' }, settledFor: null, heldFor: null };
       const cost = job.mode === 'browser' ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
       if (job.monthly_credits !== null) {
         await lockCreditAccount(tx, job.client_id);
@@ -41,23 +42,27 @@ export class JobClaims {
         if (usage.charged + usage.held + cost > job.monthly_credits) {
           const message = `monthly credit quota exhausted (${usage.charged + usage.held} of ${job.monthly_credits} used in ${usage.month}; this job needs ${cost})`;
           await this.completion.completeWithin(tx, job, { kind: 'quota_exceeded', message, executionTimeMs: 0 });
-          return { reply: { outcome: 'stale' }, settledFor: job.client_id };
+          return { reply: { outcome: 'stale' }, settledFor: job.client_id, heldFor: null };
         }
       }
-      const reservationId = randomUUID();
-      const holdUntil = new Date(now.getTime() + (this.config.jobMaxRuntimeSeconds + this.config.jobLeaseSeconds) * 1000);
-      await tx.query('insert into credit_reservations (id, client_id, month, credits, expires_at, created_at) values ($1, $2, $3, $4, $5, $6)', [
-        reservationId,
-        job.client_id,
-        creditMonthOf(now),
-        cost,
-        holdUntil,
-        now,
-      ]);
-      await tx.query('update jobs set reservation_id = $2 where id = $1', [job.id, reservationId]);
+      // Unlimited clients (enterprise) have nothing to overdraw: no hold, two statements saved per job.
+      if (job.monthly_credits !== null) {
+        const reservationId = randomUUID();
+        const holdUntil = new Date(now.getTime() + (this.config.jobMaxRuntimeSeconds + this.config.jobLeaseSeconds) * 1000);
+        await tx.query('insert into credit_reservations (id, client_id, month, credits, expires_at, created_at) values ($1, $2, $3, $4, $5, $6)', [
+          reservationId,
+          job.client_id,
+          creditMonthOf(now),
+          cost,
+          holdUntil,
+          now,
+        ]);
+        await tx.query('update jobs set reservation_id = $2 where id = $1', [job.id, reservationId]);
+      }
       return {
         reply: { outcome: 'claimed', client_id: job.client_id, request: job.request, lease_ms: leaseMs, deadline_ms: this.config.jobMaxRuntimeSeconds * 1000 },
         settledFor: null,
+        heldFor: job.monthly_credits !== null ? job.client_id : null,
       };
     });
   }

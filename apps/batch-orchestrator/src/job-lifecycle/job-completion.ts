@@ -49,16 +49,17 @@ export class JobCompletion {
   ) {}
 
   /** For a worker's report: false when `attempt` no longer owns the job (fenced off). */
-  async complete(jobId: string, attempt: number, outcome: JobOutcome): Promise<{ accepted: boolean; clientId: string | null }> {
+  async complete(jobId: string, attempt: number, outcome: JobOutcome): Promise<{ accepted: boolean; clientId: string | null; creditsMoved: boolean }> {
     return this.db.sql.transaction(async (tx) => {
       const [job] = await tx.query<LockedJob>(`select ${LOCKED_JOB_COLUMNS} from jobs where id = $1 for update`, [jobId]);
-      if (!job || job.status !== 'processing' || job.attempt !== attempt || !job.started_at) return { accepted: false, clientId: null };
-      await this.completeWithin(tx, job, outcome);
-      return { accepted: true, clientId: job.client_id };
+      if (!job || job.status !== 'processing' || job.attempt !== attempt || !job.started_at) return { accepted: false, clientId: null, creditsMoved: false };
+      const { creditsMoved } = await this.completeWithin(tx, job, outcome);
+      return { accepted: true, clientId: job.client_id, creditsMoved };
     });
   }
 
-  async completeWithin(tx: SqlTransaction, job: LockedJob, outcome: JobOutcome): Promise<void> {
+  /** `creditsMoved`: a hold was released or a charge recorded (the client's quota changed). */
+  async completeWithin(tx: SqlTransaction, job: LockedJob, outcome: JobOutcome): Promise<{ creditsMoved: boolean }> {
     const now = this.clock.now();
     const c = classify(job, outcome);
     const facts = outcome.kind === 'executed' ? outcome.facts : null;
@@ -115,6 +116,7 @@ export class JobCompletion {
       }
     }
 
+    const creditsMoved = Boolean(job.reservation_id) || c.credits > 0;
     const [run] = await tx.query<{ status: string; done: number; total: number; callback_url: string | null }>(
       `update runs set success_requests = success_requests + $2, failed_requests = failed_requests + $3, timeout_requests = timeout_requests + $4,
          credits_charged = credits_charged + $5
@@ -123,6 +125,7 @@ export class JobCompletion {
       [job.run_id, c.isSuccess ? 1 : 0, !c.isSuccess && c.status !== 'timeout' ? 1 : 0, c.status === 'timeout' ? 1 : 0, c.credits],
     );
     if (run && run.status === 'in_progress' && run.done === run.total) await this.completeRun(tx, job.run_id, now);
+    return { creditsMoved };
   }
 
   private async completeRun(tx: SqlTransaction, runId: string, now: Date): Promise<void> {

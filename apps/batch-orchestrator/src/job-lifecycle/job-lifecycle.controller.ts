@@ -20,9 +20,9 @@ export class JobLifecycleController {
 
   @MessagePattern(SUBJECTS.jobs.claim)
   async claim(@Payload() command: ClaimJobCommand): Promise<ClaimJobReply> {
-    const { reply, settledFor } = await this.claims.claim(command);
+    const { reply, settledFor, heldFor } = await this.claims.claim(command);
     if (settledFor) await this.dispatcher.dispatchFor(settledFor);
-    if (reply.outcome === 'claimed') await this.quota.changed(reply.client_id);
+    if (heldFor) await this.quota.changed(heldFor);
     return reply;
   }
 
@@ -37,9 +37,9 @@ export class JobLifecycleController {
     const outcome: JobOutcome = command.execution
       ? { kind: 'executed', facts: command.execution.facts, result: await this.bus.unpack(command.execution.result), executionTimeMs: command.execution_time_ms }
       : { kind: command.failure?.kind ?? 'worker_failure', message: command.failure?.message ?? 'the worker reported no outcome', executionTimeMs: command.execution_time_ms };
-    const { accepted, clientId } = await this.completion.complete(command.job_id, command.attempt, outcome);
+    const { accepted, clientId, creditsMoved } = await this.completion.complete(command.job_id, command.attempt, outcome);
     if (clientId) {
-      await this.quota.changed(clientId);
+      if (creditsMoved) await this.quota.changed(clientId);
       await this.dispatcher.dispatchFor(clientId);
     }
     return { accepted };
