@@ -35,7 +35,7 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
     env = await startInProcessPlatform(
-      { ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, JOB_WORKER_CONCURRENCY: '32', JOB_MAX_RUNTIME_SECONDS: '6', BATCH_SWEEP_INTERVAL_MS: '300', RETENTION_SWEEP_INTERVAL_SECONDS: '1', BROWSER_WARM: 'false' },
+      { ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, JOB_WORKER_CONCURRENCY: '32', JOB_MAX_RUNTIME_SECONDS: '15', BATCH_SWEEP_INTERVAL_MS: '300', RETENTION_SWEEP_INTERVAL_SECONDS: '1', BROWSER_WARM: 'false' },
       { clock },
     );
     url = env.url;
@@ -123,6 +123,13 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       expect((await api(`/v1/async/collections?name_prefix=report-&since=${encodeURIComponent(since)}&name=report-beta`)).body.map((c: any) => c.id)).toEqual([b]);
       expect((await api(`/v1/async/collections?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).body).toEqual([]);
       expect((await api('/v1/async/collections?since=yesterday')).status).toBe(400);
+      // A legacy row without created_at: listed, but never matched by since.
+      const db = env.platform.gateway.get<symbol, DatabaseConnection>(DATABASE);
+      const legacy = '0b1e6a2c-0000-4000-8000-00000000cafe';
+      await db.sql.query("insert into collections (id, client_id, name, requests, request_count) values ($1, 'batch-a', 'report-legacy', '[]', 0)", [legacy]);
+      expect((await api('/v1/async/collections?name_prefix=report-')).body.map((c: any) => c.id)).toContain(legacy);
+      expect((await api(`/v1/async/collections/${legacy}`)).body).toMatchObject({ created_at: null, updated_at: null });
+      expect((await api(`/v1/async/collections?name_prefix=report-&since=${encodeURIComponent(since)}`)).body.map((c: any) => c.id)).not.toContain(legacy);
 
       const put = await api(`/v1/async/collections/${b}`, { method: 'PUT', json: { name: 'report-gamma', requests: [{ url: `${site.url}/page?1` }, { url: `${site.url}/page?2` }] } });
       expect(put.status).toBe(200);
@@ -206,6 +213,9 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       expect(live.body.items.map((r: any) => r.run_id)).toContain(runId);
 
       const done = await waitForRun(collectionId, runId);
+      // The errors of unexpected non-successes come with the counts, so a failure says why.
+      const unexpected = (done.body.failed_jobs ?? []).filter((j: any) => !/\/(captcha|status\/404)/.test(j.url)).map((j: any) => `${j.status}: ${j.error}`);
+      expect(unexpected).toEqual([]);
       expect(done.body).toMatchObject({ status: 'completed', total_requests: 1000, success_requests: 800, failed_requests: 200, timeout_requests: 0, all_jobs_persisted: true, credits_charged: 1000 });
       expect(done.body.success_criterion).toEqual({ version: expect.stringMatching(/^content-success\//), rules: expect.arrayContaining(['the target answered HTTP 2xx']) });
       expect(done.body.failed_jobs).toHaveLength(200);
@@ -323,16 +333,16 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
     });
 
     it('ends a job past the runtime budget as a worker-level timeout, uncharged', async () => {
-      const collectionId = (await createCollection({ name: 'too-slow', requests: [{ url: `${site.url}/slow?ms=15000`, custom_id: 'slow' }, { url: `${site.url}/page?fast` }] })).body.id;
+      const collectionId = (await createCollection({ name: 'too-slow', requests: [{ url: `${site.url}/slow?ms=40000`, custom_id: 'slow' }, { url: `${site.url}/page?fast` }] })).body.id;
       const run = await api(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
       const done = await waitForRun(collectionId, run.body.run_id);
       expect(done.body).toMatchObject({ total_requests: 2, success_requests: 1, failed_requests: 0, timeout_requests: 1, credits_charged: 1 });
-      expect(done.body.failed_jobs).toEqual([{ job_id: run.body.job_ids[0], url: `${site.url}/slow?ms=15000`, custom_id: 'slow', status: 'timeout', error: expect.stringMatching(/worker-level timeout/) }]);
+      expect(done.body.failed_jobs).toEqual([{ job_id: run.body.job_ids[0], url: `${site.url}/slow?ms=40000`, custom_id: 'slow', status: 'timeout', error: expect.stringMatching(/worker-level timeout/) }]);
       const result = await api(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs/${run.body.job_ids[0]}/result`);
       expect(result.body).toMatchObject({ status: 'timeout', statusCode: 0, guidance: { success: false, error_type: 'timeout', credits_charged: 0 } });
       const listed = (await api(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs`)).body.items[0];
       expect(listed).toMatchObject({ status: 'timeout', is_success: false });
-      expect(listed.execution_time_ms).toBeGreaterThanOrEqual(5900);
+      expect(listed.execution_time_ms).toBeGreaterThanOrEqual(14_900);
     });
 
     it('stops charging when the month\'s credits run out: the remaining jobs fail uncharged', async () => {
@@ -385,11 +395,29 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       expect(listed.body.items[0].result).toBeNull();
     });
 
+    it('truncates long URLs in the listing (url_truncated) and keeps them whole in the result', async () => {
+      const long = `${site.url}/page?${'q'.repeat(2100)}`;
+      const collectionId = (await createCollection({ name: 'long-url', requests: [{ url: long }] })).body.id;
+      const run = await api(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
+      await waitForRun(collectionId, run.body.run_id);
+      const [item] = (await api(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs`)).body.items;
+      expect(item.url).toBe(long.slice(0, 2048));
+      expect(item.url_truncated).toBe(true);
+      expect((await api(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs/${item.job_public_id}/result`)).body.url).toBe(long);
+    });
+
     it('prunes result bodies and then listing rows when the clock passes their retention', async () => {
       const collectionId = (await createCollection({ name: 'retention', requests: [{ url: `${site.url}/page?r1` }, { url: `${site.url}/page?r2` }] })).body.id;
       const run = await api(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
       await waitForRun(collectionId, run.body.run_id);
       const jobs = `/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs`;
+      // A body gone inside the window (an incident) is result_lost, not expired.
+      const db = env.platform.gateway.get<symbol, DatabaseConnection>(DATABASE);
+      await db.sql.query('delete from job_results where job_id = $1', [run.body.job_ids[1]]);
+      const lost = await api(`${jobs}/${run.body.job_ids[1]}/result`);
+      expect(lost.status).toBe(404);
+      expect(lost.body.detail).toMatchObject({ error_code: 'result_lost', completed_at: expect.any(String) });
+      expect(lost.body.detail.age_hours).toBeLessThan(1);
       const cursor = (await api(`${jobs}?limit=1`)).body.cursor_next;
       const resultPath = `${jobs}/${run.body.job_ids[0]}/result`;
       expect((await api(resultPath)).status).toBe(200);

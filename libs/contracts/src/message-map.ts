@@ -6,10 +6,10 @@ import type { DownloadResultBody, ExecuteDownloadCommand, ExecuteScrapeCommand, 
 import type { CollectionReference, CollectionView, CollectionWriteReply, CreateCollectionCommand, ListCollectionsQuery, ListRunsQuery, RunReference, RunView, StartRunCommand, UpdateCollectionCommand } from './batch/collection.messages';
 import type { ClaimJobCommand, ClaimJobReply, CompleteJobCommand, CompleteJobReply, HeartbeatJobCommand, HeartbeatJobReply } from './batch/job-execution.messages';
 import type { GetJobResultQuery, JobListingPage, JobResultReply, ListJobsQuery, SweepRetentionCommand, SweepRetentionReply } from './batch/job-listing.messages';
+import type { Packed } from './packed';
 import { SUBJECTS } from './subjects';
 
-/** A value that may have been parked in the transfer store (see MessageBus.pack). */
-export type Packed<T> = { inline: T } | { object: string; bytes: number };
+export type { Packed };
 
 /**
  * Subject → request and reply types. The typed MessageBus only accepts pairs listed here, so a

@@ -6,3 +6,4 @@ export * from './graceful-shutdown';
 export * from './health.controller.factory';
 export * from './standalone-context';
 export { importEsm } from './esm-import';
+export * from './periodic-task';

@@ -1,7 +1,7 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import type { JobDispatch } from '@lib/contracts';
 import { DATABASE, DatabaseConnection } from '@lib/persistence';
-import { CLOCK, Clock } from '@lib/runtime';
+import { CLOCK, Clock, PeriodicTask } from '@lib/runtime';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { JobCompletion, LOCKED_JOB_COLUMNS, LockedJob } from '../job-lifecycle/job-completion';
 import { JobDispatcher } from './job-dispatcher';
@@ -20,8 +20,7 @@ const BATCH = 200;
 @Injectable()
 export class LeaseSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('LeaseSweeper');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly schedule: PeriodicTask<void>;
 
   constructor(
     @Inject(DATABASE) private readonly db: DatabaseConnection,
@@ -29,20 +28,16 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly completion: JobCompletion,
     private readonly dispatcher: JobDispatcher,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.sweep()
-        .catch((error: unknown) => this.logger.warn(`sweep failed: ${error instanceof Error ? error.message : String(error)}`))
-        .finally(() => (this.running = null));
-    }, this.config.batchSweepIntervalMs);
-    this.timer.unref();
+  ) {
+    this.schedule = new PeriodicTask('LeaseSweeper', config.batchSweepIntervalMs, () => this.sweep());
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  onApplicationBootstrap(): void {
+    this.schedule.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.schedule.stop();
   }
 
   async sweep(): Promise<void> {

@@ -47,10 +47,11 @@ export class IdempotencyKeys {
     }
   }
 
-  async once(clientId: string, key: string, body: unknown, work: () => Promise<StoredResponse>): Promise<StoredResponse & { replayed: boolean }> {
+  /** `parallelWaitMs`: how long a duplicate waits for the first request (spec: 30 s). */
+  async once(clientId: string, key: string, body: unknown, work: () => Promise<StoredResponse>, parallelWaitMs = PARALLEL_WAIT_MS): Promise<StoredResponse & { replayed: boolean }> {
     IdempotencyKeys.assertWellFormed(key);
     const fingerprint = createHash('sha256').update(canonicalJson(body)).digest('hex');
-    const waitUntil = Date.now() + PARALLEL_WAIT_MS;
+    const waitUntil = Date.now() + parallelWaitMs;
     for (;;) {
       const now = this.clock.now();
       await this.db.sql.query('delete from idempotency_keys where client_id = $1 and key = $2 and (expires_at <= $3 or (status_code is null and created_at < $4))', [

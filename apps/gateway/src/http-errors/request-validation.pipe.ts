@@ -2,7 +2,8 @@ import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { toProblems } from '@lib/contracts';
-import { RequestValidationError } from '../gateway.errors';
+import { InvalidJsonBodyError, RequestValidationError } from '../gateway.errors';
+import { EMPTY_JSON_BODY } from './json-body.parser';
 
 const PRIMITIVES: unknown[] = [String, Boolean, Number, Array, Object];
 
@@ -16,6 +17,7 @@ const PRIMITIVES: unknown[] = [String, Boolean, Number, Array, Object];
 export class RequestValidationPipe implements PipeTransform {
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const { metatype, type } = metadata;
+    if (value === EMPTY_JSON_BODY) throw new InvalidJsonBodyError('The request declares a JSON body but sent none.');
     if (!metatype || PRIMITIVES.includes(metatype) || type === 'custom') return value;
     if (type === 'body' && value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
       throw new RequestValidationError([{ loc: ['body'], msg: 'The request body must be a JSON object.', type: 'dict_type' }], (metatype as { validationStatus?: 400 | 422 }).validationStatus ?? 422);

@@ -1,7 +1,7 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import type { SweepRetentionReply } from '@lib/contracts';
 import { DATABASE, DatabaseConnection } from '@lib/persistence';
-import { CLOCK, Clock } from '@lib/runtime';
+import { CLOCK, Clock, PeriodicTask } from '@lib/runtime';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 
 // Deleted in slices, so one sweep never holds long locks on a busy table.
@@ -16,29 +16,27 @@ const SLICE = 5000;
 @Injectable()
 export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('RetentionSweeper');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<SweepRetentionReply> | null = null;
+  private readonly schedule: PeriodicTask<SweepRetentionReply>;
 
   constructor(
     @Inject(DATABASE) private readonly db: DatabaseConnection,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
-  ) {}
+  ) {
+    this.schedule = new PeriodicTask('RetentionSweeper', config.retentionSweepIntervalSeconds * 1000, () => this.prune());
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep().catch((error: unknown) => this.logger.warn(`retention sweep failed: ${String(error)}`)), this.config.retentionSweepIntervalSeconds * 1000);
-    this.timer.unref();
+    this.schedule.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+  onApplicationShutdown(): Promise<void> {
+    return this.schedule.stop();
   }
 
-  /** One pass; concurrent callers share the pass in progress. */
+  /** One pass now; concurrent callers share the pass in progress. */
   sweep(): Promise<SweepRetentionReply> {
-    this.running ??= this.prune().finally(() => (this.running = null));
-    return this.running;
+    return this.schedule.runNow();
   }
 
   private async prune(): Promise<SweepRetentionReply> {

@@ -1,5 +1,5 @@
 import { IsInt, IsObject, IsOptional, IsString, IsUUID, Length, Min } from 'class-validator';
-import type { Packed } from '../message-map';
+import type { Packed } from '../packed';
 import type { ScrapeExecutionFacts, ScrapeResultBody } from '../scrape/scrape-execution.messages';
 
 /**

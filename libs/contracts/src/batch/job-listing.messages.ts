@@ -1,6 +1,7 @@
-import { IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
-import type { Packed } from '../message-map';
+import { IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import type { Packed } from '../packed';
 import type { ScrapeResultBody } from '../scrape/scrape-execution.messages';
+import { RunReference } from './collection.messages';
 import { JOB_STATUSES, JobStatus } from './job-execution.messages';
 
 export const JOB_ORDERS = ['id', 'completed_at'] as const;
@@ -11,17 +12,7 @@ export const JOB_PAGE_LIMITS = { default: 100, max: 1000, maxWithResults: 100, i
 export const LISTED_URL_MAX = 2048;
 
 /** One page of a run's jobs (spec 4.5), already checked by the gateway. */
-export class ListJobsQuery {
-  @IsString()
-  @Length(1, 128)
-  client_id: string;
-
-  @IsUUID()
-  collection_id: string;
-
-  @IsUUID()
-  run_id: string;
-
+export class ListJobsQuery extends RunReference {
   @IsOptional()
   @IsString()
   @Length(1, 2000)
@@ -81,17 +72,7 @@ export interface JobListingPage {
   has_more: boolean;
 }
 
-export class GetJobResultQuery {
-  @IsString()
-  @Length(1, 128)
-  client_id: string;
-
-  @IsUUID()
-  collection_id: string;
-
-  @IsUUID()
-  run_id: string;
-
+export class GetJobResultQuery extends RunReference {
   /** Any string: a malformed id is answered with job_id_invalid, like an unknown one. */
   @IsString()
   @Length(1, 200)
