@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { distributedInfrastructureAvailable, TEST_NATS_URL } from '../support/infrastructure';
 import { createTestDatabase, TestDatabase } from '../support/postgres-database';
@@ -63,5 +66,50 @@ import { buildDist, ServiceProcess, startService, waitFor } from './support/serv
     // The killed worker held some jobs: they were dispatched again, and their retry is counted.
     expect(listed.filter((j: any) => j.retries_attempted === 1).length).toBeGreaterThan(0);
     expect(listed.every((j: any) => j.retries_attempted <= 1)).toBe(true);
+  });
+});
+
+/**
+ * The embedded runtime's job queue lives in memory. A restart in the middle of a run must lose
+ * nothing: jobs in hand finish before the workers stop, dispatched jobs are published again at
+ * start, and the run completes with every job counted once.
+ */
+describe('a run across a restart of the embedded platform', () => {
+  let site: FixtureSite;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'batch-restart-'));
+  });
+  afterAll(async () => {
+    await site?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('completes every job exactly once after the restart', async () => {
+    const env = { DATA_DIR: dataDir, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, BROWSER_WARM: 'false', JOB_WORKER_CONCURRENCY: '2', ADMIN_TOKEN: 'adm_restart_test_token_0001', DEMO_TOKEN: 'demo_restart_test_token_0001' };
+    const first = await startInProcessPlatform(env);
+    const token = (await http(first.url, '/v1/admin/clients', { token: first.adminToken, json: { plan: 'pro' } })).body.token;
+    const requests = Array.from({ length: 10 }, (_, i) => ({ url: `${site.url}/slow?ms=600&r=${i}` }));
+    const collection = (await http(first.url, '/v1/async/collections', { token, json: { name: 'restart', requests } })).body.id;
+    const run = (await http(first.url, `/v1/async/collections/${collection}/run`, { token, method: 'POST' })).body;
+    await new Promise((r) => setTimeout(r, 900));
+    await first.stop();
+
+    const second = await startInProcessPlatform(env);
+    try {
+      let status: any;
+      await waitFor('the run to complete after the restart', async () => {
+        status = (await http(second.url, `/v1/async/collections/${collection}/runs/${run.run_id}`, { token })).body;
+        return status.status === 'completed';
+      }, [], 60_000);
+      expect(status).toMatchObject({ total_requests: 10, success_requests: 10, failed_requests: 0, timeout_requests: 0, credits_charged: 10 });
+      const jobs = (await http(second.url, `/v1/async/collections/${collection}/runs/${run.run_id}/jobs`, { token })).body.items;
+      expect(jobs.map((j: any) => j.job_public_id)).toEqual(run.job_ids);
+      expect(jobs.every((j: any) => j.status === 'completed' && j.is_success)).toBe(true);
+    } finally {
+      await second.stop();
+    }
   });
 });

@@ -44,9 +44,12 @@ export async function startPlatform(config: PlatformConfig, options: { clock?: C
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await applyMigrations(db.sql);
   const contexts: INestMicroservice[] = [];
+  let engine: INestMicroservice | null = null;
   try {
     for (const [name, module] of Object.entries(CONTEXT_MODULES)) {
-      contexts.push(await bootstrapMessageContext(name, withPlatformModules(name, module, config, bus, options.clock), config, bus));
+      const context = await bootstrapMessageContext(name, withPlatformModules(name, module, config, bus, options.clock), config, bus);
+      if (name === 'scrape-engine') engine = context;
+      else contexts.push(context);
     }
     const gateway = await startGateway(config, bus, options.clock);
     let stopped: Promise<void> | null = null;
@@ -59,6 +62,8 @@ export async function startPlatform(config: PlatformConfig, options: { clock?: C
         // HTTP first (in-flight requests finish, new ones are refused), then the contexts.
         stopped ??= (async () => {
           await gateway.app.close();
+          // Workers first, while batch-orchestrator can still take the outcomes of the jobs in hand.
+          await engine?.close();
           for (const context of contexts.reverse()) await context.close();
           await db.release();
         })();
@@ -66,7 +71,7 @@ export async function startPlatform(config: PlatformConfig, options: { clock?: C
       },
     };
   } catch (error) {
-    for (const context of contexts) await context.close().catch(() => undefined);
+    for (const context of [...(engine ? [engine] : []), ...contexts]) await context.close().catch(() => undefined);
     await db.release();
     throw error;
   }

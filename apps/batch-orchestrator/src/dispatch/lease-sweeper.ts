@@ -32,8 +32,20 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnApplicationShutdo
     this.schedule = new PeriodicTask('LeaseSweeper', config.batchSweepIntervalMs, () => this.sweep());
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
+    // The embedded queue lives in memory: after a restart, dispatches that never started are gone
+    // with it. Publish them again now instead of waiting out the lost-dispatch window.
+    if (!this.config.natsUrl) await this.redispatchUnstarted(this.clock.now());
     this.schedule.start();
+  }
+
+  private async redispatchUnstarted(now: Date): Promise<void> {
+    const again = await this.db.sql.query<JobDispatch>(
+      "update jobs set attempt = attempt + 1, dispatched_at = $1 where status = 'processing' and started_at is null and dispatched_at is not null returning id as job_id, attempt",
+      [now],
+    );
+    if (again.length > 0) this.logger.log(`${again.length} job(s) dispatched before the restart: dispatching again`);
+    await this.dispatcher.publish(again);
   }
 
   onApplicationShutdown(): Promise<void> {
