@@ -28,7 +28,7 @@ export class JobDispatcher {
       // One decision at a time platform-wide, so two replicas never both fill the same free place.
       await tx.query("select pg_advisory_xact_lock(hashtext('batch-dispatch'))::text as locked");
       // One statement: the free places (client and global) and the jobs that fill them.
-      return tx.query<JobDispatch>(
+      const rows = await tx.query<JobDispatch & { seq: string }>(
         `with places as (
            select least(
              coalesce((select max(max_concurrency) from runs where client_id = $1 and status = 'in_progress'), 0)
@@ -39,9 +39,11 @@ export class JobDispatcher {
          update jobs set dispatched_at = $3 where id in (
            select id from jobs where client_id = $1 and status = 'processing' and dispatched_at is null
            order by seq limit (select greatest(free, 0) from places)
-         ) returning id as job_id, attempt`,
+         ) returning id as job_id, attempt, seq::text as seq`,
         [clientId, this.config.batchGlobalConcurrency, this.clock.now()],
       );
+      // RETURNING follows no order: publish in insertion order, so jobs start in collection order.
+      return rows.sort((x, y) => (BigInt(x.seq) < BigInt(y.seq) ? -1 : 1)).map(({ job_id, attempt }) => ({ job_id, attempt }));
     });
     await this.publish(dispatches);
     return dispatches.length;
