@@ -98,7 +98,8 @@ describe('BrowserPool with real Chromium', () => {
 
     await engine.close();
     expect(await eventually(() => chromiumProcesses().all.length === 0)).toBe(true);
-  });
+    // 300 real page loads with two browser crashes take ≈ 2 minutes on 2 cores: a budget, not an assertion.
+  }, 300_000);
 
   it('queues requests beyond its slots in order, and fails one that waits too long as browser_busy, uncharged', async () => {
     const narrow = browserEngine({ allow: [`127.0.0.1:${site.port}`], pool: { concurrency: 1, queueTimeoutMs: 3000, recycleAfter: 100 }, navigationMs: 5000 });
