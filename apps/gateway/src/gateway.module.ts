@@ -6,6 +6,7 @@ import { RequestRateLimiter } from './admission/request-rate-limiter';
 import { CollectionsController } from './batches/collections.controller';
 import { IdempotencyKeys } from './batches/idempotency-keys';
 import { RunsController } from './batches/runs.controller';
+import { WebhooksController } from './webhooks/webhooks.controller';
 import { ClientBootstrap } from './clients/client-bootstrap';
 import { ClientDirectory } from './clients/client-directory';
 import { ChargedExecution } from './credits/charged-execution';
@@ -21,7 +22,7 @@ import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
 
 /** gateway: public REST under /v1 — auth, rate limits, quotas, errors — in front of the contexts. */
 @Module({
-  controllers: [QuotaEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController, CollectionsController, RunsController],
+  controllers: [QuotaEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController, CollectionsController, RunsController, WebhooksController],
   providers: [
     ClientDirectory,
     ClientBootstrap,

@@ -55,6 +55,12 @@ export interface PlatformConfig {
   batchSweepIntervalMs: number;
   /** How often result-store prunes expired result bodies and listing rows, seconds. */
   retentionSweepIntervalSeconds: number;
+  /** The service's public address, for absolute links in webhooks (results_url). */
+  publicBaseUrl: string;
+  /** One webhook delivery attempt's time limit, ms. */
+  webhookTimeoutMs: number;
+  /** How often webhook-sender looks for due deliveries, ms. */
+  webhookPollIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -110,8 +116,8 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
 
   const proxyPool = parseProxyPool(str('PROXY_POOL'), problems);
   const retryDelays = (str('WEBHOOK_RETRY_DELAYS') ?? '60,300,1800,7200,43200').split(',').map((part) => Number(part.trim()));
-  if (retryDelays.length === 0 || retryDelays.some((d) => !Number.isFinite(d) || d < 0)) {
-    problems.push('WEBHOOK_RETRY_DELAYS must be a comma-separated list of non-negative seconds');
+  if (retryDelays.length === 0 || retryDelays.length > 5 || retryDelays.some((d) => !Number.isFinite(d) || d < 0)) {
+    problems.push('WEBHOOK_RETRY_DELAYS must be a comma-separated list of 1 to 5 non-negative seconds (spec 6: at most 5 retries)');
   }
   const logLevel = (str('LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -156,6 +162,9 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     jobMaxRetries: int('JOB_MAX_RETRIES', 1, 0, 10),
     batchSweepIntervalMs: int('BATCH_SWEEP_INTERVAL_MS', 2000, 100, 600_000),
     retentionSweepIntervalSeconds: int('RETENTION_SWEEP_INTERVAL_SECONDS', 600, 1, 86_400),
+    publicBaseUrl: (url('PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${str('PORT') ?? '8080'}`).replace(/\/+$/, ''),
+    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookPollIntervalMs: int('WEBHOOK_POLL_INTERVAL_MS', 1000, 50, 60_000),
   };
   if (config.adminToken && config.adminToken === config.demoToken) problems.push('ADMIN_TOKEN and DEMO_TOKEN must differ');
   if (problems.length > 0) throw new ConfigError(problems);

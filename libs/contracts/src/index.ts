@@ -14,3 +14,4 @@ export * from './batch/job-execution.messages';
 export * from './batch/job-listing.messages';
 export * from './scrape/success-criterion';
 export * from './validation-problems';
+export * from './webhooks/webhook.messages';

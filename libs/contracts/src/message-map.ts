@@ -7,6 +7,7 @@ import type { CollectionReference, CollectionView, CollectionWriteReply, CreateC
 import type { ClaimJobCommand, ClaimJobReply, CompleteJobCommand, CompleteJobReply, HeartbeatJobCommand, HeartbeatJobReply } from './batch/job-execution.messages';
 import type { GetJobResultQuery, JobListingPage, JobResultReply, ListJobsQuery, SweepRetentionCommand, SweepRetentionReply } from './batch/job-listing.messages';
 import type { Packed } from './packed';
+import type { RunDeliveriesReference, WebhookDeliveryLog, WebhookSecretQuery, WebhookSecretReply } from './webhooks/webhook.messages';
 import { SUBJECTS } from './subjects';
 
 export type { Packed };
@@ -38,6 +39,10 @@ export type RequestReplyMap = {
   [SUBJECTS.jobs.list]: { request: ListJobsQuery; reply: Packed<JobListingPage> };
   [SUBJECTS.jobs.result]: { request: GetJobResultQuery; reply: JobResultReply };
   [SUBJECTS.jobs.sweepRetention]: { request: SweepRetentionCommand; reply: SweepRetentionReply };
+  [SUBJECTS.webhooks.secret]: { request: WebhookSecretQuery; reply: WebhookSecretReply };
+  [SUBJECTS.webhooks.rotateSecret]: { request: WebhookSecretQuery; reply: WebhookSecretReply };
+  [SUBJECTS.webhooks.deliveries]: { request: RunDeliveriesReference; reply: WebhookDeliveryLog };
+  [SUBJECTS.webhooks.redeliver]: { request: RunDeliveriesReference; reply: WebhookDeliveryLog };
 };
 
 /** Facts published for whoever listens (fire and forget, at most once). */

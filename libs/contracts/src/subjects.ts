@@ -59,6 +59,12 @@ export const SUBJECTS = {
     result: 'result-store.job-result.get.query.v1',
     sweepRetention: 'result-store.retention.sweep.command.v1',
   },
+  webhooks: {
+    secret: 'webhook-sender.secret.get.query.v1',
+    rotateSecret: 'webhook-sender.secret.rotate.command.v1',
+    deliveries: 'webhook-sender.deliveries.list.query.v1',
+    redeliver: 'webhook-sender.deliveries.redeliver.command.v1',
+  },
 } as const;
 
 /**

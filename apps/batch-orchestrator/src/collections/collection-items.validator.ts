@@ -32,6 +32,14 @@ const VET_CONCURRENCY = 16;
 export class CollectionItemsValidator {
   constructor(private readonly guard: TargetGuard) {}
 
+  /**
+   * A callback_url must be a public http(s) target like any scrape target (TargetBlockedError →
+   * 422 target_blocked with its reason); webhook-sender checks it again at delivery time.
+   */
+  async vetCallback(url: string | null): Promise<void> {
+    if (url !== null) await this.guard.vet(url);
+  }
+
   async check(items: unknown[]): Promise<ItemsVerdict> {
     const invalid_items: InvalidItem[] = [];
     const valid: Array<{ index: number; request: ScrapeRequest }> = [];

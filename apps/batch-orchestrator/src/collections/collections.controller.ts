@@ -27,6 +27,7 @@ export class CollectionsController {
 
   @MessagePattern(SUBJECTS.collections.create)
   async create(@Payload() command: CreateCollectionCommand): Promise<CollectionWriteReply> {
+    await this.items.vetCallback(command.callback_url);
     const verdict = await this.checked(command.requests ?? []);
     const id = randomUUID();
     await this.store.insert({ id, clientId: command.client_id, name: command.name, callbackUrl: command.callback_url, items: verdict.accepted, at: this.clock.now() });
@@ -45,6 +46,7 @@ export class CollectionsController {
   async update(@Payload() command: UpdateCollectionCommand): Promise<CollectionWriteReply> {
     // Checked before the write, so an unknown collection never costs a round of DNS lookups.
     if (!(await this.store.find(command.client_id, command.collection_id))) throw notFound(command.collection_id);
+    if (command.callback_url !== undefined) await this.items.vetCallback(command.callback_url);
     const verdict = command.requests !== undefined ? await this.checked(command.requests ?? []) : null;
     const updated = await this.store.update(command.client_id, command.collection_id, { name: command.name, callbackUrl: command.callback_url, items: verdict?.accepted }, this.clock.now());
     if (!updated) throw notFound(command.collection_id);

@@ -19,8 +19,10 @@ interface RunRow {
   created_at: Date | null;
 }
 
+// callback_status is the webhook's delivery state (webhook-sender keeps it on the outbox row once the run completed).
 const RUN_COLUMNS =
-  'id, collection_id, status, total_requests, success_requests, failed_requests, timeout_requests, credits_charged, job_ids, callback_url, callback_status, success_criterion, all_jobs_persisted, created_at';
+  'r.id, r.collection_id, r.status, r.total_requests, r.success_requests, r.failed_requests, r.timeout_requests, r.credits_charged, r.job_ids, r.callback_url, coalesce(o.status, r.callback_status) as callback_status, r.success_criterion, r.all_jobs_persisted, r.created_at';
+const RUN_FROM = 'runs r left join webhook_outbox o on o.run_id = r.id';
 
 /** Runs as the client sees them (spec 2.13). A run is found only under its own collection and client. */
 @Injectable()
@@ -28,7 +30,7 @@ export class RunViews {
   constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {}
 
   async find(clientId: string, collectionId: string, runId: string, within: Pick<SqlTransaction, 'query'> = this.db.sql): Promise<RunView | null> {
-    const [row] = await within.query<RunRow>(`select ${RUN_COLUMNS} from runs where id = $1 and collection_id = $2 and client_id = $3`, [runId, collectionId, clientId]);
+    const [row] = await within.query<RunRow>(`select ${RUN_COLUMNS} from ${RUN_FROM} where r.id = $1 and r.collection_id = $2 and r.client_id = $3`, [runId, collectionId, clientId]);
     if (!row) return null;
     const view = viewOf(row);
     if (row.status === 'completed') {
@@ -44,8 +46,8 @@ export class RunViews {
   /** Newest first; runs without created_at last. */
   async list(clientId: string, collectionId: string, status?: RunStatus): Promise<{ items: RunView[]; total: number }> {
     const params: unknown[] = [collectionId, clientId];
-    const filter = status ? ` and status = $${params.push(status)}` : '';
-    const rows = await this.db.sql.query<RunRow>(`select ${RUN_COLUMNS} from runs where collection_id = $1 and client_id = $2${filter} order by created_at desc nulls last, id`, params);
+    const filter = status ? ` and r.status = $${params.push(status)}` : '';
+    const rows = await this.db.sql.query<RunRow>(`select ${RUN_COLUMNS} from ${RUN_FROM} where r.collection_id = $1 and r.client_id = $2${filter} order by r.created_at desc nulls last, r.id`, params);
     return { items: rows.map(viewOf), total: rows.length };
   }
 }

@@ -36,6 +36,8 @@ export const HTTP_ERROR_TABLE: Readonly<Record<string, HttpErrorMapping>> = {
   'idempotency.invalid_key': { status: 400, errorCode: 'invalid_idempotency_key' },
   'idempotency.key_reused': { status: 422, errorCode: 'idempotency_key_reused' },
   'idempotency.in_flight': { status: 409, errorCode: 'idempotency_key_in_flight' },
+  'webhook.not_found': { status: 404, errorCode: 'webhook_not_found' },
+  'webhook.delivery_in_progress': { status: 409, errorCode: 'delivery_in_progress' },
   'transport.timeout': { status: 504, errorCode: 'upstream_timeout' },
   'transport.unavailable': { status: 503, errorCode: 'service_unavailable' },
   'transport.invalid_message': { status: 500, errorCode: 'internal_error' },
