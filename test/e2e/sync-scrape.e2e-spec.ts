@@ -237,7 +237,7 @@ describe.each(runtimesUnderTest('proxied'))('simple scrapes through PROXY_POOL â
   });
 
   it('refuses a country with no configured pool instead of connecting directly', async () => {
-    // No country is approved yet (proxy approvals: issue 7), so the gateway stops it first.
+    // Nobody approved DE for this client, so the gateway stops it first (country-proxies e2e covers approved countries).
     expect((await http(env.url, '/v1/sync/scrape', { token, json: { url: `${site.url}/page`, use_proxy: 'DE' } })).status).toBe(403);
   });
 });

@@ -40,3 +40,8 @@ export class JobResultUnavailableError extends AppError {
     super(detail.message);
   }
 }
+
+/** The client's plan lacks a feature the route needs (e.g. country_proxies on the demo plan). */
+export class FeatureNotAvailableError extends AppError {
+  readonly code = 'auth.feature_missing';
+}

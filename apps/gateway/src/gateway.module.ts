@@ -7,6 +7,7 @@ import { CollectionsController } from './batches/collections.controller';
 import { IdempotencyKeys } from './batches/idempotency-keys';
 import { RunsController } from './batches/runs.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
+import { ProxiesController } from './proxies/proxies.controller';
 import { ClientBootstrap } from './clients/client-bootstrap';
 import { ClientDirectory } from './clients/client-directory';
 import { ChargedExecution } from './credits/charged-execution';
@@ -22,7 +23,7 @@ import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
 
 /** gateway: public REST under /v1 — auth, rate limits, quotas, errors — in front of the contexts. */
 @Module({
-  controllers: [QuotaEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController, CollectionsController, RunsController, WebhooksController],
+  controllers: [QuotaEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController, CollectionsController, RunsController, WebhooksController, ProxiesController],
   providers: [
     ClientDirectory,
     ClientBootstrap,

@@ -15,3 +15,4 @@ export * from './batch/job-listing.messages';
 export * from './scrape/success-criterion';
 export * from './validation-problems';
 export * from './webhooks/webhook.messages';
+export * from './proxy/country-proxy.messages';

@@ -7,6 +7,7 @@ import type { CollectionReference, CollectionView, CollectionWriteReply, CreateC
 import type { ClaimJobCommand, ClaimJobReply, CompleteJobCommand, CompleteJobReply, HeartbeatJobCommand, HeartbeatJobReply } from './batch/job-execution.messages';
 import type { GetJobResultQuery, JobListingPage, JobResultReply, ListJobsQuery, SweepRetentionCommand, SweepRetentionReply } from './batch/job-listing.messages';
 import type { Packed } from './packed';
+import type { CountryReference, CountryRequestView, DecideCountryRequestCommand, ListCountryRequestsQuery, ProxyClientReference, ProxyStatusReply, RequestCountryCommand, RequestCountryReply } from './proxy/country-proxy.messages';
 import type { RunDeliveriesReference, WebhookDeliveryLog, WebhookSecretQuery, WebhookSecretReply } from './webhooks/webhook.messages';
 import { SUBJECTS } from './subjects';
 
@@ -39,6 +40,12 @@ export type RequestReplyMap = {
   [SUBJECTS.jobs.list]: { request: ListJobsQuery; reply: Packed<JobListingPage> };
   [SUBJECTS.jobs.result]: { request: GetJobResultQuery; reply: JobResultReply };
   [SUBJECTS.jobs.sweepRetention]: { request: SweepRetentionCommand; reply: SweepRetentionReply };
+  [SUBJECTS.proxies.countries]: { request: Record<string, never>; reply: { countries: Array<{ code: string; name: string }> } };
+  [SUBJECTS.proxies.request]: { request: RequestCountryCommand; reply: RequestCountryReply };
+  [SUBJECTS.proxies.status]: { request: ProxyClientReference; reply: ProxyStatusReply };
+  [SUBJECTS.proxies.check]: { request: CountryReference; reply: { approved: boolean } };
+  [SUBJECTS.proxies.list]: { request: ListCountryRequestsQuery; reply: { items: CountryRequestView[]; total: number } };
+  [SUBJECTS.proxies.decide]: { request: DecideCountryRequestCommand; reply: CountryRequestView };
   [SUBJECTS.webhooks.secret]: { request: WebhookSecretQuery; reply: WebhookSecretReply };
   [SUBJECTS.webhooks.rotateSecret]: { request: WebhookSecretQuery; reply: WebhookSecretReply };
   [SUBJECTS.webhooks.deliveries]: { request: RunDeliveriesReference; reply: WebhookDeliveryLog };

@@ -59,6 +59,16 @@ export const SUBJECTS = {
     result: 'result-store.job-result.get.query.v1',
     sweepRetention: 'result-store.retention.sweep.command.v1',
   },
+  proxies: {
+    /** ISO 3166-1 alpha-2 codes a client may ask for. */
+    countries: 'proxy-approvals.countries.query.v1',
+    request: 'proxy-approvals.country.request.command.v1',
+    status: 'proxy-approvals.status.query.v1',
+    /** Whether a client may use a country's pool now (asked on every scrape that names a country). */
+    check: 'proxy-approvals.approval.check.query.v1',
+    list: 'proxy-approvals.requests.list.query.v1',
+    decide: 'proxy-approvals.request.decide.command.v1',
+  },
   webhooks: {
     secret: 'webhook-sender.secret.get.query.v1',
     rotateSecret: 'webhook-sender.secret.rotate.command.v1',

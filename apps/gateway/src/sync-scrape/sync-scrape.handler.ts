@@ -21,7 +21,7 @@ export class SyncScrapeHandler {
   ) {}
 
   async scrape(request: ScrapeRequest, admission: Admission): Promise<ScrapeResultBody> {
-    this.assertProxyApproved(request.use_proxy);
+    await this.assertProxyApproved(request.use_proxy, admission);
     const cost = request.browser ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
     return this.charged.run(admission, `sync-scrape:${admission.requestId}`, cost, async () => {
       const reply = await this.bus.request(SUBJECTS.scrape.execute, this.command(request, admission), { correlationId: admission.requestId, timeoutMs: ENGINE_RPC_TIMEOUT_MS });
@@ -31,7 +31,7 @@ export class SyncScrapeHandler {
   }
 
   async download(request: DownloadRequest, admission: Admission): Promise<DownloadResultBody> {
-    this.assertProxyApproved(request.use_proxy);
+    await this.assertProxyApproved(request.use_proxy, admission);
     return this.charged.run(admission, `sync-download:${admission.requestId}`, CREDIT_COST.simple_request, async () => {
       const reply = await this.bus.request(SUBJECTS.scrape.download, this.command(request, admission), { correlationId: admission.requestId, timeoutMs: ENGINE_RPC_TIMEOUT_MS });
       const result = await this.bus.unpack(reply.result);
@@ -43,11 +43,14 @@ export class SyncScrapeHandler {
     return { request_id: admission.requestId, client_id: admission.client!.id, request: instanceToPlain(request) };
   }
 
-  /** Approvals arrive with proxy-approvals (issue 7); until then no client has a country approved. */
-  private assertProxyApproved(useProxy: string | ProxyConfig | null): void {
+  /** Spec 4.2 rule 4: a country pool needs the client's approval, asked on every request (a decision holds at once). */
+  private async assertProxyApproved(useProxy: string | ProxyConfig | null, admission: Admission): Promise<void> {
     const name = proxyNameOf(useProxy);
-    if (name && name !== 'any') {
-      throw new CountryProxyNotApprovedError(`The ${name.toUpperCase()} proxy pool is not approved for this client. Country proxies need an administrator's approval (spec 3.5); use "any" meanwhile.`);
+    if (!name || name === 'any') return;
+    const country = name.toUpperCase();
+    const { approved } = await this.bus.request(SUBJECTS.proxies.check, { client_id: admission.client!.id, country_code: country }, { correlationId: admission.requestId, timeoutMs: 5000 });
+    if (!approved) {
+      throw new CountryProxyNotApprovedError(`The ${country} proxy pool is not approved for this client. Request it with POST /v1/proxy/request-country; an administrator reviews it (spec 3.5). Use "any" meanwhile.`);
     }
   }
 }

@@ -1,0 +1,63 @@
+import { CountryRequestView, ProxyStatusReply, RequestCountryReply, SUBJECTS } from '@lib/contracts';
+import { MessageBus } from '@lib/messaging';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiForbiddenResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { Access } from '../admission/route-access';
+import { FeatureNotAvailableError } from '../gateway.errors';
+import { CountryRequestsQuery, DecisionBody, RequestCountryBody } from './proxy.dto';
+
+/** Country proxies (spec 4.7, 3.5) and their review (operator contract §3). */
+@ApiTags('proxy')
+@ApiBearerAuth()
+@Controller('v1')
+export class ProxiesController {
+  constructor(@Inject(MessageBus) private readonly bus: MessageBus) {}
+
+  @Get('proxy/countries')
+  @Access('client')
+  @ApiOperation({ summary: 'ISO 3166-1 alpha-2 codes (with English names) a client may request a proxy pool for.' })
+  async countries(@Req() request: FastifyRequest): Promise<{ countries: string[]; details: Array<{ code: string; name: string }> }> {
+    const reply = await this.bus.request(SUBJECTS.proxies.countries, {}, { correlationId: request.admission.requestId });
+    return { countries: reply.countries.map((c) => c.code), details: reply.countries };
+  }
+
+  @Post('proxy/request-country')
+  @HttpCode(200)
+  @Access('client')
+  @ApiOperation({ summary: 'Ask for a country proxy pool: pending (an administrator reviews) or already_approved. Needs the country_proxies feature (not in the demo plan).' })
+  @ApiForbiddenResponse({ description: 'The client\'s plan has no country proxies (feature_not_available).' })
+  requestCountry(@Body() body: RequestCountryBody, @Req() request: FastifyRequest): Promise<RequestCountryReply> {
+    const client = request.admission.client!;
+    if (!client.features.includes('country_proxies')) {
+      throw new FeatureNotAvailableError(`Country proxies are not part of the ${client.plan} plan (feature country_proxies); upgrade to any paid plan to request them.`);
+    }
+    return this.bus.request(SUBJECTS.proxies.request, { client_id: client.id, country_code: body.country_code, reason: body.reason }, { correlationId: request.admission.requestId });
+  }
+
+  @Get('proxy/status')
+  @Access('client')
+  @ApiOperation({ summary: 'client_id, approved_countries, pending_countries, denied_countries ([{country_code, note, decided_at}]: refusals with the reviewer\'s note) and error.' })
+  status(@Req() request: FastifyRequest): Promise<ProxyStatusReply> {
+    return this.bus.request(SUBJECTS.proxies.status, { client_id: request.admission.client!.id }, { correlationId: request.admission.requestId });
+  }
+
+  @Get('admin/proxy/requests')
+  @Access('admin')
+  @ApiOperation({ summary: 'Country proxy requests by status (default pending).' })
+  list(@Query() query: CountryRequestsQuery, @Req() request: FastifyRequest): Promise<{ items: CountryRequestView[]; total: number }> {
+    return this.bus.request(SUBJECTS.proxies.list, { status: query.status ?? 'pending' }, { correlationId: request.admission.requestId });
+  }
+
+  @Post('admin/proxy/requests/:client_id/:country_code')
+  @HttpCode(200)
+  @Access('admin')
+  @ApiOperation({ summary: 'Approve or deny a client\'s request, with an optional note; an approval holds for the client\'s next scrape.' })
+  decide(@Param('client_id') clientId: string, @Param('country_code') countryCode: string, @Body() body: DecisionBody, @Req() request: FastifyRequest): Promise<CountryRequestView> {
+    return this.bus.request(
+      SUBJECTS.proxies.decide,
+      { client_id: clientId.slice(0, 128), country_code: countryCode.trim().toUpperCase().slice(0, 2).padEnd(2, '?'), decision: body.decision, note: body.note, decided_by: request.admission.client!.id },
+      { correlationId: request.admission.requestId },
+    );
+  }
+}
