@@ -3,10 +3,12 @@ import { Module } from '@nestjs/common';
 import { CreditLedger } from './credit-ledger/credit-ledger';
 import { CreditLedgerController } from './credit-ledger/credit-ledger.controller';
 import { QuotaChangePublisher } from './credit-ledger/quota-change.publisher';
+import { UsageReports } from './usage-reports/usage-reports';
+import { UsageReportsController } from './usage-reports/usage-reports.controller';
 
-/** billing-meter: the credit ledger (quota, reservations, charges). Usage reports come with issue 7. */
+/** billing-meter: the credit ledger (quota, reservations, charges) and the usage reports read from it. */
 @Module({
-  controllers: [createHealthController('billing-meter'), CreditLedgerController],
-  providers: [CreditLedger, QuotaChangePublisher],
+  controllers: [createHealthController('billing-meter'), CreditLedgerController, UsageReportsController],
+  providers: [CreditLedger, QuotaChangePublisher, UsageReports],
 })
 export class BillingMeterModule {}

@@ -8,6 +8,7 @@ import { IdempotencyKeys } from './batches/idempotency-keys';
 import { RunsController } from './batches/runs.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { ProxiesController } from './proxies/proxies.controller';
+import { UsageController } from './usage/usage.controller';
 import { ClientBootstrap } from './clients/client-bootstrap';
 import { ClientDirectory } from './clients/client-directory';
 import { ChargedExecution } from './credits/charged-execution';
@@ -23,7 +24,7 @@ import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
 
 /** gateway: public REST under /v1 — auth, rate limits, quotas, errors — in front of the contexts. */
 @Module({
-  controllers: [QuotaEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController, CollectionsController, RunsController, WebhooksController, ProxiesController],
+  controllers: [QuotaEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController, CollectionsController, RunsController, WebhooksController, ProxiesController, UsageController],
   providers: [
     ClientDirectory,
     ClientBootstrap,

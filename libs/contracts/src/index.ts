@@ -16,3 +16,4 @@ export * from './scrape/success-criterion';
 export * from './validation-problems';
 export * from './webhooks/webhook.messages';
 export * from './proxy/country-proxy.messages';
+export * from './billing/usage.messages';

@@ -1,6 +1,7 @@
 import type { MessageContext } from './bounded-contexts';
 import type { CommitCreditsCommand, CommitCreditsReply, ReleaseCreditsCommand, ReleaseCreditsReply, ReserveCreditsCommand, ReserveCreditsReply } from './billing/credit-reservation.messages';
 import type { QuotaChangedEvent, QuotaQuery, QuotaState } from './billing/quota.messages';
+import type { BillingQuery, BillingReply, ClientMetricsQuery, PlatformMetricsQuery } from './billing/usage.messages';
 import type { HealthQuery, HealthReport } from './health/health.messages';
 import type { DownloadResultBody, ExecuteDownloadCommand, ExecuteScrapeCommand, ScrapeExecutionFacts, ScrapeResultBody } from './scrape/scrape-execution.messages';
 import type { CollectionReference, CollectionView, CollectionWriteReply, CreateCollectionCommand, ListCollectionsQuery, ListRunsQuery, RunReference, RunView, StartRunCommand, UpdateCollectionCommand } from './batch/collection.messages';
@@ -26,6 +27,9 @@ export type RequestReplyMap = {
   [SUBJECTS.billing.creditsReserve]: { request: ReserveCreditsCommand; reply: ReserveCreditsReply };
   [SUBJECTS.billing.creditsCommit]: { request: CommitCreditsCommand; reply: CommitCreditsReply };
   [SUBJECTS.billing.creditsRelease]: { request: ReleaseCreditsCommand; reply: ReleaseCreditsReply };
+  [SUBJECTS.billing.billing]: { request: BillingQuery; reply: BillingReply };
+  [SUBJECTS.billing.clientMetrics]: { request: ClientMetricsQuery; reply: Record<string, unknown> };
+  [SUBJECTS.billing.platformMetrics]: { request: PlatformMetricsQuery; reply: Record<string, unknown> };
   [SUBJECTS.collections.create]: { request: CreateCollectionCommand; reply: CollectionWriteReply };
   [SUBJECTS.collections.update]: { request: UpdateCollectionCommand; reply: CollectionWriteReply };
   [SUBJECTS.collections.delete]: { request: CollectionReference; reply: { deleted: boolean } };

@@ -34,6 +34,10 @@ export const SUBJECTS = {
     creditsRelease: 'billing-meter.credits.release.command.v1',
     /** Fact: a client's used credits changed (after every reserve, commit, release). */
     quotaChanged: 'billing-meter.quota.changed.event.v1',
+    /** Usage reports read from the ledger: monthly billing, a client's metrics, platform metrics (admin). */
+    billing: 'billing-meter.billing.query.v1',
+    clientMetrics: 'billing-meter.client-metrics.query.v1',
+    platformMetrics: 'billing-meter.platform-metrics.query.v1',
   },
   collections: {
     create: 'batch-orchestrator.collection.create.command.v1',

@@ -110,6 +110,7 @@ export class JobCompletion {
             proxy: facts!.proxy,
             attempts: facts!.attempts,
             execution_ms: Math.round(outcome.executionTimeMs),
+            success: c.isSuccess,
           },
           at: now,
         });

@@ -17,9 +17,9 @@ export class ProxiesController {
   @Get('proxy/countries')
   @Access('client')
   @ApiOperation({ summary: 'ISO 3166-1 alpha-2 codes (with English names) a client may request a proxy pool for.' })
-  async countries(@Req() request: FastifyRequest): Promise<{ countries: string[]; details: Array<{ code: string; name: string }> }> {
+  async countries(@Req() request: FastifyRequest): Promise<{ countries: string[]; details: Array<{ code: string; name: string }>; error: null }> {
     const reply = await this.bus.request(SUBJECTS.proxies.countries, {}, { correlationId: request.admission.requestId });
-    return { countries: reply.countries.map((c) => c.code), details: reply.countries };
+    return { countries: reply.countries.map((c) => c.code), details: reply.countries, error: null };
   }
 
   @Post('proxy/request-country')

@@ -26,7 +26,7 @@ export class SyncScrapeHandler {
     return this.charged.run(admission, `sync-scrape:${admission.requestId}`, cost, async () => {
       const reply = await this.bus.request(SUBJECTS.scrape.execute, this.command(request, admission), { correlationId: admission.requestId, timeoutMs: ENGINE_RPC_TIMEOUT_MS });
       const result = await this.bus.unpack(reply.result);
-      return { facts: reply.facts, result, details: { execution_ms: result.timings.total_ms } };
+      return { facts: reply.facts, result, details: { execution_ms: result.timings.total_ms, success: result.guidance.success === true } };
     });
   }
 
@@ -35,7 +35,7 @@ export class SyncScrapeHandler {
     return this.charged.run(admission, `sync-download:${admission.requestId}`, CREDIT_COST.simple_request, async () => {
       const reply = await this.bus.request(SUBJECTS.scrape.download, this.command(request, admission), { correlationId: admission.requestId, timeoutMs: ENGINE_RPC_TIMEOUT_MS });
       const result = await this.bus.unpack(reply.result);
-      return { facts: reply.facts, result, details: { execution_ms: Math.round((result.executionTime ?? 0) * 1000) } };
+      return { facts: reply.facts, result, details: { execution_ms: Math.round((result.executionTime ?? 0) * 1000), success: result.statusCode >= 200 && result.statusCode < 300 } };
     });
   }
 
