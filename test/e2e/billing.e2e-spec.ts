@@ -1,5 +1,4 @@
-import net from 'node:net';
-import { FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { closedLocalPort, FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { http } from './support/http';
 import { runtimesUnderTest } from './support/runtimes';
@@ -20,12 +19,7 @@ describe.each(runtimesUnderTest('billing'))('billing and metrics — $name', (ru
 
   beforeAll(async () => {
     site = await startFixtureSite();
-    closedPort = await new Promise<number>((resolve) => {
-      const s = net.createServer().listen(0, '127.0.0.1', () => {
-        const port = (s.address() as net.AddressInfo).port;
-        s.close(() => resolve(port));
-      });
-    });
+    closedPort = await closedLocalPort();
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
     env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${closedPort}`, BROWSER_WARM: 'false' });

@@ -1,5 +1,4 @@
-import net from 'node:net';
-import { FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { closedLocalPort, FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { expectUsageHeaders, http } from './support/http';
 import { startLocalProxies } from './support/local-proxies';
@@ -20,12 +19,7 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape â€” $name', (ru
 
   beforeAll(async () => {
     site = await startFixtureSite();
-    closedPort = await new Promise<number>((resolve) => {
-      const s = net.createServer().listen(0, '127.0.0.1', () => {
-        const port = (s.address() as net.AddressInfo).port;
-        s.close(() => resolve(port));
-      });
-    });
+    closedPort = await closedLocalPort();
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
     env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${closedPort}` });
@@ -204,12 +198,7 @@ describe.each(runtimesUnderTest('proxied'))('simple scrapes through PROXY_POOL â
   beforeAll(async () => {
     site = await startFixtureSite();
     proxies = await startLocalProxies(2, (i) => ((counts[i] += 1), {}));
-    const dead = await new Promise<number>((resolve) => {
-      const s = net.createServer().listen(0, '127.0.0.1', () => {
-        const port = (s.address() as net.AddressInfo).port;
-        s.close(() => resolve(port));
-      });
-    });
+    const dead = await closedLocalPort();
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
     const pool = { any: [`http://127.0.0.1:${proxies.ports[0]}`, `http://127.0.0.1:${dead}`, `http://127.0.0.1:${proxies.ports[1]}`] };

@@ -82,3 +82,14 @@ export async function startFixtureSite(): Promise<FixtureSite> {
   };
   return site;
 }
+
+/** A loopback port nothing listens on (bound, then released): connections to it are refused. */
+export async function closedLocalPort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (server.address() as import('node:net').AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}

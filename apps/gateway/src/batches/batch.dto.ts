@@ -1,6 +1,7 @@
 import { JOB_ORDERS, JOB_PAGE_LIMITS, JOB_STATUSES, MAX_COLLECTION_REQUESTS, RUN_STATUSES } from '@lib/contracts';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
+import { queryBoolean } from '../http-errors/query-boolean';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -107,8 +108,7 @@ export class JobListQuery {
 
   @ApiPropertyOptional({ type: Boolean, default: false })
   @IsOptional()
-  // Query strings are text: only "true"/"false" (and 1/0) are booleans, never Boolean("false").
-  @Transform(({ obj }) => ({ true: true, '1': true, false: false, '0': false })[String((obj as Record<string, unknown>).include_results)] ?? (obj as Record<string, unknown>).include_results)
+  @Transform(queryBoolean)
   @IsIn([true, false], { message: 'include_results must be true or false.' })
   include_results?: boolean;
 }

@@ -1,9 +1,8 @@
 import { PLATFORM_METRICS } from '@lib/contracts';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
+import { queryBoolean } from '../http-errors/query-boolean';
 import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
-
-const bool = ({ obj, key }: { obj: Record<string, unknown>; key: string }) => ({ true: true, '1': true, false: false, '0': false })[String(obj[key])] ?? obj[key];
 
 export class BillingQueryDto {
   static readonly validationStatus = 400;
@@ -42,7 +41,7 @@ export class ClientMetricsQueryDto {
 
   @ApiPropertyOptional({ type: Boolean, default: false, description: 'Adds 24 hourly buckets per day.' })
   @IsOptional()
-  @Transform(bool)
+  @Transform(queryBoolean)
   @IsIn([true, false], { message: 'hourly must be true or false.' })
   hourly?: boolean;
 
