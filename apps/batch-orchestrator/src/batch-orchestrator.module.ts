@@ -1,6 +1,5 @@
-import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { createHealthController } from '@lib/runtime';
-import { TargetAllowlist, TargetGuard } from '@lib/target-guard';
+import { targetGuardProvider } from '@lib/target-guard';
 import { Module } from '@nestjs/common';
 import { CollectionItemsValidator } from './collections/collection-items.validator';
 import { CollectionStore } from './collections/collection-store';
@@ -22,7 +21,7 @@ import { RunsController } from './runs/runs.controller';
 @Module({
   controllers: [createHealthController('batch-orchestrator'), CollectionsController, RunsController, JobLifecycleController],
   providers: [
-    { provide: TargetGuard, inject: [PLATFORM_CONFIG], useFactory: (config: PlatformConfig) => new TargetGuard(new TargetAllowlist(config.targetAllowlist)) },
+    targetGuardProvider,
     CollectionItemsValidator,
     CollectionStore,
     RunViews,

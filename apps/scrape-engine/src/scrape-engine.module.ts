@@ -1,6 +1,6 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { createHealthController } from '@lib/runtime';
-import { TargetAllowlist, TargetGuard } from '@lib/target-guard';
+import { TargetGuard, targetGuardProvider } from '@lib/target-guard';
 import { Inject, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { BatchJobWorker } from './batch-jobs/batch-job-worker';
 import { BrowserLauncher } from './browser/browser-launcher';
@@ -26,7 +26,7 @@ import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
 @Module({
   controllers: [createHealthController('scrape-engine'), ScrapeController],
   providers: [
-    { provide: TargetGuard, inject: [PLATFORM_CONFIG], useFactory: (config: PlatformConfig) => new TargetGuard(new TargetAllowlist(config.targetAllowlist)) },
+    targetGuardProvider,
     { provide: SimpleFetcher, inject: [TargetGuard], useFactory: (guard: TargetGuard) => new SimpleFetcher(guard) },
     ProxyRotation,
     ContentValidator,

@@ -1,6 +1,5 @@
-import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { createHealthController } from '@lib/runtime';
-import { TargetAllowlist, TargetGuard } from '@lib/target-guard';
+import { targetGuardProvider } from '@lib/target-guard';
 import { Module } from '@nestjs/common';
 import { CallbackTransport } from './delivery/callback-transport';
 import { WebhookDispatcher } from './delivery/webhook-dispatcher';
@@ -12,7 +11,7 @@ import { WebhookSenderController } from './webhook-sender.controller';
 @Module({
   controllers: [createHealthController('webhook-sender'), WebhookSenderController],
   providers: [
-    { provide: TargetGuard, inject: [PLATFORM_CONFIG], useFactory: (config: PlatformConfig) => new TargetGuard(new TargetAllowlist(config.targetAllowlist)) },
+    targetGuardProvider,
     CallbackTransport,
     SigningSecrets,
     DeliveryLog,

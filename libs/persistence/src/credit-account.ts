@@ -13,9 +13,14 @@ export async function lockCreditAccount(tx: SqlTransaction, clientId: string): P
   await tx.query('select pg_advisory_xact_lock(hashtext($1))::text as locked', [`credits:${clientId}`]);
 }
 
-/** The UTC month (YYYY-MM) a charge at `at` belongs to. */
+/** Credits are counted per calendar month in UTC: the month (YYYY-MM) a charge at `at` belongs to. */
 export function creditMonthOf(at: Date): string {
   return at.toISOString().slice(0, 7);
+}
+
+/** Unix seconds of the first instant of the next UTC month: when the quota resets. */
+export function creditMonthResetOf(at: Date): number {
+  return Math.floor(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1) / 1000);
 }
 
 // One round trip: the month's charged credits (a maintained counter) plus live reservations.
@@ -28,6 +33,18 @@ export async function creditUsageOf(run: Pick<SqlExecutor, 'query'>, clientId: s
   const month = creditMonthOf(now);
   const [row] = await run.query<{ charged: number; held: number }>(USAGE_SQL, [clientId, month, now]);
   return { charged: row.charged, held: row.held, month };
+}
+
+/** Holds credits (counted as used) until charged, released or expired. Call with the account locked. */
+export async function holdCredits(tx: SqlTransaction, hold: { id: string; clientId: string; credits: number; expiresAt: Date; at: Date }): Promise<void> {
+  await tx.query('insert into credit_reservations (id, client_id, month, credits, expires_at, created_at) values ($1, $2, $3, $4, $5, $6)', [
+    hold.id,
+    hold.clientId,
+    creditMonthOf(hold.at),
+    hold.credits,
+    hold.expiresAt,
+    hold.at,
+  ]);
 }
 
 export interface LedgerCharge {

@@ -1,6 +1,6 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { ClaimJobCommand, ClaimJobReply, HeartbeatJobCommand } from '@lib/contracts';
-import { creditMonthOf, creditUsageOf, DATABASE, DatabaseConnection, lockCreditAccount } from '@lib/persistence';
+import { creditUsageOf, DATABASE, DatabaseConnection, holdCredits, lockCreditAccount } from '@lib/persistence';
 import { CREDIT_COST } from '@lib/plans';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
@@ -49,14 +49,7 @@ export class JobClaims {
       if (job.monthly_credits !== null) {
         const reservationId = randomUUID();
         const holdUntil = new Date(now.getTime() + (this.config.jobMaxRuntimeSeconds + this.config.jobLeaseSeconds) * 1000);
-        await tx.query('insert into credit_reservations (id, client_id, month, credits, expires_at, created_at) values ($1, $2, $3, $4, $5, $6)', [
-          reservationId,
-          job.client_id,
-          creditMonthOf(now),
-          cost,
-          holdUntil,
-          now,
-        ]);
+        await holdCredits(tx, { id: reservationId, clientId: job.client_id, credits: cost, expiresAt: holdUntil, at: now });
         await tx.query('update jobs set reservation_id = $2 where id = $1', [job.id, reservationId]);
       }
       return {

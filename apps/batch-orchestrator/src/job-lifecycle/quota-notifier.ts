@@ -1,6 +1,6 @@
 import { SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
-import { creditUsageOf, DATABASE, DatabaseConnection } from '@lib/persistence';
+import { creditMonthResetOf, creditUsageOf, DATABASE, DatabaseConnection } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 
@@ -24,7 +24,7 @@ export class QuotaNotifier {
       client_id: clientId,
       month: usage.month,
       used: usage.charged + usage.held,
-      resets_at: Math.floor(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) / 1000),
+      resets_at: creditMonthResetOf(now),
       as_of: now.getTime(),
     });
   }

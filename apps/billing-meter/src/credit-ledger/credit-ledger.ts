@@ -1,10 +1,9 @@
 import type { CommitCreditsCommand, CommitCreditsReply, QuotaState, ReleaseCreditsReply, ReserveCreditsCommand, ReserveCreditsReply } from '@lib/contracts';
-import { creditUsageOf, DATABASE, DatabaseConnection, lockCreditAccount, recordLedgerCharge } from '@lib/persistence';
+import { creditMonthResetOf, creditUsageOf, DATABASE, DatabaseConnection, holdCredits, lockCreditAccount, recordLedgerCharge } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ReservationNotFoundError } from '../billing-meter.errors';
-import { billingMonthOf, billingMonthResetOf } from './billing-month';
 
 type SqlTx = Parameters<Parameters<DatabaseConnection['sql']['transaction']>[0]>[0];
 
@@ -41,14 +40,7 @@ export class CreditLedger {
         return { granted: false, reservation_id: null, quota: before };
       }
       const id = randomUUID();
-      await tx.query('insert into credit_reservations (id, client_id, month, credits, expires_at, created_at) values ($1, $2, $3, $4, $5, $6)', [
-        id,
-        command.client_id,
-        billingMonthOf(now),
-        command.credits,
-        new Date(now.getTime() + command.ttl_seconds * 1000),
-        now,
-      ]);
+      await holdCredits(tx, { id, clientId: command.client_id, credits: command.credits, expiresAt: new Date(now.getTime() + command.ttl_seconds * 1000), at: now });
       const used = before.used + command.credits;
       return { granted: true, reservation_id: id, quota: { ...before, used, remaining: before.limit === null ? null : Math.max(0, before.limit - used) } };
     });
@@ -97,7 +89,7 @@ export class CreditLedger {
       limit: monthlyCredits,
       used,
       remaining: monthlyCredits === null ? null : Math.max(0, monthlyCredits - used),
-      resets_at: billingMonthResetOf(now),
+      resets_at: creditMonthResetOf(now),
       as_of: this.clock.now().getTime(),
     };
   }

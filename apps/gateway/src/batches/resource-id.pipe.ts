@@ -1,7 +1,6 @@
 import { AppError } from '@lib/errors';
 import { Injectable, PipeTransform } from '@nestjs/common';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUUID } from 'class-validator';
 
 class UnknownResourceError extends AppError {
   constructor(
@@ -21,7 +20,7 @@ export class ResourceIdPipe implements PipeTransform<string, string> {
   constructor(private readonly kind: 'collection' | 'run') {}
 
   transform(value: string): string {
-    if (!UUID.test(value)) throw new UnknownResourceError(`batch.${this.kind}_not_found`, `${this.kind === 'run' ? 'Run' : 'Collection'} ${value} not found.`);
+    if (!isUUID(value)) throw new UnknownResourceError(`batch.${this.kind}_not_found`, `${this.kind === 'run' ? 'Run' : 'Collection'} ${value} not found.`);
     return value.toLowerCase();
   }
 }

@@ -1,5 +1,4 @@
 import { JOB_PAGE_LIMITS, JobListingPage, RunView, SUBJECTS } from '@lib/contracts';
-import { QuotaExceededError } from '@lib/errors';
 import { MessageBus } from '@lib/messaging';
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiBearerAuth, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -27,10 +26,8 @@ export class RunsController {
   @ApiNotFoundResponse({ description: 'Unknown collection (collection_not_found) or no requests (collection_empty).' })
   async start(@Param('collection_id', COLLECTION_ID) collectionId: string, @Req() request: FastifyRequest): Promise<RunView> {
     const client = request.admission.client!;
-    const quota = await this.credits.quotaOf(client, request.admission.requestId);
-    if (quota.remaining !== null && quota.remaining < 1) {
-      throw new QuotaExceededError(`Monthly credit quota exhausted: ${quota.used} of ${quota.limit} credits used in ${quota.month}; a run needs at least 1.`, Math.max(1, quota.resets_at - Math.floor(Date.now() / 1000)));
-    }
+    // Jobs are charged one by one as they complete; a run needs at least one credit to start.
+    await this.credits.assertAvailable(client, 1, 'a run', request.admission.requestId);
     return this.bus.request(
       SUBJECTS.runs.start,
       { client_id: client.id, collection_id: collectionId, max_concurrency: client.limits.batchConcurrency, monthly_credits: client.limits.monthlyCredits },

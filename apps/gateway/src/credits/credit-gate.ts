@@ -39,14 +39,14 @@ export class CreditGate {
       { correlationId },
     );
     this.cache.remember(client.id, reply.quota);
-    if (!reply.granted || !reply.reservation_id) {
-      const retryAfter = Math.max(1, reply.quota.resets_at - Math.floor(Date.now() / 1000));
-      throw new QuotaExceededError(
-        `Monthly credit quota exhausted: ${reply.quota.used} of ${reply.quota.limit} credits used in ${reply.quota.month}; this request needs ${credits}. The quota resets at the start of next month (UTC).`,
-        retryAfter,
-      );
-    }
+    if (!reply.granted || !reply.reservation_id) throw exhausted(reply.quota, credits, 'this request');
     return { reservationId: reply.reservation_id, credits, quota: reply.quota };
+  }
+
+  /** Refuses (429) when the month cannot cover `credits` now, without holding anything (work charged later). */
+  async assertAvailable(client: AuthenticatedClient, credits: number, what: string, correlationId?: string): Promise<void> {
+    const quota = await this.quotaOf(client, correlationId);
+    if (quota.remaining !== null && quota.remaining < credits) throw exhausted(quota, credits, what);
   }
 
   async charge(client: AuthenticatedClient, hold: CreditHold, credits: number, chargeKey: string, mode: BillableMode, details: Record<string, unknown>, correlationId?: string): Promise<QuotaState> {
@@ -64,4 +64,12 @@ export class CreditGate {
     this.cache.remember(client.id, reply.quota);
     return reply.quota;
   }
+}
+
+function exhausted(quota: QuotaState, credits: number, what: string): QuotaExceededError {
+  const retryAfter = Math.max(1, quota.resets_at - Math.floor(Date.now() / 1000));
+  return new QuotaExceededError(
+    `Monthly credit quota exhausted: ${quota.used} of ${quota.limit} credits used in ${quota.month}; ${what} needs ${credits}. The quota resets at the start of next month (UTC).`,
+    retryAfter,
+  );
 }

@@ -1,4 +1,4 @@
-import { DownloadRequest, DownloadResultBody, ProxyConfig, proxyNameOf, ScrapeRequest, ScrapeResultBody, SUBJECTS } from '@lib/contracts';
+import { DownloadRequest, DownloadResultBody, ProxyConfig, proxyCountryOf, ScrapeRequest, ScrapeResultBody, SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { CREDIT_COST } from '@lib/plans';
 import { Inject, Injectable } from '@nestjs/common';
@@ -45,9 +45,8 @@ export class SyncScrapeHandler {
 
   /** Spec 4.2 rule 4: a country pool needs the client's approval, asked on every request (a decision holds at once). */
   private async assertProxyApproved(useProxy: string | ProxyConfig | null, admission: Admission): Promise<void> {
-    const name = proxyNameOf(useProxy);
-    if (!name || name === 'any') return;
-    const country = name.toUpperCase();
+    const country = proxyCountryOf(useProxy);
+    if (!country) return;
     const { approved } = await this.bus.request(SUBJECTS.proxies.check, { client_id: admission.client!.id, country_code: country }, { correlationId: admission.requestId, timeoutMs: 5000 });
     if (!approved) {
       throw new CountryProxyNotApprovedError(`The ${country} proxy pool is not approved for this client. Request it with POST /v1/proxy/request-country; an administrator reviews it (spec 3.5). Use "any" meanwhile.`);

@@ -4,10 +4,9 @@ import { MessageBus } from '@lib/messaging';
 import { DATABASE, DatabaseConnection } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
+import { isUUID } from 'class-validator';
 import { ListedRunNotFoundError } from '../result-store.errors';
 import { listingTime } from '../job-listing/job-listing';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * One job's stored scrape response (spec 4.5), or why there is none: still running
@@ -28,7 +27,7 @@ export class JobResults {
     const [run] = await this.db.sql.query('select id from runs where id = $1 and collection_id = $2 and client_id = $3', [query.run_id, query.collection_id, query.client_id]);
     if (!run) throw new ListedRunNotFoundError(`Run ${query.run_id} not found under collection ${query.collection_id}.`);
     const invalid: JobResultReply = { found: false, error_code: 'job_id_invalid', message: `No job ${query.job_id} in run ${query.run_id}.`, completed_at: null, age_hours: null };
-    if (!UUID.test(query.job_id)) return invalid;
+    if (!isUUID(query.job_id)) return invalid;
     const [job] = await this.db.sql.query<{ status: string; completed_at: Date | null; body: string | null }>(
       'select j.status, j.completed_at, r.body from jobs j left join job_results r on r.job_id = j.id where j.id = $1 and j.run_id = $2',
       [query.job_id, query.run_id],

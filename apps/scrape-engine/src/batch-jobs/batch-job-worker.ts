@@ -1,5 +1,5 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
-import { CompleteJobCommand, proxyNameOf, SUBJECTS } from '@lib/contracts';
+import { CompleteJobCommand, proxyCountryOf, SUBJECTS } from '@lib/contracts';
 import { JOB_QUEUE_ADAPTER, JobConsumer, JobQueue, MessageBus, QueuedJob } from '@lib/messaging';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import os from 'node:os';
@@ -43,8 +43,9 @@ export class BatchJobWorker {
     this.consumer = null;
   }
 
+  /** A job may name a country pool only while the client's approval holds (spec 4.2 rule 4), like a sync scrape. */
   private async assertCountryApproved(clientId: string, request: Record<string, unknown>): Promise<void> {
-    const country = countryOf(request);
+    const country = proxyCountryOf(request.use_proxy);
     if (!country) return;
     const { approved } = await this.bus.request(SUBJECTS.proxies.check, { client_id: clientId, country_code: country }, { timeoutMs: CLAIM_TIMEOUT_MS });
     if (!approved) throw new Error(`country_not_approved: the ${country} proxy pool is not approved for this client (POST /v1/proxy/request-country); nothing was fetched or charged`);
@@ -101,12 +102,6 @@ export class BatchJobWorker {
       job.nak(RETRY_LATER_MS);
     }
   }
-}
-
-/** A job may name a country pool only while the client's approval holds (spec 4.2 rule 4), as a sync scrape. */
-function countryOf(request: Record<string, unknown>): string | null {
-  const name = proxyNameOf((request.use_proxy ?? null) as Parameters<typeof proxyNameOf>[0]);
-  return name && name !== 'any' ? name.toUpperCase() : null;
 }
 
 async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {

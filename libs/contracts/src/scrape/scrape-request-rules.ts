@@ -68,6 +68,12 @@ export function proxyNameOf(useProxy: unknown): string | null {
   return null;
 }
 
+/** The country (upper case) a `use_proxy` names, or null for none and `any`: what needs an approval (spec 4.2 rule 4). */
+export function proxyCountryOf(useProxy: unknown): string | null {
+  const name = proxyNameOf(useProxy);
+  return name && name !== 'any' ? name.toUpperCase() : null;
+}
+
 export function isProxyName(value: string): boolean {
   return value === 'any' || /^[A-Za-z]{2}$/.test(value);
 }
