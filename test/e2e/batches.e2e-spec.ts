@@ -2,6 +2,7 @@ import { DATABASE, DatabaseConnection } from '@lib/persistence';
 import type { Clock } from '@lib/runtime';
 import { FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { eventually, rateLimitForPolling } from './support/eventually';
 import { http, HttpResult } from './support/http';
 import { runtimesUnderTest } from './support/runtimes';
 
@@ -39,7 +40,7 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       { clock },
     );
     url = env.url;
-    token = (await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'scale', client_id: 'batch-a' } })).body.token;
+    token = (await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'scale', client_id: 'batch-a', rate_limit_per_minute: rateLimitForPolling(50) } })).body.token;
     otherToken = (await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'starter', client_id: 'batch-b' } })).body.token;
   });
   afterAll(async () => {
@@ -51,12 +52,12 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
   const api = (path: string, init: Parameters<typeof http>[2] = {}) => http(url, path, { token, ...init });
   const createCollection = (body: unknown, headers: Record<string, string> = {}, as = token) => http(url, '/v1/async/collections', { token: as, json: body, headers });
   const waitForRun = async (collectionId: string, runId: string, timeoutMs = 240_000): Promise<HttpResult> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const res = await api(`/v1/async/collections/${collectionId}/runs/${runId}`);
-      if (res.body.status === 'completed' || Date.now() > deadline) return res;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    let last: HttpResult | undefined;
+    await eventually(async () => {
+      last = await api(`/v1/async/collections/${collectionId}/runs/${runId}`);
+      return last.body.status === 'completed';
+    }, { timeoutMs, what: `run ${runId} completed` }).catch(() => undefined);
+    return last!;
   };
   const drain = async (collectionId: string, runId: string, query: string) => {
     const items: any[] = [];
@@ -346,16 +347,14 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
     });
 
     it('stops charging when the month\'s credits run out: the remaining jobs fail uncharged', async () => {
-      const created = (await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'starter', monthly_credits: 5 } })).body;
+      const created = (await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'starter', monthly_credits: 5, rate_limit_per_minute: rateLimitForPolling(100) } })).body;
       const as = (path: string, init: Parameters<typeof http>[2] = {}) => http(url, path, { token: created.token, ...init });
       const collectionId = (await as('/v1/async/collections', { json: { name: 'budget', requests: Array.from({ length: 8 }, (_, i) => ({ url: `${site.url}/page?q=${i}` })) } })).body.id;
       const run = await as(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
-      let done: any;
-      for (let i = 0; i < 600; i += 1) {
-        done = (await as(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}`)).body;
-        if (done.status === 'completed') break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const done = await eventually(async () => {
+        const body = (await as(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}`)).body;
+        return body.status === 'completed' && body;
+      }, { what: 'the budget run completed' });
       expect(done).toMatchObject({ status: 'completed', success_requests: 5, failed_requests: 3, credits_charged: 5 });
       const quota = await as('/v1/plans');
       expect(quota.headers.get('x-quota-used')).toBe('5');

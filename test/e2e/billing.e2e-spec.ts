@@ -1,5 +1,6 @@
 import { closedLocalPort, FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { eventually } from './support/eventually';
 import { http } from './support/http';
 import { runtimesUnderTest } from './support/runtimes';
 
@@ -40,12 +41,10 @@ describe.each(runtimesUnderTest('billing'))('billing and metrics — $name', (ru
     expect((await call('/v1/sync/scrape', { url: `http://127.0.0.1:${closedPort}/`, use_proxy: { proxy: null, max_retries: 0 } })).headers.get('x-credits-charged')).toBe('0');
     const collection = (await http(env.url, '/v1/async/collections', { token, json: { name: 'billed', requests: [{ url: `${site.url}/page?batch` }, { url: `${site.url}/status/404?batch` }] } })).body.id;
     const run = (await http(env.url, `/v1/async/collections/${collection}/run`, { token, method: 'POST' })).body;
-    let status: any;
-    for (let i = 0; i < 300; i += 1) {
-      status = (await http(env.url, `/v1/async/collections/${collection}/runs/${run.run_id}`, { token })).body;
-      if (status.status === 'completed') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const status = await eventually(async () => {
+      const body = (await http(env.url, `/v1/async/collections/${collection}/runs/${run.run_id}`, { token })).body;
+      return body.status === 'completed' && body;
+    }, { what: 'the billed run completed' });
     charged += status.credits_charged;
   });
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import { FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { eventually } from './support/eventually';
 import { http } from './support/http';
 import { startLocalProxies } from './support/local-proxies';
 import { runtimesUnderTest } from './support/runtimes';
@@ -115,12 +116,10 @@ describe.each(runtimesUnderTest('country-proxies'))('country proxies — $name',
   it('holds batch jobs to the same approvals', async () => {
     const collection = (await api('/v1/async/collections', { json: { name: 'geo', requests: [{ url: `${site.url}/page?fr`, use_proxy: 'FR' }, { url: `${site.url}/page?de`, use_proxy: 'DE' }] } })).body.id;
     const run = (await api(`/v1/async/collections/${collection}/run`, { method: 'POST' })).body;
-    let status: any;
-    for (let i = 0; i < 300; i += 1) {
-      status = (await api(`/v1/async/collections/${collection}/runs/${run.run_id}`)).body;
-      if (status.status === 'completed') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const status = await eventually(async () => {
+      const body = (await api(`/v1/async/collections/${collection}/runs/${run.run_id}`)).body;
+      return body.status === 'completed' && body;
+    }, { what: 'the geo run completed' });
     expect(status).toMatchObject({ status: 'completed', success_requests: 1, failed_requests: 1, credits_charged: 1 });
     expect(status.failed_jobs).toEqual([expect.objectContaining({ url: `${site.url}/page?fr`, status: 'failed', error: expect.stringContaining('country_not_approved') })]);
   });

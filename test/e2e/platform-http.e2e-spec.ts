@@ -5,6 +5,7 @@ import { PLAN_IDS } from '@lib/plans';
 import { CreditGate } from '../../apps/gateway/src/credits/credit-gate';
 import { ClientDirectory } from '../../apps/gateway/src/clients/client-directory';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { eventually, rateLimitForPolling } from './support/eventually';
 import { expectUsageHeaders, http } from './support/http';
 import { runtimesUnderTest } from './support/runtimes';
 
@@ -183,12 +184,12 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
     });
 
     it('reflects charges made elsewhere (e.g. by batch jobs) through billing-meter events', async () => {
-      const created = await createClient({ plan: 'free', monthly_credits: 100 });
+      const created = await createClient({ plan: 'free', monthly_credits: 100, rate_limit_per_minute: rateLimitForPolling(50) });
       expect((await http(url, '/v1/plans', { token: created.token })).headers.get('x-quota-used')).toBe('0');
       const bus = env.platform.gateway.get(MessageBus);
       const hold = await bus.request(SUBJECTS.billing.creditsReserve, { client_id: created.client_id, monthly_credits: 100, credits: 5, ttl_seconds: 60 });
       await bus.request(SUBJECTS.billing.creditsCommit, { reservation_id: hold.reservation_id!, credits: 5, charge_key: `elsewhere-${created.client_id}`, mode: 'browser' });
-      await waitUntil(async () => (await http(url, '/v1/plans', { token: created.token })).headers.get('x-quota-used') === '5');
+      await eventually(async () => (await http(url, '/v1/plans', { token: created.token })).headers.get('x-quota-used') === '5', { timeoutMs: 15_000, what: 'x-quota-used 5' });
     });
 
     it('reports an unlimited quota as X-Quota-Limit 0', async () => {
@@ -220,12 +221,3 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
     expect((await http(url, '/v1/plans', { headers: { 'x-request-id': 'bad id with spaces' } })).headers.get('x-request-id')).not.toContain(' ');
   });
 });
-
-/** Polls until `check` holds (events are asynchronous); fails after two seconds. */
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met within 2 s');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -167,7 +167,7 @@ describe('the embedded platform process (npm start)', () => {
       await bus.close();
     }
     for (const url of gatewayUrls) {
-      await waitFor(`quota headers on ${url}`, async () => (await http(url, '/v1/plans', { token: created.body.token })).headers.get('x-quota-used') === '5', [], 3000);
+      await waitFor(`quota headers on ${url}`, async () => (await http(url, '/v1/plans', { token: created.body.token })).headers.get('x-quota-used') === '5', [], 15_000);
     }
   });
 

@@ -11,6 +11,7 @@ import { createTestDatabase } from '../support/postgres-database';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { http as call, HttpResult } from './support/http';
 import { runtimesUnderTest } from './support/runtimes';
+import { eventually, rateLimitForPolling } from './support/eventually';
 import { buildDist, startService, waitFor } from './support/service-process';
 
 /** What a webhook receiver saw: one entry per POST. */
@@ -91,7 +92,10 @@ describe.each(runtimesUnderTest('webhooks'))('run-completion webhooks — $name'
       PUBLIC_BASE_URL,
       BROWSER_WARM: 'false',
     });
-    token = (await call(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro' } })).body.token;
+  });
+  // Each test has its own client: no test can spend another's rate limit or see its secret.
+  beforeEach(async () => {
+    token = (await call(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro', rate_limit_per_minute: rateLimitForPolling(50) } })).body.token;
   });
   afterAll(async () => {
     await env?.stop();
@@ -107,14 +111,7 @@ describe.each(runtimesUnderTest('webhooks'))('run-completion webhooks — $name'
     const run = await api(`/v1/async/collections/${collection.body.id}/run`, { method: 'POST' });
     return { collectionId: collection.body.id as string, run: run.body, runPath: `/v1/async/collections/${collection.body.id}/runs/${run.body.run_id}` };
   };
-  const until = async (probe: () => Promise<boolean>, timeoutMs = 30_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (await probe()) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error('condition not reached in time');
-  };
+  const until = (probe: () => Promise<boolean>) => eventually(probe, { timeoutMs: 30_000 });
 
   it('POSTs the signed body of spec 6 once, and the run says sent', async () => {
     const secret = (await api('/v1/webhooks/secret')).body.secret;
@@ -151,11 +148,12 @@ describe.each(runtimesUnderTest('webhooks'))('run-completion webhooks — $name'
     receiver.script('flaky', [429, 503, 200]);
     const { runPath } = await runWithCallback(`${receiver.url}/script/flaky`);
     const seen: string[] = [];
-    await until(async () => {
+    // 'retrying' lasts one 400 ms answer: a fixed 50 ms poll (the client's limit is sized for it).
+    await eventually(async () => {
       const status = (await api(runPath)).body.callback_status;
       if (seen[seen.length - 1] !== status) seen.push(status);
       return status === 'sent';
-    });
+    }, { timeoutMs: 30_000, factor: 1, what: 'callback_status sent' });
     expect(seen).toEqual(['pending', 'failed', 'retrying', 'failed', 'retrying', 'sent']);
     const hits = receiver.received.filter((r) => r.path === '/script/flaky');
     expect(hits).toHaveLength(3);
@@ -267,14 +265,12 @@ describe('a webhook retry across a restart of webhook-sender (embedded platform)
       const collection = (await call(first.url, '/v1/async/collections', { token, json: { name: 'r', callback_url: `${receiver.url}/script/restart`, requests: [{ url: `${site.url}/page` }] } })).body.id;
       const run = (await call(first.url, `/v1/async/collections/${collection}/run`, { token, method: 'POST' })).body;
       const runPath = `/v1/async/collections/${collection}/runs/${run.run_id}`;
-      const deadline = Date.now() + 30_000;
-      while ((await call(first.url, runPath, { token })).body.callback_status !== 'failed' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await eventually(async () => (await call(first.url, runPath, { token })).body.callback_status === 'failed', { timeoutMs: 30_000, maxMs: 200 });
       await first.stop(); // the retry is due in 3 s
 
       const second = await startInProcessPlatform(env);
       try {
-        const until = Date.now() + 30_000;
-        while ((await call(second.url, runPath, { token })).body.callback_status !== 'sent' && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+        await eventually(async () => (await call(second.url, runPath, { token })).body.callback_status === 'sent', { timeoutMs: 30_000 });
         expect((await call(second.url, runPath, { token })).body.callback_status).toBe('sent');
         await new Promise((r) => setTimeout(r, 500));
         expect(receiver.received.filter((r) => r.path === '/script/restart')).toHaveLength(2);
