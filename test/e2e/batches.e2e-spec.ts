@@ -115,6 +115,32 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       expect((await api('/v1/async/collections')).body.length).toBe(before);
     });
 
+    it('takes any valid body up to the body limit in both runtimes: a 1000-URL collection over 1 MiB, a job carrying a 4 MB payload', async () => {
+      // 1000 URLs of 1.5 KB: about 1.6 MB of requests, past NATS's 1 MB message limit.
+      const longUrls = Array.from({ length: 1000 }, (_, i) => ({ url: `${site.url}/page?${i}-${'u'.repeat(1500)}` }));
+      const big = await createCollection({ name: 'over-1-mib', requests: longUrls });
+      expect(big.status).toBe(201);
+      expect(big.body).toMatchObject({ duplicates_skipped: 0, invalid_items: [], blocked_urls: [] });
+      const updated = await api(`/v1/async/collections/${big.body.id}`, { method: 'PUT', json: { requests: longUrls.slice().reverse() } });
+      expect(updated.status).toBe(200);
+
+      // One job whose stored request is 4 MB: the claim reply carries it to the worker.
+      const payload = { blob: 'p'.repeat(4 * 1024 * 1024) };
+      const heavy = await createCollection({ name: 'four-mb-job', requests: [{ url: `${site.url}/echo`, http_method: { method: 'post', payload } }] });
+      expect(heavy.status).toBe(201);
+      const run = await api(`/v1/async/collections/${heavy.body.id}/run`, { method: 'POST' });
+      expect(run.status).toBe(201);
+      const done = await waitForRun(heavy.body.id, run.body.run_id);
+      expect(done.body).toMatchObject({ status: 'completed', success_requests: 1 });
+      const result = await api(`/v1/async/collections/${heavy.body.id}/runs/${run.body.run_id}/jobs/${run.body.job_ids[0]}/result`);
+      expect(JSON.parse(result.body.html).body).toBe(JSON.stringify(payload));
+
+      // The same payload in a sync scrape: the request to scrape-engine is parked like a reply.
+      const sync = await api('/v1/sync/scrape', { json: { url: `${site.url}/echo`, http_method: { method: 'post', payload } } });
+      expect(sync.status).toBe(200);
+      expect(JSON.parse(sync.body.html).body).toBe(JSON.stringify(payload));
+    });
+
     it('filters by name, name_prefix and since (AND), updates, deletes, and keeps clients apart', async () => {
       const a = (await createCollection({ name: 'report-alpha', requests: [{ url: `${site.url}/page` }] })).body.id;
       const b = (await createCollection({ name: 'report-beta', requests: [] })).body.id;

@@ -13,6 +13,20 @@ import type { TransportClient } from './transport.factory';
 export type PackedPayload<T> = { inline: T } | { object: string; bytes: number };
 
 export const INLINE_PAYLOAD_LIMIT = 512 * 1024;
+
+/**
+ * The envelope of a message whose payload was parked because it would not fit one NATS message:
+ * a request (MessageBus.request packs it; the receiver's LargePayloadInterceptor swaps it for the
+ * payload before validation) or a reply (the interceptor packs it; MessageBus.request unpacks it).
+ * Handlers and payload classes never see it.
+ */
+export const PARKED_PAYLOAD_KEY = '__parked_payload';
+export type ParkedEnvelope = { [PARKED_PAYLOAD_KEY]: { object: string; bytes: number } };
+
+export function isParkedEnvelope(value: unknown): value is ParkedEnvelope {
+  const inner = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[PARKED_PAYLOAD_KEY] : undefined;
+  return typeof inner === 'object' && inner !== null && typeof (inner as { object?: unknown }).object === 'string';
+}
 const TRANSFER_BUCKET = 'transfer-payloads';
 // A parked payload nobody collects (its requester died) disappears on its own.
 const TRANSFER_TTL_NANOS = 10 * 60 * 1e9;
@@ -88,12 +102,26 @@ export class MessageBus {
     await this.transport.client.unwrap<{ flush(): Promise<void> }>().flush();
   }
 
+  /**
+   * Sends a request and waits for its reply. A payload too large for one NATS message (a valid
+   * 1000-URL collection can exceed 1 MB) travels parked like a large reply; the receiver unpacks it.
+   */
   async request<S extends RequestSubject>(subject: S, payload: RequestOf<S>, options: RequestOptions = {}): Promise<ReplyOf<S>> {
     const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
-    const record = this.transport.wrap(payload, this.headers(options.correlationId));
+    let parked: string | null = null;
     try {
-      return await firstValueFrom(this.transport.client.send<ReplyOf<S>>(subject, record).pipe(timeout(timeoutMs)));
+      const packed = await this.pack(payload);
+      let wire: unknown = payload;
+      if ('object' in packed) {
+        parked = packed.object;
+        wire = { [PARKED_PAYLOAD_KEY]: packed } satisfies ParkedEnvelope;
+      }
+      const record = this.transport.wrap(wire, this.headers(options.correlationId));
+      const reply = await firstValueFrom(this.transport.client.send<ReplyOf<S>>(subject, record).pipe(timeout(timeoutMs)));
+      return isParkedEnvelope(reply) ? await this.unpack<ReplyOf<S>>(reply[PARKED_PAYLOAD_KEY]) : reply;
     } catch (error) {
+      // Nobody collected the parked payload: do not leave it for the TTL.
+      if (parked) void this.objectStore().then((store) => store.delete(parked!)).catch(() => undefined);
       throw translateTransportError(error, subject, timeoutMs);
     }
   }

@@ -1,7 +1,8 @@
 import { InternalError, InvalidMessageError, AppError } from '@lib/errors';
 import { CORRELATION_HEADER, withCorrelationId } from '@lib/logging';
 import { ArgumentsHost, CallHandler, Catch, ExceptionFilter, ExecutionContext, Injectable, Logger, NestInterceptor, ValidationError, ValidationPipe } from '@nestjs/common';
-import { Observable, throwError } from 'rxjs';
+import { from, Observable, switchMap, throwError } from 'rxjs';
+import { isParkedEnvelope, MessageBus, PARKED_PAYLOAD_KEY, ParkedEnvelope } from './message-bus';
 
 /**
  * Validates every inbound message against its payload class at the edge of the receiving context:
@@ -44,5 +45,35 @@ export class CorrelationInterceptor implements NestInterceptor {
     const headers = typeof rpc?.getHeaders === 'function' ? rpc.getHeaders() : undefined;
     const correlationId = headers?.get(CORRELATION_HEADER) || undefined;
     return new Observable((subscriber) => withCorrelationId(correlationId, () => next.handle().subscribe(subscriber)));
+  }
+}
+
+/**
+ * Lets any message exceed NATS's 1 MB limit: a parked request (MessageBus.request, payloads over
+ * the inline limit) is replaced with its payload before pipes validate it — the handler's
+ * argument array is the one the pipes read — and a reply over the limit is parked on its way back.
+ */
+@Injectable()
+export class LargePayloadInterceptor implements NestInterceptor {
+  constructor(private readonly bus: MessageBus) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (this.bus.kind !== 'nats') return next.handle();
+    const args = context.getArgs();
+    const handled = isParkedEnvelope(args[0])
+      ? from(this.bus.unpack(args[0][PARKED_PAYLOAD_KEY])).pipe(
+          switchMap((payload) => {
+            args[0] = payload;
+            return next.handle();
+          }),
+        )
+      : next.handle();
+    return handled.pipe(
+      switchMap(async (reply: unknown) => {
+        if (reply === undefined || reply === null || typeof reply !== 'object') return reply;
+        const packed = await this.bus.pack(reply);
+        return 'inline' in packed ? reply : ({ [PARKED_PAYLOAD_KEY]: packed } satisfies ParkedEnvelope);
+      }),
+    );
   }
 }

@@ -1,4 +1,5 @@
 import type { SqlExecutor } from './database-connection';
+import { storableJson } from './storable-text';
 
 /** A statement runner inside one transaction. */
 export type SqlTransaction = Omit<SqlExecutor, 'transaction'>;
@@ -67,7 +68,7 @@ export async function recordLedgerCharge(tx: SqlTransaction, charge: LedgerCharg
   const inserted = await tx.query(
     `insert into credit_ledger_entries (id, client_id, month, credits, mode, charge_key, details, occurred_at)
      values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) on conflict (charge_key) do nothing returning id`,
-    [charge.id, charge.clientId, month, charge.credits, charge.mode, charge.chargeKey, JSON.stringify(charge.details), charge.at],
+    [charge.id, charge.clientId, month, charge.credits, charge.mode, charge.chargeKey, storableJson(charge.details), charge.at],
   );
   if (inserted.length === 0) return false;
   await tx.query(

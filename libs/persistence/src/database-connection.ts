@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Pool } from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from './generated/prisma/client';
+import { storableParams } from './storable-text';
 
 /** Plain SQL access for what Prisma's query API does not cover (migrations, counters, locks). */
 export interface SqlExecutor {
@@ -93,7 +94,7 @@ export function poolSqlExecutor(pool: Pool): SqlExecutor {
       await pool.query(text);
     },
     async query<T>(text: string, params: unknown[] = []) {
-      return (await pool.query(text, params)).rows as T[];
+      return (await pool.query(text, storableParams(params))).rows as T[];
     },
     async transaction(fn) {
       const client = await pool.connect();
@@ -101,7 +102,7 @@ export function poolSqlExecutor(pool: Pool): SqlExecutor {
         await client.query('begin');
         const result = await fn({
           exec: async (text) => void (await client.query(text)),
-          query: async <T>(text: string, params: unknown[] = []) => (await client.query(text, params)).rows as T[],
+          query: async <T>(text: string, params: unknown[] = []) => (await client.query(text, storableParams(params))).rows as T[],
         });
         await client.query('commit');
         return result;
@@ -125,13 +126,13 @@ async function openPglite(dataDir: string): Promise<Shared> {
       await db.exec(text);
     },
     async query<T>(text: string, params: unknown[] = []) {
-      return (await db.query<T>(text, params)).rows;
+      return (await db.query<T>(text, storableParams(params))).rows;
     },
     async transaction(fn) {
       return db.transaction((tx) =>
         fn({
           exec: async (text) => void (await tx.exec(text)),
-          query: async <T>(text: string, params: unknown[] = []) => (await tx.query<T>(text, params)).rows,
+          query: async <T>(text: string, params: unknown[] = []) => (await tx.query<T>(text, storableParams(params))).rows,
         }),
       );
     },

@@ -1,6 +1,6 @@
 import type { PlatformConfig } from '@lib/config';
 import { createRootLogger, NestPinoLogger } from '@lib/logging';
-import { CorrelationInterceptor, createMessageValidationPipe, createServerOptions, InProcessBus, RpcErrorFilter } from '@lib/messaging';
+import { CorrelationInterceptor, createMessageValidationPipe, createServerOptions, InProcessBus, MessageBus, LargePayloadInterceptor, RpcErrorFilter } from '@lib/messaging';
 import type { INestMicroservice, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 
@@ -23,7 +23,7 @@ export async function bootstrapMessageContext(
   });
   app.useGlobalPipes(createMessageValidationPipe());
   app.useGlobalFilters(new RpcErrorFilter());
-  app.useGlobalInterceptors(new CorrelationInterceptor());
+  app.useGlobalInterceptors(new CorrelationInterceptor(), new LargePayloadInterceptor(app.get(MessageBus)));
   await app.listen();
   return app;
 }

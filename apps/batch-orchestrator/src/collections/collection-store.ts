@@ -1,5 +1,5 @@
 import type { CollectionView } from '@lib/contracts';
-import { DATABASE, DatabaseConnection } from '@lib/persistence';
+import { DATABASE, DatabaseConnection, storableJson } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 import type { CollectionItem } from './collection-items.validator';
 
@@ -22,7 +22,7 @@ export class CollectionStore {
   async insert(row: { id: string; clientId: string; name: string; callbackUrl: string | null; items: CollectionItem[]; at: Date }): Promise<void> {
     await this.db.sql.query(
       'insert into collections (id, client_id, name, callback_url, requests, request_count, created_at, updated_at) values ($1, $2, $3, $4, $5::jsonb, $6, $7, $7)',
-      [row.id, row.clientId, row.name, row.callbackUrl, JSON.stringify(row.items), row.items.length, row.at],
+      [row.id, row.clientId, row.name, row.callbackUrl, storableJson(row.items), row.items.length, row.at],
     );
   }
 
@@ -33,7 +33,7 @@ export class CollectionStore {
     if (change.name !== undefined) sets.push(`name = $${params.push(change.name)}`);
     if (change.callbackUrl !== undefined) sets.push(`callback_url = $${params.push(change.callbackUrl)}`);
     if (change.items !== undefined) {
-      sets.push(`requests = $${params.push(JSON.stringify(change.items))}::jsonb`);
+      sets.push(`requests = $${params.push(storableJson(change.items))}::jsonb`);
       sets.push(`request_count = $${params.push(change.items.length)}`);
     }
     const [row] = await this.db.sql.query<CollectionRow>(`update collections set ${sets.join(', ')} where id = $1 and client_id = $2 returning ${VIEW_COLUMNS}`, params);

@@ -1,5 +1,5 @@
 import type { JobStatus, ScrapeExecutionFacts, ScrapeResultBody } from '@lib/contracts';
-import { DATABASE, DatabaseConnection, lockCreditAccount, recordLedgerCharge, SqlTransaction } from '@lib/persistence';
+import { DATABASE, DatabaseConnection, lockCreditAccount, recordLedgerCharge, SqlTransaction, storableJson } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
@@ -82,6 +82,8 @@ export class JobCompletion {
         c.credits,
       ],
     );
+    // A text column: JSON.stringify escapes NUL and lone surrogates of scraped pages as \u sequences
+    // that text stores and JSON.parse restores, so the page comes back exactly as it was fetched.
     const stored = JSON.stringify({ ...c.body, url: job.url, custom_id: job.custom_id, status: c.status });
     await tx.query('insert into job_results (job_id, run_id, body, size_bytes, completed_at) values ($1, $2, $3, $4, $5) on conflict (job_id) do nothing', [
       job.id,
@@ -152,7 +154,7 @@ export class JobCompletion {
     };
     await tx.query(
       'insert into webhook_outbox (id, run_id, client_id, callback_url, payload, status, next_attempt_at, created_at) values ($1, $2, $3, $4, $5::jsonb, $6, $7, $7) on conflict (run_id) do nothing',
-      [randomUUID(), run.id, run.client_id, run.callback_url, JSON.stringify(payload), 'pending', now],
+      [randomUUID(), run.id, run.client_id, run.callback_url, storableJson(payload), 'pending', now],
     );
   }
 }

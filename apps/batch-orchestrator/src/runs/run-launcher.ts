@@ -1,5 +1,5 @@
 import { CONTENT_RULES_VERSION, RunView, StartRunCommand, SUCCESS_RULES } from '@lib/contracts';
-import { DATABASE, DatabaseConnection } from '@lib/persistence';
+import { DATABASE, DatabaseConnection, storableJson } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
@@ -44,7 +44,7 @@ export class RunLauncher {
           command.monthly_credits,
           collection.callback_url,
           collection.callback_url ? 'pending' : null,
-          JSON.stringify({ version: CONTENT_RULES_VERSION, rules: [...SUCCESS_RULES] }),
+          storableJson({ version: CONTENT_RULES_VERSION, rules: [...SUCCESS_RULES] }),
           now,
         ],
       );

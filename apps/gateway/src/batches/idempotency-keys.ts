@@ -1,5 +1,5 @@
 import { AppError } from '@lib/errors';
-import { DATABASE, DatabaseConnection } from '@lib/persistence';
+import { DATABASE, DatabaseConnection, storableJson } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
@@ -90,7 +90,7 @@ export class IdempotencyKeys {
       await this.db.sql.query('delete from idempotency_keys where client_id = $1 and key = $2 and status_code is null', [clientId, key]);
       throw error;
     }
-    await this.db.sql.query('update idempotency_keys set status_code = $3, response = $4::jsonb where client_id = $1 and key = $2', [clientId, key, response.status, JSON.stringify(response.body)]);
+    await this.db.sql.query('update idempotency_keys set status_code = $3, response = $4::jsonb where client_id = $1 and key = $2', [clientId, key, response.status, storableJson(response.body)]);
     return response;
   }
 }

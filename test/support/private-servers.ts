@@ -1,0 +1,184 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Infrastructure servers a test run owns, on ports of their own.
+ *
+ * Why: a queue group on a shared NATS spans every process subscribed to it, so two test runs on
+ * one machine (a developer's run beside a CI clone) answered each other's requests — a credit
+ * hold reached one run's billing-meter and its commit the other's. Fault-injection tests also
+ * have to stop and restart NATS and Postgres, which must never touch the machine's own servers.
+ */
+export interface PrivateServer {
+  url: string;
+  port: number;
+  /** kill -9: the server is gone at once, as in a crash. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and data directory. */
+  start(): Promise<void>;
+  /** Stops it for good and removes its data. */
+  dispose(): Promise<void>;
+}
+
+export const NATS_SERVER_BINARY = process.env.NATS_SERVER_BINARY ?? '/usr/sbin/nats-server';
+
+export function natsServerAvailable(): boolean {
+  return fs.existsSync(NATS_SERVER_BINARY);
+}
+
+/** A free TCP port on 127.0.0.1 (below the ephemeral range is not needed: bound at once). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, timeoutMs: number, what: string, child: () => ChildProcess | null): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect({ host: '127.0.0.1', port }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    const c = child();
+    if (c && c.exitCode !== null) throw new Error(`${what} exited with ${c.exitCode}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${what} did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
+}
+
+async function killChild(child: ChildProcess | null): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** nats-server with JetStream on its own port and store directory. */
+export async function startPrivateNats(label = 'nats'): Promise<PrivateServer> {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `test-${label}-`));
+  let child: ChildProcess | null = null;
+  const start = async () => {
+    child = spawn(NATS_SERVER_BINARY, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' });
+    await waitForPort(port, 15_000, 'nats-server', () => child);
+  };
+  await start();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    kill: () => killChild(child),
+    start,
+    async dispose() {
+      await killChild(child);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Debian's PostgreSQL server binaries, for a private cluster (initdb refuses to run as root). */
+function postgresBinDir(): string | null {
+  const root = '/usr/lib/postgresql';
+  if (!fs.existsSync(root)) return null;
+  const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  return versions.length > 0 ? path.join(root, versions[0], 'bin') : null;
+}
+
+export function privatePostgresAvailable(): boolean {
+  return postgresBinDir() !== null;
+}
+
+/** A throw-away Postgres cluster (trust auth, database `test`) that a test may crash and restart. */
+export async function startPrivatePostgres(label = 'pg'): Promise<PrivateServer> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql');
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `test-${label}-`));
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
+  const run = (file: string, args: string[]) => (asRoot ? spawn('runuser', ['-u', 'postgres', '--', path.join(bin, file), ...args], { stdio: 'ignore' }) : spawn(path.join(bin, file), args, { stdio: 'ignore' }));
+  const data = path.join(dir, 'data');
+  await new Promise<void>((resolve, reject) => {
+    const init = run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+    init.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`initdb exited with ${code}`))));
+  });
+  let child: ChildProcess | null = null;
+  const start = async () => {
+    child = run('postgres', ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off']);
+    await waitForPort(port, 30_000, 'postgres', () => child);
+    // Accepting connections is later than listening during recovery after a crash.
+    const { Client } = await import('pg');
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const client = new Client({ connectionString: `postgresql://postgres@127.0.0.1:${port}/postgres` });
+      try {
+        await client.connect();
+        await client.query("select 1");
+        await client.end();
+        break;
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        if (Date.now() > deadline) throw error;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  };
+  await start();
+  const { Client } = await import('pg');
+  const admin = new Client({ connectionString: `postgresql://postgres@127.0.0.1:${port}/postgres` });
+  await admin.connect();
+  await admin.query('create database test');
+  await admin.end();
+  return {
+    url: `postgresql://postgres@127.0.0.1:${port}/test`,
+    port,
+    // runuser stays the parent: kill the postmaster itself so the crash is real.
+    kill: async () => {
+      const pidFile = path.join(data, 'postmaster.pid');
+      if (fs.existsSync(pidFile)) {
+        const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      await killChild(child);
+      // The postmaster's children notice it is gone and exit; wait for the port to close.
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && fs.existsSync(pidFile)) {
+        try {
+          process.kill(Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]), 0);
+        } catch {
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    start,
+    async dispose() {
+      const pidFile = path.join(data, 'postmaster.pid');
+      if (fs.existsSync(pidFile)) {
+        try {
+          process.kill(Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      await killChild(child);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
