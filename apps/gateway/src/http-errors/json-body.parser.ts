@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { InvalidJsonBodyError } from '../gateway.errors';
 import type { ValidationProblem } from '@lib/contracts';
-import { inputShapeProblems } from './input-shape';
+import { inputShapeProblems, jsonTextShapeProblem } from './input-shape';
 
 /** The parsed value of `Content-Type: application/json` with nothing after it. */
 export const EMPTY_JSON_BODY = Symbol('EMPTY_JSON_BODY');
@@ -35,6 +35,8 @@ export function installJsonBodyParser(fastify: FastifyInstance): void {
     } catch {
       return done(new InvalidJsonBodyError(`The request body is not valid UTF-8 (first bad byte at offset ${firstInvalidUtf8Offset(body as Buffer)}).`), undefined);
     }
+    const structural = jsonTextShapeProblem(text);
+    if (structural) return done(null, new RejectedBody([structural]));
     parseJson(request, text, (error: Error | null, value?: unknown) => {
       if (!error) {
         const problems = inputShapeProblems(value, ['body']);
