@@ -9,6 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { RequestAdmission } from './admission/request-admission';
 import { BootstrapToken, ClientBootstrap } from './clients/client-bootstrap';
 import { GatewayModule } from './gateway.module';
+import { answerClientError, answerRouterError } from './http-errors/connection-errors';
 import { HttpErrorFilter } from './http-errors/http-error.filter';
 import { installJsonBodyParser } from './http-errors/json-body.parser';
 import { RequestValidationPipe } from './http-errors/request-validation.pipe';
@@ -33,6 +34,8 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus, c
     genReqId: (req: IncomingMessage) => sanitizeCorrelationId(req.headers[CORRELATION_HEADER]) ?? randomUUID(),
     // Without this, a slow client could hold a connection (and a sync scrape slot) forever.
     requestTimeout: 600_000,
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerRouterError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(withPlatformModules('gateway', GatewayModule, config, bus, clock), adapter, {
     logger: new NestPinoLogger(rootLogger),
