@@ -20,11 +20,13 @@ import { PlatformHealth } from './health/platform-health';
 import { OPENAPI_DOCUMENT, OpenApiController } from './openapi/openapi.controller';
 import { PlansController } from './plans/plans.controller';
 import { SyncScrapeController } from './sync-scrape/sync-scrape.controller';
+import { EngineWatch } from './sync-scrape/engine-watch';
+import { InFlightEventsController } from './sync-scrape/in-flight-events.controller';
 import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
 
 /** gateway: public REST under /v1 — auth, rate limits, quotas, errors — in front of the contexts. */
 @Module({
-  controllers: [QuotaEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController, CollectionsController, RunsController, WebhooksController, ProxiesController, UsageController],
+  controllers: [QuotaEventsController, InFlightEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController, CollectionsController, RunsController, WebhooksController, ProxiesController, UsageController],
   providers: [
     ClientDirectory,
     ClientBootstrap,
@@ -35,6 +37,7 @@ import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
     { provide: QuotaCache, useFactory: () => new QuotaCache() },
     PlatformHealth,
     SyncScrapeHandler,
+    EngineWatch,
     IdempotencyKeys,
     { provide: OPENAPI_DOCUMENT, useValue: { current: null } },
   ],

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadPlatformConfigOrExit } from '@lib/config';
 import { createRootLogger } from '@lib/logging';
-import { onShutdownSignal } from '@lib/runtime';
+import { keepServingOnUnhandledRejection, onShutdownSignal } from '@lib/runtime';
 import { startGateway } from './bootstrap-gateway';
 import { startBanner } from './start-banner';
 
@@ -15,7 +15,11 @@ async function main(): Promise<void> {
   const gateway = await startGateway(config);
   process.stdout.write(startBanner(gateway.url, config, gateway.bootstrapTokens));
   const logger = createRootLogger('gateway', config.logLevel);
+  keepServingOnUnhandledRejection((message) => logger.error(message));
   onShutdownSignal(() => gateway.app.close(), (message) => logger.info(message));
 }
 
-void main();
+main().catch((error: unknown) => {
+  process.stderr.write(`gateway failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadPlatformConfigOrExit } from '@lib/config';
 import { createRootLogger } from '@lib/logging';
-import { onShutdownSignal } from '@lib/runtime';
+import { keepServingOnUnhandledRejection, onShutdownSignal } from '@lib/runtime';
 import { startBanner } from '../../gateway/src/start-banner';
 import { startPlatform } from './platform';
 
@@ -11,6 +11,7 @@ async function main(): Promise<void> {
   const platform = await startPlatform(config);
   process.stdout.write(startBanner(platform.url, config, platform.bootstrapTokens));
   const logger = createRootLogger('platform', config.logLevel);
+  keepServingOnUnhandledRejection((message) => logger.error(message));
   onShutdownSignal(() => platform.stop(), (message) => logger.info(message));
 }
 

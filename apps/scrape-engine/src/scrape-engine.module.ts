@@ -15,6 +15,7 @@ import { MarkdownConverter } from './formats/markdown-converter';
 import { GuidanceAdvisor } from './guidance/guidance-advisor';
 import { ProxyRotation } from './proxy-rotation/proxy-rotation';
 import { SimpleFetcher } from './simple-fetch/simple-fetcher';
+import { InFlightScrapes } from './sync-scrape/in-flight-scrapes';
 import { ScrapeController } from './sync-scrape/scrape.controller';
 import { ScrapeExecution } from './sync-scrape/scrape-execution';
 import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
@@ -50,6 +51,7 @@ import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
         new BrowserScrapeExecutor(pool, reserve, guard, proxies, validator, markdown, extractor, advisor, { navigationMs: config.browserNavigationTimeoutMs }),
     },
     ScrapeExecution,
+    InFlightScrapes,
     BatchJobWorker,
   ],
 })

@@ -37,6 +37,10 @@ export interface PlatformConfig {
   anonymousRateLimitPerMinute: number;
   /** How long a caller waits for a reply from another context before giving up, ms. */
   rpcTimeoutMs: number;
+  /** A sync scrape whose engine has not named it for this long has lost its engine (503). */
+  engineSilenceMs: number;
+  /** A sync scrape no engine has named in this long was never taken: it is sent once more. */
+  engineAckTimeoutMs: number;
   /** Take the client IP from X-Forwarded-For (set when running behind the ingress). */
   trustProxy: boolean;
   /** Optional plain-HTTP liveness/readiness port for non-gateway services (Kubernetes probes). */
@@ -153,6 +157,8 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     anonymousRateLimitPerMinute: int('ANONYMOUS_RATE_LIMIT', 120, 1, 1_000_000),
     rpcTimeoutMs: int('RPC_TIMEOUT_MS', 10_000, 100, 600_000),
+    engineSilenceMs: int('ENGINE_SILENCE_MS', 3500, 1500, 600_000),
+    engineAckTimeoutMs: int('ENGINE_ACK_TIMEOUT_MS', 10_000, 1500, 600_000),
     trustProxy: trustProxyRaw === 'true' || trustProxyRaw === '1',
     healthPort,
     jobWorkerConcurrency: int('JOB_WORKER_CONCURRENCY', 8, 1, 256),

@@ -3,7 +3,7 @@ import type { CommitCreditsCommand, CommitCreditsReply, ReleaseCreditsCommand, R
 import type { QuotaChangedEvent, QuotaQuery, QuotaState } from './billing/quota.messages';
 import type { BillingQuery, BillingReply, ClientMetricsQuery, PlatformMetricsQuery } from './billing/usage.messages';
 import type { HealthQuery, HealthReport } from './health/health.messages';
-import type { DownloadResultBody, ExecuteDownloadCommand, ExecuteScrapeCommand, ScrapeExecutionFacts, ScrapeResultBody } from './scrape/scrape-execution.messages';
+import type { DownloadResultBody, ExecuteDownloadCommand, ExecuteScrapeCommand, ScrapeExecutionFacts, ScrapeResultBody, ScrapesInFlightEvent } from './scrape/scrape-execution.messages';
 import type { CollectionReference, CollectionView, CollectionWriteReply, CreateCollectionCommand, ListCollectionsQuery, ListRunsQuery, RunReference, RunView, StartRunCommand, UpdateCollectionCommand } from './batch/collection.messages';
 import type { ClaimJobCommand, ClaimJobReply, CompleteJobCommand, CompleteJobReply, HeartbeatJobCommand, HeartbeatJobReply } from './batch/job-execution.messages';
 import type { GetJobResultQuery, JobListingPage, JobResultReply, ListJobsQuery, SweepRetentionCommand, SweepRetentionReply } from './batch/job-listing.messages';
@@ -59,6 +59,7 @@ export type RequestReplyMap = {
 /** Facts published for whoever listens (fire and forget, at most once). */
 export type EventMap = {
   [SUBJECTS.billing.quotaChanged]: QuotaChangedEvent;
+  [SUBJECTS.scrape.inFlight]: ScrapesInFlightEvent;
 };
 
 export type RequestSubject = keyof RequestReplyMap;

@@ -22,6 +22,11 @@ export const SUBJECTS = {
     execute: 'scrape-engine.scrape.execute.command.v1',
     /** Download one file (spec 2.9); the content may be parked in the transfer store. */
     download: 'scrape-engine.download.execute.command.v1',
+    /**
+     * Every second, each scrape-engine replica names the sync requests it is working on (fan-out
+     * to every gateway): a request that stops being named has lost its engine.
+     */
+    inFlight: 'scrape-engine.scrape.in-flight.event.v1',
   },
   billing: {
     /** Current month's quota state of one client (gateway → billing-meter, request/reply). */

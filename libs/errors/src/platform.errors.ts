@@ -56,6 +56,17 @@ export class DependencyUnavailableError extends AppError {
   readonly code = 'transport.unavailable';
 }
 
+/**
+ * The context working on a request stopped answering mid-call (its process died): the work may be
+ * lost, nothing was charged, and the client may retry at once.
+ */
+export class WorkerLostError extends AppError {
+  readonly code = 'transport.worker_lost';
+  constructor(message: string, retryAfterSeconds = 2) {
+    super(message, { retry_after_seconds: retryAfterSeconds });
+  }
+}
+
 /** A message payload failed validation at the receiving context (a contract drift). */
 export class InvalidMessageError extends AppError {
   readonly code = 'transport.invalid_message';

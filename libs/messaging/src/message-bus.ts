@@ -3,7 +3,7 @@ import { DependencyUnavailableError, isSerializedAppError, RemoteAppError, Trans
 import { CORRELATION_HEADER, currentCorrelationId } from '@lib/logging';
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
+import { firstValueFrom, fromEvent, takeUntil, timeout, TimeoutError } from 'rxjs';
 import type { TransportClient } from './transport.factory';
 
 /**
@@ -41,6 +41,8 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Overrides the ambient correlation id (the gateway passes the HTTP request's id). */
   correlationId?: string;
+  /** Gives up waiting (the reply, if it ever comes, is dropped); the call rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -117,9 +119,16 @@ export class MessageBus {
         wire = { [PARKED_PAYLOAD_KEY]: packed } satisfies ParkedEnvelope;
       }
       const record = this.transport.wrap(wire, this.headers(options.correlationId));
-      const reply = await firstValueFrom(this.transport.client.send<ReplyOf<S>>(subject, record).pipe(timeout(timeoutMs)));
-      return isParkedEnvelope(reply) ? await this.unpack<ReplyOf<S>>(reply[PARKED_PAYLOAD_KEY]) : reply;
+      let replies = this.transport.client.send<ReplyOf<S>>(subject, record).pipe(timeout(timeoutMs));
+      if (options.signal) {
+        options.signal.throwIfAborted();
+        replies = replies.pipe(takeUntil(fromEvent(options.signal, 'abort')));
+      }
+      const reply = await firstValueFrom(replies, { defaultValue: undefined as ReplyOf<S> | undefined });
+      if (options.signal?.aborted) throw options.signal.reason;
+      return isParkedEnvelope(reply) ? await this.unpack<ReplyOf<S>>(reply[PARKED_PAYLOAD_KEY]) : (reply as ReplyOf<S>);
     } catch (error) {
+      if (options.signal?.aborted && error === options.signal.reason) throw error;
       // Nobody collected the parked payload: do not leave it for the TTL.
       if (parked) void this.objectStore().then((store) => store.delete(parked!)).catch(() => undefined);
       throw translateTransportError(error, subject, timeoutMs);

@@ -74,6 +74,12 @@ async function openPostgres(url: string): Promise<Shared> {
   const pool = new Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Nor may one that is checked out (in a transaction, or held by Prisma) when Postgres restarts:
+  // its 'error' event had no listener and killed batch-orchestrator. The query in progress fails
+  // on its own and its caller retries; the broken client is discarded when released.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   await pool.query('select 1');
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const sql = poolSqlExecutor(pool);
@@ -98,6 +104,7 @@ export function poolSqlExecutor(pool: Pool): SqlExecutor {
     },
     async transaction(fn) {
       const client = await pool.connect();
+      let released = false;
       try {
         await client.query('begin');
         const result = await fn({
@@ -107,10 +114,16 @@ export function poolSqlExecutor(pool: Pool): SqlExecutor {
         await client.query('commit');
         return result;
       } catch (error) {
-        await client.query('rollback').catch(() => undefined);
+        const rolledBack = await client.query('rollback').then(
+          () => true,
+          () => false,
+        );
+        // A connection that cannot even roll back is broken: destroy it rather than pool it.
+        client.release(rolledBack ? undefined : (error as Error));
+        released = true;
         throw error;
       } finally {
-        client.release();
+        if (!released) client.release();
       }
     },
   };

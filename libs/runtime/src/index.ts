@@ -7,3 +7,4 @@ export * from './health.controller.factory';
 export * from './standalone-context';
 export { importEsm } from './esm-import';
 export * from './periodic-task';
+export * from './process-guard';

@@ -8,6 +8,7 @@ import { Clock, CLOCK, systemClock } from './clock';
 import { ContextHealthReporter } from './context-health';
 import { onShutdownSignal } from './graceful-shutdown';
 import { startHealthProbeServer } from './health-probe.server';
+import { keepServingOnUnhandledRejection } from './process-guard';
 
 /**
  * Wraps a context module with the process-level modules every context gets: the validated config,
@@ -41,6 +42,7 @@ export async function runStandaloneContext(serviceName: string, contextModule: T
   const app = await bootstrapMessageContext(serviceName, withPlatformModules(serviceName, contextModule, config), config);
   const probe = config.healthPort ? await startHealthProbeServer(config.healthPort, () => app.get(ContextHealthReporter).report(serviceName)) : null;
   logger.info({ transport: 'nats', health_port: config.healthPort }, `${serviceName} started`);
+  keepServingOnUnhandledRejection((message) => logger.error(message));
   onShutdownSignal(async () => {
     probe?.close();
     await app.close();

@@ -43,6 +43,7 @@ export const HTTP_ERROR_TABLE: Readonly<Record<string, HttpErrorMapping>> = {
   'webhook.delivery_in_progress': { status: 409, errorCode: 'delivery_in_progress' },
   'transport.timeout': { status: 504, errorCode: 'upstream_timeout' },
   'transport.unavailable': { status: 503, errorCode: 'service_unavailable' },
+  'transport.worker_lost': { status: 503, errorCode: 'scrape_engine_lost' },
   'transport.invalid_message': { status: 500, errorCode: 'internal_error' },
   'internal.unexpected': { status: 500, errorCode: 'internal_error' },
 };

@@ -4,13 +4,17 @@ import { CREDIT_COST } from '@lib/plans';
 import { Inject, Injectable } from '@nestjs/common';
 import { instanceToPlain } from 'class-transformer';
 import type { Admission } from '../admission/request-admission';
+import { WorkerLostError } from '@lib/errors';
 import { ChargedExecution } from '../credits/charged-execution';
 import { CountryProxyNotApprovedError } from '../gateway.errors';
+import { EngineWatch } from './engine-watch';
 
 // Longer than the engine's own budget (simple: 30 s per attempt with retries and backoff; browser:
 // queue wait, 30 s load, 90 s of actions, extraction), so the engine, not the transport, decides
-// when a scrape has failed.
+// when a scrape has failed. A dead engine is noticed much sooner, by EngineWatch.
 const ENGINE_RPC_TIMEOUT_MS = 300_000;
+
+type EngineSubject = typeof SUBJECTS.scrape.execute | typeof SUBJECTS.scrape.download;
 
 /** POST /v1/sync/scrape and /v1/sync/download: checks that need no fetch, then a charged engine call. */
 @Injectable()
@@ -18,13 +22,14 @@ export class SyncScrapeHandler {
   constructor(
     @Inject(MessageBus) private readonly bus: MessageBus,
     private readonly charged: ChargedExecution,
+    private readonly engines: EngineWatch,
   ) {}
 
   async scrape(request: ScrapeRequest, admission: Admission): Promise<ScrapeResultBody> {
     await this.assertProxyApproved(request.use_proxy, admission);
     const cost = request.browser ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
     return this.charged.run(admission, `sync-scrape:${admission.requestId}`, cost, async () => {
-      const reply = await this.bus.request(SUBJECTS.scrape.execute, this.command(request, admission), { correlationId: admission.requestId, timeoutMs: ENGINE_RPC_TIMEOUT_MS });
+      const reply = await this.callEngine(SUBJECTS.scrape.execute, this.command(request, admission), admission);
       const result = await this.bus.unpack(reply.result);
       return { facts: reply.facts, result, details: { execution_ms: result.timings.total_ms, success: result.guidance.success === true } };
     });
@@ -33,10 +38,35 @@ export class SyncScrapeHandler {
   async download(request: DownloadRequest, admission: Admission): Promise<DownloadResultBody> {
     await this.assertProxyApproved(request.use_proxy, admission);
     return this.charged.run(admission, `sync-download:${admission.requestId}`, CREDIT_COST.simple_request, async () => {
-      const reply = await this.bus.request(SUBJECTS.scrape.download, this.command(request, admission), { correlationId: admission.requestId, timeoutMs: ENGINE_RPC_TIMEOUT_MS });
+      const reply = await this.callEngine(SUBJECTS.scrape.download, this.command(request, admission), admission);
       const result = await this.bus.unpack(reply.result);
       return { facts: reply.facts, result, details: { execution_ms: Math.round((result.executionTime ?? 0) * 1000), success: result.statusCode >= 200 && result.statusCode < 300 } };
     });
+  }
+
+  /**
+   * One engine call, watched over NATS: a lost engine ends the call within seconds (WorkerLostError
+   * → 503 with Retry-After; the caller releases the hold). A request no engine ever took — so
+   * nothing was fetched — is sent once more, to whichever replica takes it.
+   */
+  private async callEngine<S extends EngineSubject>(subject: S, command: ReturnType<SyncScrapeHandler['command']>, admission: Admission) {
+    if (this.bus.kind !== 'nats') return this.bus.request(subject, command, { correlationId: admission.requestId, timeoutMs: ENGINE_RPC_TIMEOUT_MS });
+    for (let attempt = 1; ; attempt += 1) {
+      const controller = new AbortController();
+      let unacknowledged = false;
+      const stopWatching = this.engines.watch(command.request_id, (error, acknowledged) => {
+        unacknowledged = !acknowledged;
+        controller.abort(error);
+      });
+      try {
+        return await this.bus.request(subject, command, { correlationId: admission.requestId, timeoutMs: ENGINE_RPC_TIMEOUT_MS, signal: controller.signal });
+      } catch (error) {
+        if (error instanceof WorkerLostError && unacknowledged && attempt === 1) continue;
+        throw error;
+      } finally {
+        stopWatching();
+      }
+    }
   }
 
   private command(request: object, admission: Admission) {

@@ -3,6 +3,7 @@ import { MessageBus } from '@lib/messaging';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { DownloadExecutor } from '../download/download.executor';
+import { InFlightScrapes } from './in-flight-scrapes';
 import { ScrapeExecution, validated } from './scrape-execution';
 
 /** Message adapter: validate the request at this edge, run it, pack the (possibly large) result. */
@@ -11,18 +12,23 @@ export class ScrapeController {
   constructor(
     private readonly scrapes: ScrapeExecution,
     private readonly downloads: DownloadExecutor,
+    private readonly inFlight: InFlightScrapes,
     @Inject(MessageBus) private readonly bus: MessageBus,
   ) {}
 
   @MessagePattern(SUBJECTS.scrape.execute)
   async execute(@Payload() command: ExecuteScrapeCommand): Promise<ReplyOf<typeof SUBJECTS.scrape.execute>> {
-    const { facts, result } = await this.scrapes.run(command.request);
-    return { facts, result: await this.bus.pack(result) };
+    return this.inFlight.track(command.request_id, async () => {
+      const { facts, result } = await this.scrapes.run(command.request);
+      return { facts, result: await this.bus.pack(result) };
+    });
   }
 
   @MessagePattern(SUBJECTS.scrape.download)
   async download(@Payload() command: ExecuteDownloadCommand): Promise<ReplyOf<typeof SUBJECTS.scrape.download>> {
-    const { facts, result } = await this.downloads.execute(await validated(DownloadRequest, command.request));
-    return { facts, result: await this.bus.pack(result) };
+    return this.inFlight.track(command.request_id, async () => {
+      const { facts, result } = await this.downloads.execute(await validated(DownloadRequest, command.request));
+      return { facts, result: await this.bus.pack(result) };
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { IsObject, IsString, Length } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsObject, IsString, Length, Min } from 'class-validator';
 import type { BillableMode } from '../billing/credit-reservation.messages';
 
 /** Work for scrape-engine on behalf of one client's request. */
@@ -65,4 +65,20 @@ export interface DownloadResultBody {
   statusCode: number;
   message: string;
   executionTime: number | null;
+}
+
+/** What one scrape-engine replica is working on now (SUBJECTS.scrape.inFlight, every second). */
+export class ScrapesInFlightEvent {
+  @IsString()
+  @Length(1, 256)
+  worker_id: string;
+
+  @IsArray()
+  @ArrayMaxSize(100_000)
+  @IsString({ each: true })
+  request_ids: string[];
+
+  @IsInt()
+  @Min(0)
+  interval_ms: number;
 }
