@@ -33,7 +33,6 @@ export interface JobQueue {
 }
 
 // A worker that stops acking without saying "working" (it died) gets its messages taken back after this.
-const ACK_WAIT_MS = 60_000;
 const FETCH_EXPIRES_MS = 1000;
 
 /**
@@ -45,9 +44,15 @@ export class JetStreamJobQueue implements JobQueue {
   private readonly logger = new Logger('JetStreamJobQueue');
   private connection: Promise<{ nc: import('@nats-io/nats-core').NatsConnection; js: import('@nats-io/jetstream').JetStreamClient }> | null = null;
 
+  /**
+   * `ackWaitMs` is the job lease: workers call working() at every lease heartbeat (a third of it),
+   * and a message handed to a worker that died — including one its last fetch received but never
+   * claimed, which has no lease for the sweeper to see — comes back after one lease, not minutes.
+   */
   constructor(
     private readonly natsUrl: string,
     private readonly clientName: string,
+    private readonly ackWaitMs: number,
   ) {}
 
   async publish(dispatch: JobDispatch): Promise<void> {
@@ -112,9 +117,15 @@ export class JetStreamJobQueue implements JobQueue {
       await jsm.streams.info(JOB_QUEUE.stream).catch(() =>
         jsm.streams.add({ name: JOB_QUEUE.stream, subjects: [JOB_QUEUE.subject], retention: RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: 120 * 1e9 }),
       );
-      await jsm.consumers.info(JOB_QUEUE.stream, JOB_QUEUE.consumer).catch(() =>
-        jsm.consumers.add(JOB_QUEUE.stream, { durable_name: JOB_QUEUE.consumer, ack_policy: AckPolicy.Explicit, ack_wait: ACK_WAIT_MS * 1e6, max_deliver: -1, max_ack_pending: 20_000 }),
-      );
+      const ackWait = this.ackWaitMs * 1e6;
+      const existing = await jsm.consumers.info(JOB_QUEUE.stream, JOB_QUEUE.consumer).catch(() => null);
+      if (!existing) {
+        // Another process may create it at the same moment: the same config, nothing to do.
+        await jsm.consumers.add(JOB_QUEUE.stream, { durable_name: JOB_QUEUE.consumer, ack_policy: AckPolicy.Explicit, ack_wait: ackWait, max_deliver: -1, max_ack_pending: 20_000 }).catch(() => undefined);
+      } else if (existing.config.ack_wait !== ackWait) {
+        // A changed JOB_LEASE_SECONDS reaches the durable consumer made under the old one.
+        await jsm.consumers.update(JOB_QUEUE.stream, JOB_QUEUE.consumer, { ack_wait: ackWait });
+      }
       return { nc, js: jetstream(nc) };
     })().catch((error: unknown) => {
       this.connection = null;

@@ -1,0 +1,228 @@
+import { Client } from 'pg';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { distributedInfrastructureAvailable } from '../support/infrastructure';
+import { natsServerAvailable, PrivateServer, privatePostgresAvailable, startPrivateNats, startPrivatePostgres } from '../support/private-servers';
+import { eventually } from './support/eventually';
+import { http as call } from './support/http';
+import { buildDist, freePort, startProcess, ServiceProcess } from './support/service-process';
+
+/**
+ * Fault injection in the distributed runtime, as Kubernetes runs it: every context its own OS
+ * process under `npm run stack` (which restarts a dead one, like a Deployment), on a NATS server
+ * and a Postgres cluster of this test's own, so they can be crashed too. Each fault strikes in the
+ * middle of a run of slow jobs; the run must complete with the invariant (total = success + failed
+ * + timeout), every job listed exactly once, one webhook delivery id, and the credits charged equal
+ * to the ledger. The time from the fault until the platform is healthy again, and until the run
+ * completes, is printed. A sync scrape whose engine is killed must be answered within 5 s, 503,
+ * uncharged, its hold released.
+ */
+const RUN_SIZE = 40;
+const JOB_MS = 400;
+
+interface Receiver {
+  url: string;
+  posts: Array<{ deliveryId: string; runId: string }>;
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const posts: Receiver['posts'] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        posts.push({ deliveryId: String(req.headers['x-service-delivery-id']), runId: JSON.parse(Buffer.concat(chunks).toString()).run_id });
+      } catch {
+        // not a webhook
+      }
+      // A slow receiver: a webhook-sender killed now dies with the POST in flight.
+      setTimeout(() => res.writeHead(200).end('ok'), 300).unref();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    posts,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+const available = distributedInfrastructureAvailable() && natsServerAvailable() && privatePostgresAvailable();
+
+(available ? describe : describe.skip)('fault injection: every context its own process (npm run stack)', () => {
+  let nats: PrivateServer;
+  let postgres: PrivateServer;
+  let site: FixtureSite;
+  let receiver: Receiver;
+  let stack: ServiceProcess;
+  let url: string;
+  let token: string;
+  let clientId: string;
+  const adminToken = `adm_faults_${Date.now()}_token`;
+  const recoveries: Array<{ fault: string; healthy_after_ms: number; run_completed_after_ms: number; webhook_posts: number }> = [];
+
+  /** The newest pid the stack logged for a context. */
+  function pidOf(context: string): number {
+    const lines = stack.output().split('\n').filter((l) => l.includes('"service":"stack"') && l.includes(`"context":"${context}"`) && l.includes('child_pid'));
+    if (lines.length === 0) throw new Error(`no pid logged for ${context}`);
+    return JSON.parse(lines[lines.length - 1]).child_pid;
+  }
+
+  async function healthy(): Promise<boolean> {
+    const res = await call(url, '/v1/health').catch(() => null);
+    return res?.status === 200 && res.body.status === 'ok';
+  }
+
+  async function ledgerCreditsOf(jobIds: string[]): Promise<number> {
+    const db = new Client({ connectionString: postgres.url });
+    await db.connect();
+    try {
+      const [row] = (await db.query<{ credits: string | null }>('select sum(credits) as credits from credit_ledger_entries where charge_key = any($1::text[])', [jobIds.map((id) => `batch-job:${id}`)])).rows;
+      return Number(row.credits ?? 0);
+    } finally {
+      await db.end();
+    }
+  }
+
+  beforeAll(async () => {
+    buildDist();
+    [nats, postgres] = await Promise.all([startPrivateNats('faults-nats'), startPrivatePostgres('faults-pg')]);
+    site = await startFixtureSite();
+    receiver = await startReceiver();
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    stack = startProcess('stack', 'scripts/stack.js', {
+      NATS_URL: nats.url,
+      DATABASE_URL: postgres.url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ADMIN_TOKEN: adminToken,
+      DEMO_TOKEN: `demo_faults_${Date.now()}_token`,
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${new URL(receiver.url).port}`,
+      BROWSER_WARM: 'false',
+      JOB_LEASE_SECONDS: '3',
+      BATCH_SWEEP_INTERVAL_MS: '500',
+      WEBHOOK_POLL_INTERVAL_MS: '200',
+      WEBHOOK_RETRY_DELAYS: '1,1,1,1,1',
+      WEBHOOK_TIMEOUT_MS: '3000',
+      STACK_RESTART_BACKOFF_MS: '300',
+      LOG_LEVEL: 'warn',
+    });
+    await eventually(healthy, { timeoutMs: 120_000, maxMs: 500, what: 'the stack healthy' });
+    const created = (await call(url, '/v1/admin/clients', { token: adminToken, json: { plan: 'enterprise', rate_limit_per_minute: 100_000 } })).body;
+    token = created.token;
+    clientId = created.client_id;
+  }, 240_000);
+
+  afterAll(async () => {
+    await stack?.stop('SIGTERM');
+    await receiver?.close();
+    await site?.close();
+    await nats?.dispose();
+    await postgres?.dispose();
+    if (recoveries.length > 0) process.stdout.write(`fault injection recovery times:\n${recoveries.map((r) => `  ${r.fault.padEnd(20)} healthy after ${String(r.healthy_after_ms).padStart(6)} ms, run completed after ${String(r.run_completed_after_ms).padStart(6)} ms, webhook POSTs ${r.webhook_posts}`).join('\n')}\n`);
+  }, 60_000);
+
+  /** Calls that may fail while the fault lasts (connection refused, 5xx) are simply tried again. */
+  const tolerant = (path: string, init: Parameters<typeof call>[2] = {}) => call(url, path, { token, ...init }).catch(() => null);
+
+  async function runThrough(fault: string, inject: () => Promise<void>): Promise<void> {
+    const requests = Array.from({ length: RUN_SIZE }, (_, i) => ({ url: `${site.url}/slow?ms=${JOB_MS}&fault=${fault}&i=${i}`, custom_id: `${fault}-${i}` }));
+    const collection = (await call(url, '/v1/async/collections', { token, json: { name: `fault-${fault}`, callback_url: `${receiver.url}/hook?${fault}`, requests } })).body.id;
+    const run = (await call(url, `/v1/async/collections/${collection}/run`, { token, method: 'POST' })).body;
+    expect(run.job_ids).toHaveLength(RUN_SIZE);
+    await new Promise((r) => setTimeout(r, 800));
+    const faultAt = Date.now();
+    await inject();
+    await eventually(healthy, { timeoutMs: 120_000, maxMs: 250, what: `healthy again after ${fault}` });
+    const healthyAfter = Date.now() - faultAt;
+    const runPath = `/v1/async/collections/${collection}/runs/${run.run_id}`;
+    const done = await eventually(async () => {
+      const res = await tolerant(runPath);
+      return res?.status === 200 && res.body.status === 'completed' && res.body;
+    }, { timeoutMs: 180_000, maxMs: 500, what: `run completed after ${fault}` });
+    const completedAfter = Date.now() - faultAt;
+
+    expect(done.total_requests).toBe(RUN_SIZE);
+    expect(done.success_requests + done.failed_requests + done.timeout_requests).toBe(RUN_SIZE);
+    // Every job listed exactly once, and the listing is the run's jobs.
+    const listed: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = (await call(url, `${runPath}/jobs?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token })).body;
+      listed.push(...page.items.map((j: any) => j.job_public_id));
+      expect(page.items.every((j: any) => j.status !== 'processing')).toBe(true);
+      cursor = page.cursor_next;
+    } while (cursor);
+    expect(listed).toHaveLength(RUN_SIZE);
+    expect(new Set(listed)).toEqual(new Set(run.job_ids));
+    // The credits the run reports are the ledger's.
+    expect(await ledgerCreditsOf(run.job_ids)).toBe(done.credits_charged);
+    expect(done.credits_charged).toBe(done.success_requests + done.failed_requests - done.failed_jobs.filter((j: any) => j.status !== 'completed').length);
+    // One webhook: one delivery id for the run (a sender killed mid-POST may send it again under the same id).
+    const hooks = await eventually(async () => {
+      const posts = receiver.posts.filter((p) => p.runId === run.run_id);
+      return posts.length > 0 && posts;
+    }, { timeoutMs: 60_000, what: `the webhook after ${fault}` });
+    expect(new Set(hooks.map((h) => h.deliveryId)).size).toBe(1);
+    recoveries.push({ fault, healthy_after_ms: healthyAfter, run_completed_after_ms: completedAfter, webhook_posts: hooks.length });
+  }
+
+  const killContext = (context: string) => async () => {
+    process.kill(pidOf(context), 'SIGKILL');
+  };
+
+  it.each(['scrape-engine', 'batch-orchestrator', 'webhook-sender', 'billing-meter', 'result-store', 'gateway'])('kill -9 of %s mid-run', async (context) => {
+    await runThrough(`kill-${context}`, killContext(context));
+  }, 300_000);
+
+  it('NATS restart mid-run', async () => {
+    await runThrough('nats-restart', async () => {
+      await nats.kill();
+      await new Promise((r) => setTimeout(r, 1000));
+      await nats.start();
+    });
+  }, 300_000);
+
+  it('Postgres restart mid-run', async () => {
+    await runThrough('postgres-restart', async () => {
+      await postgres.kill();
+      await new Promise((r) => setTimeout(r, 1000));
+      await postgres.start();
+    });
+  }, 300_000);
+
+  it('answers a sync scrape whose scrape-engine is killed within 5 s: 503, uncharged, hold released', async () => {
+    await eventually(healthy, { timeoutMs: 60_000, what: 'healthy before the sync fault' });
+    const before = (await call(url, '/v1/plans', { token })).headers.get('x-quota-used');
+    const started = Date.now();
+    const pending = call(url, '/v1/sync/scrape', { token, json: { url: `${site.url}/slow?ms=30000&sync-fault` } });
+    // Kill once the engine has the request (its beat names it within a second).
+    await new Promise((r) => setTimeout(r, 1500));
+    const killedAt = Date.now();
+    process.kill(pidOf('scrape-engine'), 'SIGKILL');
+    const res = await pending;
+    const answeredAfter = Date.now() - killedAt;
+    process.stdout.write(`sync scrape: engine killed ${killedAt - started} ms in, client answered ${answeredAfter} ms after the kill (${res.status} ${res.body.error_code})\n`);
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ error_code: 'scrape_engine_lost', detail: expect.stringMatching(/Nothing was charged/) });
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(res.headers.get('x-credits-charged')).toBe('0');
+    expect(answeredAfter).toBeLessThan(5000);
+    // The hold is gone at once, not at its expiry: nothing reserved, nothing used.
+    const db = new Client({ connectionString: postgres.url });
+    await db.connect();
+    try {
+      expect((await db.query('select count(*)::int as n from credit_reservations where client_id = $1', [clientId])).rows[0].n).toBe(0);
+    } finally {
+      await db.end();
+    }
+    expect((await call(url, '/v1/plans', { token })).headers.get('x-quota-used')).toBe(before);
+  });
+});
