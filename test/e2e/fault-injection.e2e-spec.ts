@@ -132,12 +132,14 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
   /** Calls that may fail while the fault lasts (connection refused, 5xx) are simply tried again. */
   const tolerant = (path: string, init: Parameters<typeof call>[2] = {}) => call(url, path, { token, ...init }).catch(() => null);
 
-  async function runThrough(fault: string, inject: () => Promise<void>): Promise<void> {
+  async function runThrough(fault: string, inject: () => Promise<void>, strikeWhen: 'mid-run' | 'webhook-in-flight' = 'mid-run'): Promise<void> {
     const requests = Array.from({ length: RUN_SIZE }, (_, i) => ({ url: `${site.url}/slow?ms=${JOB_MS}&fault=${fault}&i=${i}`, custom_id: `${fault}-${i}` }));
     const collection = (await call(url, '/v1/async/collections', { token, json: { name: `fault-${fault}`, callback_url: `${receiver.url}/hook?${fault}`, requests } })).body.id;
     const run = (await call(url, `/v1/async/collections/${collection}/run`, { token, method: 'POST' })).body;
     expect(run.job_ids).toHaveLength(RUN_SIZE);
-    await new Promise((r) => setTimeout(r, 800));
+    if (strikeWhen === 'mid-run') await new Promise((r) => setTimeout(r, 800));
+    // The receiver answers after 300 ms: striking on the first POST kills the sender mid-delivery.
+    else await eventually(async () => receiver.posts.some((p) => p.runId === run.run_id), { timeoutMs: 60_000, initialMs: 5, maxMs: 20, what: 'the first webhook POST' });
     const faultAt = Date.now();
     await inject();
     await eventually(healthy, { timeoutMs: 120_000, maxMs: 250, what: `healthy again after ${fault}` });
@@ -165,11 +167,11 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     // The credits the run reports are the ledger's.
     expect(await ledgerCreditsOf(run.job_ids)).toBe(done.credits_charged);
     expect(done.credits_charged).toBe(done.success_requests + done.failed_requests - done.failed_jobs.filter((j: any) => j.status !== 'completed').length);
-    // One webhook: one delivery id for the run (a sender killed mid-POST may send it again under the same id).
-    const hooks = await eventually(async () => {
-      const posts = receiver.posts.filter((p) => p.runId === run.run_id);
-      return posts.length > 0 && posts;
-    }, { timeoutMs: 60_000, what: `the webhook after ${fault}` });
+    // One webhook: recorded as sent, under one delivery id (a sender killed mid-POST sends it again
+    // under the same id once its lease — the attempt timeout plus 30 s — has expired).
+    await eventually(async () => (await tolerant(runPath))?.body.callback_status === 'sent', { timeoutMs: 90_000, what: `callback_status sent after ${fault}` });
+    const hooks = receiver.posts.filter((p) => p.runId === run.run_id);
+    expect(hooks.length).toBeGreaterThanOrEqual(1);
     expect(new Set(hooks.map((h) => h.deliveryId)).size).toBe(1);
     recoveries.push({ fault, healthy_after_ms: healthyAfter, run_completed_after_ms: completedAfter, webhook_posts: hooks.length });
   }
@@ -180,6 +182,10 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
 
   it.each(['scrape-engine', 'batch-orchestrator', 'webhook-sender', 'billing-meter', 'result-store', 'gateway'])('kill -9 of %s mid-run', async (context) => {
     await runThrough(`kill-${context}`, killContext(context));
+  }, 300_000);
+
+  it('kill -9 of webhook-sender with a delivery in flight: delivered again under the same delivery id', async () => {
+    await runThrough('kill-webhook-sender-mid-post', killContext('webhook-sender'), 'webhook-in-flight');
   }, 300_000);
 
   it('NATS restart mid-run', async () => {
