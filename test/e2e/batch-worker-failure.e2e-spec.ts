@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FixtureSite, startFixtureSite } from '../support/fixture-site';
-import { distributedInfrastructureAvailable, TEST_NATS_URL } from '../support/infrastructure';
+import { distributedInfrastructureAvailable, TEST_NATS_URL, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
 import { createTestDatabase, TestDatabase } from '../support/postgres-database';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { http } from './support/http';
@@ -24,7 +24,7 @@ import { buildDist, ServiceProcess, startService, waitFor } from './support/serv
     buildDist();
     site = await startFixtureSite();
     database = await createTestDatabase('batch-kill');
-    const shared = { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, BROWSER_WARM: 'false', JOB_LEASE_SECONDS: '3', JOB_WORKER_CONCURRENCY: '4' };
+    const shared = { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url, WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, BROWSER_WARM: 'false', JOB_LEASE_SECONDS: '3', JOB_WORKER_CONCURRENCY: '4' };
     // The test process runs every context (one worker among them); a second worker runs alone.
     env = await startInProcessPlatform({ ...shared, BATCH_SWEEP_INTERVAL_MS: '500' });
     worker = startService('scrape-engine', { ...shared, LOG_LEVEL: 'info' });

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FixtureSite, startFixtureSite } from '../support/fixture-site';
-import { distributedInfrastructureAvailable } from '../support/infrastructure';
+import { distributedInfrastructureAvailable, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
 import { natsServerAvailable, PrivateServer, privatePostgresAvailable, startPrivateNats, startPrivatePostgres } from '../support/private-servers';
 import { eventually } from './support/eventually';
 import { http as call } from './support/http';
@@ -100,6 +100,7 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     stack = startProcess('stack', 'scripts/stack.js', {
       NATS_URL: nats.url,
       DATABASE_URL: postgres.url,
+      WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS,
       PORT: String(port),
       HOST: '127.0.0.1',
       ADMIN_TOKEN: adminToken,

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { BrowserFixtureSite, startBrowserFixtureSite } from '../support/browser-fixture-site';
 import { chromiumProcessesBelow, isAlive } from '../support/chromium-processes';
-import { distributedInfrastructureAvailable, TEST_NATS_URL } from '../support/infrastructure';
+import { distributedInfrastructureAvailable, TEST_NATS_URL, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
 import { createTestDatabase, TestDatabase } from '../support/postgres-database';
 import { expectUsageHeaders, http } from './support/http';
 import { spawn } from 'node:child_process';
@@ -62,6 +62,8 @@ describe('the embedded platform process (npm start)', () => {
     [{ NATS_URL: 'http://not-nats' }, 'NATS_URL'],
     [{ PROXY_POOL: '[1,2]' }, 'PROXY_POOL'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+    [{ DATABASE_URL: 'postgresql://u@127.0.0.1/db' }, 'WEBHOOK_SECRET_KEYS'],
+    [{ WEBHOOK_SECRET_KEYS: 'k1:dG9vLXNob3J0' }, 'WEBHOOK_SECRET_KEYS'],
   ])('exits 1 with a one-line reason on invalid configuration %p', async (env, name) => {
     const proc = startProcess('platform', 'dist/apps/platform/src/main.js', { DATA_DIR: dataDir, ...env });
     expect(await proc.exited).toBe(1);
@@ -101,7 +103,7 @@ describe('the embedded platform process (npm start)', () => {
   beforeAll(async () => {
     database = await createTestDatabase('distributed');
     site = await startBrowserFixtureSite();
-    env = { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url, ADMIN_TOKEN: adminToken, DEMO_TOKEN: `demo_distributed_${Date.now()}_test`, TARGET_ALLOWLIST: `127.0.0.1:${site.port}` };
+    env = { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url, WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS, ADMIN_TOKEN: adminToken, DEMO_TOKEN: `demo_distributed_${Date.now()}_test`, TARGET_ALLOWLIST: `127.0.0.1:${site.port}` };
     for (const name of MESSAGE_CONTEXTS) healthPorts.set(name, await freePort());
     for (const name of MESSAGE_CONTEXTS) startContext(name);
     await Promise.all(MESSAGE_CONTEXTS.map((name) => waitFor(`${name} ready`, () => httpOk(`http://127.0.0.1:${healthPorts.get(name)}/ready`), processes)));

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { FixtureSite, startFixtureSite } from '../support/fixture-site';
-import { distributedInfrastructureAvailable, TEST_NATS_URL } from '../support/infrastructure';
+import { distributedInfrastructureAvailable, TEST_NATS_URL, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
 import { createTestDatabase } from '../support/postgres-database';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { http as call, HttpResult } from './support/http';
@@ -201,6 +201,13 @@ describe.each(runtimesUnderTest('webhooks'))('run-completion webhooks — $name'
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(before);
     expect((await api('/v1/webhooks/secret')).body.secret).toBe(rotated.body.secret);
+    // At rest the secret is sealed (AES-256-GCM under the operator's key), never in clear.
+    const stored = await env.platform.gateway.get<symbol, DatabaseConnection>(DATABASE).sql.query<{ secret: string }>('select secret from webhook_secrets');
+    expect(stored.length).toBeGreaterThan(0);
+    for (const row of stored) {
+      expect(row.secret).toMatch(/^sealed\.v1:/);
+      expect(row.secret).not.toContain(rotated.body.secret.slice(6));
+    }
     const { runPath } = await runWithCallback(`${receiver.url}/ok?case=rotated`);
     await until(async () => (await api(runPath)).body.callback_status === 'sent');
     const [hit] = receiver.received.filter((r) => r.path === '/ok?case=rotated');
@@ -297,7 +304,7 @@ describe('a webhook retry across a restart of webhook-sender (embedded platform)
     const site = await startFixtureSite();
     const receiver = await startReceiver(100);
     const database = await createTestDatabase('webhook-replicas');
-    const shared = { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url, TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${receiver.port}`, WEBHOOK_POLL_INTERVAL_MS: '50', BROWSER_WARM: 'false' };
+    const shared = { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url, WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS, TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${receiver.port}`, WEBHOOK_POLL_INTERVAL_MS: '50', BROWSER_WARM: 'false' };
     let env: InProcessPlatform | null = null;
     let replica: ReturnType<typeof startService> | null = null;
     try {

@@ -26,3 +26,6 @@ export function distributedInfrastructureAvailable(): boolean {
 export function postgresAvailable(): boolean {
   return process.env.SCRAPE_TEST_POSTGRES === 'available';
 }
+
+/** The key ring every distributed test platform runs with (required with DATABASE_URL). */
+export const TEST_WEBHOOK_SECRET_KEYS = `test:${Buffer.alloc(32, 7).toString('base64')}`;

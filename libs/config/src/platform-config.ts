@@ -65,6 +65,11 @@ export interface PlatformConfig {
   webhookTimeoutMs: number;
   /** How often webhook-sender looks for due deliveries, ms. */
   webhookPollIntervalMs: number;
+  /**
+   * Keys that encrypt webhook signing secrets at rest (AES-256-GCM), newest first: the first seals,
+   * every one opens. Empty in the embedded runtime means a key file under DATA_DIR.
+   */
+  webhookSecretKeys: Array<{ id: string; key: Buffer }>;
 }
 
 export class ConfigError extends Error {
@@ -171,10 +176,31 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     publicBaseUrl: (url('PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${str('PORT') ?? '8080'}`).replace(/\/+$/, ''),
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookPollIntervalMs: int('WEBHOOK_POLL_INTERVAL_MS', 1000, 50, 60_000),
+    webhookSecretKeys: parseSecretKeys(str('WEBHOOK_SECRET_KEYS'), problems),
   };
+  // Several processes share one database: each must hold the same key ring, so it cannot be made up locally.
+  if (config.databaseUrl && config.webhookSecretKeys.length === 0) {
+    problems.push('WEBHOOK_SECRET_KEYS is required with DATABASE_URL: webhook signing secrets are encrypted at rest (format "id:base64-32-bytes[,older-id:…]"; make one with: node -e "console.log(\'k1:\' + require(\'crypto\').randomBytes(32).toString(\'base64\'))")');
+  }
   if (config.adminToken && config.adminToken === config.demoToken) problems.push('ADMIN_TOKEN and DEMO_TOKEN must differ');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** `id:base64key,…` with 32-byte keys and distinct ids. */
+function parseSecretKeys(raw: string | undefined, problems: string[]): Array<{ id: string; key: Buffer }> {
+  const keys: Array<{ id: string; key: Buffer }> = [];
+  for (const entry of (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const match = /^([A-Za-z0-9_-]{1,32}):([A-Za-z0-9+/=_-]+)$/.exec(entry);
+    const key = match ? Buffer.from(match[2], 'base64') : null;
+    if (!match || key!.length !== 32) {
+      problems.push(`WEBHOOK_SECRET_KEYS entries must be "id:base64" with a 32-byte key (an entry starting "${entry.slice(0, 6)}…" is not)`);
+      continue;
+    }
+    if (keys.some((k) => k.id === match[1])) problems.push(`WEBHOOK_SECRET_KEYS names key "${match[1]}" twice`);
+    keys.push({ id: match[1], key: key! });
+  }
+  return keys;
 }
 
 function parseTargetAllowlist(raw: string | undefined, problems: string[]): string[] {

@@ -1,4 +1,4 @@
-import { distributedInfrastructureAvailable, TEST_NATS_URL } from '../../support/infrastructure';
+import { distributedInfrastructureAvailable, TEST_NATS_URL, TEST_WEBHOOK_SECRET_KEYS } from '../../support/infrastructure';
 import { createTestDatabase, TestDatabase } from '../../support/postgres-database';
 
 /** The runtimes every HTTP-level behaviour is required in (Postgres + NATS only where reachable). */
@@ -20,7 +20,7 @@ export function runtimesUnderTest(label: string): Runtime[] {
       transport: 'nats',
       prepare: async () => {
         const database: TestDatabase = await createTestDatabase(label);
-        return { env: { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url }, cleanup: () => database.drop() };
+        return { env: { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url, WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS }, cleanup: () => database.drop() };
       },
     });
   }
