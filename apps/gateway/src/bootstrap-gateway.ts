@@ -2,6 +2,7 @@ import type { PlatformConfig } from '@lib/config';
 import { CORRELATION_HEADER, createRootLogger, NestPinoLogger, sanitizeCorrelationId } from '@lib/logging';
 import { createServerOptions, InProcessBus } from '@lib/messaging';
 import { Clock, withPlatformModules } from '@lib/runtime';
+import fastifyHelmet from '@fastify/helmet';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
@@ -43,6 +44,23 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus, c
     // Body parsing is ours (installJsonBodyParser): JSON only, errors with stable codes.
     bodyParser: false,
   });
+  // Security headers on every response (an API: nothing may frame, sniff or embed it), and
+  // cross-origin access only for the origins the operator lists (none by default).
+  await app.register(fastifyHelmet as never, {
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
+    frameguard: { action: 'deny' },
+    crossOriginResourcePolicy: { policy: 'same-site' },
+    strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
+  });
+  if (config.corsOrigins.length > 0) {
+    app.enableCors({
+      origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
+      methods: ['GET', 'POST', 'PUT', 'DELETE'],
+      allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'x-request-id'],
+      exposedHeaders: ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-quota-limit', 'x-quota-used', 'x-quota-remaining', 'x-credits-charged', 'retry-after', 'idempotency-replayed'],
+      maxAge: 600,
+    });
+  }
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(new RequestValidationPipe());
 

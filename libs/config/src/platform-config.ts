@@ -35,6 +35,10 @@ export interface PlatformConfig {
   bodyLimitBytes: number;
   /** Requests per minute per client IP for calls without a valid token (health, plans, 401s). */
   anonymousRateLimitPerMinute: number;
+  /** Calls per minute to administrator routes, on top of the admin client's own limit. */
+  adminRateLimitPerMinute: number;
+  /** Origins allowed to call the API from a browser (CORS); empty: no cross-origin access. */
+  corsOrigins: string[];
   /** How long a caller waits for a reply from another context before giving up, ms. */
   rpcTimeoutMs: number;
   /** A sync scrape whose engine has not named it for this long has lost its engine (503). */
@@ -161,6 +165,8 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     logLevel: logLevel as PlatformConfig['logLevel'],
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     anonymousRateLimitPerMinute: int('ANONYMOUS_RATE_LIMIT', 120, 1, 1_000_000),
+    adminRateLimitPerMinute: int('ADMIN_RATE_LIMIT', 120, 1, 1_000_000),
+    corsOrigins: parseCorsOrigins(str('CORS_ORIGINS'), problems),
     rpcTimeoutMs: int('RPC_TIMEOUT_MS', 10_000, 100, 600_000),
     engineSilenceMs: int('ENGINE_SILENCE_MS', 3500, 1500, 600_000),
     engineAckTimeoutMs: int('ENGINE_ACK_TIMEOUT_MS', 10_000, 1500, 600_000),
@@ -185,6 +191,22 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
   if (config.adminToken && config.adminToken === config.demoToken) problems.push('ADMIN_TOKEN and DEMO_TOKEN must differ');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** `https://app.example.com,http://localhost:3000`: exact origins (scheme, host, port), or `*`. */
+function parseCorsOrigins(raw: string | undefined, problems: string[]): string[] {
+  const origins = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin) problems.push(`CORS_ORIGINS entry "${origin}" is not an origin like https://app.example.com`);
+  }
+  return origins;
 }
 
 /** `id:base64key,…` with 32-byte keys and distinct ids. */

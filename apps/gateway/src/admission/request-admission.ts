@@ -42,6 +42,8 @@ export class RequestAdmission {
   async admit(request: FastifyRequest): Promise<void> {
     const admission: Admission = { requestId: String(request.id), client: null, rateLimit: null, quota: null, creditsCharged: 0 };
     request.admission = admission;
+    // A CORS preflight carries no credentials by design; the CORS plugin answers it (or 404s it).
+    if (request.method === 'OPTIONS' && this.config.corsOrigins.length > 0 && request.headers['access-control-request-method']) return;
     const access = accessLevelOf(request);
     const token = bearerTokenOf(request.headers.authorization);
     const client = token ? await this.clients.authenticate(token) : null;
@@ -61,7 +63,13 @@ export class RequestAdmission {
       this.quotaFor(client, admission.requestId),
     ]);
     if (!admission.rateLimit.allowed) throw this.rateLimited(admission.rateLimit);
-    if (access === 'admin' && !client.isAdmin) throw new AdminOnlyError('This endpoint is for the administrator client only.');
+    if (access === 'admin') {
+      if (!client.isAdmin) throw new AdminOnlyError('This endpoint is for the administrator client only.');
+      // Administration (clients, tokens, approvals) has its own, tighter budget: a leaked or
+      // runaway admin token cannot mint clients or rotate tokens at the admin client's full rate.
+      const adminBudget = await this.rateLimiter.hit(`admin:${client.id}`, this.config.adminRateLimitPerMinute);
+      if (!adminBudget.allowed) throw this.rateLimited(adminBudget);
+    }
   }
 
   /** Writes the seven usage headers of spec section 8 (and the request id) on every response. */
