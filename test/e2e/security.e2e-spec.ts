@@ -12,7 +12,7 @@ describe('security at the HTTP edge (embedded platform)', () => {
 
   beforeAll(async () => {
     closed = await startInProcessPlatform({ BROWSER_WARM: 'false' });
-    open = await startInProcessPlatform({ BROWSER_WARM: 'false', CORS_ORIGINS: 'https://app.example.com', ADMIN_RATE_LIMIT: '5' });
+    open = await startInProcessPlatform({ BROWSER_WARM: 'false', CORS_ORIGINS: 'https://app.example.com', ADMIN_RATE_LIMIT: '5', ANONYMOUS_RATE_LIMIT: '4' });
   });
   afterAll(async () => {
     await closed?.stop();
@@ -66,6 +66,19 @@ describe('security at the HTTP edge (embedded platform)', () => {
     expect(limited.body.error_code).toBe('rate_limit_exceeded');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect((await http(open.url, '/v1/plans', { token: open.adminToken })).status).toBe(200);
+  });
+
+  it('throttles token guessing per IP: calls without a valid token share the anonymous budget', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i += 1) statuses.push((await http(open.url, '/v1/sync/billing', { token: `sk_guess_${i}_${'x'.repeat(20)}` })).status);
+    // Budget 4 a minute per IP (earlier tests in this file spent some of it): 401s, then only 429s.
+    const firstLimited = statuses.indexOf(429);
+    expect(firstLimited).toBeGreaterThan(0);
+    expect(firstLimited).toBeLessThanOrEqual(4);
+    expect(statuses.slice(0, firstLimited).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(firstLimited).every((s) => s === 429)).toBe(true);
+    // A valid token is not held back by the guesses.
+    expect((await http(open.url, '/v1/plans', { token: open.demoToken })).status).toBe(200);
   });
 
   it('reflects a client X-Request-Id only when it is a plain token', async () => {
