@@ -189,20 +189,19 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     await runThrough('kill-webhook-sender-mid-post', killContext('webhook-sender'), 'webhook-in-flight');
   }, 300_000);
 
+  /** A crash of the server (kill -9), one second down, then the same server back on its data. */
+  const restart = (server: () => PrivateServer) => async () => {
+    await server().kill();
+    await new Promise((r) => setTimeout(r, 1000));
+    await server().start();
+  };
+
   it('NATS restart mid-run', async () => {
-    await runThrough('nats-restart', async () => {
-      await nats.kill();
-      await new Promise((r) => setTimeout(r, 1000));
-      await nats.start();
-    });
+    await runThrough('nats-restart', restart(() => nats));
   }, 300_000);
 
   it('Postgres restart mid-run', async () => {
-    await runThrough('postgres-restart', async () => {
-      await postgres.kill();
-      await new Promise((r) => setTimeout(r, 1000));
-      await postgres.start();
-    });
+    await runThrough('postgres-restart', restart(() => postgres));
   }, 300_000);
 
   it('answers a sync scrape whose scrape-engine is killed within 5 s: 503, uncharged, hold released', async () => {
