@@ -1,10 +1,11 @@
 import type { ScrapeExecutionFacts } from '@lib/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Admission } from '../admission/request-admission';
-import { CreditGate } from './credit-gate';
+import { CreditGate, CreditHold } from './credit-gate';
 
 // A hold outlives the longest call: if this gateway dies mid-call, the credits come back on their own.
 const HOLD_TTL_SECONDS = 360;
+const RELEASE_RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 16_000];
 
 /**
  * Runs billable work the one way: hold the credits before it starts (429 when the month cannot
@@ -37,8 +38,34 @@ export class ChargedExecution {
       }
       return result;
     } catch (error) {
-      await this.credits.release(client, hold, admission.requestId).catch((e: unknown) => this.logger.warn(`release after failure: ${String(e)}`));
+      await this.releaseNowOrSoon(client, hold, admission.requestId);
       throw error;
+    }
+  }
+
+  /**
+   * A failed call's hold goes back at once. If billing-meter cannot be reached right now (it is
+   * restarting), the release is retried in the background (1, 2, 4, 8, 16 s) rather than left to
+   * the hold's expiry: the client's remaining credits are right again within seconds.
+   */
+  private async releaseNowOrSoon(client: Parameters<CreditGate['release']>[0], hold: CreditHold, requestId: string): Promise<void> {
+    const attempt = () => this.credits.release(client, hold, requestId);
+    try {
+      await attempt();
+    } catch (first) {
+      this.logger.warn(`release of hold ${hold.reservationId} failed (${String(first)}); retrying in the background`);
+      void (async () => {
+        for (const delayMs of RELEASE_RETRY_DELAYS_MS) {
+          await new Promise((r) => setTimeout(r, delayMs).unref());
+          try {
+            await attempt();
+            return;
+          } catch {
+            // next delay
+          }
+        }
+        this.logger.warn(`release of hold ${hold.reservationId} kept failing; it expires on its own after ${HOLD_TTL_SECONDS} s`);
+      })();
     }
   }
 }
