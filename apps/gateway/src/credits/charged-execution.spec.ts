@@ -4,7 +4,7 @@ import type { CreditGate, CreditHold } from './credit-gate';
 
 /** The hold of a failed call goes back at once, or within seconds when billing-meter is briefly away. */
 describe('ChargedExecution releases', () => {
-  const quota = { client_id: 'c', month: '2026-11', limit: 100, used: 0, remaining: 100, resets_at: 0 };
+  const quota = { client_id: 'c', month: '2026-11', limit: 100, used: 0, remaining: 100, resets_at: 0, as_of: 0 } as unknown as CreditHold['quota'];
   const admission = { requestId: 'r1', client: { id: 'c', limits: { monthlyCredits: 100 } }, rateLimit: null, quota: null, creditsCharged: 0 } as unknown as Admission;
 
   function gate(failReleases: number) {
