@@ -133,7 +133,21 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
   /** Calls that may fail while the fault lasts (connection refused, 5xx) are simply tried again. */
   const tolerant = (path: string, init: Parameters<typeof call>[2] = {}) => call(url, path, { token, ...init }).catch(() => null);
 
-  async function runThrough(fault: string, inject: () => Promise<void>, strikeWhen: 'mid-run' | 'webhook-in-flight' = 'mid-run'): Promise<void> {
+  /** Contexts the stack saw exit, in order (from its JSON log lines). */
+  function exitsSoFar(): string[] {
+    return stack
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"service":"stack"') && l.includes('"exit"'))
+      .map((l) => JSON.parse(l).context as string);
+  }
+
+  /**
+   * `killed`: the one context this fault kills, which must be the only one to exit; none for an
+   * infrastructure restart, through which no context may exit at all.
+   */
+  async function runThrough(fault: string, inject: () => Promise<void>, strikeWhen: 'mid-run' | 'webhook-in-flight' = 'mid-run', killed: string | null = null): Promise<void> {
+    const exitsBefore = exitsSoFar().length;
     const requests = Array.from({ length: RUN_SIZE }, (_, i) => ({ url: `${site.url}/slow?ms=${JOB_MS}&fault=${fault}&i=${i}`, custom_id: `${fault}-${i}` }));
     const collection = (await call(url, '/v1/async/collections', { token, json: { name: `fault-${fault}`, callback_url: `${receiver.url}/hook?${fault}`, requests } })).body.id;
     const run = (await call(url, `/v1/async/collections/${collection}/run`, { token, method: 'POST' })).body;
@@ -174,6 +188,7 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     const hooks = receiver.posts.filter((p) => p.runId === run.run_id);
     expect(hooks.length).toBeGreaterThanOrEqual(1);
     expect(new Set(hooks.map((h) => h.deliveryId)).size).toBe(1);
+    expect(exitsSoFar().slice(exitsBefore)).toEqual(killed ? [killed] : []);
     recoveries.push({ fault, healthy_after_ms: healthyAfter, run_completed_after_ms: completedAfter, webhook_posts: hooks.length });
   }
 
@@ -182,11 +197,11 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
   };
 
   it.each(['scrape-engine', 'batch-orchestrator', 'webhook-sender', 'billing-meter', 'result-store', 'gateway'])('kill -9 of %s mid-run', async (context) => {
-    await runThrough(`kill-${context}`, killContext(context));
+    await runThrough(`kill-${context}`, killContext(context), 'mid-run', context);
   }, 300_000);
 
   it('kill -9 of webhook-sender with a delivery in flight: delivered again under the same delivery id', async () => {
-    await runThrough('kill-webhook-sender-mid-post', killContext('webhook-sender'), 'webhook-in-flight');
+    await runThrough('kill-webhook-sender-mid-post', killContext('webhook-sender'), 'webhook-in-flight', 'webhook-sender');
   }, 300_000);
 
   /** A crash of the server (kill -9), one second down, then the same server back on its data. */
