@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+// Ports from below the ephemeral range: a server binds them a moment later (see its comment there).
+import { freePort } from '../e2e/support/service-process';
 
 /**
  * Infrastructure servers a test run owns, on ports of their own.
@@ -27,18 +29,6 @@ export const NATS_SERVER_BINARY = process.env.NATS_SERVER_BINARY ?? '/usr/sbin/n
 
 export function natsServerAvailable(): boolean {
   return fs.existsSync(NATS_SERVER_BINARY);
-}
-
-/** A free TCP port on 127.0.0.1 (below the ephemeral range is not needed: bound at once). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForPort(port: number, timeoutMs: number, what: string, child: () => ChildProcess | null): Promise<void> {
@@ -114,6 +104,11 @@ export async function startPrivatePostgres(label = 'pg'): Promise<PrivateServer>
     const init = run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
     init.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`initdb exited with ${code}`))));
   });
+  /** The running postmaster's pid, from the file it keeps in its data directory. */
+  const postmasterPid = (): number | null => {
+    const pidFile = path.join(data, 'postmaster.pid');
+    return fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) || null : null;
+  };
   let child: ChildProcess | null = null;
   const start = async () => {
     child = run('postgres', ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off']);
@@ -146,39 +141,29 @@ export async function startPrivatePostgres(label = 'pg'): Promise<PrivateServer>
     port,
     // runuser stays the parent: kill the postmaster itself so the crash is real.
     kill: async () => {
-      const pidFile = path.join(data, 'postmaster.pid');
-      if (fs.existsSync(pidFile)) {
-        const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
+      const pid = postmasterPid();
+      if (pid) signal(pid, 'SIGKILL');
       await killChild(child);
-      // The postmaster's children notice it is gone and exit; wait for the port to close.
+      // The postmaster's children notice it is gone and exit; wait until it is.
       const deadline = Date.now() + 10_000;
-      while (Date.now() < deadline && fs.existsSync(pidFile)) {
-        try {
-          process.kill(Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]), 0);
-        } catch {
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      while (pid && Date.now() < deadline && signal(pid, 0)) await new Promise((r) => setTimeout(r, 50));
     },
     start,
     async dispose() {
-      const pidFile = path.join(data, 'postmaster.pid');
-      if (fs.existsSync(pidFile)) {
-        try {
-          process.kill(Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
+      const pid = postmasterPid();
+      if (pid) signal(pid, 'SIGKILL');
       await killChild(child);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Sends `sig` to `pid`; false when there is no such process (any more). */
+function signal(pid: number, sig: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(pid, sig);
+    return true;
+  } catch {
+    return false;
+  }
 }

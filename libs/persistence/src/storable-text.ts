@@ -7,10 +7,21 @@
  * string parameters in SqlExecutor, JSON documents through storableJson(). Each offending code
  * unit becomes U+FFFD, the character Unicode reserves for exactly this.
  */
-const UNSTORABLE = /\u0000|[\uD800-\uDFFF]/;
+// NUL, or a UTF-16 surrogate that is not half of a pair (a proper pair, an emoji, is fine).
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * What in `text` Postgres cannot store, described for a person, or null. The gateway refuses such
+ * client input with this description; everything else on its way to the database is cleaned below.
+ */
+export function unstorableCharacterIn(text: string): string | null {
+  const match = UNSTORABLE.exec(text);
+  if (!match) return null;
+  return match[0] === '\u0000' ? 'a NUL character (\\u0000)' : `a lone UTF-16 surrogate (\\u${match[0].charCodeAt(0).toString(16)})`;
+}
 
 export function storableText(text: string): string {
-  // The common case costs one scan and no copy.
+  // The common case (emoji included) costs one scan and no copy.
   if (!UNSTORABLE.test(text)) return text;
   return text.toWellFormed().replace(/\u0000/g, '\uFFFD');
 }

@@ -1,4 +1,5 @@
 import type { ValidationProblem } from '@lib/contracts';
+import { unstorableCharacterIn } from '@lib/persistence';
 
 /**
  * Bounds on the shape of anything a client sends (body, query, path), checked before any
@@ -32,15 +33,6 @@ export const INPUT_SHAPE_LIMITS: InputShapeLimits = {
   maxKeyLength: 1_024,
   maxProblems: 50,
 };
-
-/** NUL, or a UTF-16 surrogate that is not half of a pair: unstorable and never meaningful. */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-export function unstorableCharacterIn(text: string): string | null {
-  const match = UNSTORABLE.exec(text);
-  if (!match) return null;
-  return match[0] === '\u0000' ? 'a NUL character (\\u0000)' : `a lone UTF-16 surrogate (\\u${match[0].charCodeAt(0).toString(16)})`;
-}
 
 /**
  * Walks `value` (iteratively: its own depth can never exhaust the stack) and lists what breaks
@@ -124,8 +116,8 @@ export function capProblems(problems: ValidationProblem[], root: Array<string | 
  * left to JSON.parse to report.
  */
 export function jsonTextShapeProblem(text: string, limits: InputShapeLimits = INPUT_SHAPE_LIMITS): ValidationProblem | null {
-  const counts: number[] = [];
-  const isObject: boolean[] = [];
+  // One frame per open object or list: how many separators it has seen so far.
+  const open: Array<{ commas: number; object: boolean }> = [];
   let nodes = 0;
   let inString = false;
   for (let i = 0; i < text.length; i += 1) {
@@ -142,25 +134,23 @@ export function jsonTextShapeProblem(text: string, limits: InputShapeLimits = IN
       case 0x7b: // {
       case 0x5b: // [
         nodes += 1;
-        if (counts.length >= limits.maxDepth) return { loc: ['body'], msg: `The input nests deeper than ${limits.maxDepth} levels.`, type: 'too_deep' };
-        counts.push(0);
-        isObject.push(c === 0x7b);
+        if (open.length >= limits.maxDepth) return { loc: ['body'], msg: `The input nests deeper than ${limits.maxDepth} levels.`, type: 'too_deep' };
+        open.push({ commas: 0, object: c === 0x7b });
         break;
       case 0x7d: // }
       case 0x5d: // ]
-        counts.pop();
-        isObject.pop();
+        open.pop();
         break;
-      case 0x2c: // ,
-        if (counts.length > 0) {
-          const n = (counts[counts.length - 1] += 1);
-          if (isObject[isObject.length - 1] ? n >= limits.maxObjectKeys : n >= limits.maxArrayLength) {
-            const what = isObject[isObject.length - 1] ? `An object has more than ${limits.maxObjectKeys} keys` : `A list has more than ${limits.maxArrayLength} items`;
-            return { loc: ['body'], msg: `${what}.`, type: isObject[isObject.length - 1] ? 'too_many_keys' : 'too_long' };
-          }
+      case 0x2c: { // ,
+        const frame = open[open.length - 1];
+        if (frame) {
+          frame.commas += 1;
+          if (frame.object && frame.commas >= limits.maxObjectKeys) return { loc: ['body'], msg: `An object has more than ${limits.maxObjectKeys} keys.`, type: 'too_many_keys' };
+          if (!frame.object && frame.commas >= limits.maxArrayLength) return { loc: ['body'], msg: `A list has more than ${limits.maxArrayLength} items.`, type: 'too_long' };
         }
         nodes += 1;
         break;
+      }
       case 0x3a: // :
         nodes += 1;
         break;
