@@ -108,7 +108,7 @@ describe('BrowserPool with real Chromium', () => {
       const three = await Promise.all([0, 1, 2].map(() => narrow.scrape({ url: `${site.url}/slow-load?ms=600`, browser_type: 'light', screenshot: true })));
       // Every page loaded (a failure would also end its wait early and hide what went wrong).
       expect(three.map((r) => [r.result.statusCode, r.result.guidance.error_type])).toEqual([[200, null], [200, null], [200, null]]);
-      const waits = three.map((r) => r.result.timings.queue_wait_ms).sort((a, b) => a - b);
+      const waits = three.map((r) => r.result.timings.queue_wait_ms ?? Number.NaN).sort((a, b) => a - b) as [number, number, number];
       // One slot: the second waited for the first page (≥ 600 ms to load: light loads images for a screenshot), the third for two.
       expect(waits[0]).toBeLessThan(100);
       expect(waits[1]).toBeGreaterThanOrEqual(500);

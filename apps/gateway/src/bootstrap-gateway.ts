@@ -14,6 +14,7 @@ import { answerClientError, answerRouterError } from './http-errors/connection-e
 import { HttpErrorFilter } from './http-errors/http-error.filter';
 import { installJsonBodyParser } from './http-errors/json-body.parser';
 import { RequestValidationPipe } from './http-errors/request-validation.pipe';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { OPENAPI_DOCUMENT } from './openapi/openapi.controller';
 
@@ -89,7 +90,7 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus, c
   app.connectMicroservice(createServerOptions('gateway', { natsUrl: config.natsUrl, bus }, { fanOut: true }));
   await app.startAllMicroservices();
   await app.init();
-  app.get<{ current: object | null }>(OPENAPI_DOCUMENT).current = buildOpenApiDocument(app);
+  app.get<{ current: OpenAPIObject | null }>(OPENAPI_DOCUMENT).current = buildOpenApiDocument(app);
   await app.listen(config.port, config.host);
   const address = fastify.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

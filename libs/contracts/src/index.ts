@@ -17,3 +17,4 @@ export * from './validation-problems';
 export * from './webhooks/webhook.messages';
 export * from './proxy/country-proxy.messages';
 export * from './billing/usage.messages';
+export * from './response-schema';

@@ -1,4 +1,4 @@
-import { BillingQuery, BillingReply, ClientMetricsQuery, PlatformMetricsQuery, SUBJECTS } from '@lib/contracts';
+import { BillingQuery, BillingReply, ClientMetricsQuery, ClientMetricsReply, PlatformMetricsQuery, PlatformMetricsReply, SUBJECTS } from '@lib/contracts';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { UsageReports } from './usage-reports';
@@ -14,12 +14,12 @@ export class UsageReportsController {
   }
 
   @MessagePattern(SUBJECTS.billing.clientMetrics)
-  clientMetrics(@Payload() query: ClientMetricsQuery): Promise<Record<string, unknown>> {
+  clientMetrics(@Payload() query: ClientMetricsQuery): Promise<ClientMetricsReply> {
     return this.reports.clientMetrics(query);
   }
 
   @MessagePattern(SUBJECTS.billing.platformMetrics)
-  platformMetrics(@Payload() query: PlatformMetricsQuery): Promise<Record<string, unknown>> {
+  platformMetrics(@Payload() query: PlatformMetricsQuery): Promise<PlatformMetricsReply> {
     return this.reports.platformMetrics(query);
   }
 }

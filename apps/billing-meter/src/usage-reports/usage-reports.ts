@@ -1,4 +1,4 @@
-import { BillingClientData, BillingQuery, BillingReply, ClientMetricsQuery, DayRange, PlatformMetricsQuery, UsageCounts } from '@lib/contracts';
+import { BillingClientData, BillingQuery, BillingReply, ClientMetricsQuery, ClientMetricsReply, DayRange, PlatformMetricsQuery, PlatformMetricsReply, UsageCounts } from '@lib/contracts';
 import { DATABASE, DatabaseConnection } from '@lib/persistence';
 import { CREDIT_COST } from '@lib/plans';
 import { Inject, Injectable } from '@nestjs/common';
@@ -45,7 +45,7 @@ export class UsageReports {
     return { month: query.month, clients, credit_system: { ...CREDIT_COST } };
   }
 
-  async clientMetrics(query: ClientMetricsQuery): Promise<Record<string, unknown>> {
+  async clientMetrics(query: ClientMetricsQuery): Promise<ClientMetricsReply> {
     const range = rangeOf(query);
     const rows = await this.db.sql.query<GroupRow & { exe_ms: number | null }>(
       `select ${KIND} as kind, ${SUCCESS} as success, count(*)::int as n, sum(credits)::int as credits, avg((details->>'execution_ms')::numeric)::float as exe_ms
@@ -57,7 +57,7 @@ export class UsageReports {
     for (const row of rows) {
       for (const cell of [scrapeType[row.kind], totals]) addCell(cell, row);
     }
-    const out: Record<string, unknown> = { client_id: query.client_id, date: { from: query.from, to: query.to }, totals: finish(totals), scrape_type: { simple: finish(scrapeType.simple), browser: finish(scrapeType.browser) } };
+    const out: ClientMetricsReply = { client_id: query.client_id, date: { from: query.from, to: query.to }, totals: finish(totals), scrape_type: { simple: finish(scrapeType.simple), browser: finish(scrapeType.browser) } };
     if (query.by_url) {
       const byUrl = await this.db.sql.query<GroupRow & { domain: string }>(
         `select coalesce(details->>'domain', 'unknown') as domain, ${KIND} as kind, ${SUCCESS} as success, count(*)::int as n, sum(credits)::int as credits
@@ -83,11 +83,11 @@ export class UsageReports {
     return out;
   }
 
-  async platformMetrics(query: PlatformMetricsQuery): Promise<Record<string, unknown>> {
+  async platformMetrics(query: PlatformMetricsQuery): Promise<PlatformMetricsReply> {
     const range = rangeOf(query);
     const where = 'occurred_at >= $1 and occurred_at < $2';
     const params = [range.start, range.end];
-    const out: Record<string, unknown> = { date: { from: query.from, to: query.to } };
+    const out: PlatformMetricsReply = { date: { from: query.from, to: query.to } };
     const grouped = async (key: string) =>
       Object.fromEntries(
         (await this.db.sql.query<{ key: string; n: number; success: number; credits: number }>(
@@ -110,7 +110,8 @@ export class UsageReports {
            from (select (details->>'execution_ms')::numeric as ms from credit_ledger_entries where ${where} and details ? 'execution_ms') t`,
           params,
         );
-        out.exe_time = Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null ? null : Math.round(Number(v))]));
+        const ms = (name: string) => (row[name] === null || row[name] === undefined ? null : Math.round(Number(row[name])));
+        out.exe_time = { count: ms('count'), avg_ms: ms('avg_ms'), min_ms: ms('min_ms'), max_ms: ms('max_ms'), p50_ms: ms('p50_ms'), p90_ms: ms('p90_ms'), p95_ms: ms('p95_ms'), p99_ms: ms('p99_ms') };
       }
     }
     return out;

@@ -1,10 +1,11 @@
-import { CollectionView, CollectionWriteReply, DEFAULT_COLLECTION_NAME, SUBJECTS } from '@lib/contracts';
+import { CollectionDeleteReply, CollectionUpdateReply, CollectionView, CollectionWriteReply, DEFAULT_COLLECTION_NAME, SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBearerAuth, ApiConflictResponse, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access } from '../admission/route-access';
-import { CollectionBody, CollectionDto, CollectionListQuery, isoToEpochMs } from './batch.dto';
+import { Fails, Returns, ValidationStatus } from '../openapi/operation-contract';
+import { CollectionBody, CollectionListQuery, isoToEpochMs } from './batch.dto';
 import { IdempotencyKeys } from './idempotency-keys';
 import { COLLECTION_ID } from './resource-id.pipe';
 
@@ -24,11 +25,13 @@ export class CollectionsController {
   @Access('client')
   @ApiOperation({ summary: 'Create a collection (spec 2.11/2.12). Items failing validation or the SSRF guard are listed in invalid_items / blocked_urls; the rest are stored, deduplicated on (url, custom_id).' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'At most 200 chars, no whitespace or ":". Same key + same body within 24 h replays the response (Idempotency-Replayed: true); a parallel duplicate waits up to 30 s (then 409); another body gets 422.' })
-  @ApiCreatedResponse({ description: 'Created (spec 2.12).' })
-  @ApiBadRequestResponse({ description: 'Body validation error (more than 1000 requests, wrong types) or a malformed Idempotency-Key.' })
-  @ApiUnprocessableEntityResponse({ description: 'Idempotency-Key reused with a different body (error_code idempotency_key_reused).' })
-  @ApiConflictResponse({ description: 'The first request with this Idempotency-Key is still in flight after 30 s.' })
-  async create(@Body() body: CollectionBody, @Headers('idempotency-key') key: string | undefined, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
+  @Returns(201, CollectionWriteReply, {
+    description: 'Created (spec 2.12), or the first response replayed for a repeated Idempotency-Key.',
+    headers: { 'Idempotency-Replayed': { description: 'Only with an Idempotency-Key: true when this is the first response replayed.', schema: { type: 'boolean' } } },
+  })
+  @ValidationStatus(400)
+  @Fails('batch.invalid_collection', 'idempotency.invalid_key', 'idempotency.key_reused', 'idempotency.in_flight')
+  async create(@Body() body: CollectionBody, @Headers('idempotency-key') key: string | undefined, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<CollectionWriteReply> {
     const clientId = request.admission.client!.id;
     const work = async () => {
       const created = await this.bus.request(
@@ -50,7 +53,8 @@ export class CollectionsController {
   @Get()
   @Access('client')
   @ApiOperation({ summary: 'The client\'s collections; name, name_prefix and since combine with AND.' })
-  @ApiOkResponse({ type: [CollectionDto] })
+  @Returns(200, [CollectionView], { description: 'The collections, oldest first.' })
+  @ValidationStatus(400)
   list(@Query() query: CollectionListQuery, @Req() request: FastifyRequest): Promise<CollectionView[]> {
     const since = query.since === undefined ? undefined : isoToEpochMs(query.since);
     return this.bus.request(SUBJECTS.collections.list, { client_id: request.admission.client!.id, name: query.name, name_prefix: query.name_prefix, since_ms: since }, { correlationId: request.admission.requestId });
@@ -58,7 +62,9 @@ export class CollectionsController {
 
   @Get(':collection_id')
   @Access('client')
-  @ApiOkResponse({ type: CollectionDto })
+  @ApiOperation({ summary: 'One collection (spec 2.10) with its callback_url and request count.' })
+  @Returns(200, CollectionView, { description: 'The collection.' })
+  @Fails('batch.collection_not_found')
   get(@Param('collection_id', COLLECTION_ID) collectionId: string, @Req() request: FastifyRequest): Promise<CollectionView> {
     return this.bus.request(SUBJECTS.collections.get, { client_id: request.admission.client!.id, collection_id: collectionId }, { correlationId: request.admission.requestId });
   }
@@ -66,7 +72,10 @@ export class CollectionsController {
   @Put(':collection_id')
   @Access('client')
   @ApiOperation({ summary: 'Update name, callback_url and/or requests; a supplied requests list replaces the stored one (validated like create).' })
-  async update(@Param('collection_id', COLLECTION_ID) collectionId: string, @Body() body: CollectionBody, @Req() request: FastifyRequest): Promise<Pick<CollectionWriteReply, 'id' | 'name' | 'message'>> {
+  @Returns(200, CollectionUpdateReply, { description: 'Updated: id, name and message (spec 2.12).' })
+  @ValidationStatus(400)
+  @Fails('batch.collection_not_found', 'batch.invalid_collection')
+  async update(@Param('collection_id', COLLECTION_ID) collectionId: string, @Body() body: CollectionBody, @Req() request: FastifyRequest): Promise<CollectionUpdateReply> {
     const updated = await this.bus.request(
       SUBJECTS.collections.update,
       { client_id: request.admission.client!.id, collection_id: collectionId, name: body.name, requests: body.requests, callback_url: body.callback_url },
@@ -79,7 +88,9 @@ export class CollectionsController {
   @HttpCode(200)
   @Access('client')
   @ApiOperation({ summary: 'Delete the collection and its stored requests; runs already started finish and stay readable.' })
-  async delete(@Param('collection_id', COLLECTION_ID) collectionId: string, @Req() request: FastifyRequest): Promise<{ id: string; deleted: boolean; message: string }> {
+  @Returns(200, CollectionDeleteReply, { description: 'Deleted.' })
+  @Fails('batch.collection_not_found')
+  async delete(@Param('collection_id', COLLECTION_ID) collectionId: string, @Req() request: FastifyRequest): Promise<CollectionDeleteReply> {
     await this.bus.request(SUBJECTS.collections.delete, { client_id: request.admission.client!.id, collection_id: collectionId }, { correlationId: request.admission.requestId });
     return { id: collectionId, deleted: true, message: 'Collection deleted.' };
   }

@@ -2,7 +2,7 @@ import { applyMigrations, DatabaseConnection, openDatabase } from '@lib/persiste
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { IdempotencyKeyInFlightError, IdempotencyKeys } from './idempotency-keys';
+import { IdempotencyKeyInFlightError, IdempotencyKeys, StoredResponse } from './idempotency-keys';
 
 /** The stored side of Idempotency-Key on the embedded database, with a clock the test moves. */
 describe('IdempotencyKeys (database)', () => {
@@ -24,7 +24,7 @@ describe('IdempotencyKeys (database)', () => {
 
   it('answers 409 when the first request is still in flight after the wait, then replays once it finishes', async () => {
     let finish!: () => void;
-    const first = keys.once('c1', 'slow-key', { a: 1 }, () => new Promise((resolve) => (finish = () => resolve({ status: 201, body: { id: 'x' } }))));
+    const first = keys.once('c1', 'slow-key', { a: 1 }, () => new Promise<StoredResponse<{ id: string }>>((resolve) => (finish = () => resolve({ status: 201, body: { id: 'x' } }))));
     await new Promise((r) => setTimeout(r, 50));
     await expect(keys.once('c1', 'slow-key', { a: 1 }, async () => ({ status: 201, body: { id: 'never' } }), 300)).rejects.toBeInstanceOf(IdempotencyKeyInFlightError);
     finish();

@@ -16,9 +16,9 @@ export class IdempotencyKeyInFlightError extends AppError {
   readonly code = 'idempotency.in_flight';
 }
 
-export interface StoredResponse {
+export interface StoredResponse<B = unknown> {
   status: number;
-  body: unknown;
+  body: B;
 }
 
 const KEEP_MS = 24 * 3_600_000;
@@ -48,7 +48,7 @@ export class IdempotencyKeys {
   }
 
   /** `parallelWaitMs`: how long a duplicate waits for the first request (spec: 30 s). */
-  async once(clientId: string, key: string, body: unknown, work: () => Promise<StoredResponse>, parallelWaitMs = PARALLEL_WAIT_MS): Promise<StoredResponse & { replayed: boolean }> {
+  async once<B>(clientId: string, key: string, body: unknown, work: () => Promise<StoredResponse<B>>, parallelWaitMs = PARALLEL_WAIT_MS): Promise<StoredResponse<B> & { replayed: boolean }> {
     IdempotencyKeys.assertWellFormed(key);
     const fingerprint = createHash('sha256').update(canonicalJson(body)).digest('hex');
     const waitUntil = Date.now() + parallelWaitMs;
@@ -74,7 +74,8 @@ export class IdempotencyKeys {
       if (row.fingerprint !== fingerprint) {
         throw new IdempotencyKeyReusedError('This Idempotency-Key was already used with a different request body; use a new key for a different request.');
       }
-      if (row.status_code !== null) return { status: row.status_code, body: row.response, replayed: true };
+      // Stored by `work` of the one route that takes keys (collection create), for this client.
+      if (row.status_code !== null) return { status: row.status_code, body: row.response as B, replayed: true };
       if (Date.now() >= waitUntil) {
         throw new IdempotencyKeyInFlightError('A request with this Idempotency-Key is still being processed after 30 s; retry later to get its response.');
       }
@@ -82,8 +83,8 @@ export class IdempotencyKeys {
     }
   }
 
-  private async firstRequest(clientId: string, key: string, work: () => Promise<StoredResponse>): Promise<StoredResponse> {
-    let response: StoredResponse;
+  private async firstRequest<B>(clientId: string, key: string, work: () => Promise<StoredResponse<B>>): Promise<StoredResponse<B>> {
+    let response: StoredResponse<B>;
     try {
       response = await work();
     } catch (error) {

@@ -1,11 +1,12 @@
-import { JOB_PAGE_LIMITS, JobListingPage, RunView, SUBJECTS } from '@lib/contracts';
+import { JOB_PAGE_LIMITS, JobListingPage, JobResultBody, RunList, RunView, SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBearerAuth, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Access } from '../admission/route-access';
 import { CreditGate } from '../credits/credit-gate';
 import { JobResultUnavailableError } from '../gateway.errors';
+import { Fails, Returns, ValidationStatus } from '../openapi/operation-contract';
 import { isoToEpochMs, JobListQuery, RunListQuery } from './batch.dto';
 import { COLLECTION_ID, RUN_ID } from './resource-id.pipe';
 
@@ -22,8 +23,8 @@ export class RunsController {
   @HttpCode(201)
   @Access('client')
   @ApiOperation({ summary: 'Run the collection (spec 4.4): one job per stored request, executed in the background within the plan\'s batch concurrency. Each job is charged like a sync scrape when it completes.' })
-  @ApiCreatedResponse({ description: 'The run, in_progress, with run_id, job_ids and counters at 0.' })
-  @ApiNotFoundResponse({ description: 'Unknown collection (collection_not_found) or no requests (collection_empty).' })
+  @Returns(201, RunView, { description: 'The run, in_progress, with run_id, job_ids and counters at 0.' })
+  @Fails('batch.collection_not_found', 'batch.collection_empty', 'limits.quota_exceeded')
   async start(@Param('collection_id', COLLECTION_ID) collectionId: string, @Req() request: FastifyRequest): Promise<RunView> {
     const client = request.admission.client!;
     // Jobs are charged one by one as they complete; a run needs at least one credit to start.
@@ -38,14 +39,18 @@ export class RunsController {
   @Get('runs')
   @Access('client')
   @ApiOperation({ summary: 'Runs of the collection, newest first (runs without created_at last); status_filter in_progress or completed.' })
-  list(@Param('collection_id', COLLECTION_ID) collectionId: string, @Query() query: RunListQuery, @Req() request: FastifyRequest): Promise<{ items: RunView[]; total: number }> {
+  @Returns(200, RunList, { description: 'The runs and their count.' })
+  @ValidationStatus(400)
+  @Fails('batch.collection_not_found')
+  list(@Param('collection_id', COLLECTION_ID) collectionId: string, @Query() query: RunListQuery, @Req() request: FastifyRequest): Promise<RunList> {
     return this.bus.request(SUBJECTS.runs.list, { client_id: request.admission.client!.id, collection_id: collectionId, status_filter: query.status_filter }, { correlationId: request.admission.requestId });
   }
 
   @Get('runs/:run_id')
   @Access('client')
-  @ApiOkResponse({ description: 'The run (spec 2.13); a completed run adds failed_jobs.' })
-  @ApiNotFoundResponse({ description: 'Unknown run, or a run of another collection (run_not_found).' })
+  @ApiOperation({ summary: 'One run (spec 2.13) with its counters; a completed run adds failed_jobs. 404 for a run of another collection.' })
+  @Returns(200, RunView, { description: 'The run.' })
+  @Fails('batch.collection_not_found', 'batch.run_not_found')
   get(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Req() request: FastifyRequest): Promise<RunView> {
     return this.bus.request(SUBJECTS.runs.get, { client_id: request.admission.client!.id, collection_id: collectionId, run_id: runId }, { correlationId: request.admission.requestId });
   }
@@ -55,7 +60,9 @@ export class RunsController {
   @ApiOperation({
     summary: 'A page of the run\'s jobs (spec 2.14/4.5). Keyset cursors: every job appears once while draining. order_by=completed_at lists finished jobs only. Times are ISO 8601 UTC with milliseconds and no zone suffix.',
   })
-  @ApiBadRequestResponse({ description: 'Invalid parameter, or a cursor made under another order_by/order_dir or for another run (invalid_cursor).' })
+  @Returns(200, JobListingPage, { description: 'A page of jobs; follow cursor_next while has_more.' })
+  @ValidationStatus(400)
+  @Fails('batch.collection_not_found', 'batch.run_not_found', 'batch.invalid_cursor')
   async jobs(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Query() query: JobListQuery, @Req() request: FastifyRequest): Promise<JobListingPage> {
     const packed = await this.bus.request(
       SUBJECTS.jobs.list,
@@ -78,9 +85,10 @@ export class RunsController {
 
   @Get('runs/:run_id/jobs/:job_id/result')
   @Access('client')
-  @ApiOkResponse({ description: 'The scrape response (spec 2.7) plus url, custom_id and status.' })
-  @ApiNotFoundResponse({ description: '`detail` is an object: error_code result_pending | result_expired | result_lost | job_id_invalid, message, completed_at, age_hours.' })
-  async result(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Param('job_id') jobId: string, @Req() request: FastifyRequest): Promise<unknown> {
+  @ApiOperation({ summary: "One job's stored result: the scrape response (spec 2.7) plus url, custom_id and status. Kept RESULT_RETENTION_HOURS (48 h by default)." })
+  @Returns(200, JobResultBody, { description: 'The job result.' })
+  @Fails('batch.result_unavailable', 'batch.collection_not_found', 'batch.run_not_found')
+  async result(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Param('job_id') jobId: string, @Req() request: FastifyRequest): Promise<JobResultBody> {
     const reply = await this.bus.request(SUBJECTS.jobs.result, { client_id: request.admission.client!.id, collection_id: collectionId, run_id: runId, job_id: jobId.slice(0, 200) }, { correlationId: request.admission.requestId, timeoutMs: 60_000 });
     if (!reply.found) throw new JobResultUnavailableError({ error_code: reply.error_code, message: reply.message, completed_at: reply.completed_at, age_hours: reply.age_hours });
     return this.bus.unpack(reply.result);

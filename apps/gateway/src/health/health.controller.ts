@@ -1,9 +1,15 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOperation, ApiProperty, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Access } from '../admission/route-access';
+import { Returns } from '../openapi/operation-contract';
 import { DependencyCheckDto, HealthDto, ServiceHealthDto } from './health.dto';
 import { PlatformHealth } from './platform-health';
+
+export class LivenessDto {
+  @ApiProperty({ enum: ['ok'] })
+  status: 'ok';
+}
 
 @ApiTags('health')
 @ApiExtraModels(DependencyCheckDto, ServiceHealthDto)
@@ -14,7 +20,7 @@ export class HealthController {
   @Get()
   @Access('public')
   @ApiOperation({ summary: 'Health of the platform: database, transport and every bounded context. No authentication.' })
-  @ApiOkResponse({ type: HealthDto })
+  @Returns(200, HealthDto, { description: 'Everything is up.' })
   @ApiServiceUnavailableResponse({ type: HealthDto, description: 'A dependency or context is down.' })
   async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthDto> {
     const report = await this.health.report();
@@ -25,8 +31,8 @@ export class HealthController {
   @Get('live')
   @Access('public')
   @ApiOperation({ summary: 'Liveness: 200 while the gateway process serves HTTP (no dependency checks).' })
-  @ApiOkResponse({ schema: { type: 'object', properties: { status: { type: 'string', example: 'ok' } } } })
-  live(): { status: 'ok' } {
+  @Returns(200, LivenessDto, { description: 'The gateway serves HTTP.' })
+  live(): LivenessDto {
     return { status: 'ok' };
   }
 }

@@ -8,7 +8,7 @@ export interface HttpErrorMapping {
   errorCode: string;
 }
 
-export const HTTP_ERROR_TABLE: Readonly<Record<string, HttpErrorMapping>> = {
+export const HTTP_ERROR_TABLE = {
   'auth.missing_token': { status: 401, errorCode: 'missing_token' },
   'auth.invalid_token': { status: 401, errorCode: 'invalid_token' },
   'auth.admin_only': { status: 403, errorCode: 'admin_only' },
@@ -46,10 +46,13 @@ export const HTTP_ERROR_TABLE: Readonly<Record<string, HttpErrorMapping>> = {
   'transport.worker_lost': { status: 503, errorCode: 'scrape_engine_lost' },
   'transport.invalid_message': { status: 500, errorCode: 'internal_error' },
   'internal.unexpected': { status: 500, errorCode: 'internal_error' },
-};
+} as const satisfies Readonly<Record<string, HttpErrorMapping>>;
+
+/** A domain error code the table knows: what an operation declares it can answer (see openapi/). */
+export type DomainErrorCode = keyof typeof HTTP_ERROR_TABLE;
 
 export const INTERNAL_ERROR: HttpErrorMapping = { status: 500, errorCode: 'internal_error' };
 
 export function httpMappingOf(code: string): HttpErrorMapping | undefined {
-  return HTTP_ERROR_TABLE[code];
+  return Object.hasOwn(HTTP_ERROR_TABLE, code) ? HTTP_ERROR_TABLE[code as DomainErrorCode] : undefined;
 }

@@ -1,70 +1,225 @@
+import { modelsReferencedByName, RESULT_ERROR_CODES } from '@lib/contracts';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { OperationObject, ResponseObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { STATUS_CODES } from 'node:http';
+import type { RouteAccessLevel } from '../admission/route-access';
+import { DomainErrorCode, HTTP_ERROR_TABLE } from '../http-errors/error-status.table';
+
+export const API_VERSION = '0.1.0';
+
+/** Spec section 8: every response carries these. */
+export const USAGE_HEADERS = {
+  'X-RateLimit-Limit': 'Requests per minute allowed.',
+  'X-RateLimit-Remaining': 'Requests left in the window.',
+  'X-RateLimit-Reset': 'Unix timestamp (seconds) when the window resets.',
+  'X-Quota-Limit': 'Monthly credit quota; 0 means unlimited.',
+  'X-Quota-Used': 'Credits used this month.',
+  'X-Quota-Remaining': 'Credits remaining this month (0 when unlimited).',
+  'X-Credits-Charged': 'Credits charged for this request.',
+} as const;
+
+/** An error a response may carry: its public error_code under an HTTP status. */
+interface DeclaredError {
+  status: number;
+  errorCode: string;
+}
+
+// Errors no handler raises but any request can meet before or around it: the HTTP parser and
+// router (malformed request line, path or headers) and the rate limiter.
+const ANY_REQUEST: DeclaredError[] = [
+  { status: 400, errorCode: 'bad_request' },
+  { status: 400, errorCode: 'bad_url' },
+  { status: 408, errorCode: 'request_timeout' },
+  { status: 414, errorCode: 'uri_too_long' },
+  { status: 431, errorCode: 'request_header_fields_too_large' },
+  { status: 429, errorCode: 'rate_limit_exceeded' },
+];
+// An authenticated route checks the token and asks other contexts over the transport.
+const AUTHENTICATED: DomainErrorCode[] = ['auth.missing_token', 'auth.invalid_token', 'transport.unavailable', 'transport.timeout'];
+const ADMIN: DomainErrorCode[] = ['auth.admin_only'];
+// A JSON body can be malformed, too large or not JSON at all (json-body.parser.ts, bodyLimit).
+const WITH_BODY: DeclaredError[] = [
+  { status: 400, errorCode: 'invalid_json' },
+  { status: 413, errorCode: 'payload_too_large' },
+  { status: 415, errorCode: 'unsupported_media_type' },
+];
+// Statuses answered with Retry-After (http-error.filter.ts).
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
 
 /**
- * Builds the OpenAPI description from the controllers and DTOs themselves, so it cannot drift
- * from the code. Every response carries the usage headers of spec section 8.
+ * Builds the OpenAPI description from the controllers, the classes their handlers return and the
+ * errors they declare (operation-contract.ts), so it cannot drift from the code. Every operation
+ * ends up with every status it can answer, each with its body schema and headers; an operation
+ * without a typed success response is a build error, not a gap in the document.
  */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Scraping API')
     .setDescription(
-      'Fetch web pages as HTML or markdown, with extraction, browser rendering, batches and webhooks. ' +
-        'Every authenticated call needs `Authorization: Bearer <API_KEY>`. Every response carries X-RateLimit-Limit, ' +
-        'X-RateLimit-Remaining, X-RateLimit-Reset (Unix seconds), X-Quota-Limit (0 = unlimited), X-Quota-Used, ' +
-        'X-Quota-Remaining and X-Credits-Charged. Errors: `{detail, error_code}`; validation errors (422): `{detail: [{loc, msg, type}]}`.',
+      'Fetch web pages as HTML or markdown, with extraction, browser rendering, screenshots, network capture, batches and signed webhooks. ' +
+        'Every call but health, plans and this document needs `Authorization: Bearer <API_KEY>`. ' +
+        'Every response carries the usage headers of spec section 8 (X-RateLimit-*, X-Quota-*, X-Credits-Charged); 429 and 503 carry Retry-After (seconds). ' +
+        'Errors: `{detail, error_code}`; validation errors: `{detail: [{loc, msg, type}]}` (422, or 400 on collection and report routes).',
     )
-    .setVersion('0.1.0')
-    .addBearerAuth()
+    .setVersion(API_VERSION)
+    .addServer('/', 'The host serving this document')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A client token (POST /v1/admin/clients), the demo token or the admin token.' })
     .build();
-  const document = SwaggerModule.createDocument(app, config);
-  const usageHeaders = {
-    'X-RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests per minute allowed.' },
-    'X-RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left in the window.' },
-    'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Unix timestamp when the window resets.' },
-    'X-Quota-Limit': { schema: { type: 'integer' }, description: 'Monthly credit quota; 0 means unlimited.' },
-    'X-Quota-Used': { schema: { type: 'integer' }, description: 'Credits used this month.' },
-    'X-Quota-Remaining': { schema: { type: 'integer' }, description: 'Credits remaining (0 when unlimited).' },
-    'X-Credits-Charged': { schema: { type: 'integer' }, description: 'Credits charged for this request.' },
-  };
-  const errorBody = {
-    type: 'object',
-    required: ['detail', 'error_code'],
-    properties: { detail: { type: 'string' }, error_code: { type: 'string' } },
-  };
-  const validationBody = {
-    type: 'object',
-    properties: {
-      detail: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: { loc: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'integer' }] } }, msg: { type: 'string' }, type: { type: 'string' } },
-        },
-      },
-    },
-  };
-  document.components = {
-    ...document.components,
-    schemas: { ...document.components?.schemas, ErrorBody: errorBody, ValidationErrorBody: validationBody } as never,
+  const document = SwaggerModule.createDocument(app, config, {
+    operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
+    extraModels: modelsReferencedByName(),
+  });
+  // package.json says UNLICENSED (not licensed for use by others); npm documents what that means.
+  document.info.license = { name: 'UNLICENSED', url: 'https://docs.npmjs.com/cli/configuring-npm/package-json#license' };
+  giveNullablesATypeSibling(document);
+  const components = (document.components ??= {});
+  components.schemas = { ...components.schemas, ...ERROR_SCHEMAS };
+  components.headers = {
+    ...Object.fromEntries(Object.entries(USAGE_HEADERS).map(([name, description]) => [name, { description, schema: { type: 'integer', minimum: 0 } }])),
+    'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 1 } },
   };
   for (const [path, item] of Object.entries(document.paths)) {
-    const isPublic = path === '/v1/health' || path === '/v1/health/live' || path === '/v1/plans' || path === '/v1/openapi.json';
-    for (const operation of Object.values(item) as Array<{ responses?: Record<string, { headers?: unknown; description?: string; content?: unknown }>; security?: unknown; requestBody?: unknown; parameters?: unknown[] }>) {
-      if (!operation || typeof operation !== 'object' || !operation.responses) continue;
-      if (isPublic) operation.security = [];
-      const errors: Record<string, string> = isPublic ? { '429': 'Rate limit exceeded (Retry-After gives seconds).' } : {
-        '401': 'Missing or invalid token.',
-        '429': 'Rate limit or monthly quota exceeded (Retry-After gives seconds).',
-      };
-      for (const [status, description] of Object.entries(errors)) {
-        operation.responses[status] ??= { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
-      }
-      if (operation.requestBody !== undefined || (operation.parameters?.length ?? 0) > 0) {
-        operation.responses['422'] ??= { description: 'Validation error.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationErrorBody' } } } };
-      }
-      for (const response of Object.values(operation.responses)) response.headers = { ...usageHeaders, ...(response.headers as object) };
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = item[method];
+      if (operation) completeOperation(`${method.toUpperCase()} ${path}`, operation);
     }
   }
   return document;
 }
+
+type DeclaredOperation = OperationObject & { 'x-access'?: RouteAccessLevel; 'x-fails'?: DomainErrorCode[]; 'x-validation-status'?: number };
+
+function completeOperation(name: string, operation: DeclaredOperation): void {
+  const access = operation['x-access'];
+  if (!access) throw new Error(`${name}: the handler has no @Access(): every operation says who may call it`);
+  const fails = operation['x-fails'] ?? [];
+  const validationStatus = operation['x-validation-status'] ?? 422;
+  delete operation['x-access'];
+  delete operation['x-fails'];
+  delete operation['x-validation-status'];
+  if (!operation.summary) throw new Error(`${name}: no summary (@ApiOperation)`);
+  operation.security = access === 'public' ? [] : [{ bearer: [] }];
+
+  const responses = operation.responses as Record<string, ResponseObject>;
+  const successes = Object.keys(responses).filter((status) => status.startsWith('2'));
+  if (successes.length !== 1 || !responses[successes[0]].content) throw new Error(`${name}: needs exactly one success response with a schema (@Returns), has ${successes.join(', ') || 'none'}`);
+  for (const [status, response] of Object.entries(responses)) {
+    if (!response.content) throw new Error(`${name}: the ${status} response has no schema; declare errors with @Fails(code)`);
+  }
+
+  const errors: DeclaredError[] = [...ANY_REQUEST];
+  const codes: DomainErrorCode[] = [...fails];
+  if (access !== 'public') codes.push(...AUTHENTICATED);
+  if (access === 'admin') codes.push(...ADMIN);
+  const hasBody = operation.requestBody !== undefined;
+  if (hasBody) errors.push(...WITH_BODY);
+  const hasInput = hasBody || (operation.parameters?.length ?? 0) > 0;
+  let resultUnavailable = false;
+  for (const code of codes) {
+    if (code === 'batch.result_unavailable') resultUnavailable = true;
+    else errors.push({ status: HTTP_ERROR_TABLE[code].status, errorCode: HTTP_ERROR_TABLE[code].errorCode });
+  }
+
+  const byStatus = new Map<number, Set<string>>();
+  for (const error of errors) {
+    if (!byStatus.has(error.status)) byStatus.set(error.status, new Set());
+    byStatus.get(error.status)!.add(error.errorCode);
+  }
+  if (hasInput && !byStatus.has(validationStatus)) byStatus.set(validationStatus, new Set());
+  if (resultUnavailable && !byStatus.has(404)) byStatus.set(404, new Set());
+
+  for (const [status, errorCodes] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
+    if (responses[status]) continue;
+    const variants: SchemaObject[] = [];
+    if (hasInput && status === validationStatus) variants.push({ $ref: '#/components/schemas/ValidationErrorBody' } as SchemaObject);
+    const unavailable = resultUnavailable && status === 404;
+    if (unavailable) variants.push({ $ref: '#/components/schemas/JobResultUnavailableBody' } as SchemaObject);
+    if (errorCodes.size > 0) variants.push(errorBodyWith([...errorCodes].sort()));
+    const described = [...errorCodes].sort().join(', ');
+    const reasons = [
+      hasInput && status === validationStatus ? 'request validation (every problem in `detail`)' : '',
+      unavailable ? 'the job result is unavailable (`detail` an object whose error_code is result_pending, result_expired, result_lost or job_id_invalid; spec 4.5)' : '',
+      described && `error_code ${described}`,
+    ];
+    responses[status] = {
+      description: `${STATUS_CODES[status]}: ${reasons.filter(Boolean).join('; or ')}.`,
+      // anyOf, not oneOf: the bodies differ in `detail`'s type, and a reader needs no exclusivity proof.
+      content: { 'application/json': { schema: variants.length === 1 ? variants[0] : { anyOf: variants } } },
+    };
+  }
+  for (const [status, response] of Object.entries(responses)) {
+    const headers: Record<string, { $ref: string }> = Object.fromEntries(Object.keys(USAGE_HEADERS).map((header) => [header, { $ref: `#/components/headers/${header}` }]));
+    if (RETRY_AFTER_STATUSES.has(Number(status))) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    response.headers = { ...headers, ...response.headers };
+  }
+}
+
+type Schema = Record<string, unknown>;
+
+/**
+ * OpenAPI 3.0 only lets `nullable` widen a `type` beside it; Nest writes it beside allOf/oneOf
+ * too. A composition of objects becomes `type: object`; a union with typed members carries
+ * `nullable` on those members instead. Same meaning, and valid for Redocly and code generators.
+ */
+function giveNullablesATypeSibling(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(giveNullablesATypeSibling);
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as Schema;
+  if (schema.nullable === true && schema.type === undefined) {
+    const members = [schema.allOf, schema.oneOf, schema.anyOf].find(Array.isArray) as Schema[] | undefined;
+    const typed = members?.filter((member) => member.type !== undefined) ?? [];
+    if (members && typed.length === 0) schema.type = 'object';
+    else if (typed.length > 0 && schema.allOf === undefined) {
+      for (const member of typed) member.nullable = true;
+      delete schema.nullable;
+    }
+  }
+  for (const value of Object.values(schema)) giveNullablesATypeSibling(value);
+}
+
+function errorBodyWith(errorCodes: string[]): SchemaObject {
+  return {
+    type: 'object',
+    required: ['detail', 'error_code'],
+    properties: {
+      detail: { type: 'string', description: 'What went wrong, for humans.' },
+      error_code: { type: 'string', enum: errorCodes, description: 'Stable, machine-readable.' },
+      reason: { type: 'string', description: 'A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …).' },
+    },
+  };
+}
+
+// Operator contract §5: `{detail, error_code}`; validation as a list of located problems; the
+// job-result 404 keeps the object `detail` of spec 4.5.
+const ERROR_SCHEMAS: Record<string, SchemaObject> = {
+  ValidationProblem: {
+    type: 'object',
+    required: ['loc', 'msg', 'type'],
+    properties: {
+      loc: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'integer' }] }, example: ['body', 'requests', 3, 'url'], description: 'Where: body, query or path, then the field path.' },
+      msg: { type: 'string' },
+      type: { type: 'string', example: 'string_type' },
+    },
+  },
+  ValidationErrorBody: {
+    type: 'object',
+    required: ['detail'],
+    properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationProblem' }, description: 'Every problem at once (at most 50, then one item counting the rest).' } },
+  },
+  JobResultUnavailableDetail: {
+    type: 'object',
+    required: ['error_code', 'message', 'completed_at', 'age_hours'],
+    properties: {
+      error_code: { type: 'string', enum: [...RESULT_ERROR_CODES] },
+      message: { type: 'string' },
+      completed_at: { type: 'string', nullable: true },
+      age_hours: { type: 'number', nullable: true },
+    },
+  },
+  JobResultUnavailableBody: {
+    type: 'object',
+    required: ['detail'],
+    properties: { detail: { oneOf: [{ $ref: '#/components/schemas/JobResultUnavailableDetail' }, { type: 'string' }] } },
+  },
+};

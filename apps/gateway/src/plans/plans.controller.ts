@@ -1,7 +1,9 @@
 import { CREDIT_COST, FEATURES, PLAN_CATALOG, PLAN_IDS } from '@lib/plans';
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { CreditSystem } from '@lib/contracts';
+import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Access } from '../admission/route-access';
+import { Returns } from '../openapi/operation-contract';
 
 export class PlanDto {
   @ApiProperty({ enum: PLAN_IDS })
@@ -27,8 +29,8 @@ export class PlanDto {
 export class PlanListDto {
   @ApiProperty({ type: [PlanDto] })
   plans: PlanDto[];
-  @ApiProperty({ example: CREDIT_COST })
-  credit_system: { simple_request: number; browser_request: number };
+  @ApiProperty({ type: CreditSystem })
+  credit_system: CreditSystem;
 }
 
 @ApiTags('plans')
@@ -37,7 +39,7 @@ export class PlansController {
   @Get()
   @Access('public')
   @ApiOperation({ summary: 'Every plan with price, monthly credits, browser requests, rate limit and features. No authentication.' })
-  @ApiOkResponse({ type: PlanListDto })
+  @Returns(200, PlanListDto, { description: 'The plans and the credit cost of each request kind.' })
   list(): PlanListDto {
     return {
       plans: PLAN_IDS.map((id) => {

@@ -1,10 +1,11 @@
-import { CountryRequestView, ProxyStatusReply, RequestCountryReply, SUBJECTS } from '@lib/contracts';
+import { CountryRequestList, CountryRequestView, ProxyCountriesReply, ProxyStatusReply, RequestCountryReply, SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiForbiddenResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Access } from '../admission/route-access';
 import { FeatureNotAvailableError } from '../gateway.errors';
+import { Fails, Returns } from '../openapi/operation-contract';
 import { CountryRequestsQuery, DecisionBody, RequestCountryBody } from './proxy.dto';
 
 /** Country proxies (spec 4.7, 3.5) and their review (operator contract §3). */
@@ -17,7 +18,8 @@ export class ProxiesController {
   @Get('proxy/countries')
   @Access('client')
   @ApiOperation({ summary: 'ISO 3166-1 alpha-2 codes (with English names) a client may request a proxy pool for.' })
-  async countries(@Req() request: FastifyRequest): Promise<{ countries: string[]; details: Array<{ code: string; name: string }>; error: null }> {
+  @Returns(200, ProxyCountriesReply, { description: 'The countries.' })
+  async countries(@Req() request: FastifyRequest): Promise<ProxyCountriesReply> {
     const reply = await this.bus.request(SUBJECTS.proxies.countries, {}, { correlationId: request.admission.requestId });
     return { countries: reply.countries.map((c) => c.code), details: reply.countries, error: null };
   }
@@ -26,7 +28,8 @@ export class ProxiesController {
   @HttpCode(200)
   @Access('client')
   @ApiOperation({ summary: 'Ask for a country proxy pool: pending (an administrator reviews) or already_approved. Needs the country_proxies feature (not in the demo plan).' })
-  @ApiForbiddenResponse({ description: 'The client\'s plan has no country proxies (feature_not_available).' })
+  @Returns(200, RequestCountryReply, { description: 'pending or already_approved.' })
+  @Fails('auth.feature_missing', 'proxy.unknown_country')
   requestCountry(@Body() body: RequestCountryBody, @Req() request: FastifyRequest): Promise<RequestCountryReply> {
     const client = request.admission.client!;
     if (!client.features.includes('country_proxies')) {
@@ -38,6 +41,7 @@ export class ProxiesController {
   @Get('proxy/status')
   @Access('client')
   @ApiOperation({ summary: 'client_id, approved_countries, pending_countries, denied_countries ([{country_code, note, decided_at}]: refusals with the reviewer\'s note) and error.' })
+  @Returns(200, ProxyStatusReply, { description: 'The approvals.' })
   status(@Req() request: FastifyRequest): Promise<ProxyStatusReply> {
     return this.bus.request(SUBJECTS.proxies.status, { client_id: request.admission.client!.id }, { correlationId: request.admission.requestId });
   }
@@ -45,7 +49,8 @@ export class ProxiesController {
   @Get('admin/proxy/requests')
   @Access('admin')
   @ApiOperation({ summary: 'Country proxy requests by status (default pending).' })
-  list(@Query() query: CountryRequestsQuery, @Req() request: FastifyRequest): Promise<{ items: CountryRequestView[]; total: number }> {
+  @Returns(200, CountryRequestList, { description: 'The requests, oldest first.' })
+  list(@Query() query: CountryRequestsQuery, @Req() request: FastifyRequest): Promise<CountryRequestList> {
     return this.bus.request(SUBJECTS.proxies.list, { status: query.status ?? 'pending' }, { correlationId: request.admission.requestId });
   }
 
@@ -53,6 +58,8 @@ export class ProxiesController {
   @HttpCode(200)
   @Access('admin')
   @ApiOperation({ summary: 'Approve or deny a client\'s request, with an optional note; an approval holds for the client\'s next scrape.' })
+  @Returns(200, CountryRequestView, { description: 'The request as decided.' })
+  @Fails('proxy.request_not_found', 'proxy.unknown_country')
   decide(@Param('client_id') clientId: string, @Param('country_code') countryCode: string, @Body() body: DecisionBody, @Req() request: FastifyRequest): Promise<CountryRequestView> {
     return this.bus.request(
       SUBJECTS.proxies.decide,

@@ -1,8 +1,9 @@
 import { BROWSER_ACTION_MODELS, DownloadRequest, DownloadResultBody, ProxyConfig, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtraModels, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Access } from '../admission/route-access';
+import { Fails, Returns } from '../openapi/operation-contract';
 import { SyncScrapeHandler } from './sync-scrape.handler';
 
 @ApiTags('sync')
@@ -22,9 +23,8 @@ export class SyncScrapeController {
       'Every request the page makes passes the SSRF guard. Browser responses add action_error (the action that stopped the list, or null) and timings.actions_ms. ' +
       'network_requests entries: {url, method, resource_type, status, mime_type, request_headers, response_headers, size (bytes received), duration (ms), body (document/xhr/fetch, at most 256 KB), body_encoding, body_truncated, error}.',
   })
-  @ApiOkResponse({ description: 'The scrape response with timings and guidance; statusCode is the target\'s (0 when it never answered).' })
-  @ApiUnprocessableEntityResponse({ description: 'Validation error, or a non-public target (error_code target_blocked).' })
-  @ApiForbiddenResponse({ description: 'Country proxy not approved (error_code country_not_approved).' })
+  @Returns(200, ScrapeResultBody, { description: "The scrape response with timings and guidance; statusCode is the target's (0 when it never answered)." })
+  @Fails('target.blocked', 'scrape.invalid_request', 'proxy.country_not_approved', 'proxy.unknown_country', 'proxy.pool_missing', 'limits.quota_exceeded', 'transport.worker_lost')
   scrape(@Body() body: ScrapeRequest, @Req() request: FastifyRequest): Promise<ScrapeResultBody> {
     return this.handler.scrape(body, request.admission);
   }
@@ -33,7 +33,8 @@ export class SyncScrapeController {
   @HttpCode(200)
   @Access('client')
   @ApiOperation({ summary: 'Download one file (spec 2.9): base64 content with its detected MIME type. 1 credit when the target answered.' })
-  @ApiOkResponse({ description: '{content, contentType, statusCode, message, executionTime}; statusCode 0 when the target never answered (not charged).' })
+  @Returns(200, DownloadResultBody, { description: 'The file as base64 with its detected MIME type; statusCode 0 when the target never answered (not charged).' })
+  @Fails('target.blocked', 'scrape.invalid_request', 'proxy.country_not_approved', 'proxy.unknown_country', 'proxy.pool_missing', 'limits.quota_exceeded', 'transport.worker_lost')
   download(@Body() body: DownloadRequest, @Req() request: FastifyRequest): Promise<DownloadResultBody> {
     return this.handler.download(body, request.admission);
   }

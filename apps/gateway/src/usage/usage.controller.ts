@@ -1,12 +1,13 @@
-import { BillingReply, PLATFORM_METRICS, PlatformMetric, SUBJECTS } from '@lib/contracts';
+import { BillingReply, ClientMetricsReply, PLATFORM_METRICS, PlatformMetricsReply, PlatformMetric, SUBJECTS } from '@lib/contracts';
 import { AdminOnlyError } from '@lib/errors';
 import { MessageBus } from '@lib/messaging';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Controller, Get, Inject, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiForbiddenResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Access } from '../admission/route-access';
 import type { AuthenticatedClient } from '../clients/client-directory';
+import { Fails, Returns, ValidationStatus } from '../openapi/operation-contract';
 import { reportPeriodOf } from './report-period';
 import { BillingQueryDto, ClientMetricsQueryDto, PlatformMetricsQueryDto } from './usage.dto';
 
@@ -25,7 +26,9 @@ export class UsageController {
   @ApiOperation({
     summary: 'Monthly billing (spec 2.17): per client simple/browser success, failed and totals, credits {simple, browser, total}, and by_url per domain with detail=urls. Downloads count as simple requests; uncharged failures are not billed and not counted.',
   })
-  @ApiForbiddenResponse({ description: 'A non-administrator named another client (admin_only).' })
+  @Returns(200, BillingReply, { description: 'The month\'s billing.' })
+  @ValidationStatus(400)
+  @Fails('auth.admin_only')
   billing(@Query() query: BillingQueryDto, @Req() request: FastifyRequest): Promise<BillingReply> {
     const client = request.admission.client!;
     const month = query.month ?? this.clock.now().toISOString().slice(0, 7);
@@ -40,7 +43,10 @@ export class UsageController {
       'Response: {client_id, date: {from, to}, totals, scrape_type: {simple, browser}, url?: {<domain>: cell} (detail=urls), hourly?: {<YYYY-MM-DD>: [24 × cell with hour]} (hourly=true)}, ' +
       'where a cell is {requests, success, failed, credits, avg_execution_ms}. Own data only; administrators may name any client.',
   })
-  clientMetrics(@Query() query: ClientMetricsQueryDto, @Req() request: FastifyRequest): Promise<Record<string, unknown>> {
+  @Returns(200, ClientMetricsReply, { description: 'The usage.' })
+  @ValidationStatus(400)
+  @Fails('auth.admin_only', 'request.invalid')
+  clientMetrics(@Query() query: ClientMetricsQueryDto, @Req() request: FastifyRequest): Promise<ClientMetricsReply> {
     const client = request.admission.client!;
     const period = reportPeriodOf(query.date, { allowMonth: true }, this.clock.now());
     return this.bus.request(
@@ -55,7 +61,10 @@ export class UsageController {
   @ApiOperation({
     summary: 'Platform-wide statistics (administrators only): url, proxy, api_codes, page_codes, exe_time (count, avg, min, max, p50, p90, p95, p99 in ms), scrape_type; one metric or all.',
   })
-  metrics(@Query() query: PlatformMetricsQueryDto, @Req() request: FastifyRequest): Promise<Record<string, unknown>> {
+  @Returns(200, PlatformMetricsReply, { description: 'The statistics asked for.' })
+  @ValidationStatus(400)
+  @Fails('request.invalid')
+  metrics(@Query() query: PlatformMetricsQueryDto, @Req() request: FastifyRequest): Promise<PlatformMetricsReply> {
     const period = reportPeriodOf(query.date, { allowMonth: false }, this.clock.now());
     const metrics: PlatformMetric[] = query.metric ? [query.metric as PlatformMetric] : [...PLATFORM_METRICS];
     return this.bus.request(SUBJECTS.billing.platformMetrics, { ...period, metrics }, { correlationId: request.admission.requestId });

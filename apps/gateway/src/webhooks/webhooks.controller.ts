@@ -1,10 +1,11 @@
 import { SUBJECTS, WebhookDeliveryLog, WebhookSecretReply } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Access } from '../admission/route-access';
 import { COLLECTION_ID, RUN_ID } from '../batches/resource-id.pipe';
+import { Fails, Returns } from '../openapi/operation-contract';
 
 @ApiTags('webhooks')
 @ApiBearerAuth()
@@ -18,7 +19,7 @@ export class WebhooksController {
     summary: 'The client\'s webhook signing secret, created on first call (operator contract §4).',
     description: 'Every webhook carries X-Service-Timestamp (Unix seconds) and X-Service-Signature: sha256=<hex HMAC-SHA256(secret, "{timestamp}.{raw body}")>. Reject timestamps older than 5 minutes.',
   })
-  @ApiOkResponse({ schema: { properties: { secret: { type: 'string', example: 'whsec_…' } } } })
+  @Returns(200, WebhookSecretReply, { description: 'The signing secret.' })
   secret(@Req() request: FastifyRequest): Promise<WebhookSecretReply> {
     return this.bus.request(SUBJECTS.webhooks.secret, { client_id: request.admission.client!.id }, { correlationId: request.admission.requestId });
   }
@@ -27,6 +28,7 @@ export class WebhooksController {
   @HttpCode(200)
   @Access('client')
   @ApiOperation({ summary: 'Replace the signing secret; every delivery attempt from now on is signed with the new one.' })
+  @Returns(200, WebhookSecretReply, { description: 'The new signing secret.' })
   rotate(@Req() request: FastifyRequest): Promise<WebhookSecretReply> {
     return this.bus.request(SUBJECTS.webhooks.rotateSecret, { client_id: request.admission.client!.id }, { correlationId: request.admission.requestId });
   }
@@ -38,7 +40,8 @@ export class WebhooksController {
     description:
       '{delivery_id (= X-Service-Delivery-Id), run_id, callback_url, status (the run\'s callback_status), next_attempt_at, attempts: [{attempt, manual, attempted_at, status_code, error, latency_ms, outcome: sent | failed (a retry follows) | failed_final | blocked}]}.',
   })
-  @ApiNotFoundResponse({ description: 'The run has no webhook (no callback_url, not completed, unknown): webhook_not_found.' })
+  @Returns(200, WebhookDeliveryLog, { description: 'The delivery log.' })
+  @Fails('webhook.not_found', 'batch.collection_not_found', 'batch.run_not_found')
   deliveries(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Req() request: FastifyRequest): Promise<WebhookDeliveryLog> {
     return this.bus.request(SUBJECTS.webhooks.deliveries, { client_id: request.admission.client!.id, collection_id: collectionId, run_id: runId }, { correlationId: request.admission.requestId });
   }
@@ -49,7 +52,8 @@ export class WebhooksController {
   @ApiOperation({
     summary: 'Send the run\'s completion webhook again now (not in the spec): one attempt, same X-Service-Delivery-Id, signed with the current secret; it replaces any remaining retry schedule.',
   })
-  @ApiConflictResponse({ description: 'An attempt is under way (delivery_in_progress).' })
+  @Returns(202, WebhookDeliveryLog, { description: 'The attempt was made; the log includes it.' })
+  @Fails('webhook.not_found', 'webhook.delivery_in_progress', 'batch.collection_not_found', 'batch.run_not_found')
   redeliver(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Req() request: FastifyRequest): Promise<WebhookDeliveryLog> {
     return this.bus.request(SUBJECTS.webhooks.redeliver, { client_id: request.admission.client!.id, collection_id: collectionId, run_id: runId }, { correlationId: request.admission.requestId });
   }

@@ -113,7 +113,7 @@ export class BrowserScrapeExecutor {
       executionTime: Math.round(timings.total_ms) / 1000,
       potentiallyBlockedByCaptcha: verdict?.potentiallyBlockedByCaptcha ?? false,
       timings: roundAll(timings),
-      guidance: guidance as unknown as Record<string, unknown>,
+      guidance,
       action_error: page?.actionError ?? null,
     };
     const facts = executionFacts('browser', credits, firstHop.hostname, page?.statusCode ?? null, outcome);

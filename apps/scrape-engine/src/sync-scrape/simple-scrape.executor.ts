@@ -80,7 +80,7 @@ export class SimpleScrapeExecutor {
       executionTime: Math.round(totalMs) / 1000,
       potentiallyBlockedByCaptcha: verdict?.potentiallyBlockedByCaptcha ?? false,
       timings: { queue_wait_ms: 0, proxy_ms: 0, navigation_ms: round(navigationMs), extraction_ms: round(extractionMs), total_ms: round(totalMs) },
-      guidance: this.advisor.advise(request as unknown as Parameters<GuidanceAdvisor['advise']>[0], scrapeOutcome, credits) as unknown as Record<string, unknown>,
+      guidance: this.advisor.advise(request as unknown as Parameters<GuidanceAdvisor['advise']>[0], scrapeOutcome, credits),
     };
     const facts = executionFacts('simple', credits, firstHop.hostname, response?.statusCode ?? null, outcome);
     return { facts, result };

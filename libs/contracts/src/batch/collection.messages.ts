@@ -1,4 +1,6 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Max, Min, ValidateIf } from 'class-validator';
+import { nullableObject } from '../response-schema';
 
 /** Spec 8: a collection holds at most this many requests. */
 export const MAX_COLLECTION_REQUESTS = 1000;
@@ -72,38 +74,85 @@ export class ListCollectionsQuery {
   since_ms?: number;
 }
 
-/** Spec 2.10. */
-export interface CollectionView {
+/** Spec 2.10, plus the stored callback_url and how many requests the collection holds. */
+export class CollectionView {
+  @ApiProperty({ format: 'uuid' })
   id: string;
+  @ApiProperty()
   name: string;
+  @ApiProperty({ type: Number, nullable: true, description: 'Epoch seconds UTC; null for older collections.' })
   created_at: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Epoch seconds UTC; null for older collections.' })
   updated_at: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Webhook URL POSTed when a run completes.' })
   callback_url: string | null;
+  @ApiProperty({ type: 'integer', description: 'Requests stored (after deduplication and validation).' })
   request_count: number;
 }
 
-export interface InvalidItem {
+export class ItemFieldError {
+  @ApiProperty({ example: 'custom_id' })
+  field: string;
+  @ApiProperty({ example: 'string_too_long' })
+  error_type: string;
+  @ApiProperty()
+  message: string;
+}
+
+/** An item rejected by field validation or a parameter rule (spec 2.12). */
+export class InvalidItem {
+  @ApiProperty({ type: 'integer', description: '0-based position in the submitted requests.' })
   index: number;
+  @ApiProperty({ type: String, nullable: true, description: 'The item\'s url when readable.' })
   url: string | null;
-  errors: Array<{ field: string; error_type: string; message: string }>;
+  @ApiProperty({ type: [ItemFieldError] })
+  errors: ItemFieldError[];
 }
 
-export interface BlockedUrl {
+export const BLOCKED_URL_REASONS = ['private_ip', 'dns_failed', 'blocked_hostname', 'invalid_protocol', 'invalid_port', 'malformed_url', 'blocked'] as const;
+
+/** An item refused by the SSRF guard (spec 2.12). */
+export class BlockedUrl {
+  @ApiProperty({ type: 'integer', description: '0-based position in the submitted requests.' })
   index: number;
+  @ApiProperty()
   url: string;
+  @ApiProperty({ enum: BLOCKED_URL_REASONS })
   reason: string;
+  @ApiProperty()
   message: string;
 }
 
-/** Spec 2.12 (the create form; update answers with id, name and message only). */
-export interface CollectionWriteReply {
+/** Spec 2.12: the update response carries only id, name and message. */
+export class CollectionUpdateReply {
+  @ApiProperty({ type: String, nullable: true, format: 'uuid' })
   id: string | null;
+  @ApiProperty({ type: String, nullable: true })
   name: string | null;
+  @ApiProperty()
   message: string;
+}
+
+/** Spec 2.12, the create form. */
+export class CollectionWriteReply extends CollectionUpdateReply {
+  @ApiProperty({ type: 'integer', default: 0, description: 'Items skipped as duplicates of an earlier (url, custom_id).' })
   duplicates_skipped: number;
+  @ApiProperty({ type: [BlockedUrl] })
   blocked_urls: BlockedUrl[];
+  @ApiProperty({ type: [InvalidItem] })
   invalid_items: InvalidItem[];
+  @ApiProperty({ type: [String], description: 'One URL per skipped duplicate.' })
   duplicate_urls: string[];
+}
+
+/** DELETE answers with what it removed. */
+export class CollectionDeleteReply {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+  @ApiProperty({ enum: [true] })
+  deleted: boolean;
+  @ApiProperty()
+  message: string;
 }
 
 export const RUN_STATUSES = ['in_progress', 'completed'] as const;
@@ -133,22 +182,68 @@ export class ListRunsQuery extends CollectionReference {
   status_filter?: RunStatus;
 }
 
+export const CALLBACK_STATUSES = ['pending', 'sent', 'failed', 'retrying'] as const;
+
+/** A job of a completed run that did not deliver usable content. */
+export class FailedJob {
+  @ApiProperty({ format: 'uuid' })
+  job_id: string;
+  @ApiProperty()
+  url: string;
+  @ApiProperty({ type: String, nullable: true })
+  custom_id: string | null;
+  @ApiProperty({ enum: ['completed', 'failed', 'timeout'] })
+  status: string;
+  @ApiProperty({ type: String, nullable: true })
+  error: string | null;
+}
+
+export class SuccessCriterion {
+  @ApiProperty({ example: 'content-success/2026-11-23.1', description: 'Changes whenever a rule changes meaning.' })
+  version: string;
+  @ApiProperty({ type: [String], description: 'Human-readable predicates; a job is a success only when all hold.' })
+  rules: string[];
+}
+
 /** Spec 2.13. */
-export interface RunView {
+export class RunView {
+  @ApiProperty({ format: 'uuid' })
   run_id: string;
+  @ApiProperty({ enum: RUN_STATUSES })
   status: RunStatus;
+  @ApiProperty({ type: 'integer' })
   total_requests: number;
+  @ApiProperty({ type: 'integer' })
   success_requests: number;
+  @ApiProperty({ type: 'integer' })
   failed_requests: number;
+  @ApiProperty({ type: 'integer' })
   timeout_requests: number;
+  @ApiProperty({ format: 'uuid' })
   collection_id: string;
+  @ApiProperty({ type: [String] })
   job_ids: string[];
+  @ApiProperty({ type: String, nullable: true })
   callback_url: string | null;
+  @ApiProperty({ type: String, nullable: true, enum: CALLBACK_STATUSES })
   callback_status: string | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Epoch seconds; null for older runs.' })
   created_at: number | null;
-  failed_jobs?: Array<{ job_id: string; url: string; custom_id: string | null; status: string; error: string | null }>;
-  success_criterion: { version: string; rules: string[] } | null;
+  @ApiPropertyOptional({ type: [FailedJob], description: 'On a completed run.' })
+  failed_jobs?: FailedJob[];
+  @ApiProperty(nullableObject(SuccessCriterion))
+  success_criterion: SuccessCriterion | null;
+  @ApiProperty({ type: Boolean, nullable: true, description: 'True once every job of the run is in the listing.' })
   all_jobs_persisted: boolean | null;
   /** Not in the spec: what the run has charged so far (never more than its jobs did). */
+  @ApiProperty({ type: 'integer', description: 'Not in the spec: credits the run has charged so far.' })
   credits_charged: number;
+}
+
+/** GET …/runs. */
+export class RunList {
+  @ApiProperty({ type: [RunView] })
+  items: RunView[];
+  @ApiProperty({ type: 'integer' })
+  total: number;
 }

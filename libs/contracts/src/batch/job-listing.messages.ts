@@ -1,6 +1,8 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import type { Packed } from '../packed';
-import type { ScrapeResultBody } from '../scrape/scrape-execution.messages';
+import { ScrapeResultBody } from '../scrape/scrape-execution.messages';
+import { nullableObject } from '../response-schema';
 import { RunReference } from './collection.messages';
 import { JOB_STATUSES, JobStatus } from './job-execution.messages';
 
@@ -43,32 +45,64 @@ export class ListJobsQuery extends RunReference {
   include_results: boolean;
 }
 
-/** Spec 2.14. */
-export interface JobListingItem {
-  job_public_id: string;
-  run_public_id: string;
-  collection_id: string;
-  status: JobStatus;
+/** Spec 2.7 plus what the async job result adds. */
+export class JobResultBody extends ScrapeResultBody {
+  @ApiProperty()
   url: string;
-  url_truncated: boolean;
+  @ApiProperty({ type: String, nullable: true })
   custom_id: string | null;
-  status_code: number | null;
-  message: string | null;
-  queued_at: string | null;
-  started_at: string | null;
-  completed_at: string | null;
-  execution_time_ms: number;
-  retries_attempted: number;
-  block_reason: string | null;
-  protection_stack: string[];
-  rule_hits: string[];
-  is_success: boolean | null;
-  result?: (ScrapeResultBody & { url: string; custom_id: string | null; status: JobStatus }) | null;
+  @ApiProperty({ enum: JOB_STATUSES })
+  status: JobStatus;
 }
 
-export interface JobListingPage {
+/** Spec 2.14. */
+export class JobListingItem {
+  @ApiProperty({ format: 'uuid' })
+  job_public_id: string;
+  @ApiProperty({ format: 'uuid' })
+  run_public_id: string;
+  @ApiProperty({ format: 'uuid' })
+  collection_id: string;
+  @ApiProperty({ enum: JOB_STATUSES })
+  status: JobStatus;
+  @ApiProperty({ description: 'Truncated to 2048 characters.' })
+  url: string;
+  @ApiProperty()
+  url_truncated: boolean;
+  @ApiProperty({ type: String, nullable: true })
+  custom_id: string | null;
+  @ApiProperty({ type: 'integer', nullable: true })
+  status_code: number | null;
+  @ApiProperty({ type: String, nullable: true })
+  message: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-24T10:00:00.000', description: 'ISO 8601 UTC, milliseconds, no zone suffix.' })
+  queued_at: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-24T10:00:00.120' })
+  started_at: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-24T10:00:01.480' })
+  completed_at: string | null;
+  @ApiProperty({ type: 'integer' })
+  execution_time_ms: number;
+  @ApiProperty({ type: 'integer' })
+  retries_attempted: number;
+  @ApiProperty({ type: String, nullable: true, description: 'Set by the content validator: captcha, softblock, shell, hard_block…' })
+  block_reason: string | null;
+  @ApiProperty({ type: [String] })
+  protection_stack: string[];
+  @ApiProperty({ type: [String] })
+  rule_hits: string[];
+  @ApiProperty({ type: Boolean, nullable: true })
+  is_success: boolean | null;
+  @ApiPropertyOptional(nullableObject(JobResultBody, 'Only with include_results=true: the inline result of a completed job (null above about 256 KB).'))
+  result?: JobResultBody | null;
+}
+
+export class JobListingPage {
+  @ApiProperty({ type: [JobListingItem] })
   items: JobListingItem[];
+  @ApiProperty({ type: String, nullable: true })
   cursor_next: string | null;
+  @ApiProperty()
   has_more: boolean;
 }
 
@@ -83,7 +117,7 @@ export const RESULT_ERROR_CODES = ['result_pending', 'result_expired', 'result_l
 export type ResultErrorCode = (typeof RESULT_ERROR_CODES)[number];
 
 export type JobResultReply =
-  | { found: true; result: Packed<ScrapeResultBody & { url: string; custom_id: string | null; status: JobStatus }> }
+  | { found: true; result: Packed<JobResultBody> }
   | { found: false; error_code: ResultErrorCode; message: string; completed_at: string | null; age_hours: number | null };
 
 /** Run the retention sweep now (ops tooling and tests; it also runs on its own schedule). */

@@ -1,4 +1,6 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsInt, IsObject, IsString, Length, Min } from 'class-validator';
+import { ANY_JSON_VALUE, anyJsonValue, nullableObject, openObject } from '../response-schema';
 import type { BillableMode } from '../billing/credit-reservation.messages';
 
 /** Work for scrape-engine on behalf of one client's request. */
@@ -19,25 +21,129 @@ export class EngineCommand {
 /** Ask scrape-engine to run one scrape (a ScrapeRequest; gateway now, batch-orchestrator later). */
 export class ExecuteScrapeCommand extends EngineCommand {}
 
-/** The scrape response of spec 2.7 (the guidance object included). */
-export interface ScrapeResultBody {
-  html: string | null;
-  markdown: string | null;
-  statusCode: number;
+/** Spec 2.7 `timings`: always present; on errors it holds what was measured before the failure (ms). */
+export class ScrapeTimings {
+  @ApiPropertyOptional({ description: 'Waiting for a free slot (browser pool or batch concurrency).' })
+  queue_wait_ms?: number;
+  @ApiPropertyOptional({ description: 'Choosing and connecting through a proxy.' })
+  proxy_ms?: number;
+  @ApiPropertyOptional({ description: 'Browser mode: getting a browser page ready.' })
+  browser_launch_ms?: number;
+  @ApiPropertyOptional({ description: 'Fetching the page (simple mode) or loading it (browser mode).' })
+  navigation_ms?: number;
+  @ApiPropertyOptional({ description: 'Browser mode: running the actions.' })
+  actions_ms?: number;
+  @ApiPropertyOptional({ description: 'Selectors, markdown conversion and content validation.' })
+  extraction_ms?: number;
+  @ApiPropertyOptional({ description: 'The whole request inside the scrape engine.' })
+  total_ms?: number;
+}
+
+/** Spec 2.8: what went wrong, what to try next, and when retrying is pointless. */
+export class ScrapeGuidance {
+  @ApiProperty()
+  success: boolean;
+  @ApiProperty({ type: String, nullable: true, description: 'dns_error, connection_error, timeout, proxy_error, tls_error, too_many_redirects, body_too_large, target_blocked, fetch_error (never charged); http_4xx, http_5xx, captcha, cloudflare_challenge, challenge, hard_block, soft_block, empty_shell (charged); browser_unavailable, browser_busy, browser_error, action_failed.' })
+  error_type: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The anti-bot or CAPTCHA provider behind a block, when recognised.' })
+  error_provider: string | null;
+  @ApiProperty({ type: 'integer' })
+  credits_charged: number;
+  @ApiProperty({ description: 'True when the request was not charged because the failure was on our side or the network.' })
+  credits_refunded: boolean;
+  @ApiProperty({ type: [String] })
+  next_steps: string[];
+  @ApiProperty(openObject('A ready-to-send scrape request for the next attempt.', { nullable: true }))
+  suggested_request: Record<string, unknown> | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Set when retrying cannot help; says why.' })
+  stop_reason: string | null;
+}
+
+/** One captured request of `network_requests` (spec 2.6). */
+export class CapturedNetworkRequest {
+  @ApiProperty()
+  url: string;
+  @ApiProperty()
+  method: string;
+  @ApiProperty({ enum: ['document', 'eventsource', 'fetch', 'font', 'image', 'manifest', 'media', 'other', 'script', 'stylesheet', 'texttrack', 'websocket', 'xhr'] })
+  resource_type: string;
+  @ApiProperty({ type: 'integer', description: 'HTTP status; 0 when no response arrived (failed, blocked or still open).' })
+  status: number;
+  @ApiProperty({ type: String, nullable: true })
+  mime_type: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  request_headers: Record<string, string>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  response_headers: Record<string, string>;
+  @ApiProperty({ type: 'integer', description: 'Bytes received over the network (encoded).' })
+  size: number;
+  @ApiProperty({ description: 'From the request being sent to its last byte (or failure), ms.' })
+  duration: number;
+  @ApiProperty({ type: String, nullable: true, description: 'Body of document, xhr and fetch requests, at most 256 KB.' })
+  body: string | null;
+  @ApiProperty({ type: String, nullable: true, enum: ['utf8', 'base64'] })
+  body_encoding: 'utf8' | 'base64' | null;
+  @ApiProperty()
+  body_truncated: boolean;
+  @ApiProperty({ type: String, nullable: true, description: 'Why the request failed (net::ERR_…), or that the SSRF guard refused it.' })
+  error: string | null;
+}
+
+/** One entry of `evaluate_results`: one per evaluate action that ran. */
+export class EvaluateResultEntry {
+  @ApiProperty({ description: 'Where the action sits: `actions[3]`, or `actions[2].actions[0]` inside a while loop.' })
+  action: string;
+  @ApiProperty(anyJsonValue('What the script returned (JSON-serialisable).'))
+  value: unknown;
+  @ApiProperty({ type: String, nullable: true })
+  error: string | null;
+}
+
+/** The action that stopped a browser action list. */
+export class ActionFailure {
+  @ApiProperty({ example: 'actions[2]' })
+  action: string;
+  @ApiProperty({ example: 'click' })
+  type: string;
+  @ApiProperty()
   message: string;
+}
+
+/** The scrape response of spec 2.7 (the guidance object included). */
+export class ScrapeResultBody {
+  @ApiProperty({ type: String, nullable: true, description: 'Set when format=html; null when format=markdown; empty for binary responses.' })
+  html: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Set when format=markdown.' })
+  markdown: string | null;
+  @ApiProperty({ type: 'integer', description: "The target's HTTP status; 0 when it never answered." })
+  statusCode: number;
+  @ApiProperty({ description: 'Status text.' })
+  message: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Base64 PNG of the full page.' })
   screenshot: string | null;
+  @ApiProperty({ description: 'Seconds.' })
   executionTime: number;
+  @ApiProperty(openObject('One entry per name of `extract`.', { nullable: true, values: ANY_JSON_VALUE }))
   extracted_data: Record<string, unknown> | null;
-  evaluate_results: unknown[] | null;
-  network_requests: unknown[] | null;
+  @ApiProperty({ type: [EvaluateResultEntry], nullable: true })
+  evaluate_results: EvaluateResultEntry[] | null;
+  @ApiProperty({ type: [CapturedNetworkRequest], nullable: true })
+  network_requests: CapturedNetworkRequest[] | null;
+  @ApiProperty()
   potentiallyBlockedByCaptcha: boolean;
-  timings: Record<string, number>;
-  guidance: Record<string, unknown>;
+  @ApiProperty({ type: ScrapeTimings })
+  timings: ScrapeTimings;
+  @ApiProperty({ type: ScrapeGuidance })
+  guidance: ScrapeGuidance;
+  @ApiProperty({ type: String, nullable: true, description: 'Content-Type of the target response; absent or null means text/html.' })
   content_type: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Base64 raw body, only for binary responses (PDF, image, archive).' })
   body_base64: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Reserved for offloaded large binary bodies; always null.' })
   body_url: string | null;
   /** Browser mode: the action that stopped the action list (index path, type, why), else null. */
-  action_error?: { action: string; type: string; message: string } | null;
+  @ApiPropertyOptional(nullableObject(ActionFailure, 'Browser mode: the action that stopped the action list, else null.'))
+  action_error?: ActionFailure | null;
 }
 
 export interface ScrapeExecutionFacts {
@@ -59,11 +165,16 @@ export interface ScrapeExecutionFacts {
 export class ExecuteDownloadCommand extends EngineCommand {}
 
 /** Spec 2.9 response. */
-export interface DownloadResultBody {
+export class DownloadResultBody {
+  @ApiProperty({ type: String, nullable: true, description: 'Base64 file content.' })
   content: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Detected MIME type.' })
   contentType: string | null;
+  @ApiProperty({ type: 'integer', description: "The target's HTTP status; 0 when it never answered (not charged)." })
   statusCode: number;
+  @ApiProperty()
   message: string;
+  @ApiProperty({ type: Number, nullable: true, description: 'Seconds.' })
   executionTime: number | null;
 }
 

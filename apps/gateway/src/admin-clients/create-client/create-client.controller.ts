@@ -1,8 +1,9 @@
 import type { Feature, PlanId } from '@lib/plans';
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Access } from '../../admission/route-access';
 import { ClientDirectory } from '../../clients/client-directory';
+import { Fails, Returns } from '../../openapi/operation-contract';
 import { CreateClientDto, CreatedClientDto } from './create-client.dto';
 
 @ApiTags('admin')
@@ -15,9 +16,8 @@ export class CreateClientController {
   @HttpCode(201)
   @Access('admin')
   @ApiOperation({ summary: 'Create a client with a plan and feature flags; returns its token once.' })
-  @ApiCreatedResponse({ type: CreatedClientDto })
-  @ApiConflictResponse({ description: 'client_id already exists (error_code client_exists).' })
-  @ApiForbiddenResponse({ description: 'Caller is not the administrator.' })
+  @Returns(201, CreatedClientDto, { description: 'The client and its token (shown only here).' })
+  @Fails('gateway.client_exists')
   async create(@Body() body: CreateClientDto): Promise<CreatedClientDto> {
     const { client, token } = await this.clients.create({
       clientId: body.client_id,

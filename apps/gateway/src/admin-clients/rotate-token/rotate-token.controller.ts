@@ -1,7 +1,8 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Access } from '../../admission/route-access';
 import { ClientDirectory } from '../../clients/client-directory';
+import { Fails, Returns } from '../../openapi/operation-contract';
 
 export class RotatedTokenDto {
   @ApiProperty()
@@ -20,8 +21,8 @@ export class RotateTokenController {
   @HttpCode(200)
   @Access('admin')
   @ApiOperation({ summary: "Replace a client's token; the old one is rejected from the next request on." })
-  @ApiOkResponse({ type: RotatedTokenDto })
-  @ApiNotFoundResponse({ description: 'Unknown client (error_code client_not_found).' })
+  @Returns(200, RotatedTokenDto, { description: 'The new token.' })
+  @Fails('gateway.unknown_client')
   async rotate(@Param('client_id') clientId: string): Promise<RotatedTokenDto> {
     return { client_id: clientId, token: await this.clients.rotateToken(clientId) };
   }
