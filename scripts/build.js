@@ -63,7 +63,17 @@ function ensureBuilt({ ifNeeded = false, generateOnly = false } = {}) {
 
 module.exports = { ensureBuilt, root };
 
+/** The SDK (sdk/): its OpenAPI document and generated types from the compiled gateway, then its own build. */
+function buildSdk() {
+  run(process.execPath, [path.join(root, 'scripts', 'api-description.js'), '--write']);
+  run(bin('tsc'), ['-p', path.join('sdk', 'tsconfig.json')]);
+}
+
+module.exports.buildSdk = buildSdk;
+
 if (require.main === module) {
   const args = new Set(process.argv.slice(2));
   ensureBuilt({ ifNeeded: args.has('--if-needed'), generateOnly: args.has('--generate-only') });
+  // `npm run build` (no flags) also builds the SDK; start scripts only need the platform.
+  if (args.size === 0) buildSdk();
 }

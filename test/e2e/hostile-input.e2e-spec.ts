@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { ApiContract, contractOf } from '../support/api-contract';
 import { FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { eventually } from './support/eventually';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
@@ -148,6 +149,7 @@ describe.each(runtimesUnderTest('hostile'))('hostile input on every endpoint —
   let cleanup: () => Promise<void> = async () => undefined;
   let clientToken: string;
   let ops: Operation[];
+  let contract: ApiContract;
   const knownIds: string[] = [];
 
   beforeAll(async () => {
@@ -164,6 +166,7 @@ describe.each(runtimesUnderTest('hostile'))('hostile input on every endpoint —
     // Not the fuzz client's own id: a generated rotate-token would lock the rest of the run out.
     knownIds.push(collection, run.run_id, ...run.job_ids, 'demo', 'nobody');
     ops = operationsOf((await http(env.url, '/v1/openapi.json')).body);
+    contract = await contractOf(env.url);
     expect(ops.length).toBeGreaterThan(20);
   });
   afterAll(async () => {
@@ -203,6 +206,8 @@ describe.each(runtimesUnderTest('hostile'))('hostile input on every endpoint —
           statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
           const where = `${req.op.method} ${path}${query ? `?${query.slice(0, 200)}` : ''} → ${response.status} in ${ms} ms: ${text.slice(0, 300)}`;
           if (response.status >= 500) throw new Error(`5xx: ${where}`);
+          // Whatever it answers, it answers as the document says (status declared, body on schema).
+          contract.assertConforms({ method: req.op.method, path: `${path}${query ? `?${query}` : ''}`, status: response.status, headers: response.headers, text });
           if (response.status >= 300) {
             slowest = Math.max(slowest, ms);
             if (ms > ANSWER_BUDGET_MS) throw new Error(`over ${ANSWER_BUDGET_MS} ms: ${where}`);

@@ -1,4 +1,10 @@
-/** A minimal HTTP client for the end-to-end specs (Node's fetch over a real socket). */
+import { contractOf } from '../../support/api-contract';
+
+/**
+ * A minimal HTTP client for the end-to-end specs (Node's fetch over a real socket). Every response
+ * it receives is judged against the OpenAPI document the same service serves: an undeclared
+ * status, a body off its schema or a missing required header fails the test that made the call.
+ */
 export interface HttpResult<T = any> {
   status: number;
   headers: Headers;
@@ -22,6 +28,8 @@ export async function http<T = any>(baseUrl: string, path: string, init: { metho
   } catch {
     // not JSON; keep the text
   }
+  const method = init.method ?? (body !== undefined ? 'POST' : 'GET');
+  (await contractOf(baseUrl)).assertConforms({ method, path, status: response.status, headers: response.headers, text });
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
 

@@ -1,5 +1,5 @@
-import { JOB_ORDERS, JOB_PAGE_LIMITS, JOB_STATUSES, MAX_COLLECTION_REQUESTS, RUN_STATUSES } from '@lib/contracts';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { JOB_ORDERS, JOB_PAGE_LIMITS, JOB_STATUSES, MAX_COLLECTION_REQUESTS, RUN_STATUSES, ScrapeRequest } from '@lib/contracts';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { queryBoolean } from '../http-errors/query-boolean';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
@@ -23,7 +23,7 @@ export class CollectionBody {
   @Length(1, 500)
   name?: string;
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, nullable: true, maxItems: MAX_COLLECTION_REQUESTS, description: 'Scrape requests (spec 2.1); each is validated on its own (invalid_items, blocked_urls).' })
+  @ApiPropertyOptional({ type: ScrapeRequest, isArray: true, nullable: true, maxItems: MAX_COLLECTION_REQUESTS, description: 'Scrape requests (spec 2.1); each is validated on its own: a bad item is reported in invalid_items or blocked_urls, not refused with the body.' })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsArray()
@@ -111,11 +111,4 @@ export class JobListQuery {
   @Transform(queryBoolean)
   @IsIn([true, false], { message: 'include_results must be true or false.' })
   include_results?: boolean;
-}
-
-export class CollectionDto {
-  @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiProperty() name: string;
-  @ApiProperty({ type: Number, nullable: true, description: 'Epoch seconds UTC.' }) created_at: number | null;
-  @ApiProperty({ type: Number, nullable: true }) updated_at: number | null;
 }

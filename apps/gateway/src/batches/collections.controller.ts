@@ -30,7 +30,7 @@ export class CollectionsController {
     headers: { 'Idempotency-Replayed': { description: 'Only with an Idempotency-Key: true when this is the first response replayed.', schema: { type: 'boolean' } } },
   })
   @ValidationStatus(400)
-  @Fails('batch.invalid_collection', 'idempotency.invalid_key', 'idempotency.key_reused', 'idempotency.in_flight')
+  @Fails('target.blocked', 'batch.invalid_collection', 'idempotency.invalid_key', 'idempotency.key_reused', 'idempotency.in_flight')
   async create(@Body() body: CollectionBody, @Headers('idempotency-key') key: string | undefined, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<CollectionWriteReply> {
     const clientId = request.admission.client!.id;
     const work = async () => {
@@ -74,7 +74,7 @@ export class CollectionsController {
   @ApiOperation({ summary: 'Update name, callback_url and/or requests; a supplied requests list replaces the stored one (validated like create).' })
   @Returns(200, CollectionUpdateReply, { description: 'Updated: id, name and message (spec 2.12).' })
   @ValidationStatus(400)
-  @Fails('batch.collection_not_found', 'batch.invalid_collection')
+  @Fails('target.blocked', 'batch.collection_not_found', 'batch.invalid_collection')
   async update(@Param('collection_id', COLLECTION_ID) collectionId: string, @Body() body: CollectionBody, @Req() request: FastifyRequest): Promise<CollectionUpdateReply> {
     const updated = await this.bus.request(
       SUBJECTS.collections.update,

@@ -1,7 +1,7 @@
 import { modelsReferencedByName, RESULT_ERROR_CODES } from '@lib/contracts';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { OperationObject, ResponseObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { STATUS_CODES } from 'node:http';
 import type { RouteAccessLevel } from '../admission/route-access';
 import { DomainErrorCode, HTTP_ERROR_TABLE } from '../http-errors/error-status.table';
@@ -79,42 +79,50 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     ...Object.fromEntries(Object.entries(USAGE_HEADERS).map(([name, description]) => [name, { description, schema: { type: 'integer', minimum: 0 } }])),
     'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 1 } },
   };
+  const shared = new SharedResponses();
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const operation = item[method];
-      if (operation) completeOperation(`${method.toUpperCase()} ${path}`, operation);
+      if (operation) completeOperation(method, `${method.toUpperCase()} ${path}`, operation, shared);
     }
   }
+  components.responses = shared.components();
   return document;
 }
 
 type DeclaredOperation = OperationObject & { 'x-access'?: RouteAccessLevel; 'x-fails'?: DomainErrorCode[]; 'x-validation-status'?: number };
 
-function completeOperation(name: string, operation: DeclaredOperation): void {
+function completeOperation(method: string, name: string, operation: DeclaredOperation, shared: SharedResponses): void {
   const access = operation['x-access'];
   if (!access) throw new Error(`${name}: the handler has no @Access(): every operation says who may call it`);
   const fails = operation['x-fails'] ?? [];
   const validationStatus = operation['x-validation-status'] ?? 422;
-  delete operation['x-access'];
+  // x-access stays: who may call an operation is part of its contract (README's table reads it).
   delete operation['x-fails'];
   delete operation['x-validation-status'];
   if (!operation.summary) throw new Error(`${name}: no summary (@ApiOperation)`);
   operation.security = access === 'public' ? [] : [{ bearer: [] }];
 
-  const responses = operation.responses as Record<string, ResponseObject>;
+  const responses: Record<string, ResponseObject | ReferenceObject | undefined> = operation.responses;
   const successes = Object.keys(responses).filter((status) => status.startsWith('2'));
-  if (successes.length !== 1 || !responses[successes[0]].content) throw new Error(`${name}: needs exactly one success response with a schema (@Returns), has ${successes.join(', ') || 'none'}`);
+  if (successes.length !== 1) throw new Error(`${name}: needs exactly one success response (@Returns), has ${successes.join(', ') || 'none'}`);
   for (const [status, response] of Object.entries(responses)) {
-    if (!response.content) throw new Error(`${name}: the ${status} response has no schema; declare errors with @Fails(code)`);
+    if (!response || '$ref' in response || !response.content) throw new Error(`${name}: the ${status} response has no schema; declare errors with @Fails(code)`);
   }
 
   const errors: DeclaredError[] = [...ANY_REQUEST];
   const codes: DomainErrorCode[] = [...fails];
   if (access !== 'public') codes.push(...AUTHENTICATED);
   if (access === 'admin') codes.push(...ADMIN);
+  // A body is parsed (and refused) on every method that can carry one, declared or not.
   const hasBody = operation.requestBody !== undefined;
-  if (hasBody) errors.push(...WITH_BODY);
-  const hasInput = hasBody || (operation.parameters?.length ?? 0) > 0;
+  if (method !== 'get') errors.push(...WITH_BODY);
+  const parameters = (operation.parameters ?? []).filter((p): p is ParameterObject => !('$ref' in p));
+  // The request DTO (body, query) answers at the route's validation status; path parameters are
+  // checked for unstorable text before any DTO, at 422.
+  const validatedAt = new Set<number>();
+  if (hasBody || parameters.some((p) => p.in === 'query')) validatedAt.add(validationStatus);
+  if (parameters.some((p) => p.in === 'path')) validatedAt.add(422);
   let resultUnavailable = false;
   for (const code of codes) {
     if (code === 'batch.result_unavailable') resultUnavailable = true;
@@ -126,32 +134,68 @@ function completeOperation(name: string, operation: DeclaredOperation): void {
     if (!byStatus.has(error.status)) byStatus.set(error.status, new Set());
     byStatus.get(error.status)!.add(error.errorCode);
   }
-  if (hasInput && !byStatus.has(validationStatus)) byStatus.set(validationStatus, new Set());
+  for (const status of validatedAt) if (!byStatus.has(status)) byStatus.set(status, new Set());
   if (resultUnavailable && !byStatus.has(404)) byStatus.set(404, new Set());
 
   for (const [status, errorCodes] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
     if (responses[status]) continue;
     const variants: SchemaObject[] = [];
-    if (hasInput && status === validationStatus) variants.push({ $ref: '#/components/schemas/ValidationErrorBody' } as SchemaObject);
+    if (validatedAt.has(status)) variants.push({ $ref: '#/components/schemas/ValidationErrorBody' } as SchemaObject);
     const unavailable = resultUnavailable && status === 404;
     if (unavailable) variants.push({ $ref: '#/components/schemas/JobResultUnavailableBody' } as SchemaObject);
     if (errorCodes.size > 0) variants.push(errorBodyWith([...errorCodes].sort()));
     const described = [...errorCodes].sort().join(', ');
     const reasons = [
-      hasInput && status === validationStatus ? 'request validation (every problem in `detail`)' : '',
+      validatedAt.has(status) ? 'request validation (every problem in `detail`)' : '',
       unavailable ? 'the job result is unavailable (`detail` an object whose error_code is result_pending, result_expired, result_lost or job_id_invalid; spec 4.5)' : '',
       described && `error_code ${described}`,
     ];
-    responses[status] = {
+    const error: ResponseObject = {
       description: `${STATUS_CODES[status]}: ${reasons.filter(Boolean).join('; or ')}.`,
+      headers: headersFor(status),
       // anyOf, not oneOf: the bodies differ in `detail`'s type, and a reader needs no exclusivity proof.
       content: { 'application/json': { schema: variants.length === 1 ? variants[0] : { anyOf: variants } } },
     };
+    responses[status] = shared.refTo(status, error);
   }
   for (const [status, response] of Object.entries(responses)) {
-    const headers: Record<string, { $ref: string }> = Object.fromEntries(Object.keys(USAGE_HEADERS).map((header) => [header, { $ref: `#/components/headers/${header}` }]));
-    if (RETRY_AFTER_STATUSES.has(Number(status))) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
-    response.headers = { ...headers, ...response.headers };
+    if (!response || '$ref' in response) continue;
+    // The handler's own answers (successes, health's 503) carry the usage headers; Retry-After
+    // belongs to the error answers built above.
+    response.headers = { ...headersFor(Number(status), false), ...response.headers };
+  }
+}
+
+function headersFor(status: number, withRetryAfter = true): Record<string, { $ref: string }> {
+  const headers: Record<string, { $ref: string }> = Object.fromEntries(Object.keys(USAGE_HEADERS).map((header) => [header, { $ref: `#/components/headers/${header}` }]));
+  if (withRetryAfter && RETRY_AFTER_STATUSES.has(status)) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+  return headers;
+}
+
+/**
+ * Error responses that several operations answer identically are written once under
+ * components/responses and referenced (the document is read by people and generators alike:
+ * 30 copies of the same 401 help neither). Names come from the status (NotFound, NotFound2, …).
+ */
+class SharedResponses {
+  private readonly byBody = new Map<string, string>();
+  private readonly named: Record<string, ResponseObject> = {};
+
+  refTo(status: number, response: ResponseObject): ReferenceObject {
+    const key = JSON.stringify(response);
+    let name = this.byBody.get(key);
+    if (!name) {
+      const base = (STATUS_CODES[status] ?? `Status${status}`).replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase());
+      name = base;
+      for (let n = 2; this.named[name]; n += 1) name = `${base}${n}`;
+      this.named[name] = response;
+      this.byBody.set(key, name);
+    }
+    return { $ref: `#/components/responses/${name}` };
+  }
+
+  components(): Record<string, ResponseObject> {
+    return this.named;
   }
 }
 

@@ -1,0 +1,108 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import fs from 'node:fs';
+import { GatewayModule } from '../../apps/gateway/src/gateway.module';
+import { describeApi } from '../../apps/gateway/src/openapi/api-description';
+import { ApiContract } from '../support/api-contract';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { typesOf, readmeWith, files } = require('../../scripts/api-description.js') as {
+  typesOf(document: object): Promise<string>;
+  readmeWith(document: object, readme: string): string;
+  files: { document: string; types: string; readme: string };
+};
+
+// @nestjs/swagger's key for ApiExtension metadata (DECORATORS.API_EXTENSION; its dist/ is not exported).
+const API_EXTENSION_METADATA = 'swagger/apiExtension';
+
+describe('the API description', () => {
+  let document: OpenAPIObject;
+  beforeAll(async () => {
+    document = await describeApi();
+  });
+
+  it('is the committed sdk/openapi.json; the SDK types and README\'s operation table are generated from it (no drift)', async () => {
+    expect(JSON.parse(fs.readFileSync(files.document, 'utf8'))).toEqual(JSON.parse(JSON.stringify(document)));
+    expect(fs.readFileSync(files.types, 'utf8')).toBe(await typesOf(JSON.parse(fs.readFileSync(files.document, 'utf8'))));
+    const readme = fs.readFileSync(files.readme, 'utf8');
+    expect(readme).toBe(readmeWith(document, readme));
+  });
+
+  it('gives every operation a summary, one typed success and a schema on every response', () => {
+    const components = document.components as { responses: Record<string, { content?: Record<string, object> }>; schemas: Record<string, object> };
+    let operations = 0;
+    for (const [template, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item as Record<string, { summary?: string; responses: Record<string, { $ref?: string; content?: Record<string, { schema?: object }> }> }>)) {
+        operations += 1;
+        const name = `${method.toUpperCase()} ${template}`;
+        expect([name, operation.summary?.length ?? 0]).not.toEqual([name, 0]);
+        const successes = Object.keys(operation.responses).filter((s) => s.startsWith('2'));
+        expect([name, successes.length]).toEqual([name, 1]);
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const resolved = response.$ref ? components.responses[response.$ref.split('/').pop()!] : response;
+          expect([name, status, Boolean(resolved?.content?.['application/json'])]).toEqual([name, status, true]);
+        }
+        // Of the extensions that build the document, only who may call it stays.
+        expect(Object.keys(operation).filter((k) => k.startsWith('x-'))).toEqual(['x-access']);
+      }
+    }
+    expect(operations).toBeGreaterThanOrEqual(30);
+  });
+
+  it('declares on each route the validation status its request DTOs answer with', () => {
+    const controllers = Reflect.getMetadata('controllers', GatewayModule) as Array<new (...args: never[]) => object>;
+    let checked = 0;
+    for (const controller of controllers) {
+      for (const key of Object.getOwnPropertyNames(controller.prototype)) {
+        const handler = (controller.prototype as Record<string, unknown>)[key];
+        if (key === 'constructor' || typeof handler !== 'function') continue;
+        const extensions = (Reflect.getMetadata(API_EXTENSION_METADATA, handler) ?? {}) as Record<string, unknown>;
+        if (!('x-access' in extensions)) continue;
+        const dtoStatuses = ((Reflect.getMetadata('design:paramtypes', controller.prototype, key) ?? []) as unknown[])
+          .map((type) => (type as { validationStatus?: number } | undefined)?.validationStatus)
+          .filter((status): status is number => status !== undefined);
+        const declared = (extensions['x-validation-status'] as number | undefined) ?? 422;
+        for (const status of dtoStatuses) expect([`${controller.name}.${key}`, status]).toEqual([`${controller.name}.${key}`, declared]);
+        checked += 1;
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(30);
+  });
+});
+
+describe('ApiContract (the judge the end-to-end tests use)', () => {
+  let contract: ApiContract;
+  const json = { 'content-type': 'application/json; charset=utf-8' };
+  const observed = (method: string, p: string, status: number, body: unknown, headers: Record<string, string> = json) => ({ method, path: p, status, headers: new Headers(headers), text: JSON.stringify(body) });
+  const run = { run_id: '22222222-2222-4222-8222-222222222222', status: 'completed', total_requests: 1, success_requests: 1, failed_requests: 0, timeout_requests: 0, collection_id: '11111111-1111-4111-8111-111111111111', job_ids: ['j'], callback_url: null, callback_status: null, created_at: null, success_criterion: null, all_jobs_persisted: true, credits_charged: 1 };
+  const runPath = '/v1/async/collections/11111111-1111-4111-8111-111111111111/runs/22222222-2222-4222-8222-222222222222';
+
+  beforeAll(async () => {
+    contract = new ApiContract(JSON.parse(JSON.stringify(await describeApi())));
+  });
+
+  it('accepts a response on its schema', () => {
+    expect(contract.problemsWith(observed('GET', runPath, 200, run))).toEqual([]);
+    expect(contract.problemsWith(observed('GET', `${runPath}?x=1`, 200, { ...run, success_criterion: { version: 'v', rules: [] } }))).toEqual([]);
+  });
+
+  it('refuses an undeclared status, a missing required field, a wrong type, an undocumented field and a non-JSON body', () => {
+    expect(contract.problemsWith(observed('GET', runPath, 418, run)).join()).toMatch(/status 418 is not declared/);
+    const { total_requests: _, ...missing } = run;
+    expect(contract.problemsWith(observed('GET', runPath, 200, missing)).join()).toMatch(/must have required property 'total_requests'/);
+    expect(contract.problemsWith(observed('GET', runPath, 200, { ...run, created_at: 'yesterday' })).join()).toMatch(/created_at must be number/);
+    expect(contract.problemsWith(observed('GET', runPath, 200, { ...run, surprise: 1 })).join()).toMatch(/additional properties \(surprise\)/);
+    expect(contract.problemsWith({ ...observed('GET', runPath, 200, run), text: '<html>' }).join()).toMatch(/not JSON/);
+  });
+
+  it('holds error bodies to their declared error_code values and Retry-After to 429', () => {
+    expect(contract.problemsWith(observed('GET', runPath, 404, { detail: 'no', error_code: 'run_not_found' }))).toEqual([]);
+    expect(contract.problemsWith(observed('GET', runPath, 404, { detail: 'no', error_code: 'made_up' })).join()).toMatch(/allowed values/);
+    expect(contract.problemsWith(observed('GET', runPath, 429, { detail: 'slow down', error_code: 'rate_limit_exceeded' })).join()).toMatch(/Retry-After missing/);
+    expect(contract.problemsWith(observed('GET', runPath, 429, { detail: 'slow down', error_code: 'rate_limit_exceeded' }, { ...json, 'retry-after': '3' }))).toEqual([]);
+  });
+
+  it('knows unknown routes answer the error body', () => {
+    expect(contract.problemsWith(observed('GET', '/v1/nowhere', 404, { detail: 'Not found', error_code: 'not_found' }))).toEqual([]);
+    expect(contract.problemsWith(observed('GET', '/v1/nowhere', 200, {})).join()).toMatch(/no operation/);
+  });
+});

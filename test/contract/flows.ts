@@ -1,0 +1,147 @@
+import createClient from 'openapi-fetch';
+// Types generated from the document the service serves. The flows test type-checks this file
+// against types it generates from the live /v1/openapi.json; elsewhere the alias is the SDK's copy.
+import type { paths } from '@served-api';
+
+/**
+ * The README's flows, written as a client author writes them against the generated types: every
+ * operation of the API once, with no casts, no `any` and no non-null assertions (the flows test
+ * refuses them), so a type error here is a gap in the document.
+ */
+export interface FlowContext {
+  baseUrl: string;
+  adminToken: string;
+  /** A local page to scrape. */
+  pageUrl: string;
+  /** A local webhook receiver. */
+  callbackUrl: string;
+  fetch: (request: Request) => Promise<Response>;
+  pause(ms: number): Promise<void>;
+}
+
+interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The body of a success; anything else stops the flow with what the service said. */
+function ok<T>(what: string, answer: Answer<T>): T {
+  if (answer.data === undefined) throw new Error(`${what}: ${answer.response.status} ${JSON.stringify(answer.error)}`);
+  return answer.data;
+}
+
+export async function runEveryOperation(ctx: FlowContext): Promise<void> {
+  const anonymous = createClient<paths>({ baseUrl: ctx.baseUrl, fetch: ctx.fetch });
+  const admin = createClient<paths>({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, headers: { authorization: `Bearer ${ctx.adminToken}` } });
+
+  // Public.
+  const health = ok('health', await anonymous.GET('/v1/health'));
+  if (health.status !== 'ok') throw new Error(`platform ${health.status}`);
+  ok('liveness', await anonymous.GET('/v1/health/live'));
+  const plans = ok('plans', await anonymous.GET('/v1/plans'));
+  const pro = plans.plans.find((plan) => plan.id === 'pro');
+  if (!pro || plans.credit_system.browser_request !== 5) throw new Error('plans without pro or browser credits');
+  const description = ok('openapi', await anonymous.GET('/v1/openapi.json'));
+  if (description.openapi !== '3.0.0') throw new Error(`openapi ${description.openapi}`);
+
+  // Administrator: clients and tokens.
+  const created = ok('create client', await admin.POST('/v1/admin/clients', { body: { plan: 'enterprise', rate_limit_per_minute: 100_000 } }));
+  const spare = ok('create spare client', await admin.POST('/v1/admin/clients', { body: { plan: 'free' } }));
+  const rotated = ok('rotate token', await admin.POST('/v1/admin/clients/{client_id}/rotate-token', { params: { path: { client_id: spare.client_id } } }));
+  if (rotated.token === spare.token) throw new Error('token not rotated');
+  const client = createClient<paths>({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, headers: { authorization: `Bearer ${created.token}` } });
+
+  // Sync scrape and download.
+  const scraped = ok('scrape', await client.POST('/v1/sync/scrape', { body: { url: ctx.pageUrl, format: 'markdown', extract: { title: 'css:h1' } } }));
+  if (scraped.statusCode !== 200 || scraped.markdown === null || scraped.guidance.credits_charged !== 1) throw new Error('scrape');
+  const refused = await client.POST('/v1/sync/scrape', { body: { url: ctx.pageUrl, screenshot: true } });
+  if (refused.error === undefined || !('detail' in refused.error) || !Array.isArray(refused.error.detail)) throw new Error('screenshot without browser was not a validation error');
+  const downloaded = ok('download', await client.POST('/v1/sync/download', { body: { url: ctx.pageUrl } }));
+  if (downloaded.content === null || downloaded.statusCode !== 200) throw new Error('download');
+
+  // Collections.
+  const collection = ok(
+    'create collection',
+    await client.POST('/v1/async/collections', {
+      body: { name: 'flows', callback_url: ctx.callbackUrl, requests: [{ url: ctx.pageUrl, custom_id: 'a' }, { url: ctx.pageUrl, custom_id: 'b' }, { url: ctx.pageUrl, custom_id: 'a' }] },
+      params: { header: { 'Idempotency-Key': `flows-${Date.now()}` } },
+    }),
+  );
+  const collectionId = collection.id;
+  if (collectionId === null || collection.duplicates_skipped !== 1) throw new Error('collection');
+  const path = { collection_id: collectionId };
+  const listed = ok('list collections', await client.GET('/v1/async/collections', { params: { query: { name: 'flows' } } }));
+  if (!listed.some((c) => c.id === collectionId && c.request_count === 2)) throw new Error('collection not listed');
+  ok('get collection', await client.GET('/v1/async/collections/{collection_id}', { params: { path } }));
+  const renamed = ok('update collection', await client.PUT('/v1/async/collections/{collection_id}', { params: { path }, body: { name: 'flows, renamed' } }));
+  if (renamed.name !== 'flows, renamed') throw new Error('rename');
+
+  // A run, its jobs and results.
+  const started = ok('start run', await client.POST('/v1/async/collections/{collection_id}/run', { params: { path } }));
+  const runPath = { collection_id: collectionId, run_id: started.run_id };
+  let run = ok('get run', await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}', { params: { path: runPath } }));
+  for (let waited = 0; run.status !== 'completed'; waited += 200) {
+    if (waited > 60_000) throw new Error('run did not complete');
+    await ctx.pause(200);
+    run = ok('get run', await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}', { params: { path: runPath } }));
+  }
+  const runs = ok('list runs', await client.GET('/v1/async/collections/{collection_id}/runs', { params: { path, query: { status_filter: 'completed' } } }));
+  if (runs.total !== 1 || runs.items[0]?.run_id !== run.run_id) throw new Error('runs');
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 10 && seen.length < run.total_requests; pages += 1) {
+    const page = ok('jobs', await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/jobs', { params: { path: runPath, query: { limit: 1, include_results: true, ...(cursor === undefined ? {} : { cursor }) } } }));
+    seen.push(...page.items.map((item) => item.job_public_id));
+    if (page.has_more && page.cursor_next !== null) cursor = page.cursor_next;
+    else if (seen.length < run.total_requests) {
+      // The listing lags completion by design (spec 4.5): start again shortly.
+      seen.length = 0;
+      cursor = undefined;
+      await ctx.pause(200);
+    }
+  }
+  const jobId = seen[0];
+  if (jobId === undefined || seen.length !== run.total_requests) throw new Error(`jobs listed ${seen.length} of ${run.total_requests}`);
+  const result = ok('job result', await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/jobs/{job_id}/result', { params: { path: { ...runPath, job_id: jobId } } }));
+  if (result.status !== 'completed' || result.url !== ctx.pageUrl) throw new Error('job result');
+  const gone = await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/jobs/{job_id}/result', { params: { path: { ...runPath, job_id: 'not-a-job' } } });
+  if (gone.error === undefined || !('detail' in gone.error) || typeof gone.error.detail !== 'object' || gone.error.detail === null || !('error_code' in gone.error.detail) || gone.error.detail.error_code !== 'job_id_invalid') throw new Error('job_id_invalid');
+
+  // Webhooks: the secret, its delivery log, a redelivery.
+  const secret = ok('webhook secret', await client.GET('/v1/webhooks/secret'));
+  let log = ok('deliveries', await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/webhook-deliveries', { params: { path: runPath } }));
+  for (let waited = 0; log.status !== 'sent'; waited += 200) {
+    if (waited > 30_000) throw new Error(`webhook ${log.status}`);
+    await ctx.pause(200);
+    log = ok('deliveries', await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/webhook-deliveries', { params: { path: runPath } }));
+  }
+  const rotatedSecret = ok('rotate secret', await client.POST('/v1/webhooks/secret/rotate'));
+  if (rotatedSecret.secret === secret.secret) throw new Error('secret not rotated');
+  const redelivered = ok('redeliver', await client.POST('/v1/async/collections/{collection_id}/runs/{run_id}/webhook-deliveries/redeliver', { params: { path: runPath } }));
+  if (!redelivered.attempts.some((attempt) => attempt.manual)) throw new Error('redelivery not logged');
+
+  // Country proxies, requested and reviewed.
+  const countries = ok('countries', await client.GET('/v1/proxy/countries'));
+  if (!countries.countries.includes('DE')) throw new Error('no DE');
+  const asked = ok('request country', await client.POST('/v1/proxy/request-country', { body: { country_code: 'DE', reason: 'flows' } }));
+  if (asked.status !== 'pending') throw new Error(`request ${asked.status}`);
+  const pending = ok('pending requests', await admin.GET('/v1/admin/proxy/requests', { params: { query: { status: 'pending' } } }));
+  if (!pending.items.some((item) => item.client_id === created.client_id)) throw new Error('request not pending');
+  ok('approve', await admin.POST('/v1/admin/proxy/requests/{client_id}/{country_code}', { params: { path: { client_id: created.client_id, country_code: 'DE' } }, body: { decision: 'approve', note: 'ok' } }));
+  const status = ok('proxy status', await client.GET('/v1/proxy/status'));
+  if (!status.approved_countries.includes('DE')) throw new Error('DE not approved');
+
+  // Usage and billing.
+  const billing = ok('billing', await client.GET('/v1/sync/billing'));
+  const mine = billing.clients[created.client_id];
+  if (mine === undefined || mine.credits.total < 2) throw new Error('billing');
+  const metrics = ok('client metrics', await client.GET('/v1/sync/client-metrics', { params: { query: { detail: 'urls' } } }));
+  if (metrics.totals.requests < 2) throw new Error('client metrics');
+  const platform = ok('platform metrics', await admin.GET('/v1/sync/metrics', { params: { query: { metric: 'exe_time' } } }));
+  if (platform.exe_time === undefined) throw new Error('platform metrics');
+
+  // And the collection goes.
+  const deleted = ok('delete collection', await client.DELETE('/v1/async/collections/{collection_id}', { params: { path } }));
+  if (!deleted.deleted) throw new Error('delete');
+}
