@@ -118,8 +118,13 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   }
   const rotatedSecret = ok('rotate secret', await client.POST('/v1/webhooks/secret/rotate'));
   if (rotatedSecret.secret === secret.secret) throw new Error('secret not rotated');
-  const redelivered = ok('redeliver', await client.POST('/v1/async/collections/{collection_id}/runs/{run_id}/webhook-deliveries/redeliver', { params: { path: runPath } }));
-  if (!redelivered.attempts.some((attempt) => attempt.manual)) throw new Error('redelivery not logged');
+  const redelivery = ok('redeliver', await client.POST('/v1/async/collections/{collection_id}/runs/{run_id}/webhook-deliveries/redeliver', { params: { path: runPath } }));
+  // 202: the attempt is under way; the log shows it once made.
+  for (let waited = 0; !log.attempts.some((attempt) => attempt.manual); waited += 200) {
+    if (waited > 30_000) throw new Error(`redelivery ${redelivery.delivery_id} not logged`);
+    await ctx.pause(200);
+    log = ok('deliveries', await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/webhook-deliveries', { params: { path: runPath } }));
+  }
 
   // Country proxies, requested and reviewed.
   const countries = ok('countries', await client.GET('/v1/proxy/countries'));

@@ -74,7 +74,7 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
     expect([(denied as ScrapingApiError).status, (denied as ScrapingApiError).errorCode]).toEqual([401, 'invalid_token']);
 
     const missing = await sdk.getRun('00000000-0000-4000-8000-000000000000', '00000000-0000-4000-8000-000000000001').catch((e: unknown) => e);
-    expect((missing as ScrapingApiError).errorCode).toBe('collection_not_found');
+    expect([(missing as ScrapingApiError).status, (missing as ScrapingApiError).errorCode]).toEqual([404, 'run_not_found']);
   });
 
   it('creates collections idempotently, waits for the run, pages its jobs and fetches every result', async () => {

@@ -1710,7 +1710,7 @@ export interface components {
                 };
             };
         };
-        /** @description Not Found: error_code client_not_found. */
+        /** @description Not Found: error_code client_not_found, not_found. */
         NotFound: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1730,7 +1730,7 @@ export interface components {
                      * @description Stable, machine-readable.
                      * @enum {string}
                      */
-                    error_code: "client_not_found";
+                    error_code: "client_not_found" | "not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                 };
@@ -1946,7 +1946,7 @@ export interface components {
                 };
             };
         };
-        /** @description Not Found: error_code collection_not_found. */
+        /** @description Not Found: error_code collection_not_found, not_found. */
         NotFound2: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1966,7 +1966,7 @@ export interface components {
                      * @description Stable, machine-readable.
                      * @enum {string}
                      */
-                    error_code: "collection_not_found";
+                    error_code: "collection_not_found" | "not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                 };
@@ -2024,7 +2024,7 @@ export interface components {
                 };
             };
         };
-        /** @description Not Found: error_code collection_empty, collection_not_found. */
+        /** @description Not Found: error_code collection_empty, collection_not_found, not_found. */
         NotFound3: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2044,13 +2044,13 @@ export interface components {
                      * @description Stable, machine-readable.
                      * @enum {string}
                      */
-                    error_code: "collection_empty" | "collection_not_found";
+                    error_code: "collection_empty" | "collection_not_found" | "not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                 };
             };
         };
-        /** @description Not Found: error_code collection_not_found, run_not_found. */
+        /** @description Not Found: error_code collection_not_found, not_found, run_not_found. */
         NotFound4: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2070,7 +2070,7 @@ export interface components {
                      * @description Stable, machine-readable.
                      * @enum {string}
                      */
-                    error_code: "collection_not_found" | "run_not_found";
+                    error_code: "collection_not_found" | "not_found" | "run_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                 };
@@ -2102,7 +2102,7 @@ export interface components {
                 };
             };
         };
-        /** @description Not Found: the job result is unavailable (`detail` an object whose error_code is result_pending, result_expired, result_lost or job_id_invalid; spec 4.5); or error_code collection_not_found, run_not_found. */
+        /** @description Not Found: the job result is unavailable (`detail` an object whose error_code is result_pending, result_expired, result_lost or job_id_invalid; spec 4.5); or error_code collection_not_found, not_found, run_not_found. */
         NotFound5: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2122,13 +2122,13 @@ export interface components {
                      * @description Stable, machine-readable.
                      * @enum {string}
                      */
-                    error_code: "collection_not_found" | "run_not_found";
+                    error_code: "collection_not_found" | "not_found" | "run_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                 };
             };
         };
-        /** @description Not Found: error_code collection_not_found, run_not_found, webhook_not_found. */
+        /** @description Not Found: error_code collection_not_found, not_found, run_not_found, webhook_not_found. */
         NotFound6: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2148,7 +2148,7 @@ export interface components {
                      * @description Stable, machine-readable.
                      * @enum {string}
                      */
-                    error_code: "collection_not_found" | "run_not_found" | "webhook_not_found";
+                    error_code: "collection_not_found" | "not_found" | "run_not_found" | "webhook_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                 };
@@ -2232,7 +2232,7 @@ export interface components {
                 };
             };
         };
-        /** @description Not Found: error_code proxy_request_not_found. */
+        /** @description Not Found: error_code not_found, proxy_request_not_found. */
         NotFound7: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2252,7 +2252,7 @@ export interface components {
                      * @description Stable, machine-readable.
                      * @enum {string}
                      */
-                    error_code: "proxy_request_not_found";
+                    error_code: "not_found" | "proxy_request_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                 };

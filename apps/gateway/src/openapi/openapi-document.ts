@@ -122,7 +122,11 @@ function completeOperation(method: string, name: string, operation: DeclaredOper
   // checked for unstorable text before any DTO, at 422.
   const validatedAt = new Set<number>();
   if (hasBody || parameters.some((p) => p.in === 'query')) validatedAt.add(validationStatus);
-  if (parameters.some((p) => p.in === 'path')) validatedAt.add(422);
+  if (parameters.some((p) => p.in === 'path')) {
+    validatedAt.add(422);
+    // A parameter the router cannot take (an encoded NUL, say) leaves the request unrouted: 404 not_found.
+    codes.push('resource.not_found');
+  }
   let resultUnavailable = false;
   for (const code of codes) {
     if (code === 'batch.result_unavailable') resultUnavailable = true;
@@ -139,10 +143,10 @@ function completeOperation(method: string, name: string, operation: DeclaredOper
 
   for (const [status, errorCodes] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
     if (responses[status]) continue;
-    const variants: SchemaObject[] = [];
-    if (validatedAt.has(status)) variants.push({ $ref: '#/components/schemas/ValidationErrorBody' } as SchemaObject);
+    const variants: Array<SchemaObject | ReferenceObject> = [];
+    if (validatedAt.has(status)) variants.push({ $ref: '#/components/schemas/ValidationErrorBody' });
     const unavailable = resultUnavailable && status === 404;
-    if (unavailable) variants.push({ $ref: '#/components/schemas/JobResultUnavailableBody' } as SchemaObject);
+    if (unavailable) variants.push({ $ref: '#/components/schemas/JobResultUnavailableBody' });
     if (errorCodes.size > 0) variants.push(errorBodyWith([...errorCodes].sort()));
     const described = [...errorCodes].sort().join(', ');
     const reasons = [
