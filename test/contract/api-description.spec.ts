@@ -48,6 +48,24 @@ describe('the API description', () => {
     expect(operations).toBeGreaterThanOrEqual(30);
   });
 
+  it('shows examples for the main operations, each valid against its own schema', () => {
+    const contract = new ApiContract(JSON.parse(JSON.stringify(document)));
+    const examples: string[] = [];
+    for (const [template, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item as Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const example = response.content?.['application/json']?.example;
+          if (example === undefined) continue;
+          examples.push(`${method.toUpperCase()} ${template}`);
+          const concrete = template.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
+          const headers = new Headers({ 'content-type': 'application/json' });
+          expect(contract.problemsWith({ method, path: concrete, status: Number(status), headers, text: JSON.stringify(example) })).toEqual([]);
+        }
+      }
+    }
+    expect(examples).toEqual(expect.arrayContaining(['POST /v1/sync/scrape', 'POST /v1/async/collections', 'GET /v1/async/collections/{collection_id}/runs/{run_id}', 'GET /v1/async/collections/{collection_id}/runs/{run_id}/jobs']));
+  });
+
   it('declares on each route the validation status its request DTOs answer with', () => {
     const controllers = Reflect.getMetadata('controllers', GatewayModule) as Array<new (...args: never[]) => object>;
     let checked = 0;

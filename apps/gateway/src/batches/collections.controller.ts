@@ -5,6 +5,7 @@ import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access } from '../admission/route-access';
 import { Fails, Returns, ValidationStatus } from '../openapi/operation-contract';
+import { COLLECTION_CREATED_EXAMPLE } from '../openapi/response-examples';
 import { CollectionBody, CollectionListQuery, isoToEpochMs } from './batch.dto';
 import { IdempotencyKeys } from './idempotency-keys';
 import { COLLECTION_ID } from './resource-id.pipe';
@@ -27,6 +28,7 @@ export class CollectionsController {
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'At most 200 chars, no whitespace or ":". Same key + same body within 24 h replays the response (Idempotency-Replayed: true); a parallel duplicate waits up to 30 s (then 409); another body gets 422.' })
   @Returns(201, CollectionWriteReply, {
     description: 'Created (spec 2.12), or the first response replayed for a repeated Idempotency-Key.',
+    example: COLLECTION_CREATED_EXAMPLE,
     headers: { 'Idempotency-Replayed': { description: 'Only with an Idempotency-Key: true when this is the first response replayed.', schema: { type: 'boolean' } } },
   })
   @ValidationStatus(400)

@@ -7,6 +7,7 @@ import { Access } from '../admission/route-access';
 import { CreditGate } from '../credits/credit-gate';
 import { JobResultUnavailableError } from '../gateway.errors';
 import { Fails, Returns, ValidationStatus } from '../openapi/operation-contract';
+import { JOBS_EXAMPLE, RUN_EXAMPLE } from '../openapi/response-examples';
 import { isoToEpochMs, JobListQuery, RunListQuery } from './batch.dto';
 import { COLLECTION_ID, RUN_ID } from './resource-id.pipe';
 
@@ -49,7 +50,7 @@ export class RunsController {
   @Get('runs/:run_id')
   @Access('client')
   @ApiOperation({ summary: 'One run (spec 2.13) with its counters; a completed run adds failed_jobs. 404 for a run of another collection.' })
-  @Returns(200, RunView, { description: 'The run.' })
+  @Returns(200, RunView, { description: 'The run.', example: RUN_EXAMPLE })
   @Fails('batch.collection_not_found', 'batch.run_not_found')
   get(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Req() request: FastifyRequest): Promise<RunView> {
     return this.bus.request(SUBJECTS.runs.get, { client_id: request.admission.client!.id, collection_id: collectionId, run_id: runId }, { correlationId: request.admission.requestId });
@@ -60,7 +61,7 @@ export class RunsController {
   @ApiOperation({
     summary: 'A page of the run\'s jobs (spec 2.14/4.5). Keyset cursors: every job appears once while draining. order_by=completed_at lists finished jobs only. Times are ISO 8601 UTC with milliseconds and no zone suffix.',
   })
-  @Returns(200, JobListingPage, { description: 'A page of jobs; follow cursor_next while has_more.' })
+  @Returns(200, JobListingPage, { description: 'A page of jobs; follow cursor_next while has_more.', example: JOBS_EXAMPLE })
   @ValidationStatus(400)
   @Fails('batch.collection_not_found', 'batch.run_not_found', 'batch.invalid_cursor')
   async jobs(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Query() query: JobListQuery, @Req() request: FastifyRequest): Promise<JobListingPage> {

@@ -21,15 +21,19 @@ export interface ResponseHeader {
   required?: boolean;
 }
 
-export interface ReturnsOptions {
+export interface ReturnsOptions<B> {
   description: string;
   headers?: Record<string, ResponseHeader>;
+  /** A realistic body; typed as what the handler returns, and validated against the schema by a test. */
+  example?: B;
 }
 
-export function Returns<T>(status: 200 | 201 | 202, type: Type<T>, options: ReturnsOptions): HandlerReturning<T>;
-export function Returns<T>(status: 200 | 201 | 202, type: [Type<T>], options: ReturnsOptions): HandlerReturning<T[]>;
-export function Returns<T>(status: 200 | 201 | 202, type: Type<T> | [Type<T>], options: ReturnsOptions): HandlerReturning<T> | HandlerReturning<T[]> {
-  return applyDecorators(ApiResponse({ status, type: Array.isArray(type) ? type[0] : type, isArray: Array.isArray(type) ? true : undefined, description: options.description, headers: options.headers })) as HandlerReturning<T>;
+export function Returns<T>(status: 200 | 201 | 202, type: Type<T>, options: ReturnsOptions<T>): HandlerReturning<T>;
+export function Returns<T>(status: 200 | 201 | 202, type: [Type<T>], options: ReturnsOptions<T[]>): HandlerReturning<T[]>;
+export function Returns<T>(status: 200 | 201 | 202, type: Type<T> | [Type<T>], options: ReturnsOptions<T> | ReturnsOptions<T[]>): HandlerReturning<T> | HandlerReturning<T[]> {
+  const isArray = Array.isArray(type);
+  const example = options.example === undefined ? {} : { example: options.example };
+  return applyDecorators(ApiResponse({ status, type: isArray ? type[0] : type, isArray: isArray || undefined, description: options.description, headers: options.headers, ...example })) as HandlerReturning<T>;
 }
 
 /** Domain errors the handler (or the context it asks) can answer with, by code (HTTP_ERROR_TABLE). */

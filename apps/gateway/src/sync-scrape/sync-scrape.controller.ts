@@ -4,6 +4,7 @@ import { ApiBearerAuth, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/sw
 import type { FastifyRequest } from 'fastify';
 import { Access } from '../admission/route-access';
 import { Fails, Returns } from '../openapi/operation-contract';
+import { SCRAPE_EXAMPLE } from '../openapi/response-examples';
 import { SyncScrapeHandler } from './sync-scrape.handler';
 
 @ApiTags('sync')
@@ -23,7 +24,7 @@ export class SyncScrapeController {
       'Every request the page makes passes the SSRF guard. Browser responses add action_error (the action that stopped the list, or null) and timings.actions_ms. ' +
       'network_requests entries: {url, method, resource_type, status, mime_type, request_headers, response_headers, size (bytes received), duration (ms), body (document/xhr/fetch, at most 256 KB), body_encoding, body_truncated, error}.',
   })
-  @Returns(200, ScrapeResultBody, { description: "The scrape response with timings and guidance; statusCode is the target's (0 when it never answered)." })
+  @Returns(200, ScrapeResultBody, { description: "The scrape response with timings and guidance; statusCode is the target's (0 when it never answered).", example: SCRAPE_EXAMPLE })
   @Fails('target.blocked', 'scrape.invalid_request', 'proxy.country_not_approved', 'proxy.unknown_country', 'proxy.pool_missing', 'limits.quota_exceeded', 'transport.worker_lost')
   scrape(@Body() body: ScrapeRequest, @Req() request: FastifyRequest): Promise<ScrapeResultBody> {
     return this.handler.scrape(body, request.admission);
