@@ -110,8 +110,10 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
       JOB_LEASE_SECONDS: '3',
       BATCH_SWEEP_INTERVAL_MS: '500',
       WEBHOOK_POLL_INTERVAL_MS: '200',
-      WEBHOOK_RETRY_DELAYS: '1,1,1,1,1',
+      // A sender killed mid-POST frees its delivery after 3 + 2 s (by default 10 + 30 s).
       WEBHOOK_TIMEOUT_MS: '3000',
+      WEBHOOK_LEASE_MARGIN_MS: '2000',
+      WEBHOOK_RETRY_DELAYS: '1,1,1,1,1',
       STACK_RESTART_BACKOFF_MS: '300',
       LOG_LEVEL: 'warn',
     });
@@ -183,7 +185,7 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     expect(await ledgerCreditsOf(run.job_ids)).toBe(done.credits_charged);
     expect(done.credits_charged).toBe(done.success_requests + done.failed_requests - done.failed_jobs.filter((j: any) => j.status !== 'completed').length);
     // One webhook: recorded as sent, under one delivery id (a sender killed mid-POST sends it again
-    // under the same id once its lease — the attempt timeout plus 30 s — has expired).
+    // under the same id once its lease — the attempt timeout plus WEBHOOK_LEASE_MARGIN_MS — has expired).
     await eventually(async () => (await tolerant(runPath))?.body.callback_status === 'sent', { timeoutMs: 90_000, what: `callback_status sent after ${fault}` });
     const hooks = receiver.posts.filter((p) => p.runId === run.run_id);
     expect(hooks.length).toBeGreaterThanOrEqual(1);

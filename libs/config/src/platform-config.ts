@@ -67,6 +67,8 @@ export interface PlatformConfig {
   publicBaseUrl: string;
   /** One webhook delivery attempt's time limit, ms. */
   webhookTimeoutMs: number;
+  /** After an attempt's timeout, how long a delivery claimed by a replica that died stays its own. */
+  webhookLeaseMarginMs: number;
   /** How often webhook-sender looks for due deliveries, ms. */
   webhookPollIntervalMs: number;
   /**
@@ -181,6 +183,7 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     retentionSweepIntervalSeconds: int('RETENTION_SWEEP_INTERVAL_SECONDS', 600, 1, 86_400),
     publicBaseUrl: (url('PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${str('PORT') ?? '8080'}`).replace(/\/+$/, ''),
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookLeaseMarginMs: int('WEBHOOK_LEASE_MARGIN_MS', 30_000, 1000, 600_000),
     webhookPollIntervalMs: int('WEBHOOK_POLL_INTERVAL_MS', 1000, 50, 60_000),
     webhookSecretKeys: parseSecretKeys(str('WEBHOOK_SECRET_KEYS'), problems),
   };

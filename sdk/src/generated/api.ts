@@ -1295,9 +1295,9 @@ export interface components {
         BillingClientData: {
             simple_success: number;
             simple_failed: number;
-            simple_total: number;
             browser_success: number;
             browser_failed: number;
+            simple_total: number;
             browser_total: number;
             total_requests: number;
             total_success: number;

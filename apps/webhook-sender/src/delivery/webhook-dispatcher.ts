@@ -21,9 +21,6 @@ type Verdict = { outcome: 'sent' | 'failed' | 'failed_final' | 'blocked'; status
 
 // Deliveries handled per pass and replica; the rest wait for the next pass.
 const BATCH = 20;
-// A replica that died mid-attempt frees its rows after the attempt's timeout plus this.
-const LEASE_MARGIN_MS = 30_000;
-
 /**
  * Delivers run-completion webhooks from the outbox (spec 6, operator contract §4), durably: the
  * schedule lives in the database, so a restarted sender picks up exactly where the last one
@@ -70,7 +67,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
          select id from webhook_outbox where next_attempt_at <= $1 and (lease_until is null or lease_until < $1)
          order by next_attempt_at limit ${BATCH} for update skip locked
        ) returning id, run_id, client_id, callback_url, payload, attempts, manual`,
-      [now, new Date(now.getTime() + this.config.webhookTimeoutMs + LEASE_MARGIN_MS)],
+      // A replica that died mid-attempt frees its rows after the attempt's timeout plus the margin.
+      [now, new Date(now.getTime() + this.config.webhookTimeoutMs + this.config.webhookLeaseMarginMs)],
     );
     await Promise.all(due.map((delivery) => this.attempt(delivery)));
     return due.length;

@@ -19,18 +19,22 @@ export class BillingQuery {
   by_url: boolean;
 }
 
-/** Spec 2.17 counts (integers, default 0). */
-export class UsageCounts {
+/** Successes and failures by request kind (spec 2.17). */
+export class OutcomeCounts {
   @ApiProperty({ type: 'integer' })
   simple_success: number;
   @ApiProperty({ type: 'integer' })
   simple_failed: number;
   @ApiProperty({ type: 'integer' })
-  simple_total: number;
-  @ApiProperty({ type: 'integer' })
   browser_success: number;
   @ApiProperty({ type: 'integer' })
   browser_failed: number;
+}
+
+/** Spec 2.17 client counts (integers, default 0). */
+export class UsageCounts extends OutcomeCounts {
+  @ApiProperty({ type: 'integer' })
+  simple_total: number;
   @ApiProperty({ type: 'integer' })
   browser_total: number;
   @ApiProperty({ type: 'integer' })
@@ -51,15 +55,7 @@ export class CreditTotals {
 }
 
 /** One domain of `by_url` (detail=urls). */
-export class DomainUsage {
-  @ApiProperty({ type: 'integer' })
-  simple_success: number;
-  @ApiProperty({ type: 'integer' })
-  simple_failed: number;
-  @ApiProperty({ type: 'integer' })
-  browser_success: number;
-  @ApiProperty({ type: 'integer' })
-  browser_failed: number;
+export class DomainUsage extends OutcomeCounts {
   @ApiProperty({ type: 'integer' })
   total: number;
 }
@@ -95,8 +91,8 @@ export class DateSpan {
   to: string;
 }
 
-/** One cell of the client metrics: calls, outcomes, credits and mean execution time. */
-export class MetricCell {
+/** Calls, outcomes and credits of one group (a domain, a proxy, a status, a mode). */
+export class GroupedUsage {
   @ApiProperty({ type: 'integer' })
   requests: number;
   @ApiProperty({ type: 'integer' })
@@ -105,6 +101,10 @@ export class MetricCell {
   failed: number;
   @ApiProperty({ type: 'integer' })
   credits: number;
+}
+
+/** One cell of the client metrics: GroupedUsage with the mean execution time. */
+export class MetricCell extends GroupedUsage {
   @ApiProperty({ type: 'integer', nullable: true, description: 'Mean execution time, ms; null without calls.' })
   avg_execution_ms: number | null;
 }
@@ -135,18 +135,6 @@ export class ClientMetricsReply {
   url?: Record<string, MetricCell>;
   @ApiPropertyOptional(mapOfLists(HourlyMetricCell, 'Day (YYYY-MM-DD) → 24 cells, one per UTC hour; only with hourly=true.'))
   hourly?: Record<string, HourlyMetricCell[]>;
-}
-
-/** One group of the platform metrics. */
-export class GroupedUsage {
-  @ApiProperty({ type: 'integer' })
-  requests: number;
-  @ApiProperty({ type: 'integer' })
-  success: number;
-  @ApiProperty({ type: 'integer' })
-  failed: number;
-  @ApiProperty({ type: 'integer' })
-  credits: number;
 }
 
 /** Execution time statistics, ms (null without calls). */
