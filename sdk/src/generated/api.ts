@@ -1274,7 +1274,7 @@ export interface components {
         SuccessCriterion: {
             /**
              * @description Changes whenever a rule changes meaning.
-             * @example content-success/2026-11-23.1
+             * @example content-success/2026-11-24.1
              */
             version: string;
             /** @description Human-readable predicates; a job is a success only when all hold. */
@@ -3026,7 +3026,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "success_criterion": {
-                     *         "version": "content-success/2026-11-23.1",
+                     *         "version": "content-success/2026-11-24.1",
                      *         "rules": [
                      *           "the worker completed the fetch",
                      *           "the target answered HTTP 2xx"

@@ -1,4 +1,4 @@
-import type { CollectionWriteReply, JobListingPage, RunView, ScrapeResultBody } from '@lib/contracts';
+import { CollectionWriteReply, CONTENT_RULES_VERSION, JobListingPage, RunView, ScrapeResultBody } from '@lib/contracts';
 
 /**
  * Bodies shown in the document for the main operations. Typed as what the handlers return, and
@@ -49,7 +49,7 @@ export const RUN_EXAMPLE: RunView = {
   callback_status: 'sent',
   created_at: 1795000000,
   failed_jobs: [{ job_id: 'e7f9b1d3-4a6c-4e8f-9b2d-5c7e9f1b3d5a', url: 'https://example.com/missing', custom_id: 'b', status: 'completed', error: 'HTTP 404' }],
-  success_criterion: { version: 'content-success/2026-11-23.1', rules: ['the worker completed the fetch', 'the target answered HTTP 2xx'] },
+  success_criterion: { version: CONTENT_RULES_VERSION, rules: ['the worker completed the fetch', 'the target answered HTTP 2xx'] },
   all_jobs_persisted: true,
   credits_charged: 2,
 };

@@ -1,4 +1,4 @@
-import { CONTENT_RULES_VERSION } from './content-rules';
+import { CONTENT_RULES_VERSION } from '@lib/contracts';
 import { ContentValidator, FetchedContent } from './content-validator';
 
 const article = (extra = '') =>

@@ -8,9 +8,11 @@ import {
   SHELL_MARKERS,
   SHELL_TEXT,
   RENDERED_SHELL_TEXT,
-  Signature,
   SMALL_PAGE_TEXT,
-} from './content-rules';
+  matchSignatures,
+  titleOf,
+  visibleTextOf,
+} from '@lib/page-evidence';
 
 export type BlockReason = 'captcha' | 'cloudflare_challenge' | 'challenge' | 'hard_block' | 'soft_block' | 'empty_shell';
 
@@ -50,7 +52,7 @@ export class ContentValidator {
     const html = content.body && isMarkup(content.contentType) ? content.body : null;
     const lower = html ? html.toLowerCase() : '';
     const visibleText = html ? visibleTextOf(html) : '';
-    const title = html ? (/<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1] ?? '').trim().toLowerCase() : '';
+    const title = html ? titleOf(html) : '';
     const small = html !== null && visibleText.length < SMALL_PAGE_TEXT;
 
     const captchaProviders = matchSignatures(CAPTCHA_PROVIDERS, lower, content.headers, hits, 'captcha');
@@ -95,34 +97,4 @@ export class ContentValidator {
 
 function isMarkup(contentType: string | null): boolean {
   return contentType === null || /html|xml|text\/plain/i.test(contentType);
-}
-
-// Runs on every response, so no DOM: dropping non-rendered blocks, comments, tags and entities
-// measures the visible text ~25x faster than a full parse (0.2 vs 5.6 ms on a 20 KB page).
-function visibleTextOf(html: string): string {
-  return html
-    .replace(/<(script|style|noscript|template|head)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&(#\d+|#x[0-9a-f]+|\w+);/gi, 'x')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-function matchSignatures(signatures: Signature[], lowerHtml: string, headers: FetchedContent['headers'], hits: string[], kind: string): string[] {
-  const cookies = [headers['set-cookie']].flat().filter((c): c is string => typeof c === 'string').map((c) => c.split('=')[0].trim().toLowerCase());
-  const server = String(headers.server ?? '').toLowerCase();
-  const found: string[] = [];
-  for (const signature of signatures) {
-    const marker = signature.markers.find((m) => lowerHtml.includes(m));
-    const header = signature.headers?.find((h) => headers[h] !== undefined);
-    const cookie = signature.cookies?.find((prefix) => cookies.some((c) => c.startsWith(prefix)));
-    const viaServer = signature.servers?.find((s) => server.includes(s));
-    const evidence = marker ? `marker:${marker}` : header ? `header:${header}` : cookie ? `cookie:${cookie}` : viaServer ? `server:${viaServer}` : null;
-    if (evidence) {
-      found.push(signature.name);
-      hits.push(`${kind}:${signature.name}:${evidence}`);
-    }
-  }
-  return found;
 }

@@ -3,7 +3,7 @@ import { CREDIT_COST } from '@lib/plans';
 import { TargetGuard } from '@lib/target-guard';
 import { Injectable } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
-import { CONTENT_RULES_VERSION } from '../content-validation/content-rules';
+import { CONTENT_RULES_VERSION } from '@lib/contracts';
 import { proxyLabel, ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
 import { FetchFailure } from '../simple-fetch/fetch-failures';
 import { SimpleFetcher } from '../simple-fetch/simple-fetcher';

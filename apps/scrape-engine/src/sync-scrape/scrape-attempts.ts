@@ -1,6 +1,6 @@
 import type { ScrapeExecutionFacts, ScrapeResultBody } from '@lib/contracts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CONTENT_RULES_VERSION } from '../content-validation/content-rules';
+import { CONTENT_RULES_VERSION } from '@lib/contracts';
 import type { ContentVerdict } from '../content-validation/content-validator';
 import { proxyLabel, ProxyRotation, ProxySettings } from '../proxy-rotation/proxy-rotation';
 

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Max, Min, ValidateIf } from 'class-validator';
 import { nullableObject } from '../response-schema';
+import { CONTENT_RULES_VERSION } from '../scrape/success-criterion';
 
 /** Spec 8: a collection holds at most this many requests. */
 export const MAX_COLLECTION_REQUESTS = 1000;
@@ -199,7 +200,7 @@ export class FailedJob {
 }
 
 export class SuccessCriterion {
-  @ApiProperty({ example: 'content-success/2026-11-23.1', description: 'Changes whenever a rule changes meaning.' })
+  @ApiProperty({ example: CONTENT_RULES_VERSION, description: 'Changes whenever a rule changes meaning.' })
   version: string;
   @ApiProperty({ type: [String], description: 'Human-readable predicates; a job is a success only when all hold.' })
   rules: string[];

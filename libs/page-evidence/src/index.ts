@@ -1,0 +1,3 @@
+export * from './protection-rules';
+export * from './page-text';
+export * from './protection-evidence';
