@@ -1,0 +1,147 @@
+import { DATABASE, DatabaseConnection, storableJson } from '@lib/persistence';
+import { CLOCK, Clock } from '@lib/runtime';
+import { Inject, Injectable } from '@nestjs/common';
+
+export const VIABILITY_DEPTHS = ['quick', 'standard', 'full'] as const;
+export type ViabilityDepth = (typeof VIABILITY_DEPTHS)[number];
+
+export interface StoredViabilityRun {
+  runId: string;
+  clientId: string;
+  depth: ViabilityDepth;
+  status: 'in_progress' | 'completed';
+  totalUrls: number;
+  completedUrls: number;
+  createdAt: Date;
+  completedAt: Date | null;
+  /** One per URL in request order once the run is completed; null before (spec 2.15). */
+  results: unknown[] | null;
+}
+
+/** A URL handed to a worker, with the lease it holds it under. */
+export interface ClaimedUrl {
+  runId: string;
+  clientId: string;
+  depth: ViabilityDepth;
+  position: number;
+  url: string;
+  attempt: number;
+}
+
+interface RunRow {
+  id: string;
+  client_id: string;
+  depth: ViabilityDepth;
+  status: 'in_progress' | 'completed';
+  total_urls: number;
+  completed_urls: number;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+/**
+ * Viability runs and their URLs in the database, which is also the work queue: a worker claims a
+ * pending URL (or one whose lease ran out: its worker died) with `for update skip locked`, so any
+ * replica in either runtime can take work, and nothing stays `in_progress` once its worker is gone.
+ * A URL's result is written with the run's counter in one transaction, and the run completes with
+ * its last URL.
+ */
+@Injectable()
+export class ViabilityRunStore {
+  constructor(
+    @Inject(DATABASE) private readonly db: DatabaseConnection,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async create(run: { runId: string; clientId: string; depth: ViabilityDepth; urls: string[] }): Promise<StoredViabilityRun> {
+    const now = this.clock.now();
+    await this.db.sql.transaction(async (tx) => {
+      await tx.query("insert into viability_runs (id, client_id, depth, status, total_urls, created_at) values ($1, $2, $3, 'in_progress', $4, $5)", [run.runId, run.clientId, run.depth, run.urls.length, now]);
+      await tx.query(
+        "insert into viability_urls (run_id, position, url, state) select $1, position - 1, url, 'pending' from unnest($2::text[]) with ordinality as u(url, position)",
+        [run.runId, run.urls],
+      );
+    });
+    return { runId: run.runId, clientId: run.clientId, depth: run.depth, status: 'in_progress', totalUrls: run.urls.length, completedUrls: 0, createdAt: now, completedAt: null, results: null };
+  }
+
+  /** The next URL to analyse, leased for `leaseMs`; null when there is none. */
+  async claimNext(leaseMs: number): Promise<ClaimedUrl | null> {
+    const now = this.clock.now();
+    const [row] = await this.db.sql.query<{ run_id: string; position: number; url: string; attempts: number; client_id: string; depth: ViabilityDepth }>(
+      `with next as (
+         select u.run_id, u.position from viability_urls u
+         where u.state = 'pending' or (u.state = 'analysing' and u.lease_until < $1)
+         order by u.run_id, u.position limit 1 for update skip locked
+       )
+       update viability_urls u set state = 'analysing', lease_until = $2, attempts = u.attempts + 1
+       from next, viability_runs r
+       where u.run_id = next.run_id and u.position = next.position and r.id = u.run_id
+       returning u.run_id, u.position, u.url, u.attempts, r.client_id, r.depth`,
+      [now, new Date(now.getTime() + leaseMs)],
+    );
+    return row ? { runId: row.run_id, clientId: row.client_id, depth: row.depth, position: row.position, url: row.url, attempt: row.attempts } : null;
+  }
+
+  /**
+   * Stores a URL's result under the attempt that claimed it. A late answer from an attempt whose
+   * lease was taken over is ignored (false), so a URL is counted once.
+   */
+  async complete(claim: ClaimedUrl, result: unknown): Promise<boolean> {
+    const now = this.clock.now();
+    return this.db.sql.transaction(async (tx) => {
+      const done = await tx.query(
+        "update viability_urls set state = 'done', result = $4::jsonb, completed_at = $5, lease_until = null where run_id = $1 and position = $2 and attempts = $3 and state = 'analysing' returning 1",
+        [claim.runId, claim.position, claim.attempt, storableJson(result), now],
+      );
+      if (done.length === 0) return false;
+      await tx.query(
+        `update viability_runs set completed_urls = completed_urls + 1,
+           status = case when completed_urls + 1 >= total_urls then 'completed' else status end,
+           completed_at = case when completed_urls + 1 >= total_urls then $2 else completed_at end
+         where id = $1`,
+        [claim.runId, now],
+      );
+      return true;
+    });
+  }
+
+  /** A client's run; another client's or an unknown id is null. */
+  async get(clientId: string, runId: string): Promise<StoredViabilityRun | null> {
+    const [run] = await this.db.sql.query<RunRow>('select * from viability_runs where id = $1 and client_id = $2', [runId, clientId]);
+    if (!run) return null;
+    const results = run.status === 'completed' ? (await this.db.sql.query<{ result: unknown }>('select result from viability_urls where run_id = $1 order by position', [runId])).map((r) => r.result) : null;
+    return storedRunOf(run, results);
+  }
+
+  /** A client's runs, newest first, `limit` at a time after the run `afterRunId` (keyset on created_at, id). */
+  async list(clientId: string, limit: number, afterRunId?: string): Promise<StoredViabilityRun[]> {
+    const rows = afterRunId
+      ? await this.db.sql.query<RunRow>(
+          `select r.* from viability_runs r, viability_runs a where a.id = $2 and a.client_id = $1 and r.client_id = $1
+             and (r.created_at, r.id) < (a.created_at, a.id) order by r.created_at desc, r.id desc limit $3`,
+          [clientId, afterRunId, limit],
+        )
+      : await this.db.sql.query<RunRow>('select * from viability_runs where client_id = $1 order by created_at desc, id desc limit $2', [clientId, limit]);
+    return rows.map((row) => storedRunOf(row, null));
+  }
+
+  /** Drops runs created before `before` with their URLs (result retention); returns how many. */
+  async prune(before: Date): Promise<number> {
+    return (await this.db.sql.query('delete from viability_runs where created_at < $1 returning 1', [before])).length;
+  }
+}
+
+function storedRunOf(row: RunRow, results: unknown[] | null): StoredViabilityRun {
+  return {
+    runId: row.id,
+    clientId: row.client_id,
+    depth: row.depth,
+    status: row.status,
+    totalUrls: row.total_urls,
+    completedUrls: row.completed_urls,
+    createdAt: new Date(row.created_at),
+    completedAt: row.completed_at ? new Date(row.completed_at) : null,
+    results,
+  };
+}
