@@ -87,7 +87,34 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     }
   }
   components.responses = shared.components();
+  dropUnreferencedSchemas(document);
   return document;
+}
+
+/**
+ * Keeps only the schemas the operations reach. Response classes register themselves as models when
+ * their module loads (response-schema.ts), so a contract no endpoint returns yet would otherwise
+ * appear in the document as an unused component.
+ */
+function dropUnreferencedSchemas(document: OpenAPIObject): void {
+  const schemas = document.components?.schemas ?? {};
+  const reached = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (typeof node !== 'object' || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
+        const name = value.slice('#/components/schemas/'.length);
+        if (!reached.has(name)) {
+          reached.add(name);
+          visit(schemas[name]);
+        }
+      } else visit(value);
+    }
+  };
+  visit(document.paths);
+  visit(document.components?.responses);
+  for (const name of Object.keys(schemas)) if (!reached.has(name)) delete schemas[name];
 }
 
 type DeclaredOperation = OperationObject & { 'x-access'?: RouteAccessLevel; 'x-fails'?: DomainErrorCode[]; 'x-validation-status'?: number };
