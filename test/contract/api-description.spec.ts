@@ -113,6 +113,9 @@ describe('ApiContract (the judge the end-to-end tests use)', () => {
     expect(contract.problemsWith(observed('GET', runPath, 200, { ...run, created_at: 'yesterday' })).join()).toMatch(/created_at must be number/);
     expect(contract.problemsWith(observed('GET', runPath, 200, { ...run, surprise: 1 })).join()).toMatch(/additional properties \(surprise\)/);
     expect(contract.problemsWith({ ...observed('GET', runPath, 200, run), text: '<html>' }).join()).toMatch(/not JSON/);
+    // A validation answer names at least one problem.
+    expect(contract.problemsWith(observed('POST', '/v1/sync/scrape', 422, { detail: [] })).join()).toMatch(/does not match the 422 schema/);
+    expect(contract.problemsWith(observed('POST', '/v1/sync/scrape', 422, { detail: [{ loc: ['body', 'url'], msg: 'required', type: 'missing' }] }))).toEqual([]);
   });
 
   it('holds error bodies to their declared error_code values and Retry-After to 429', () => {

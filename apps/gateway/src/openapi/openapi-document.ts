@@ -280,7 +280,7 @@ const ERROR_SCHEMAS: Record<string, SchemaObject> = {
   ValidationErrorBody: {
     type: 'object',
     required: ['detail'],
-    properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationProblem' }, description: 'Every problem at once (at most 50, then one item counting the rest).' } },
+    properties: { detail: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/ValidationProblem' }, description: 'Every problem at once (at most 50, then one item counting the rest).' } },
   },
   JobResultUnavailableDetail: {
     type: 'object',

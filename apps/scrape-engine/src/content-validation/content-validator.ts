@@ -10,19 +10,16 @@ import {
   RENDERED_SHELL_TEXT,
   SMALL_PAGE_TEXT,
   matchSignatures,
+  ObservedPage,
   titleOf,
   visibleTextOf,
 } from '@lib/page-evidence';
 
 export type BlockReason = 'captcha' | 'cloudflare_challenge' | 'challenge' | 'hard_block' | 'soft_block' | 'empty_shell';
 
-export interface FetchedContent {
-  statusCode: number;
-  /** Lower-case header names; set-cookie may be an array. */
-  headers: Record<string, string | string[] | undefined>;
+/** An answer as the shared rules read it (status, headers, decoded body), with what validation adds. */
+export interface FetchedContent extends ObservedPage {
   contentType: string | null;
-  /** Decoded text of HTML/text responses; null for binary bodies. */
-  body: string | null;
   /** The body is a browser's DOM after its scripts ran: short is then not a shell waiting for them. */
   rendered?: boolean;
 }
