@@ -9,6 +9,7 @@ import { RunsController } from './batches/runs.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { ProxiesController } from './proxies/proxies.controller';
 import { UsageController } from './usage/usage.controller';
+import { ViabilityTestsController } from './viability/viability-tests.controller';
 import { ClientBootstrap } from './clients/client-bootstrap';
 import { ClientDirectory } from './clients/client-directory';
 import { ChargedExecution } from './credits/charged-execution';
@@ -26,7 +27,7 @@ import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
 
 /** gateway: public REST under /v1 — auth, rate limits, quotas, errors — in front of the contexts. */
 @Module({
-  controllers: [QuotaEventsController, InFlightEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController, CollectionsController, RunsController, WebhooksController, ProxiesController, UsageController],
+  controllers: [QuotaEventsController, InFlightEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController, CollectionsController, RunsController, WebhooksController, ProxiesController, UsageController, ViabilityTestsController],
   providers: [
     ClientDirectory,
     ClientBootstrap,

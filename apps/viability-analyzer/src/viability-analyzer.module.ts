@@ -1,12 +1,20 @@
 import { createHealthController } from '@lib/runtime';
+import { targetGuardProvider } from '@lib/target-guard';
 import { Module } from '@nestjs/common';
+import { ViabilityWorker } from './analysis-worker/viability-worker';
+import { ChargedEngineProber } from './probing/charged-engine-prober';
+import { UrlAnalysis } from './url-analysis/url-analysis';
+import { ViabilityRunsController } from './viability-runs/viability-runs.controller';
+import { ViabilityRunStore } from './viability-runs/viability-run-store';
 
 /**
- * The viability-analyzer bounded context. It answers health queries; the analysis of one URL is being
- * built in url-analysis/ (protection evidence from @lib/page-evidence, JavaScript need, API discovery,
- * per-mode tests, the recommendation), and the runs, their storage and the HTTP endpoints follow (issue 14).
+ * viability-analyzer: viability runs (spec 2.15, 3.4, 4.6). Runs and their URLs live in its own
+ * tables, which are also the work queue; the worker analyses each URL (url-analysis/: protection
+ * evidence from @lib/page-evidence, JavaScript need, API discovery, per-mode tests, the
+ * recommendation) by probing it through scrape-engine, each probe charged like a sync scrape.
  */
 @Module({
-  controllers: [createHealthController('viability-analyzer')],
+  controllers: [createHealthController('viability-analyzer'), ViabilityRunsController],
+  providers: [targetGuardProvider, ViabilityRunStore, UrlAnalysis, ChargedEngineProber, ViabilityWorker],
 })
 export class ViabilityAnalyzerModule {}

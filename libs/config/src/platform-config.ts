@@ -76,6 +76,16 @@ export interface PlatformConfig {
    * every one opens. Empty in the embedded runtime means a key file under DATA_DIR.
    */
   webhookSecretKeys: Array<{ id: string; key: Buffer }>;
+  /** URLs one viability-analyzer process analyses at once (global capacity = processes × this). */
+  viabilityConcurrency: number;
+  /** URLs of one client under analysis at once, across every process. */
+  viabilityClientConcurrency: number;
+  /** A worker's hold on a URL under analysis; renewed every third of it. Expired = the worker is gone. */
+  viabilityLeaseSeconds: number;
+  /** How often an idle viability-analyzer looks for queued URLs, ms. */
+  viabilityPollIntervalMs: number;
+  /** Times a URL's analysis is started before it ends with the failure as its verdict. */
+  viabilityMaxAttempts: number;
 }
 
 export class ConfigError extends Error {
@@ -186,6 +196,11 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     webhookLeaseMarginMs: int('WEBHOOK_LEASE_MARGIN_MS', 30_000, 1000, 600_000),
     webhookPollIntervalMs: int('WEBHOOK_POLL_INTERVAL_MS', 1000, 50, 60_000),
     webhookSecretKeys: parseSecretKeys(str('WEBHOOK_SECRET_KEYS'), problems),
+    viabilityConcurrency: int('VIABILITY_CONCURRENCY', 4, 1, 256),
+    viabilityClientConcurrency: int('VIABILITY_CLIENT_CONCURRENCY', 2, 1, 256),
+    viabilityLeaseSeconds: int('VIABILITY_LEASE_SECONDS', 120, 3, 3600),
+    viabilityPollIntervalMs: int('VIABILITY_POLL_INTERVAL_MS', 1000, 50, 60_000),
+    viabilityMaxAttempts: int('VIABILITY_MAX_ATTEMPTS', 3, 1, 10),
   };
   // Several processes share one database: each must hold the same key ring, so it cannot be made up locally.
   if (config.databaseUrl && config.webhookSecretKeys.length === 0) {

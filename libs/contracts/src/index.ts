@@ -18,3 +18,4 @@ export * from './webhooks/webhook.messages';
 export * from './proxy/country-proxy.messages';
 export * from './billing/usage.messages';
 export * from './response-schema';
+export * from './viability/viability.messages';

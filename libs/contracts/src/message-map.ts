@@ -10,6 +10,7 @@ import type { GetJobResultQuery, JobListingPage, JobResultReply, ListJobsQuery, 
 import type { Packed } from './packed';
 import type { CountryReference, CountryRequestList, CountryRequestView, ProxyCountryName, DecideCountryRequestCommand, ListCountryRequestsQuery, ProxyClientReference, ProxyStatusReply, RequestCountryCommand, RequestCountryReply } from './proxy/country-proxy.messages';
 import type { RunDeliveriesReference, WebhookDeliveryLog, WebhookSecretQuery, WebhookSecretReply } from './webhooks/webhook.messages';
+import type { CreateViabilityRunCommand, ListViabilityRunsQuery, ViabilityRunList, ViabilityRunReference, ViabilityRunView } from './viability/viability.messages';
 import { SUBJECTS } from './subjects';
 
 export type { Packed };
@@ -50,6 +51,9 @@ export type RequestReplyMap = {
   [SUBJECTS.proxies.check]: { request: CountryReference; reply: { approved: boolean } };
   [SUBJECTS.proxies.list]: { request: ListCountryRequestsQuery; reply: CountryRequestList };
   [SUBJECTS.proxies.decide]: { request: DecideCountryRequestCommand; reply: CountryRequestView };
+  [SUBJECTS.viability.create]: { request: CreateViabilityRunCommand; reply: ViabilityRunView };
+  [SUBJECTS.viability.get]: { request: ViabilityRunReference; reply: ViabilityRunView };
+  [SUBJECTS.viability.list]: { request: ListViabilityRunsQuery; reply: ViabilityRunList };
   [SUBJECTS.webhooks.secret]: { request: WebhookSecretQuery; reply: WebhookSecretReply };
   [SUBJECTS.webhooks.rotateSecret]: { request: WebhookSecretQuery; reply: WebhookSecretReply };
   [SUBJECTS.webhooks.deliveries]: { request: RunDeliveriesReference; reply: WebhookDeliveryLog };

@@ -78,6 +78,11 @@ export const SUBJECTS = {
     list: 'proxy-approvals.requests.list.query.v1',
     decide: 'proxy-approvals.request.decide.command.v1',
   },
+  viability: {
+    create: 'viability-analyzer.run.create.command.v1',
+    get: 'viability-analyzer.run.get.query.v1',
+    list: 'viability-analyzer.run.list.query.v1',
+  },
   webhooks: {
     secret: 'webhook-sender.secret.get.query.v1',
     rotateSecret: 'webhook-sender.secret.rotate.command.v1',

@@ -474,6 +474,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/async/viability-test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The client's viability runs, newest first, without their results (GET one run for them). Keyset cursor. */
+        get: operations["ViabilityTests_list"];
+        put?: never;
+        /** Start a viability test (spec 4.6): each URL is probed in the background and gets a recommended strategy. Nothing is charged on this call (X-Credits-Charged: 0); each probe is charged as a sync scrape when it runs (1 simple, 5 browser). 429 when the month cannot cover the depth's worst case for every URL. A URL that is not a public target is not fetched: its entry is `blocked` with the reason. */
+        post: operations["ViabilityTests_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/async/viability-test/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One viability run (spec 2.15): results stay null until completed_urls equals total_urls, then one entry per URL in request order. Kept RESULT_RETENTION_HOURS. */
+        get: operations["ViabilityTests_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1264,6 +1299,102 @@ export interface components {
             };
             exe_time?: components["schemas"]["ExecutionTimeStats"];
         };
+        ViabilityTestBody: {
+            /**
+             * @description 1 to 100 http(s) URLs. Duplicates (the same URL once normalised) are analysed once; results follow the order of first appearance.
+             * @example [
+             *       "https://example.com/"
+             *     ]
+             */
+            urls: string[];
+            /**
+             * @description quick: a plain GET and an extraction GET (2 credits a URL at most); standard: + a light-browser render with xhr/fetch capture (7); full: + a heavy-browser render and endpoint replays without cookies (10).
+             * @default standard
+             * @enum {string}
+             */
+            depth?: "quick" | "standard" | "full";
+        };
+        ViabilityLoginWall: {
+            detected: boolean;
+            /** @description Evidence such as `status:401 www-authenticate:basic`, `redirect:/login?next=/`, `password-form`, `paywall:…`. */
+            evidence: string[];
+        };
+        ViabilityModeTests: {
+            /** @description A plain HTTP GET (format html), as POST /v1/sync/scrape does it; null when the URL was refused before any probe. */
+            simple_request: components["schemas"]["ViabilityModeTest"] | null;
+            /** @description A plain GET with main-content extraction to markdown (format markdown): does the raw HTML hold the article? Null when not run (the URL was refused). */
+            extract_html: components["schemas"]["ViabilityModeTest"] | null;
+            /** @description A browser render with xhr/fetch capture (light at standard depth, heavy at full); null at quick depth or when not run. */
+            browser: components["schemas"]["ViabilityModeTest"] | null;
+        };
+        ViabilityResult: {
+            url: string;
+            /**
+             * @description extract_html: scrape without a browser; browser: browser=true; api: call api_endpoints directly; blocked: a CAPTCHA, challenge, login wall or refusal stands in the way (or the URL is not a public target).
+             * @enum {string}
+             */
+            recommended_strategy: "extract_html" | "browser" | "api" | "blocked";
+            /** @description Scripts produce most of what a reader sees (raw HTML against the rendered DOM). */
+            javascript_required: boolean;
+            /** @description How sure the analysis is that a browser is needed, 0–1: the share of visible text only scripts produced (0.6), an empty app root or noscript prompt (0.25), content elements that appeared on rendering (0.15). */
+            browser_confidence: number;
+            captcha_detected: boolean;
+            /**
+             * @example [
+             *       "recaptcha"
+             *     ]
+             */
+            captcha_providers: string[];
+            /**
+             * @description none: not served by Cloudflare; present: served by it, no challenge; challenge: a JavaScript/managed challenge; interactive: Turnstile or a CAPTCHA; block: a firewall refusal (errors 1006/1010/1015/1020).
+             * @enum {string}
+             */
+            cloudflare_level: "none" | "present" | "challenge" | "interactive" | "block";
+            login_wall: components["schemas"]["ViabilityLoginWall"];
+            api_detected: boolean;
+            /** @description Same-site JSON endpoints whose answers carry the page's visible content. */
+            api_endpoints: string[];
+            /** @description An endpoint needs credentials: at full depth a replay without cookies got 401/403, otherwise the page sent credentials with it. */
+            api_auth_required: boolean;
+            can_use_extract_html: boolean;
+            can_use_browser: boolean;
+            can_use_simple_request: boolean;
+            tests: components["schemas"]["ViabilityModeTests"];
+            /** @enum {string} */
+            difficulty: "easy" | "medium" | "hard" | "blocked";
+            /** @description A ready-to-send POST /v1/sync/scrape body for the recommended strategy; null when blocked. */
+            suggested_request: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The evidence behind the verdict, one line each, the deciding rule first. */
+            reasons: string[];
+            /** @description Anti-bot vendors seen (present or challenging). */
+            protection: string[];
+            /** @description Data the HTML embeds for its scripts (__NEXT_DATA__, __NUXT__, application/ld+json, __INITIAL_STATE__). */
+            embedded_data: string[];
+        };
+        ViabilityRunView: {
+            /** Format: uuid */
+            run_id: string;
+            /** @enum {string} */
+            status: "in_progress" | "completed";
+            /** @enum {string} */
+            depth: "quick" | "standard" | "full";
+            total_urls: number;
+            completed_urls: number;
+            /** @description Null until completed_urls equals total_urls, then one entry per URL in request order. */
+            results: components["schemas"]["ViabilityResult"][] | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            completed_at?: string | null;
+        };
+        ViabilityRunList: {
+            items: components["schemas"]["ViabilityRunView"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            cursor_next: string | null;
+            has_more: boolean;
+        };
         ActionFailure: {
             /** @example actions[2] */
             action: string;
@@ -1322,6 +1453,31 @@ export interface components {
             success: number;
             failed: number;
             credits: number;
+        };
+        ViabilityModeTest: {
+            /** @description The probe got usable content (the content validator's verdict). */
+            success: boolean;
+            /** @description The target's HTTP status; null when it never answered. */
+            status_code: number | null;
+            /**
+             * @description The site refused the probe (block page, challenge, CAPTCHA, 401/403/429).
+             * @default false
+             */
+            blocked: boolean;
+            /** @description The provider of the CAPTCHA that stood in front of the content. */
+            captcha_type: string | null;
+            /**
+             * @description How long the probe took, ms.
+             * @default 0
+             */
+            time_ms: number;
+            /**
+             * @description Credits the probe was charged (1 simple, 5 browser; failures on our side or the network are free).
+             * @default 0
+             */
+            credits: number;
+            /** @description Why it failed: a guidance error_type (spec 2.8), target_blocked, or quota_exceeded. */
+            error: string | null;
         };
         ValidationProblem: {
             /**
@@ -2279,6 +2435,32 @@ export interface components {
                      * @enum {string}
                      */
                     error_code: "bad_request" | "bad_url" | "invalid_request";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                };
+            };
+        };
+        /** @description Not Found: error_code not_found, viability_run_not_found. */
+        NotFound8: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "not_found" | "viability_run_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                 };
@@ -3648,6 +3830,208 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    ViabilityTests_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description cursor_next of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of runs; follow cursor_next while has_more. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ViabilityRunList"];
+                };
+            };
+            400: components["responses"]["BadRequest6"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    ViabilityTests_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ViabilityTestBody"];
+            };
+        };
+        responses: {
+            /** @description The run, in_progress, with total_urls and completed_urls 0; results null. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ViabilityRunView"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests2"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    ViabilityTests_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "run_id": "5e7a9c1b-3d5f-4a7c-9e1b-2c4d6f8a0b13",
+                     *       "status": "completed",
+                     *       "depth": "standard",
+                     *       "total_urls": 1,
+                     *       "completed_urls": 1,
+                     *       "created_at": "2026-11-24T09:12:03.417Z",
+                     *       "completed_at": "2026-11-24T09:12:05.902Z",
+                     *       "results": [
+                     *         {
+                     *           "url": "https://shop.example.com/products",
+                     *           "recommended_strategy": "browser",
+                     *           "javascript_required": true,
+                     *           "browser_confidence": 0.86,
+                     *           "captcha_detected": false,
+                     *           "captcha_providers": [],
+                     *           "cloudflare_level": "present",
+                     *           "login_wall": {
+                     *             "detected": false,
+                     *             "evidence": []
+                     *           },
+                     *           "api_detected": false,
+                     *           "api_endpoints": [],
+                     *           "api_auth_required": false,
+                     *           "can_use_extract_html": false,
+                     *           "can_use_browser": true,
+                     *           "can_use_simple_request": true,
+                     *           "tests": {
+                     *             "simple_request": {
+                     *               "success": true,
+                     *               "status_code": 200,
+                     *               "blocked": false,
+                     *               "captcha_type": null,
+                     *               "time_ms": 212,
+                     *               "credits": 1,
+                     *               "error": null
+                     *             },
+                     *             "extract_html": {
+                     *               "success": false,
+                     *               "status_code": 200,
+                     *               "blocked": false,
+                     *               "captcha_type": null,
+                     *               "time_ms": 231,
+                     *               "credits": 1,
+                     *               "error": "thin_main_content"
+                     *             },
+                     *             "browser": {
+                     *               "success": true,
+                     *               "status_code": 200,
+                     *               "blocked": false,
+                     *               "captcha_type": null,
+                     *               "time_ms": 1840,
+                     *               "credits": 5,
+                     *               "error": null
+                     *             }
+                     *           },
+                     *           "difficulty": "medium",
+                     *           "suggested_request": {
+                     *             "url": "https://shop.example.com/products",
+                     *             "browser": true,
+                     *             "browser_type": "heavy",
+                     *             "actions": [
+                     *               {
+                     *                 "type": "wait-for-selector",
+                     *                 "selector": "css:#app",
+                     *                 "time": 10000
+                     *               }
+                     *             ]
+                     *           },
+                     *           "reasons": [
+                     *             "the content is rendered by JavaScript (browser confidence 0.86)",
+                     *             "anti-bot protection: cloudflare (present, not challenging)"
+                     *           ],
+                     *           "protection": [
+                     *             "cloudflare"
+                     *           ],
+                     *           "embedded_data": []
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ViabilityRunView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound8"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1,6 +1,7 @@
 import { AppError } from '@lib/errors';
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { isUUID } from 'class-validator';
+import type { DomainErrorCode } from '../http-errors/error-status.table';
 
 class UnknownResourceError extends AppError {
   constructor(
@@ -17,13 +18,17 @@ class UnknownResourceError extends AppError {
  */
 @Injectable()
 export class ResourceIdPipe implements PipeTransform<string, string> {
-  constructor(private readonly kind: 'collection' | 'run') {}
+  constructor(
+    private readonly notFoundCode: DomainErrorCode,
+    private readonly kind: string,
+  ) {}
 
   transform(value: string): string {
-    if (!isUUID(value)) throw new UnknownResourceError(`batch.${this.kind}_not_found`, `${this.kind === 'run' ? 'Run' : 'Collection'} ${value} not found.`);
+    if (!isUUID(value)) throw new UnknownResourceError(this.notFoundCode, `${this.kind} ${value} not found.`);
     return value.toLowerCase();
   }
 }
 
-export const COLLECTION_ID = new ResourceIdPipe('collection');
-export const RUN_ID = new ResourceIdPipe('run');
+export const COLLECTION_ID = new ResourceIdPipe('batch.collection_not_found', 'Collection');
+export const RUN_ID = new ResourceIdPipe('batch.run_not_found', 'Run');
+export const VIABILITY_RUN_ID = new ResourceIdPipe('viability.run_not_found', 'Viability run');

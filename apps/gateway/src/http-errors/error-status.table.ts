@@ -36,6 +36,8 @@ export const HTTP_ERROR_TABLE = {
   'batch.invalid_collection': { status: 400, errorCode: 'invalid_collection' },
   'batch.result_unavailable': { status: 404, errorCode: 'result_unavailable' },
   'batch.invalid_cursor': { status: 400, errorCode: 'invalid_cursor' },
+  'viability.run_not_found': { status: 404, errorCode: 'viability_run_not_found' },
+  'viability.invalid_cursor': { status: 400, errorCode: 'invalid_cursor' },
   'idempotency.invalid_key': { status: 400, errorCode: 'invalid_idempotency_key' },
   'idempotency.key_reused': { status: 422, errorCode: 'idempotency_key_reused' },
   'idempotency.in_flight': { status: 409, errorCode: 'idempotency_key_in_flight' },

@@ -1,4 +1,4 @@
-import { CollectionWriteReply, CONTENT_RULES_VERSION, JobListingPage, RunView, ScrapeResultBody } from '@lib/contracts';
+import { CollectionWriteReply, CONTENT_RULES_VERSION, JobListingPage, RunView, ScrapeResultBody, ViabilityRunView } from '@lib/contracts';
 
 /**
  * Bodies shown in the document for the main operations. Typed as what the handlers return, and
@@ -79,4 +79,42 @@ export const JOBS_EXAMPLE: JobListingPage = {
   ],
   cursor_next: 'eyJvIjoiaWQiLCJrIjoxfQ',
   has_more: true,
+};
+
+export const VIABILITY_RUN_EXAMPLE: ViabilityRunView = {
+  run_id: '5e7a9c1b-3d5f-4a7c-9e1b-2c4d6f8a0b13',
+  status: 'completed',
+  depth: 'standard',
+  total_urls: 1,
+  completed_urls: 1,
+  created_at: '2026-11-24T09:12:03.417Z',
+  completed_at: '2026-11-24T09:12:05.902Z',
+  results: [
+    {
+      url: 'https://shop.example.com/products',
+      recommended_strategy: 'browser',
+      javascript_required: true,
+      browser_confidence: 0.86,
+      captcha_detected: false,
+      captcha_providers: [],
+      cloudflare_level: 'present',
+      login_wall: { detected: false, evidence: [] },
+      api_detected: false,
+      api_endpoints: [],
+      api_auth_required: false,
+      can_use_extract_html: false,
+      can_use_browser: true,
+      can_use_simple_request: true,
+      tests: {
+        simple_request: { success: true, status_code: 200, blocked: false, captcha_type: null, time_ms: 212, credits: 1, error: null },
+        extract_html: { success: false, status_code: 200, blocked: false, captcha_type: null, time_ms: 231, credits: 1, error: 'thin_main_content' },
+        browser: { success: true, status_code: 200, blocked: false, captcha_type: null, time_ms: 1840, credits: 5, error: null },
+      },
+      difficulty: 'medium',
+      suggested_request: { url: 'https://shop.example.com/products', browser: true, browser_type: 'heavy', actions: [{ type: 'wait-for-selector', selector: 'css:#app', time: 10000 }] },
+      reasons: ['the content is rendered by JavaScript (browser confidence 0.86)', 'anti-bot protection: cloudflare (present, not challenging)'],
+      protection: ['cloudflare'],
+      embedded_data: [],
+    },
+  ],
 };

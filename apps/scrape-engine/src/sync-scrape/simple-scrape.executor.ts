@@ -83,6 +83,7 @@ export class SimpleScrapeExecutor {
       guidance: this.advisor.advise(request as unknown as Parameters<GuidanceAdvisor['advise']>[0], scrapeOutcome, credits),
     };
     const facts = executionFacts('simple', credits, firstHop.hostname, response?.statusCode ?? null, outcome);
+    facts.response = response ? { headers: definedHeaders(response.headers), redirects: response.redirects, final_url: response.url } : null;
     return { facts, result };
   }
 
@@ -96,6 +97,10 @@ export class SimpleScrapeExecutor {
     const extracted = request.extract && isHtml ? this.extractor.extract(response.text, response.url, request.extract) : null;
     return { ...base, html: request.format === 'html' ? response.text : null, markdown, extracted_data: extracted, body_base64: null };
   }
+}
+
+function definedHeaders(headers: FetchedResponse['headers']): Record<string, string | string[]> {
+  return Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined));
 }
 
 function httpReason(status: number): string {

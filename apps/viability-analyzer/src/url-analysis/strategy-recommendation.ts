@@ -1,3 +1,4 @@
+import type { ViabilityModeTest } from '@lib/contracts';
 import type { ProtectionEvidence } from '@lib/page-evidence';
 import type { ApiDiscovery } from './api-discovery';
 import type { JavaScriptNeed } from './javascript-need';
@@ -6,15 +7,7 @@ export const PROBE_MODES = ['simple_request', 'extract_html', 'browser'] as cons
 export type ProbeMode = (typeof PROBE_MODES)[number];
 
 /** Spec 2.15 per-mode test result. */
-export interface ModeTest {
-  success: boolean;
-  status_code: number | null;
-  blocked: boolean;
-  captcha_type: string | null;
-  time_ms: number;
-  credits: number;
-  error: string | null;
-}
+export type ModeTest = ViabilityModeTest;
 
 export const STRATEGIES = ['extract_html', 'browser', 'api', 'blocked'] as const;
 export type Strategy = (typeof STRATEGIES)[number];
@@ -24,7 +17,7 @@ export type Difficulty = 'easy' | 'medium' | 'hard' | 'blocked';
 export interface UrlFindings {
   url: string;
   protection: ProtectionEvidence;
-  /** Null at quick depth (no rendering). */
+  /** At quick depth judged from the raw HTML alone (an empty app root or a noscript prompt). */
   javascript: JavaScriptNeed | null;
   /** Null at quick depth (no traffic captured). */
   api: ApiDiscovery | null;
@@ -51,7 +44,7 @@ export interface Recommendation {
  * 3. the simple fetch delivered the content and no JavaScript is needed → extract_html;
  * 4. the browser delivered it → browser (heavy when an anti-bot vendor is present or challenged);
  * 5. quick depth (no browser test): the simple fetch met a JavaScript challenge without a CAPTCHA,
- *    which a heavy browser passes → browser, untested;
+ *    which a heavy browser passes, or an app shell the raw HTML leaves empty → browser, untested;
  * 6. otherwise → blocked: a CAPTCHA, an interactive or blocking Cloudflare, a refusal, or no mode
  *    delivered content.
  */
@@ -87,6 +80,9 @@ export function recommendStrategy(findings: UrlFindings): Recommendation {
   const passable = challenged && !protection.captchaDetected && !['interactive', 'block'].includes(protection.cloudflareLevel);
   if (tests.browser === undefined && passable) {
     return verdict('browser', challenged ? 'hard' : 'medium', browserRequest(), 'a JavaScript challenge without a CAPTCHA, which a heavy browser passes (not tested at this depth)');
+  }
+  if (tests.browser === undefined && javascript?.javascriptRequired && !protection.captchaDetected) {
+    return verdict('browser', 'medium', browserRequest(), 'the raw HTML is an empty application shell: its content is rendered by JavaScript (not tested at this depth)');
   }
   const blockers = [
     protection.captchaDetected ? `a CAPTCHA (${protection.captchaProviders.join(', ')})` : '',

@@ -1,9 +1,7 @@
+import type { ViabilityDepth } from '@lib/contracts';
 import { DATABASE, DatabaseConnection, storableJson } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
-
-export const VIABILITY_DEPTHS = ['quick', 'standard', 'full'] as const;
-export type ViabilityDepth = (typeof VIABILITY_DEPTHS)[number];
 
 export interface StoredViabilityRun {
   runId: string;
@@ -23,6 +21,8 @@ export interface ClaimedUrl {
   runId: string;
   clientId: string;
   depth: ViabilityDepth;
+  /** The client's monthly credits when the run was created (null = unlimited). */
+  monthlyCredits: number | null;
   position: number;
   url: string;
   attempt: number;
@@ -53,10 +53,17 @@ export class ViabilityRunStore {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async create(run: { runId: string; clientId: string; depth: ViabilityDepth; urls: string[] }): Promise<StoredViabilityRun> {
+  async create(run: { runId: string; clientId: string; depth: ViabilityDepth; urls: string[]; monthlyCredits?: number | null }): Promise<StoredViabilityRun> {
     const now = this.clock.now();
     await this.db.sql.transaction(async (tx) => {
-      await tx.query("insert into viability_runs (id, client_id, depth, status, total_urls, created_at) values ($1, $2, $3, 'in_progress', $4, $5)", [run.runId, run.clientId, run.depth, run.urls.length, now]);
+      await tx.query("insert into viability_runs (id, client_id, depth, status, total_urls, created_at, monthly_credits) values ($1, $2, $3, 'in_progress', $4, $5, $6)", [
+        run.runId,
+        run.clientId,
+        run.depth,
+        run.urls.length,
+        now,
+        run.monthlyCredits ?? null,
+      ]);
       await tx.query(
         "insert into viability_urls (run_id, position, url, state) select $1, position - 1, url, 'pending' from unnest($2::text[]) with ordinality as u(url, position)",
         [run.runId, run.urls],
@@ -65,22 +72,54 @@ export class ViabilityRunStore {
     return { runId: run.runId, clientId: run.clientId, depth: run.depth, status: 'in_progress', totalUrls: run.urls.length, completedUrls: 0, createdAt: now, completedAt: null, results: null };
   }
 
-  /** The next URL to analyse, leased for `leaseMs`; null when there is none. */
-  async claimNext(leaseMs: number): Promise<ClaimedUrl | null> {
+  /**
+   * The next URL to analyse, leased for `leaseMs`; null when there is none. Oldest run first, but a
+   * client already holding `perClientLimit` live leases (across every replica) is passed over, so one
+   * client's 100-URL run cannot hold every analysis slot while another client waits.
+   */
+  async claimNext(leaseMs: number, perClientLimit = Number.MAX_SAFE_INTEGER): Promise<ClaimedUrl | null> {
     const now = this.clock.now();
-    const [row] = await this.db.sql.query<{ run_id: string; position: number; url: string; attempts: number; client_id: string; depth: ViabilityDepth }>(
-      `with next as (
-         select u.run_id, u.position from viability_urls u
-         where u.state = 'pending' or (u.state = 'analysing' and u.lease_until < $1)
-         order by u.run_id, u.position limit 1 for update skip locked
+    const [row] = await this.db.sql.query<{ run_id: string; position: number; url: string; attempts: number; client_id: string; depth: ViabilityDepth; monthly_credits: number | null }>(
+      `with busy as (
+         select r.client_id from viability_urls u join viability_runs r on r.id = u.run_id
+         where u.state = 'analysing' and u.lease_until >= $1
+         group by r.client_id having count(*) >= $3
+       ), next as (
+         select u.run_id, u.position from viability_urls u join viability_runs r on r.id = u.run_id
+         where (u.state = 'pending' or (u.state = 'analysing' and u.lease_until < $1))
+           and r.client_id not in (select client_id from busy)
+         order by r.created_at, u.run_id, u.position limit 1 for update of u skip locked
        )
        update viability_urls u set state = 'analysing', lease_until = $2, attempts = u.attempts + 1
        from next, viability_runs r
        where u.run_id = next.run_id and u.position = next.position and r.id = u.run_id
-       returning u.run_id, u.position, u.url, u.attempts, r.client_id, r.depth`,
-      [now, new Date(now.getTime() + leaseMs)],
+       returning u.run_id, u.position, u.url, u.attempts, r.client_id, r.depth, r.monthly_credits`,
+      [now, new Date(now.getTime() + leaseMs), perClientLimit],
     );
-    return row ? { runId: row.run_id, clientId: row.client_id, depth: row.depth, position: row.position, url: row.url, attempt: row.attempts } : null;
+    return row
+      ? { runId: row.run_id, clientId: row.client_id, depth: row.depth, monthlyCredits: row.monthly_credits, position: row.position, url: row.url, attempt: row.attempts }
+      : null;
+  }
+
+  /** The worker still holds the URL: its lease runs `leaseMs` from now. False when it was taken over. */
+  async renew(claim: ClaimedUrl, leaseMs: number): Promise<boolean> {
+    const until = new Date(this.clock.now().getTime() + leaseMs);
+    const rows = await this.db.sql.query("update viability_urls set lease_until = $4 where run_id = $1 and position = $2 and attempts = $3 and state = 'analysing' returning 1", [
+      claim.runId,
+      claim.position,
+      claim.attempt,
+      until,
+    ]);
+    return rows.length > 0;
+  }
+
+  /**
+   * Puts every URL under analysis back in the queue. Only for the embedded runtime at start: there
+   * this process is the database's only user, so whatever was `analysing` belonged to a process that
+   * is gone, and waiting out its lease would only delay the run.
+   */
+  async requeueAbandoned(): Promise<number> {
+    return (await this.db.sql.query("update viability_urls set state = 'pending', lease_until = null where state = 'analysing' returning 1")).length;
   }
 
   /**

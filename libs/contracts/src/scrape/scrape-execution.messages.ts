@@ -159,6 +159,18 @@ export interface ScrapeExecutionFacts {
   rules_version: string;
   proxy: string | null;
   attempts: number;
+  /**
+   * Simple mode: what the site's last answer carried beyond the body (header names lower case,
+   * set-cookie as a list), where redirects led, and the final URL. Evidence for the viability
+   * analysis (protection headers, cookies, sign-in redirects); null in browser mode and on failures.
+   */
+  response?: AnsweredResponse | null;
+}
+
+export interface AnsweredResponse {
+  headers: Record<string, string | string[]>;
+  redirects: string[];
+  final_url: string;
 }
 
 /** Ask scrape-engine to download one file (a DownloadRequest, spec 2.9). */

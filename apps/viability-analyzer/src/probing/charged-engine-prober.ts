@@ -1,0 +1,83 @@
+import { BillableMode, ScrapeExecutionFacts, SUBJECTS } from '@lib/contracts';
+import { RemoteAppError } from '@lib/errors';
+import { MessageBus } from '@lib/messaging';
+import { CREDIT_COST } from '@lib/plans';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { ClaimedUrl } from '../viability-runs/viability-run-store';
+import type { ProbeAttempt, ProbeLabel, UrlProber } from '../url-analysis/url-prober';
+
+// The engine decides when a scrape has failed (its own budgets are shorter); this only bounds a lost reply.
+const ENGINE_TIMEOUT_MS = 300_000;
+// A hold outlives the probe: if this process dies mid-probe, the credits come back on their own.
+const HOLD_TTL_SECONDS = 600;
+// Engine answers that say the request itself is wrong rather than the engine unavailable.
+const REFUSALS: Record<string, string> = { 'target.blocked': 'target_blocked', 'scrape.invalid_request': 'invalid_request', 'request.validation_failed': 'invalid_request' };
+
+/**
+ * Probes a claimed URL through scrape-engine over the message bus, each probe charged exactly as a
+ * sync scrape: credits held from billing-meter first (refused → `quota_exceeded`, nothing fetched),
+ * then charged when the site answered (1 simple, 5 browser) under a key naming the run, the URL and
+ * the probe — so an analysis re-run after a worker died is never charged twice — or released when
+ * it did not. Every ledger entry carries the run id.
+ */
+@Injectable()
+export class ChargedEngineProber {
+  private readonly logger = new Logger('ChargedEngineProber');
+
+  constructor(@Inject(MessageBus) private readonly bus: MessageBus) {}
+
+  for(claim: ClaimedUrl): UrlProber {
+    return { probe: (label, request) => this.probe(claim, label, request) };
+  }
+
+  private async probe(claim: ClaimedUrl, label: ProbeLabel, request: Record<string, unknown>): Promise<ProbeAttempt> {
+    const cost = request.browser === true ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
+    const correlationId = `viability:${claim.runId}:${claim.position}`;
+    const hold = await this.bus.request(SUBJECTS.billing.creditsReserve, { client_id: claim.clientId, monthly_credits: claim.monthlyCredits, credits: cost, ttl_seconds: HOLD_TTL_SECONDS }, { correlationId });
+    if (!hold.granted || !hold.reservation_id) {
+      return { kind: 'refused', error: 'quota_exceeded', message: `the monthly credit quota cannot cover this probe (${cost} credits; ${hold.quota.used} of ${hold.quota.limit} used)` };
+    }
+    const reservation = { reservation_id: hold.reservation_id, monthly_credits: claim.monthlyCredits };
+    let facts: ScrapeExecutionFacts;
+    let result;
+    try {
+      const reply = await this.bus.request(
+        SUBJECTS.scrape.execute,
+        { request_id: `${correlationId}:${label}:${claim.attempt}`, client_id: claim.clientId, request },
+        { correlationId, timeoutMs: ENGINE_TIMEOUT_MS },
+      );
+      facts = reply.facts;
+      result = await this.bus.unpack(reply.result);
+    } catch (error) {
+      await this.release(reservation, correlationId);
+      const refusal = error instanceof RemoteAppError ? REFUSALS[error.code] : undefined;
+      if (refusal) return { kind: 'refused', error: refusal, message: error instanceof Error ? error.message : String(error) };
+      throw error;
+    }
+    if (facts.billable) {
+      await this.bus.request(
+        SUBJECTS.billing.creditsCommit,
+        {
+          ...reservation,
+          credits: facts.credits,
+          charge_key: `viability:${claim.runId}:${claim.position}:${label}`,
+          mode: facts.mode as BillableMode,
+          details: { viability_run_id: claim.runId, probe: label, domain: facts.target_domain, status_code: facts.status_code, block_reason: facts.block_reason, success: result.guidance.success === true },
+        },
+        { correlationId },
+      );
+    } else {
+      await this.release(reservation, correlationId);
+    }
+    return { kind: 'answered', result, facts };
+  }
+
+  private async release(reservation: { reservation_id: string; monthly_credits: number | null }, correlationId: string): Promise<void> {
+    try {
+      await this.bus.request(SUBJECTS.billing.creditsRelease, reservation, { correlationId });
+    } catch (error) {
+      // The hold expires on its own (HOLD_TTL_SECONDS); the probe's outcome matters more than this release.
+      this.logger.warn(`release of ${reservation.reservation_id} failed (${String(error)}); it expires in ${HOLD_TTL_SECONDS} s`);
+    }
+  }
+}
