@@ -90,7 +90,13 @@ export const LOGIN_WALL = {
 };
 
 /** Markers of a JavaScript/anti-bot interstitial (the page is a challenge, not content). */
-export const CHALLENGE_MARKERS = ['just a moment...', '__cf_chl_', '/cdn-cgi/challenge-platform/h/', 'checking your browser', 'ddos protection by', 'attention required! | cloudflare', 'please wait while we verify', 'pardon our interruption'];
+export const CHALLENGE_MARKERS = [
+  ...new Set([
+    'just a moment...', '__cf_chl_', '/cdn-cgi/challenge-platform/h/', 'checking your browser', 'ddos protection by', 'attention required! | cloudflare', 'please wait while we verify', 'pardon our interruption',
+    // Every vendor's own challenge markers too: the validator and the viability analysis read one rule set.
+    ...VENDOR_CHALLENGES.flatMap((vendor) => vendor.markers),
+  ]),
+];
 
 /** Phrases of a block page delivered with HTTP 200 (soft block), lower case. */
 export const BLOCK_PHRASES = [

@@ -1,4 +1,5 @@
 import { CONTENT_RULES_VERSION } from '@lib/contracts';
+import { VENDOR_PAGES } from '../../../../test/support/protected-pages';
 import { ContentValidator, FetchedContent } from './content-validator';
 
 const article = (extra = '') =>
@@ -55,5 +56,16 @@ describe('ContentValidator on a rendered DOM (browser mode)', () => {
   it('still calls a rendered page with no visible text at all an empty shell', () => {
     const empty = '<html><body><div id="root"></div><script src="/app.js"></script></body></html>';
     expect(validator.validate({ statusCode: 200, headers: {}, contentType: 'text/html', body: empty, rendered: true }).blockReason).toBe('empty_shell');
+  });
+
+  // The viability analysis reads the same vendor rules: whatever it calls a vendor's challenge, the
+  // validator must refuse (raw or rendered), and the vendor's presence on a full page must pass.
+  it.each(VENDOR_PAGES)('refuses $vendor\'s challenge page and accepts a full page served through it', ({ present, challenge }) => {
+    for (const rendered of [false, true]) {
+      const refused = validator.validate({ ...response(challenge.status, challenge.body, challenge.headers ?? {}), rendered });
+      expect(refused.usable).toBe(false);
+      expect(refused.blockReason).not.toBeNull();
+      expect(validator.validate({ ...response(200, article(present.body ?? ''), present.headers ?? {}), rendered }).usable).toBe(true);
+    }
   });
 });

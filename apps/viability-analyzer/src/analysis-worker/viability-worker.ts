@@ -65,23 +65,23 @@ export class ViabilityWorker implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private fill(): Promise<void> {
-    this.filling ??= (async () => {
-      try {
-        while (!this.stopping && this.active.size < this.config.viabilityConcurrency) {
-          const claim = await this.store.claimNext(this.leaseMs(), this.config.viabilityClientConcurrency);
-          if (!claim) return;
-          const key = `${claim.runId}:${claim.position}`;
-          const done = this.work(claim).finally(() => {
-            this.active.delete(key);
-            if (!this.stopping) this.nudge();
-          });
-          this.active.set(key, { claim, done });
-        }
-      } finally {
-        this.filling = null;
-      }
-    })();
+    // `.finally` runs after the assignment even when there is no room at all (an async body that
+    // returns at once would clear the slot before it is set, and no claim would ever be made again).
+    this.filling ??= this.claimWhileRoom().finally(() => (this.filling = null));
     return this.filling;
+  }
+
+  private async claimWhileRoom(): Promise<void> {
+    while (!this.stopping && this.active.size < this.config.viabilityConcurrency) {
+      const claim = await this.store.claimNext(this.leaseMs(), this.config.viabilityClientConcurrency);
+      if (!claim) return;
+      const key = `${claim.runId}:${claim.position}`;
+      const done = this.work(claim).finally(() => {
+        this.active.delete(key);
+        if (!this.stopping) this.nudge();
+      });
+      this.active.set(key, { claim, done });
+    }
   }
 
   private async work(claim: ClaimedUrl): Promise<void> {

@@ -74,7 +74,11 @@ export function recommendStrategy(findings: UrlFindings): Recommendation {
     ...(challenged ? { retry_on_block: true } : {}),
   });
   if (can.canUseBrowser) {
-    const why = javascript?.javascriptRequired ? `the content is rendered by JavaScript (browser confidence ${javascript.browserConfidence})` : 'only the browser got past the site';
+    const why = javascript?.javascriptRequired
+      ? `the content is rendered by JavaScript (browser confidence ${javascript.browserConfidence})`
+      : can.canUseSimpleRequest
+        ? `the plain fetch answered but its main content did not extract (${tests.extract_html?.error ?? 'not tested'}); the rendered page delivered it`
+        : 'only the browser got past the site';
     return verdict('browser', challenged ? 'hard' : 'medium', browserRequest(), why);
   }
   const passable = challenged && !protection.captchaDetected && !['interactive', 'block'].includes(protection.cloudflareLevel);

@@ -8,7 +8,10 @@ import { modeTestOf } from './mode-test';
 import { recommendStrategy, UrlFindings } from './strategy-recommendation';
 import type { ProbeAttempt, UrlProber } from './url-prober';
 
-/** Main content shorter than this (markdown characters) is not an article: extract_html fails. */
+/**
+ * Extracted main content shorter than this (markdown characters) — and shorter than half of the
+ * page's own visible text, so a page that is simply short still passes — is not the page's content.
+ */
 export const MAIN_CONTENT_MIN_CHARS = 200;
 /** How long the browser probe keeps listening for xhr/fetch after the load event, ms. */
 const LISTEN_AFTER_LOAD_MS = 750;
@@ -41,7 +44,7 @@ export class UrlAnalysis {
     ]);
     const tests: UrlFindings['tests'] = {
       simple_request: simple.kind === 'answered' ? modeTestOf(simple.result) : testOfRefusal(simple),
-      extract_html: extract.kind === 'answered' ? extractionTestOf(extract.result) : testOfRefusal(extract),
+      extract_html: extract.kind === 'answered' ? extractionTestOf(extract.result, visibleTextOf(simple.kind === 'answered' ? (simple.result.html ?? '') : '').length) : testOfRefusal(extract),
       ...(browser ? { browser: browser.kind === 'answered' ? modeTestOf(browser.result) : testOfRefusal(browser) } : {}),
     };
     const guardRefusal = simple.kind === 'refused' ? (simple.error === 'target_blocked' ? simple.message : null) : simple.result.guidance.error_type === 'target_blocked' ? simple.result.message : null;
@@ -119,11 +122,16 @@ function protectionOfNothing(): ProtectionEvidence {
   return assessProtection({ statusCode: 0, headers: {}, body: null });
 }
 
-/** extract_html succeeds when the fetch was usable and the extracted main content is an article, not a shell. */
-function extractionTestOf(result: ScrapeResultBody): ViabilityModeTest {
+/**
+ * extract_html succeeds when the fetch was usable and the extraction kept the page's content: at
+ * least MAIN_CONTENT_MIN_CHARS of markdown, or half of what the raw page shows a reader when the
+ * page is shorter than that (a sign-in form or a stub yields next to nothing of either).
+ */
+export function extractionTestOf(result: ScrapeResultBody, rawVisibleTextLength: number): ViabilityModeTest {
   const test = modeTestOf(result);
   const mainContent = (result.markdown ?? '').replace(/\s+/g, ' ').trim().length;
-  if (test.success && mainContent < MAIN_CONTENT_MIN_CHARS) return { ...test, success: false, error: 'thin_main_content' };
+  const needed = Math.max(1, Math.min(MAIN_CONTENT_MIN_CHARS, Math.floor(rawVisibleTextLength / 2)));
+  if (test.success && mainContent < needed) return { ...test, success: false, error: 'thin_main_content' };
   return test;
 }
 

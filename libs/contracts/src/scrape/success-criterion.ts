@@ -3,7 +3,7 @@
  * batch-orchestrator (which reports it as a run's success_criterion). Bump the version whenever
  * a rule or a signature of the content validator changes meaning, so clients can detect it.
  */
-export const CONTENT_RULES_VERSION = 'content-success/2026-11-24.1';
+export const CONTENT_RULES_VERSION = 'content-success/2026-11-24.2';
 
 /** Human-readable predicates; a job is a success only when all hold. */
 export const SUCCESS_RULES = [
