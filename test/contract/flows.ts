@@ -137,6 +137,19 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   const status = ok('proxy status', await client.GET('/v1/proxy/status'));
   if (!status.approved_countries.includes('DE')) throw new Error('DE not approved');
 
+  // A viability test: started, followed until every URL is analysed, listed.
+  const viability = ok('start viability test', await client.POST('/v1/async/viability-test', { body: { urls: [ctx.pageUrl], depth: 'quick' } }));
+  let analysed = ok('viability run', await client.GET('/v1/async/viability-test/{run_id}', { params: { path: { run_id: viability.run_id } } }));
+  for (let waited = 0; analysed.results === null; waited += 200) {
+    if (waited > 60_000) throw new Error(`viability ${analysed.completed_urls}/${analysed.total_urls}`);
+    await ctx.pause(200);
+    analysed = ok('viability run', await client.GET('/v1/async/viability-test/{run_id}', { params: { path: { run_id: viability.run_id } } }));
+  }
+  const verdict = analysed.results[0];
+  if (verdict === undefined || verdict.recommended_strategy !== 'extract_html' || verdict.tests.simple_request === null || verdict.tests.simple_request.credits !== 1) throw new Error('viability verdict');
+  const viabilityRuns = ok('list viability tests', await client.GET('/v1/async/viability-test', { params: { query: { limit: 5 } } }));
+  if (viabilityRuns.items[0]?.run_id !== viability.run_id) throw new Error('viability run not listed first');
+
   // Usage and billing.
   const billing = ok('billing', await client.GET('/v1/sync/billing'));
   const mine = billing.clients[created.client_id];

@@ -1405,7 +1405,7 @@ export interface components {
         SuccessCriterion: {
             /**
              * @description Changes whenever a rule changes meaning.
-             * @example content-success/2026-11-24.1
+             * @example content-success/2026-11-24.2
              */
             version: string;
             /** @description Human-readable predicates; a job is a success only when all hold. */
@@ -3208,7 +3208,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "success_criterion": {
-                     *         "version": "content-success/2026-11-24.1",
+                     *         "version": "content-success/2026-11-24.2",
                      *         "rules": [
                      *           "the worker completed the fetch",
                      *           "the target answered HTTP 2xx"
