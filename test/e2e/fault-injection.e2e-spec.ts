@@ -108,6 +108,7 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
       TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${new URL(receiver.url).port}`,
       BROWSER_WARM: 'false',
       JOB_LEASE_SECONDS: '3',
+      VIABILITY_LEASE_SECONDS: '3',
       BATCH_SWEEP_INTERVAL_MS: '500',
       WEBHOOK_POLL_INTERVAL_MS: '200',
       // A sender killed mid-POST frees its delivery after 3 + 2 s (by default 10 + 30 s).
@@ -204,6 +205,37 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
 
   it('kill -9 of webhook-sender with a delivery in flight: delivered again under the same delivery id', async () => {
     await runThrough('kill-webhook-sender-mid-post', killContext('webhook-sender'), 'webhook-in-flight', 'webhook-sender');
+  }, 300_000);
+
+  it('kill -9 of viability-analyzer mid-analysis: the URLs it held are taken over when their leases run out, each probe charged once', async () => {
+    const urls = Array.from({ length: 4 }, (_, i) => `${site.url}/slow?ms=2000&viability=${i}`);
+    const created = (await call(url, '/v1/async/viability-test', { token, json: { urls, depth: 'quick' } })).body;
+    await new Promise((r) => setTimeout(r, 800));
+    const faultAt = Date.now();
+    process.kill(pidOf('viability-analyzer'), 'SIGKILL');
+    const done = await eventually(async () => {
+      const res = await tolerant(`/v1/async/viability-test/${created.run_id}`);
+      return res?.status === 200 && res.body.status === 'completed' && res.body;
+    }, { timeoutMs: 120_000, maxMs: 500, what: 'viability run completed after kill -9' });
+    recoveries.push({ fault: 'kill-viability-analyzer', healthy_after_ms: 0, run_completed_after_ms: Date.now() - faultAt, webhook_posts: 0 });
+    expect(done).toMatchObject({ total_urls: 4, completed_urls: 4 });
+    expect(done.results.map((r: any) => r.recommended_strategy)).toEqual(['extract_html', 'extract_html', 'extract_html', 'extract_html']);
+    const db = new Client({ connectionString: postgres.url });
+    await db.connect();
+    try {
+      const entries = (await db.query<{ charge_key: string; credits: number }>("select charge_key, credits from credit_ledger_entries where details->>'viability_run_id' = $1", [created.run_id])).rows;
+      // The killed process held URLs: they were analysed again under a new attempt.
+      const [{ retried }] = (await db.query<{ retried: number }>('select count(*)::int as retried from viability_urls where run_id = $1 and attempts > 1', [created.run_id])).rows;
+      expect(retried).toBeGreaterThanOrEqual(1);
+      // Two probes a URL at quick depth, never twice though a killed worker's probes ran again.
+      expect(entries).toHaveLength(8);
+      expect(new Set(entries.map((e) => e.charge_key)).size).toBe(8);
+      const shown = done.results.flatMap((r: any) => [r.tests.simple_request, r.tests.extract_html]).reduce((sum: number, t: any) => sum + t.credits, 0);
+      expect(shown).toBe(entries.reduce((sum, e) => sum + e.credits, 0));
+    } finally {
+      await db.end();
+    }
+    expect(exitsSoFar()).toContain('viability-analyzer');
   }, 300_000);
 
   /** A crash of the server (kill -9), one second down, then the same server back on its data. */

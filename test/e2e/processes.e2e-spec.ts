@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BrowserFixtureSite, startBrowserFixtureSite } from '../support/browser-fixture-site';
+import { startViabilityFixtureSite } from '../support/viability-fixture-site';
 import { chromiumProcessesBelow, isAlive } from '../support/chromium-processes';
 import { distributedInfrastructureAvailable, TEST_NATS_URL, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
 import { createTestDatabase, TestDatabase } from '../support/postgres-database';
@@ -43,6 +44,39 @@ describe('the embedded platform process (npm start)', () => {
     expect((await http(`http://127.0.0.1:${port}`, '/v1/nowhere', { token: demoToken })).status).toBe(404);
     expect(await second.stop('SIGTERM')).toBe(0);
   });
+
+  it('finishes a viability run that was mid-analysis when the process was killed (-9): the URL is analysed again, charged once', async () => {
+    const site = await startViabilityFixtureSite();
+    const port = await freePort();
+    const env = { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, ADMIN_TOKEN: 'adm_viability_restart_token', BROWSER_WARM: 'false' };
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      const first = startProcess('platform', 'dist/apps/platform/src/main.js', env);
+      await waitFor('the banner', async () => first.output().includes('listening on'), [first]);
+      const token = (await http(base, '/v1/admin/clients', { token: env.ADMIN_TOKEN, json: { plan: 'pro' } })).body.token;
+      const created = await http(base, '/v1/async/viability-test', { token, json: { urls: [`${site.url}/article`, `${site.url}/slow?ms=60000&times=2`], depth: 'quick' } });
+      // The slow page holds its analysis open; the process dies in the middle of it.
+      await waitFor('the slow page to be fetched', async () => (site.hits.get('/slow') ?? 0) >= 2, [first]);
+      first.child.kill('SIGKILL');
+      await first.exited;
+
+      const second = startProcess('platform', 'dist/apps/platform/src/main.js', { ...env });
+      await waitFor('the banner', async () => second.output().includes('listening on'), [second]);
+      const read = () => http(base, `/v1/async/viability-test/${created.body.run_id}`, { token });
+      await waitFor('the run to complete after the restart', async () => (await read()).body.status === 'completed', [second], 90_000);
+      const done = (await read()).body;
+      expect(done).toMatchObject({ total_urls: 2, completed_urls: 2 });
+      expect(done.results.map((r: { recommended_strategy: string }) => r.recommended_strategy)).toEqual(['extract_html', 'extract_html']);
+      expect(second.output()).toContain('under analysis when the platform stopped');
+      // Two probes a URL at quick depth, each charged once in the ledger though the slow one ran
+      // twice (the killed process's holds still count in X-Quota-Used until they expire).
+      const billing = (await http(base, '/v1/sync/billing', { token })).body;
+      expect(Object.values(billing.clients).map((c: any) => c.credits.total)).toEqual([4]);
+      expect(await second.stop('SIGTERM')).toBe(0);
+    } finally {
+      await site.close();
+    }
+  }, 180_000);
 
   it('stops the whole platform when npm start itself gets SIGTERM (no orphaned node process)', async () => {
     const port = await freePort();

@@ -55,13 +55,15 @@ export interface ViabilityFixtureSite {
 
 /**
  * A local site (127.0.0.1 only) with one page per kind of target the viability analysis tells apart,
- * plus the real corpus under /corpus/<name>, /slow?ms= (an article after a delay), /to?url= (a
+ * plus the real corpus under /corpus/<name>, /slow?ms=&times= (an article after a delay, for the
+ * first `times` requests of that URL), /to?url= (a
  * redirect anywhere: the SSRF cases) and /spa/private (an app whose API wants a bearer token).
  * Every answer carries `Content-Security-Policy: default-src 'self'`, so the vendors' script URLs
  * on these pages stay inert in a browser.
  */
 export async function startViabilityFixtureSite(): Promise<ViabilityFixtureSite> {
   const hits = new Map<string, number>();
+  const slowSeen = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fixture');
     hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
@@ -73,7 +75,13 @@ export async function startViabilityFixtureSite(): Promise<ViabilityFixtureSite>
     const captcha = parts[0] === 'captcha' ? CAPTCHA_WIDGETS.find(([provider]) => provider === parts[1]) : undefined;
 
     if (url.pathname === '/article') return send(200, page(ARTICLE));
-    if (url.pathname === '/slow') return void setTimeout(() => send(200, page(ARTICLE)), Number(url.searchParams.get('ms') ?? 1000)).unref();
+    if (url.pathname === '/slow') {
+      // `times`: only the first n requests of this exact URL are slow (a page that hung once).
+      const seen = (slowSeen.get(url.search) ?? 0) + 1;
+      slowSeen.set(url.search, seen);
+      const slow = seen <= Number(url.searchParams.get('times') ?? Infinity);
+      return void setTimeout(() => send(200, page(ARTICLE)), slow ? Number(url.searchParams.get('ms') ?? 1000) : 0).unref();
+    }
     if (url.pathname === '/to') return send(302, '', { location: url.searchParams.get('url') ?? '/' });
     if (url.pathname === '/spa/api') return send(200, shell('/static/api.js'));
     if (url.pathname === '/static/api.js') return send(200, renderScript("await (await fetch('/api/catalogue')).json()"), {}, 'application/javascript');

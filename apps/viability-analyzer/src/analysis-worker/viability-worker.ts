@@ -44,7 +44,7 @@ export class ViabilityWorker implements OnApplicationBootstrap, OnApplicationShu
     // Embedded: this process is the database's only user, so anything `analysing` was a previous run's.
     if (!this.config.natsUrl) {
       const requeued = await this.store.requeueAbandoned();
-      if (requeued > 0) this.logger.log(`${requeued} URL(s) were under analysis when the platform stopped: analysing them again`);
+      if (requeued > 0) this.logger.warn(`${requeued} URL(s) were under analysis when the platform stopped: analysing them again`);
     }
     this.poll.start();
     this.prune.start();
