@@ -19,6 +19,8 @@ export interface ViabilityFixture {
   path: string;
   class: 'static' | 'spa-api' | 'spa-rendered' | 'login' | 'challenge' | 'captcha' | 'block' | 'vendor-present';
   expected: 'extract_html' | 'browser' | 'api' | 'blocked';
+  /** At quick depth (no browser): an app shell is `browser` (untested), its API unseen. */
+  expectedQuick?: 'browser';
 }
 
 const ITEMS = ['aubergine', 'telescope', 'marmalade', 'harmonica', 'porcupine', 'lighthouse', 'avalanche', 'chrysanthemum', 'kaleidoscope', 'trampoline', 'saxophone', 'watermelon'];
@@ -33,7 +35,7 @@ export const VIABILITY_FIXTURES: ViabilityFixture[] = [
   { path: '/article', class: 'static', expected: 'extract_html' },
   { path: '/cloudflare/present', class: 'vendor-present', expected: 'extract_html' },
   ...VENDOR_PAGES.map((v): ViabilityFixture => ({ path: `/vendor/${v.vendor}/present`, class: 'vendor-present', expected: 'extract_html' })),
-  { path: '/spa/api', class: 'spa-api', expected: 'api' },
+  { path: '/spa/api', class: 'spa-api', expected: 'api', expectedQuick: 'browser' },
   { path: '/spa/rendered', class: 'spa-rendered', expected: 'browser' },
   { path: '/login', class: 'login', expected: 'blocked' },
   { path: '/basic-auth', class: 'login', expected: 'blocked' },

@@ -37,6 +37,12 @@ describe('recommendStrategy, rule by rule', () => {
     expect(behindCloudflare).toMatchObject({ strategy: 'extract_html', difficulty: 'medium', suggestedRequest: { url: URL_, format: 'markdown', retry_on_block: true } });
   });
 
+  it('3. static and unblocked, but its main content did not convert → still extract_html, asking for html', () => {
+    const r = recommendStrategy(findings({ tests: { simple_request: ok, extract_html: { ...ok, success: false, error: 'thin_main_content' }, browser: { ...ok, credits: 5 } } }));
+    expect(r).toMatchObject({ strategy: 'extract_html', difficulty: 'easy', suggestedRequest: { url: URL_, format: 'html' } });
+    expect(r.reasons[0]).toContain('thin_main_content');
+  });
+
   it('4. only the browser delivers → browser: light for a plain SPA, waiting for what appeared', () => {
     const r = recommendStrategy(findings({ javascript: spa, tests: { simple_request: ok, extract_html: { ...ok, success: false }, browser: { ...ok, credits: 5 } } }));
     expect(r).toMatchObject({ strategy: 'browser', difficulty: 'medium', canUseBrowser: true, suggestedRequest: { url: URL_, browser: true, browser_type: 'light', actions: [{ type: 'wait-for-selector', selector: 'css:#root', time: 10_000 }] } });
@@ -47,13 +53,17 @@ describe('recommendStrategy, rule by rule', () => {
     expect(r).toMatchObject({ strategy: 'browser', difficulty: 'hard', suggestedRequest: { browser: true, browser_type: 'heavy', retry_on_block: true } });
   });
 
-  it('5. quick depth: a JavaScript challenge without a CAPTCHA → browser (untested); with a CAPTCHA → blocked', () => {
+  it('5. quick depth: an empty app shell → browser (untested); a JavaScript challenge stays blocked (spec 4.6), pointing at a deeper test', () => {
+    const shell = recommendStrategy(findings({ javascript: { ...spa, renderedTextLength: 0, appearedSelector: null }, api: null, tests: { simple_request: { ...ok, success: false, error: 'empty_shell' } } }));
+    expect(shell).toMatchObject({ strategy: 'browser', difficulty: 'medium', suggestedRequest: { url: URL_, browser: true, browser_type: 'light' } });
+    expect(shell.reasons[0]).toContain('not tested');
     const jsChallenge = { ...clean, vendorsPresent: ['cloudflare'], vendorsChallenging: ['cloudflare'], cloudflareLevel: 'challenge' as const };
     const quick = recommendStrategy(findings({ javascript: null, api: null, protection: jsChallenge, tests: { simple_request: refused } }));
-    expect(quick).toMatchObject({ strategy: 'browser', difficulty: 'hard' });
-    expect(quick.reasons[0]).toContain('not tested');
+    expect(quick).toMatchObject({ strategy: 'blocked', difficulty: 'blocked' });
+    expect(quick.reasons.join(' ')).toContain('depth standard or full');
     const interactive = recommendStrategy(findings({ javascript: null, api: null, protection: { ...jsChallenge, cloudflareLevel: 'interactive', captchaDetected: true, captchaProviders: ['turnstile'] }, tests: { simple_request: refused } }));
     expect(interactive).toMatchObject({ strategy: 'blocked' });
+    expect(interactive.reasons.join(' ')).not.toContain('depth standard or full');
   });
 
   it('6. nothing delivered: blocked, saying why (CAPTCHA, Cloudflare block, refusal, or just failure)', () => {

@@ -41,12 +41,13 @@ export interface Recommendation {
  * The decision, rule by rule, first match wins:
  * 1. a login wall → blocked (credentials are not ours to supply);
  * 2. unauthenticated same-site JSON carrying the page's content, on a page that needs JavaScript → api;
- * 3. the simple fetch delivered the content and no JavaScript is needed → extract_html;
+ * 3. the simple fetch delivered the content and no JavaScript is needed → extract_html (as html,
+ *    not markdown, when the page answered but its main content did not convert);
  * 4. the browser delivered it → browser (heavy when an anti-bot vendor is present or challenged);
- * 5. quick depth (no browser test): the simple fetch met a JavaScript challenge without a CAPTCHA,
- *    which a heavy browser passes, or an app shell the raw HTML leaves empty → browser, untested;
- * 6. otherwise → blocked: a CAPTCHA, an interactive or blocking Cloudflare, a refusal, or no mode
- *    delivered content.
+ * 5. quick depth (no browser test): an app shell the raw HTML leaves empty, with no challenge or
+ *    CAPTCHA in front of it → browser, untested;
+ * 6. otherwise → blocked (spec 4.6: an active CAPTCHA, a Cloudflare challenge, a refusal, or no mode
+ *    delivered content). A JavaScript challenge seen at quick depth says a deeper test may pass it.
  */
 export function recommendStrategy(findings: UrlFindings): Recommendation {
   const { protection, javascript, api, tests } = findings;
@@ -66,6 +67,15 @@ export function recommendStrategy(findings: UrlFindings): Recommendation {
   if (can.canUseExtractHtml && !javascript?.javascriptRequired) {
     return verdict('extract_html', protectedSite ? 'medium' : 'easy', { url: findings.url, format: 'markdown', ...(protectedSite ? { retry_on_block: true } : {}) }, 'the simple fetch delivered the content; no JavaScript needed');
   }
+  if (can.canUseSimpleRequest && javascript !== null && !javascript.javascriptRequired) {
+    // Static HTML without blocks is extract_html by the spec's definition; only its markdown failed.
+    return verdict(
+      'extract_html',
+      protectedSite ? 'medium' : 'easy',
+      { url: findings.url, format: 'html', ...(protectedSite ? { retry_on_block: true } : {}) },
+      `the simple fetch delivered the page and no JavaScript is needed, but its main content did not convert to markdown (${tests.extract_html?.error ?? 'not tested'}): ask for html`,
+    );
+  }
   const browserRequest = (): Record<string, unknown> => ({
     url: findings.url,
     browser: true,
@@ -74,18 +84,10 @@ export function recommendStrategy(findings: UrlFindings): Recommendation {
     ...(challenged ? { retry_on_block: true } : {}),
   });
   if (can.canUseBrowser) {
-    const why = javascript?.javascriptRequired
-      ? `the content is rendered by JavaScript (browser confidence ${javascript.browserConfidence})`
-      : can.canUseSimpleRequest
-        ? `the plain fetch answered but its main content did not extract (${tests.extract_html?.error ?? 'not tested'}); the rendered page delivered it`
-        : 'only the browser got past the site';
+    const why = javascript?.javascriptRequired ? `the content is rendered by JavaScript (browser confidence ${javascript.browserConfidence})` : 'only the browser got past the site';
     return verdict('browser', challenged ? 'hard' : 'medium', browserRequest(), why);
   }
-  const passable = challenged && !protection.captchaDetected && !['interactive', 'block'].includes(protection.cloudflareLevel);
-  if (tests.browser === undefined && passable) {
-    return verdict('browser', challenged ? 'hard' : 'medium', browserRequest(), 'a JavaScript challenge without a CAPTCHA, which a heavy browser passes (not tested at this depth)');
-  }
-  if (tests.browser === undefined && javascript?.javascriptRequired && !protection.captchaDetected) {
+  if (tests.browser === undefined && javascript?.javascriptRequired && !challenged && !protection.captchaDetected) {
     return verdict('browser', 'medium', browserRequest(), 'the raw HTML is an empty application shell: its content is rendered by JavaScript (not tested at this depth)');
   }
   const blockers = [
@@ -93,5 +95,7 @@ export function recommendStrategy(findings: UrlFindings): Recommendation {
     ['challenge', 'interactive', 'block'].includes(protection.cloudflareLevel) ? `Cloudflare ${protection.cloudflareLevel}` : '',
     challenged ? `refused by ${protection.vendorsChallenging.join(', ')}` : '',
   ].filter(Boolean);
+  const untested = tests.browser === undefined && challenged && !protection.captchaDetected && !['interactive', 'block'].includes(protection.cloudflareLevel);
+  if (untested) reasons.unshift('a JavaScript challenge without a CAPTCHA: depth standard or full tests whether a browser gets past it');
   return verdict('blocked', 'blocked', null, blockers.length > 0 ? blockers.join('; ') : 'no mode delivered the content');
 }
