@@ -12,6 +12,7 @@ import { startPlatform } from '../../apps/platform/src/platform';
 import { benchBrowser } from './browser-bench';
 import { benchCollectionRun } from './collection-bench';
 import { runLoad } from './load';
+import { benchViability, startCorpusServer } from './viability-bench';
 
 /**
  * `npm run bench` (operator contract §6): every figure is a ratio against a baseline measured in
@@ -30,7 +31,11 @@ async function main(): Promise<void> {
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-bench-'));
   const page = await startBenchPage();
-  const platform = await startPlatform(loadPlatformConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TARGET_ALLOWLIST: `127.0.0.1:${page.port}` }));
+  const corpus = await startCorpusServer();
+  // VIABILITY_CLIENT_CONCURRENCY as high as the process's own bound: the bench is one client.
+  const platform = await startPlatform(
+    loadPlatformConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TARGET_ALLOWLIST: `127.0.0.1:${page.port},127.0.0.1:${corpus.port}`, VIABILITY_CLIENT_CONCURRENCY: '4' }),
+  );
   const admin = platform.bootstrapTokens.find((t) => t.clientId === 'admin')!.token!;
   const created = await fetch(`${platform.url}/v1/admin/clients`, {
     method: 'POST',
@@ -57,6 +62,7 @@ async function main(): Promise<void> {
   const collection = await benchCollectionRun(platform.url, created.token, page.url, config.jobWorkerConcurrency, (url) => gotScraping(url, { retry: { limit: 0 } }));
   const browserPages = [];
   for (const kind of ['light', 'heavy'] as const) browserPages.push(await benchBrowser(kind, platform.url, created.token, page.browserUrl, BROWSER_CONCURRENCY, BROWSER_SECONDS));
+  const viability = corpus.names.length > 0 ? await benchViability(platform.url, created.token, corpus, 15) : null;
 
   clearInterval(sampler);
   const rows = [
@@ -82,6 +88,12 @@ async function main(): Promise<void> {
       detail: `wall ${collection.wallSeconds} s (${collection.jobsPerSecond} jobs/s, ${collection.success}/${collection.total} success) vs direct ${collection.directWallSeconds} s (${collection.directJobsPerSecond}/s) at ${config.jobWorkerConcurrency} in flight`,
     },
     { figure: 'HTML→markdown MB/s', value: null, detail: 'pending: formats (issue 3)' },
+    ...(viability
+      ? [
+          { figure: 'viability analysis, standard depth: URLs analysed per second over the real corpus', value: viability.urlsPerSecond, detail: `${viability.urls} pages; ${viability.extractHtml} extract_html${viability.others.length ? `; others: ${viability.others.join(' | ')}` : ''}; VIABILITY_CONCURRENCY 4` },
+          { figure: "viability analysis of one URL (standard) ÷ one light-browser scrape of the same page (goal ≤ 2)", value: viability.analysisOverLightScrape, detail: `median ${viability.analysisMedianMs} ms (run created → completed) vs ${viability.lightScrapeMedianMs} ms over 15 corpus pages` },
+        ]
+      : [{ figure: 'viability analysis', value: null, detail: '../shared/corpus/pages not found beside the project' }]),
   ];
   const results = { at: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, seconds: SECONDS, concurrency: CONCURRENCY, rows };
   fs.mkdirSync(path.resolve(__dirname, '../../../bench'), { recursive: true });
@@ -92,6 +104,7 @@ async function main(): Promise<void> {
 
   await bare.close();
   await page.close();
+  await corpus.close();
   await platform.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

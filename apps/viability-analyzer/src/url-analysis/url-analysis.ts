@@ -14,7 +14,7 @@ import type { ProbeAttempt, UrlProber } from './url-prober';
  */
 export const MAIN_CONTENT_MIN_CHARS = 200;
 /** How long the browser probe keeps listening for xhr/fetch after the load event, ms. */
-const LISTEN_AFTER_LOAD_MS = 750;
+const LISTEN_AFTER_LOAD_MS = 250;
 
 /**
  * The viability analysis of one URL (spec 2.15), as a use case any adapter can drive: the run
