@@ -72,6 +72,43 @@ describe.each(backends)('ViabilityRunStore (%s database)', (backend) => {
     expect(taken.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 
+  it("holds one client to its share of live leases, so another client's run is not starved, and frees the share as leases end", async () => {
+    const big = randomUUID();
+    const small = randomUUID();
+    await store.create({ runId: big, clientId: 'greedy', depth: 'quick', urls: Array.from({ length: 10 }, (_, i) => `https://g${i}.example/`), monthlyCredits: 500 });
+    clock.offsetMs = 10;
+    await store.create({ runId: small, clientId: 'patient', depth: 'quick', urls: ['https://p.example/'], monthlyCredits: null });
+    const claims = [await store.claimNext(5_000, 2), await store.claimNext(5_000, 2), await store.claimNext(5_000, 2)];
+    // The greedy client's older run fills its two places; the third claim goes to the other client.
+    expect(claims.map((c) => c?.clientId)).toEqual(['greedy', 'greedy', 'patient']);
+    expect(claims[0]).toMatchObject({ monthlyCredits: 500 });
+    expect(claims[2]).toMatchObject({ monthlyCredits: null });
+    expect(await store.claimNext(5_000, 2)).toBeNull();
+    // A finished URL frees a place; a renewed lease keeps one; an expired lease frees one too.
+    await store.complete(claims[0]!, { url: claims[0]!.url });
+    expect(await store.claimNext(5_000, 2)).toMatchObject({ clientId: 'greedy', position: 2 });
+    clock.offsetMs = 4_000;
+    expect(await store.renew(claims[1]!, 5_000)).toBe(true);
+    clock.offsetMs = 6_000;
+    // Position 2's lease (taken at 0 s for 5 s) ran out: it is taken over before any new URL.
+    expect(await store.claimNext(5_000, 2)).toMatchObject({ clientId: 'greedy', position: 2, attempt: 2 });
+    // The greedy client is full again (the renewed lease and this one); the other's expired URL is next.
+    expect(await store.claimNext(5_000, 2)).toMatchObject({ clientId: 'patient', attempt: 2 });
+    expect(await store.claimNext(5_000, 2)).toBeNull();
+  });
+
+  it('puts every URL under analysis back in the queue after an embedded restart', async () => {
+    const runId = randomUUID();
+    await store.create({ runId, clientId: 'c1', depth: 'quick', urls: ['https://a.example/', 'https://b.example/'] });
+    const held = await store.claimNext(600_000);
+    expect(await store.requeueAbandoned()).toBe(1);
+    const again = await store.claimNext(600_000);
+    expect(again).toMatchObject({ position: held!.position, attempt: 2 });
+    // The old attempt's answer no longer counts.
+    expect(await store.complete(held!, {})).toBe(false);
+    expect(await store.renew(held!, 1000)).toBe(false);
+  });
+
   it('shows a client only its own runs, newest first, page by page; prunes old ones', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) {
