@@ -13,6 +13,9 @@ export type CollectionCreated = Schemas['CollectionWriteReply'];
 export type Run = Schemas['RunView'];
 export type JobListingItem = Schemas['JobListingItem'];
 export type JobResult = Schemas['JobResultBody'];
+export type ViabilityTestRequest = Schemas['ViabilityTestBody'];
+export type ViabilityRun = Schemas['ViabilityRunView'];
+export type ViabilityResult = Schemas['ViabilityResult'];
 export type JobListQuery = NonNullable<paths['/v1/async/collections/{collection_id}/runs/{run_id}/jobs']['get']['parameters']['query']>;
 
 export interface ScrapingClientOptions {
@@ -84,16 +87,32 @@ export class ScrapingClient {
 
   /** Polls the run (backing off) until it is completed, and returns it. */
   async waitForRun(collectionId: string, runId: string, options: WaitOptions = {}): Promise<Run> {
-    const deadline = Date.now() + (options.timeoutMs ?? 30 * 60_000);
-    let delay = options.pollIntervalMs ?? 1000;
-    for (;;) {
-      options.signal?.throwIfAborted();
-      const run = await this.getRun(collectionId, runId);
-      if (run.status === 'completed') return run;
-      if (Date.now() + delay > deadline) throw new Error(`run ${runId} still ${run.status} after ${options.timeoutMs ?? 30 * 60_000} ms (${run.success_requests + run.failed_requests + run.timeout_requests}/${run.total_requests} done)`);
-      await sleep(delay, options.signal);
-      delay = Math.min(delay * 1.5, 10_000);
-    }
+    return untilCompleted(() => this.getRun(collectionId, runId), (run) => `run ${runId} still ${run.status} (${run.success_requests + run.failed_requests + run.timeout_requests}/${run.total_requests} done)`, options);
+  }
+
+  /** Starts a viability test (POST /v1/async/viability-test): 202, in progress; the probes are charged as they run. */
+  async startViabilityTest(request: ViabilityTestRequest): Promise<ViabilityRun> {
+    return unwrap(await this.api.POST('/v1/async/viability-test', { body: request }));
+  }
+
+  async getViabilityTest(runId: string): Promise<ViabilityRun> {
+    return unwrap(await this.api.GET('/v1/async/viability-test/{run_id}', { params: { path: { run_id: runId } } }));
+  }
+
+  /** Polls the viability test (backing off) until every URL is analysed; the results, one per URL in request order. */
+  async waitForViabilityTest(runId: string, options: WaitOptions = {}): Promise<ViabilityResult[]> {
+    const run = await untilCompleted(() => this.getViabilityTest(runId), (r) => `viability test ${runId} still ${r.status} (${r.completed_urls}/${r.total_urls} URLs done)`, options);
+    return run.results ?? [];
+  }
+
+  /** The client's viability tests, newest first, across cursor pages (without their results). */
+  async *viabilityTests(pageSize = 20): AsyncGenerator<ViabilityRun> {
+    let cursor: string | undefined;
+    do {
+      const page = unwrap(await this.api.GET('/v1/async/viability-test', { params: { query: { limit: pageSize, ...(cursor ? { cursor } : {}) } } }));
+      yield* page.items;
+      cursor = page.has_more && page.cursor_next ? page.cursor_next : undefined;
+    } while (cursor);
   }
 
   /** Every job of a run, across cursor pages (spec 4.5), in the order asked for. */
@@ -131,6 +150,21 @@ export class ScrapingClient {
         yield { job, result: null, error };
       }
     }
+  }
+}
+
+/** Polls `read` (first after pollIntervalMs, then ×1.5 up to 10 s) until it says completed. */
+async function untilCompleted<T extends { status: string }>(read: () => Promise<T>, describe: (last: T) => string, options: WaitOptions): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? 30 * 60_000;
+  const deadline = Date.now() + timeoutMs;
+  let delay = options.pollIntervalMs ?? 1000;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const last = await read();
+    if (last.status === 'completed') return last;
+    if (Date.now() + delay > deadline) throw new Error(`${describe(last)} after ${timeoutMs} ms`);
+    await sleep(delay, options.signal);
+    delay = Math.min(delay * 1.5, 10_000);
   }
 }
 

@@ -208,13 +208,16 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
   }, 300_000);
 
   it('kill -9 of viability-analyzer mid-analysis: the URLs it held are taken over when their leases run out, each probe charged once', async () => {
-    const urls = Array.from({ length: 4 }, (_, i) => `${site.url}/slow?ms=2000&viability=${i}`);
-    const created = (await call(url, '/v1/async/viability-test', { token, json: { urls, depth: 'quick' } })).body;
+    // A client of its own: the killed process's credit holds stay until they expire (600 s), and
+    // other tests here count the shared client's holds.
+    const analyst = (await call(url, '/v1/admin/clients', { token: adminToken, json: { plan: 'enterprise', rate_limit_per_minute: 100_000 } })).body.token;
+    const urls = Array.from({ length: 4 }, (_, i) => `${site.url}/slow?ms=1500&viability=${i}`);
+    const created = (await call(url, '/v1/async/viability-test', { token: analyst, json: { urls, depth: 'quick' } })).body;
     await new Promise((r) => setTimeout(r, 800));
     const faultAt = Date.now();
     process.kill(pidOf('viability-analyzer'), 'SIGKILL');
     const done = await eventually(async () => {
-      const res = await tolerant(`/v1/async/viability-test/${created.run_id}`);
+      const res = await tolerant(`/v1/async/viability-test/${created.run_id}`, { token: analyst });
       return res?.status === 200 && res.body.status === 'completed' && res.body;
     }, { timeoutMs: 120_000, maxMs: 500, what: 'viability run completed after kill -9' });
     recoveries.push({ fault: 'kill-viability-analyzer', healthy_after_ms: 0, run_completed_after_ms: Date.now() - faultAt, webhook_posts: 0 });

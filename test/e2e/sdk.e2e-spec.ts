@@ -108,6 +108,20 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
     expect((await sdk.jobResult(collectionId, run.run_id, run.job_ids[0]!)).status).toBe('completed');
   });
 
+  it('starts a viability test, waits for its verdicts and lists it', async () => {
+    const started = await sdk.startViabilityTest({ urls: [`${site.url}/page`, `${site.url}/captcha`], depth: 'quick' });
+    expect(started).toMatchObject({ status: 'in_progress', total_urls: 2, completed_urls: 0, results: null });
+    const results = await sdk.waitForViabilityTest(started.run_id, { pollIntervalMs: 100, timeoutMs: 60_000 });
+    expect(results.map((r) => [r.url, r.recommended_strategy])).toEqual([
+      [`${site.url}/page`, 'extract_html'],
+      [`${site.url}/captcha`, 'blocked'],
+    ]);
+    expect(results[1]).toMatchObject({ captcha_detected: true, captcha_providers: ['recaptcha'] });
+    const listed = [];
+    for await (const run of sdk.viabilityTests(1)) listed.push(run.run_id);
+    expect(listed[0]).toBe(started.run_id);
+  });
+
   it('verifies a real webhook delivery and refuses a tampered or replayed one', async () => {
     const { secret } = (await sdk.api.GET('/v1/webhooks/secret')).data!;
     const before = receiver.received.length;

@@ -1,6 +1,7 @@
 import { DATABASE, DatabaseConnection } from '@lib/persistence';
 import { startCanary } from '../support/browser-fixture-site';
-import { startViabilityFixtureSite, VIABILITY_FIXTURES, ViabilityFixtureSite } from '../support/viability-fixture-site';
+import { MAX_VIABILITY_URLS } from '@lib/contracts';
+import { corpusPageNames, startViabilityFixtureSite, VIABILITY_FIXTURES, ViabilityFixtureSite } from '../support/viability-fixture-site';
 import { eventually, rateLimitForPolling } from './support/eventually';
 import { expectUsageHeaders, http } from './support/http';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
@@ -14,6 +15,10 @@ const MODE_TEST_FIELDS = ['blocked', 'captcha_type', 'credits', 'error', 'status
  * from real probes through scrape-engine, the depth's probes and their credits agreeing with the
  * ledger, the SSRF guard (nothing reaches a canary), quotas, isolation between clients, listing and
  * bad input. Every response is also judged against the served OpenAPI document by http().
+ *
+ * In the embedded runtime it also judges the detection corpus at quick depth: the 130 real pages of
+ * ../shared/corpus as their sites served them, and every fixture written from the vendors'
+ * documented markers (the standard-depth corpus figures are `npm run bench`'s; README shows both).
  */
 describe.each(runtimesUnderTest('viability'))('viability test — $name', (runtime) => {
   let site: ViabilityFixtureSite;
@@ -51,7 +56,8 @@ describe.each(runtimesUnderTest('viability'))('viability test — $name', (runti
     ledger().sql.query<{ charge_key: string; credits: number; mode: string; details: Record<string, unknown> }>("select charge_key, credits, mode, details from credit_ledger_entries where details->>'viability_run_id' = $1 order by charge_key", [runId]);
 
   it('runs in the background: 202 in_progress, nothing charged, results null until the last URL, then one entry per URL in request order', async () => {
-    const urls = [`${site.url}/slow?ms=2500`, `${site.url}/article`, `${site.url}/article`, `${site.url.replace('127.0.0.1', '127.0.0.1')}/article#again`];
+    // The same page three ways (twice as is, once with a fragment): analysed once.
+    const urls = [`${site.url}/slow?ms=1500`, `${site.url}/article`, `${site.url}/article`, `${site.url}/article#again`, `${site.url}/article?v=2`];
     const created = await start({ urls, depth: 'quick' });
     expect(created.status).toBe(202);
     expect(created.body).toMatchObject({ status: 'in_progress', depth: 'quick', total_urls: 3, completed_urls: 0, results: null });
@@ -66,7 +72,7 @@ describe.each(runtimesUnderTest('viability'))('viability test — $name', (runti
     const done = await finished(created.body.run_id);
     expect(done.body).toMatchObject({ status: 'completed', total_urls: 3, completed_urls: 3 });
     expect(done.body.completed_at).toEqual(expect.any(String));
-    expect(done.body.results.map((r: { url: string }) => r.url)).toEqual([urls[0], urls[1], urls[3]]);
+    expect(done.body.results.map((r: { url: string }) => r.url)).toEqual([urls[0], urls[1], urls[4]]);
     for (const result of done.body.results) {
       expect(result).toMatchObject({ recommended_strategy: 'extract_html', can_use_simple_request: true, can_use_extract_html: true, can_use_browser: false, difficulty: 'easy' });
       expect(result.tests.browser).toBeNull();
@@ -178,5 +184,31 @@ describe.each(runtimesUnderTest('viability'))('viability test — $name', (runti
       expect(res.body.detail.length).toBeGreaterThan(0);
     }
     expect(clientId).toBeTruthy();
+  });
+
+  (runtime.mode === 'embedded' ? it : it.skip)('recommends extract_html for the real corpus (goal ≥ 95 %) and tells every fixture for what it is, at quick depth', async () => {
+    const names = corpusPageNames();
+    expect(names.length).toBe(130);
+    const paths = [...names.map((n) => `/corpus/${n}`), ...VIABILITY_FIXTURES.map((f) => f.path)];
+    const verdicts: Array<{ url: string; recommended_strategy: string; reasons: string[] }> = [];
+    for (let i = 0; i < paths.length; i += MAX_VIABILITY_URLS) {
+      const created = await start({ urls: paths.slice(i, i + MAX_VIABILITY_URLS).map((p) => `${site.url}${p}`), depth: 'quick' });
+      expect(created.status).toBe(202);
+      verdicts.push(...(await finished(created.body.run_id)).body.results);
+    }
+    const corpus = verdicts.slice(0, names.length);
+    const misses = corpus.filter((v) => v.recommended_strategy !== 'extract_html').map((v) => `${v.url.replace(site.url, '')}: ${v.recommended_strategy} (${v.reasons[0]})`);
+    const rows = [`| real corpus | ${corpus.length - misses.length} / ${corpus.length} | extract_html |`];
+    const wrongFixtures: string[] = [];
+    for (const kind of [...new Set(VIABILITY_FIXTURES.map((f) => f.class))]) {
+      const of = VIABILITY_FIXTURES.map((f, i) => ({ f, v: verdicts[names.length + i] })).filter(({ f }) => f.class === kind);
+      const expected = ({ f }: (typeof of)[number]) => f.expectedQuick ?? f.expected;
+      const right = of.filter((x) => x.v.recommended_strategy === expected(x));
+      of.filter((x) => !right.includes(x)).forEach((x) => wrongFixtures.push(`${x.f.path}: ${x.v.recommended_strategy}, expected ${expected(x)} (${x.v.reasons[0]})`));
+      rows.push(`| ${kind} | ${right.length} / ${of.length} | ${[...new Set(of.map(expected))].join(', ')} |`);
+    }
+    process.stdout.write(`viability verdicts at quick depth:\n| class | right | expected |\n|---|---|---|\n${rows.join('\n')}\n${[...misses, ...wrongFixtures].map((w) => `  wrong: ${w}\n`).join('')}`);
+    expect(misses.length).toBeLessThanOrEqual(Math.floor(corpus.length * 0.05));
+    expect(wrongFixtures).toEqual([]);
   });
 });

@@ -3,7 +3,9 @@ import { distinctUrls } from './viability.dto';
 
 const hrefOf = (url: string): string => {
   try {
-    return new URL(url).href;
+    const parsed = new URL(url);
+    parsed.hash = '';
+    return parsed.href;
   } catch {
     return url;
   }
@@ -11,7 +13,7 @@ const hrefOf = (url: string): string => {
 
 describe('distinctUrls', () => {
   it('keeps each URL once, as first written, in order of first appearance', () => {
-    expect(distinctUrls(['https://Example.com', 'https://example.com/', 'https://example.com:443/', 'https://example.com/a', 'not a url', 'not a url'])).toEqual(['https://Example.com', 'https://example.com/a', 'not a url']);
+    expect(distinctUrls(['https://Example.com', 'https://example.com/', 'https://example.com:443/#top', 'https://example.com/a', 'not a url', 'not a url'])).toEqual(['https://Example.com', 'https://example.com/a', 'not a url']);
   });
 
   it('for any list: a subsequence of the input, one entry per normalised URL, none lost', () => {

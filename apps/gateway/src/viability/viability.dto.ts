@@ -36,13 +36,16 @@ export class ViabilityListQuery {
   cursor?: string;
 }
 
-/** The URLs once each, in order of first appearance; two spellings of one URL (case of the host, default port, a missing `/`) are one. */
+/** The URLs once each, in order of first appearance; two spellings of one URL (case of the host, default port, a missing `/`, a fragment) are one. */
 export function distinctUrls(urls: string[]): string[] {
   const seen = new Set<string>();
   return urls.filter((url) => {
     let key = url;
     try {
-      key = new URL(url).href;
+      const parsed = new URL(url);
+      // The fragment never reaches the server: two URLs that differ only there are one target.
+      parsed.hash = '';
+      key = parsed.href;
     } catch {
       // not parseable: the analysis refuses it; kept as given
     }
