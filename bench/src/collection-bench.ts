@@ -54,7 +54,8 @@ export async function benchCollectionRun(
 
 const RUN_DEADLINE_MS = 600_000;
 
-async function call<T>(url: string, init: RequestInit, expected: number): Promise<T> {
+/** One call to the service; any other status than `expected` stops the bench with the answer. */
+export async function call<T>(url: string, init: RequestInit, expected: number): Promise<T> {
   const res = await fetch(url, init);
   const text = await res.text();
   if (res.status !== expected) throw new Error(`${init.method ?? 'GET'} ${url} → ${res.status}: ${text.slice(0, 500)}`);

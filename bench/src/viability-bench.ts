@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { call } from './collection-bench';
+
+const RUN_DEADLINE_MS = 600_000;
 
 export interface ViabilityBenchFigures {
   urls: number;
@@ -43,16 +46,15 @@ export async function startCorpusServer(): Promise<{ port: number; url: string; 
  * single light-browser scrape of the same page (goal ≤ 2: the probes run side by side).
  */
 export async function benchViability(serviceUrl: string, token: string, corpus: { url: string; names: string[] }, samples: number): Promise<ViabilityBenchFigures> {
-  const call = async <T>(p: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${serviceUrl}${p}`, { method: body ? 'POST' : 'GET', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-    if (res.status >= 300) throw new Error(`${p}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as T;
-  };
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const post = <T>(p: string, body: unknown, expected: number) => call<T>(`${serviceUrl}${p}`, { method: 'POST', headers, body: JSON.stringify(body) }, expected);
   const analyse = async (urls: string[]): Promise<RunView> => {
-    const created = await call<RunView>('/v1/async/viability-test', { urls, depth: 'standard' });
+    const created = await post<RunView>('/v1/async/viability-test', { urls, depth: 'standard' }, 202);
+    const deadline = Date.now() + RUN_DEADLINE_MS;
     for (;;) {
-      const run = await call<RunView>(`/v1/async/viability-test/${created.run_id}`);
+      const run = await call<RunView>(`${serviceUrl}/v1/async/viability-test/${created.run_id}`, { headers }, 200);
       if (run.status === 'completed') return run;
+      if (Date.now() > deadline) throw new Error(`viability run ${created.run_id} not completed within ${RUN_DEADLINE_MS} ms (${JSON.stringify(run).slice(0, 200)})`);
       await new Promise((r) => setTimeout(r, 100));
     }
   };
@@ -70,7 +72,7 @@ export async function benchViability(serviceUrl: string, token: string, corpus: 
   const scrapeMs: number[] = [];
   for (const url of picks) {
     const t = performance.now();
-    await call('/v1/sync/scrape', { url, browser: true, browser_type: 'light' });
+    await post('/v1/sync/scrape', { url, browser: true, browser_type: 'light' }, 200);
     scrapeMs.push(performance.now() - t);
     const run = await analyse([url]);
     analysisMs.push(Date.parse(run.completed_at!) - Date.parse(run.created_at));

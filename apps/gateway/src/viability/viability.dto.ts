@@ -36,19 +36,26 @@ export class ViabilityListQuery {
   cursor?: string;
 }
 
-/** The URLs once each, in order of first appearance; two spellings of one URL (case of the host, default port, a missing `/`, a fragment) are one. */
+/**
+ * The target a URL names, for telling two spellings of one URL apart: the WHATWG form (host case,
+ * default port, a missing `/`) without the fragment, which never reaches the server. An unparseable
+ * URL is its own key (the analysis refuses it).
+ */
+export function targetKeyOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.hash = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+/** The URLs once each per target (targetKeyOf), as first written, in order of first appearance. */
 export function distinctUrls(urls: string[]): string[] {
   const seen = new Set<string>();
   return urls.filter((url) => {
-    let key = url;
-    try {
-      const parsed = new URL(url);
-      // The fragment never reaches the server: two URLs that differ only there are one target.
-      parsed.hash = '';
-      key = parsed.href;
-    } catch {
-      // not parseable: the analysis refuses it; kept as given
-    }
+    const key = targetKeyOf(url);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

@@ -42,9 +42,13 @@ export class UrlAnalysis {
       prober.probe('extract_html', { url, format: 'markdown' }),
       depth === 'quick' ? Promise.resolve(null) : prober.probe('browser', { url, browser: true, browser_type: browserType, format: 'html', network_capture: { resource_types: ['xhr', 'fetch'], listen_after_load_ms: LISTEN_AFTER_LOAD_MS } }),
     ]);
+    const rawHtml = simple.kind === 'answered' ? (simple.result.html ?? '') : '';
+    // Null at quick depth (no browser probe) or when the render never reached the site.
+    const renderedHtml = browser?.kind === 'answered' && browser.result.statusCode > 0 ? (browser.result.html ?? '') : null;
+    const javascript = assessJavaScriptNeed(rawHtml, renderedHtml);
     const tests: UrlFindings['tests'] = {
       simple_request: simple.kind === 'answered' ? modeTestOf(simple.result) : testOfRefusal(simple),
-      extract_html: extract.kind === 'answered' ? extractionTestOf(extract.result, visibleTextOf(simple.kind === 'answered' ? (simple.result.html ?? '') : '').length) : testOfRefusal(extract),
+      extract_html: extract.kind === 'answered' ? extractionTestOf(extract.result, javascript.rawTextLength) : testOfRefusal(extract),
       ...(browser ? { browser: browser.kind === 'answered' ? modeTestOf(browser.result) : testOfRefusal(browser) } : {}),
     };
     const guardRefusal = simple.kind === 'refused' ? (simple.error === 'target_blocked' ? simple.message : null) : simple.result.guidance.error_type === 'target_blocked' ? simple.result.message : null;
@@ -53,12 +57,9 @@ export class UrlAnalysis {
       return entryWithoutEvidence(url, `the SSRF guard refused the fetch: ${guardRefusal}`, tests);
     }
 
-    const rawHtml = simple.kind === 'answered' ? (simple.result.html ?? '') : '';
     const protection = simple.kind === 'answered' ? protectionOf(simple) : protectionOfNothing();
-    const renderedHtml = browser?.kind === 'answered' && browser.result.statusCode > 0 ? (browser.result.html ?? '') : null;
-    const javascript = depth === 'quick' || renderedHtml === null ? assessJavaScriptNeed(rawHtml, null) : assessJavaScriptNeed(rawHtml, renderedHtml);
     const traffic: CapturedNetworkRequest[] = browser?.kind === 'answered' ? (browser.result.network_requests ?? []) : [];
-    const api = depth === 'quick' || renderedHtml === null ? null : discoverApi(url, visibleTextOf(renderedHtml), rawHtml, traffic);
+    const api = renderedHtml === null ? null : discoverApi(url, visibleTextOf(renderedHtml), rawHtml, traffic);
     const apiAuthRequired = depth === 'full' && api?.apiDetected ? await this.replayWithoutCredentials(api.apiEndpoints, traffic, prober) : null;
 
     const findings: UrlFindings = { url, protection, javascript, api, apiAuthRequired: apiAuthRequired?.required ?? null, tests };

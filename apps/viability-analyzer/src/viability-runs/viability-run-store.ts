@@ -153,6 +153,11 @@ export class ViabilityRunStore {
     return storedRunOf(run, results);
   }
 
+  /** Whether the client has this run (without reading its results). */
+  async exists(clientId: string, runId: string): Promise<boolean> {
+    return (await this.db.sql.query('select 1 from viability_runs where id = $1 and client_id = $2', [runId, clientId])).length > 0;
+  }
+
   /** A client's runs, newest first, `limit` at a time after the run `afterRunId` (keyset on created_at, id). */
   async list(clientId: string, limit: number, afterRunId?: string): Promise<StoredViabilityRun[]> {
     const rows = afterRunId

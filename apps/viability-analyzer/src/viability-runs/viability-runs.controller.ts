@@ -30,7 +30,7 @@ export class ViabilityRunsController {
 
   @MessagePattern(SUBJECTS.viability.list)
   async list(@Payload() query: ListViabilityRunsQuery): Promise<ViabilityRunList> {
-    if (query.cursor && !(await this.store.get(query.client_id, query.cursor))) {
+    if (query.cursor && !(await this.store.exists(query.client_id, query.cursor))) {
       throw new InvalidViabilityCursorError('The cursor names no viability run of this client; start again without it.');
     }
     const rows = await this.store.list(query.client_id, query.limit + 1, query.cursor);
