@@ -12,6 +12,7 @@ import { ContentValidator } from './content-validation/content-validator';
 import { DownloadExecutor } from './download/download.executor';
 import { SelectorExtractor } from './extraction/selector-extractor';
 import { MarkdownConverter } from './formats/markdown-converter';
+import { PageFormatter } from './formats/page-formatter';
 import { GuidanceAdvisor } from './guidance/guidance-advisor';
 import { ProxyRotation } from './proxy-rotation/proxy-rotation';
 import { SimpleFetcher } from './simple-fetch/simple-fetcher';
@@ -31,8 +32,9 @@ import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
     { provide: SimpleFetcher, inject: [TargetGuard], useFactory: (guard: TargetGuard) => new SimpleFetcher(guard) },
     ProxyRotation,
     ContentValidator,
-    MarkdownConverter,
+    { provide: MarkdownConverter, useFactory: () => new MarkdownConverter() },
     SelectorExtractor,
+    PageFormatter,
     GuidanceAdvisor,
     SimpleScrapeExecutor,
     DownloadExecutor,
@@ -46,9 +48,9 @@ import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
     { provide: ContextReserve, inject: [TargetGuard], useFactory: (guard: TargetGuard) => new ContextReserve(guard, new Set(['heavy'] as const)) },
     {
       provide: BrowserScrapeExecutor,
-      inject: [BrowserPool, ContextReserve, TargetGuard, ProxyRotation, ContentValidator, MarkdownConverter, SelectorExtractor, GuidanceAdvisor, PLATFORM_CONFIG],
-      useFactory: (pool: BrowserPool, reserve: ContextReserve, guard: TargetGuard, proxies: ProxyRotation, validator: ContentValidator, markdown: MarkdownConverter, extractor: SelectorExtractor, advisor: GuidanceAdvisor, config: PlatformConfig) =>
-        new BrowserScrapeExecutor(pool, reserve, guard, proxies, validator, markdown, extractor, advisor, { navigationMs: config.browserNavigationTimeoutMs }),
+      inject: [BrowserPool, ContextReserve, TargetGuard, ProxyRotation, ContentValidator, PageFormatter, SelectorExtractor, GuidanceAdvisor, PLATFORM_CONFIG],
+      useFactory: (pool: BrowserPool, reserve: ContextReserve, guard: TargetGuard, proxies: ProxyRotation, validator: ContentValidator, formatter: PageFormatter, extractor: SelectorExtractor, advisor: GuidanceAdvisor, config: PlatformConfig) =>
+        new BrowserScrapeExecutor(pool, reserve, guard, proxies, validator, formatter, extractor, advisor, { navigationMs: config.browserNavigationTimeoutMs }),
     },
     ScrapeExecution,
     InFlightScrapes,

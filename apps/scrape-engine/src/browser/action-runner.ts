@@ -2,6 +2,7 @@ import { ACTION_LIMITS, type BrowserAction } from '@lib/contracts';
 import type { ElementHandle, Page } from 'puppeteer-core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExtractionSpec, parseSelector, SelectorExtractor } from '../extraction/selector-extractor';
+import { ParsedPage } from '../formats/parsed-page';
 import { firstLine, withinDeadline } from './browser-failures';
 
 /** Why the action list stopped: which action (its index path) and what went wrong. */
@@ -114,7 +115,7 @@ export class ActionRunner {
         return;
       }
       case 'collect': {
-        const values = this.extractor.extract(await page.content(), page.url(), action.extract as Record<string, ExtractionSpec>);
+        const values = this.extractor.extract(new ParsedPage(await page.content(), page.url()), action.extract as Record<string, ExtractionSpec>);
         this.collected = mergeCollected(this.collected, values);
         return;
       }

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, CDPSession, HTTPResponse, Page } from 'puppeteer-core';
 import { ContentValidator } from '../content-validation/content-validator';
 import { ExtractionSpec, InvalidSelectorError, parseSelector, SelectorExtractor } from '../extraction/selector-extractor';
-import { MarkdownConverter } from '../formats/markdown-converter';
+import { PageFormatter, withFormatNotes } from '../formats/page-formatter';
 import { Guidance, GuidanceAdvisor, ScrapeOutcome } from '../guidance/guidance-advisor';
 import { ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
@@ -77,7 +77,7 @@ export class BrowserScrapeExecutor {
     private readonly guard: TargetGuard,
     private readonly proxies: ProxyRotation,
     private readonly validator: ContentValidator,
-    private readonly markdown: MarkdownConverter,
+    private readonly formatter: PageFormatter,
     private readonly extractor: SelectorExtractor,
     private readonly advisor: GuidanceAdvisor,
     private readonly timeouts: BrowserTimeouts,
@@ -99,13 +99,14 @@ export class BrowserScrapeExecutor {
     const { answer: page, verdict, failure, attempts } = outcome;
     const extractionStarted = performance.now();
     const credits = page ? CREDIT_COST.browser_request : 0;
-    const body = page ? this.shape(request, page) : emptyBody();
+    const { notes, ...body } = page ? this.shape(request, page) : { ...emptyBody(), metadata: null, notes: [] };
     timings.extraction_ms += performance.now() - extractionStarted;
     timings.total_ms = performance.now() - started;
     const scrapeOutcome: ScrapeOutcome = page && verdict ? { kind: 'response', statusCode: page.statusCode, verdict, attempts } : { kind: 'failure', errorType: failure!.errorType, message: failure!.message, attempts };
     let guidance: Guidance = this.advisor.advise(request as unknown as Parameters<GuidanceAdvisor['advise']>[0], scrapeOutcome, credits);
     // A failed action outranks "usable" and "empty" (the page may be empty because of it), not a block.
     if (page?.actionError && (guidance.success || verdict?.blockReason === 'empty_shell')) guidance = actionFailedGuidance(guidance, page.actionError);
+    guidance = withFormatNotes(guidance, notes);
     const result: ScrapeResultBody & { action_error: ActionError | null } = {
       ...body,
       statusCode: page?.statusCode ?? 0,
@@ -278,13 +279,16 @@ export class BrowserScrapeExecutor {
     return new BrowserFailure('browser_error', `The page could not be loaded (${message}).`);
   }
 
-  private shape(request: ScrapeRequest, page: PageResult): Omit<ScrapeResultBody, 'statusCode' | 'message' | 'executionTime' | 'potentiallyBlockedByCaptcha' | 'timings' | 'guidance'> {
-    const extracted = request.extract ? this.extractor.extract(page.html, page.finalUrl, request.extract) : null;
+  private shape(request: ScrapeRequest, page: PageResult): Omit<ScrapeResultBody, 'statusCode' | 'message' | 'executionTime' | 'potentiallyBlockedByCaptcha' | 'timings' | 'guidance'> & { notes: string[] } {
+    const formatted = this.formatter.format(request, page.html, page.finalUrl);
+    const extracted = formatted.extracted;
     // Top-level extract runs on the final DOM; what collect actions gathered sits beside it.
     const extractedData = extracted || page.collected ? { ...(page.collected ?? {}), ...(extracted ?? {}) } : null;
     return {
       html: request.format === 'html' ? page.html : null,
-      markdown: request.format === 'markdown' ? this.markdown.convert(page.html, page.finalUrl) : null,
+      markdown: formatted.markdown,
+      metadata: formatted.metadata,
+      notes: formatted.notes,
       screenshot: page.screenshot,
       extracted_data: extractedData,
       evaluate_results: page.evaluateResults,

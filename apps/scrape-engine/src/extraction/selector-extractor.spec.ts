@@ -1,3 +1,4 @@
+import { ParsedPage } from '../formats/parsed-page';
 import { InvalidSelectorError, parseSelector, SelectorExtractor } from './selector-extractor';
 
 const PAGE = `<html><head><base href="https://example.com/shop/"></head><body>
@@ -8,7 +9,7 @@ const PAGE = `<html><head><base href="https://example.com/shop/"></head><body>
 
 describe(SelectorExtractor.name, () => {
   const extractor = new SelectorExtractor();
-  const run = (specs: Parameters<SelectorExtractor['extract']>[2]) => extractor.extract(PAGE, 'https://example.com/shop/teapot', specs);
+  const run = (specs: Parameters<SelectorExtractor['extract']>[1]) => extractor.extract(new ParsedPage(PAGE, 'https://example.com/shop/teapot'), specs);
 
   it.each([
     ['h1.title', 'css', 'h1.title'],

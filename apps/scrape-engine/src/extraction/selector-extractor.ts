@@ -1,5 +1,6 @@
 import { HTMLElement, parse } from 'node-html-parser';
-import { absoluteUrl, documentBaseUrl, URL_ATTRIBUTES } from '../formats/absolute-urls';
+import { absoluteUrl, URL_ATTRIBUTES } from '../formats/absolute-urls';
+import { ParsedPage } from '../formats/parsed-page';
 
 /** One `extract` entry (spec 2.4): a selector, or {selector, multiple, attribute}. */
 export type ExtractionSpec = string | { selector: string; multiple?: boolean; attribute?: string };
@@ -58,9 +59,10 @@ export class SelectorExtractor {
     }
   }
 
-  extract(html: string, pageUrl: string, specs: Record<string, ExtractionSpec>): Record<string, unknown> {
-    const root = parse(html, { comment: false });
-    const base = documentBaseUrl(root, pageUrl);
+  /** Runs on the scrape's one parse of the page (shared with markdown); XPath alone needs its own DOM. */
+  extract(page: ParsedPage, specs: Record<string, ExtractionSpec>): Record<string, unknown> {
+    const root = page.root;
+    const base = page.baseUrl;
     let xdoc: Document | null = null;
     const out: Record<string, unknown> = {};
     for (const [field, spec] of Object.entries(specs)) {
@@ -69,7 +71,7 @@ export class SelectorExtractor {
       const values =
         kind === 'css'
           ? root.querySelectorAll(expression).map((el) => valueOfElement(el, attribute, base))
-          : xpathValues((xdoc ??= xpathDocument(html)), expression, attribute, base);
+          : xpathValues((xdoc ??= xpathDocument(page.html)), expression, attribute, base);
       out[field] = multiple ? values : (values[0] ?? null);
     }
     return out;

@@ -1,7 +1,8 @@
 import { MarkdownConverter } from './markdown-converter';
+import { ParsedPage } from './parsed-page';
 
 describe(MarkdownConverter.name, () => {
-  const convert = (html: string, url = 'https://shop.example.com/catalog/page.html') => new MarkdownConverter().convert(html, url);
+  const convert = (html: string, url = 'https://shop.example.com/catalog/page.html') => new MarkdownConverter().convert(new ParsedPage(html, url)).markdown;
 
   it('renders GFM tables', () => {
     const md = convert('<table><thead><tr><th>Name</th><th>Price</th></tr></thead><tbody><tr><td>Tea</td><td>3</td></tr><tr><td>Coffee</td><td>4</td></tr></tbody></table>');

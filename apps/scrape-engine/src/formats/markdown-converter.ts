@@ -1,30 +1,99 @@
-import { parse } from 'node-html-parser';
 import TurndownService from 'turndown';
-// turndown-plugin-gfm ships no types.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { gfm } = require('turndown-plugin-gfm') as { gfm: TurndownService.Plugin };
-import { absoluteUrl, documentBaseUrl } from './absolute-urls';
+import { conversionTreeOf, ElementNode } from './conversion-tree';
+import { MainContentReader } from './main-content-reader';
+import { escapeMarkdownText, MARKDOWN_RULES } from './markdown-rules';
+import { ParsedPage } from './parsed-page';
+
+export interface MarkdownOptions {
+  /** Images as `![alt](absolute-url)` (default), or left out. */
+  includeImages?: boolean;
+  /** Only the page's main article (navigation, headers, footers, banners, sidebars and comments dropped). */
+  onlyMainContent?: boolean;
+}
+
+export interface MarkdownResult {
+  markdown: string;
+  /** Set when the page could not be converted and `markdown` holds its visible text instead. */
+  degraded: string | null;
+  /** onlyMainContent found no article, so the whole page was converted. */
+  mainContentFallback: boolean;
+}
 
 /**
- * HTML → GitHub-flavoured markdown: ATX headings, fenced code blocks (language kept from
- * `language-*` classes), GFM tables and strikethrough, nested lists, and every link and image
- * made absolute against the page URL (or its <base href>), so the markdown stands on its own.
+ * HTML → GitHub-flavoured markdown with turndown, over the page's one node-html-parser parse:
+ * ATX headings, fenced code blocks for every <pre> (language kept), GFM tables for every data
+ * table, nested lists, links and images made absolute against the page URL (or its <base href>),
+ * text that looks like markup escaped, and nothing from scripts, styles, templates or hidden
+ * elements. One element that a rule cannot convert is kept as its text; a page that cannot be
+ * converted at all comes back as its visible text with `degraded` saying why.
  */
 export class MarkdownConverter {
   private readonly turndown: TurndownService;
 
-  constructor() {
+  constructor(private readonly mainContent = new MainContentReader()) {
     this.turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_', hr: '---' });
-    this.turndown.use(gfm);
-    this.turndown.remove(['script', 'style', 'noscript', 'template', 'iframe', 'head'] as never);
+    this.turndown.escape = escapeMarkdownText;
+    for (const [key, rule] of Object.entries(MARKDOWN_RULES)) this.turndown.addRule(key, rule);
+    this.turndown.addRule('listItem', { filter: 'li', replacement: listItem });
+    guardReplacements(this.turndown);
   }
 
-  convert(html: string, pageUrl: string): string {
-    const root = parse(html, { comment: false });
-    const base = documentBaseUrl(root, pageUrl);
-    for (const el of root.querySelectorAll('a[href]')) el.setAttribute('href', absoluteUrl(el.getAttribute('href') ?? '', base));
-    for (const el of root.querySelectorAll('img[src]')) el.setAttribute('src', absoluteUrl(el.getAttribute('src') ?? '', base));
-    const body = root.querySelector('body') ?? root;
-    return this.turndown.turndown(body.toString()).trim();
+  convert(page: ParsedPage, options: MarkdownOptions = {}): MarkdownResult {
+    const includeImages = options.includeImages ?? true;
+    let source = page.body;
+    let baseUrl = page.baseUrl;
+    let mainContentFallback = false;
+    if (options.onlyMainContent) {
+      const article = this.mainContent.read(page);
+      if (article) ({ root: source, baseUrl } = article);
+      else mainContentFallback = true;
+    }
+    let tree: ElementNode | null = null;
+    try {
+      tree = conversionTreeOf(source, { baseUrl, includeImages });
+      const markdown = this.turndown.turndown(tree as unknown as HTMLElement);
+      return { markdown: tidy(markdown), degraded: null, mainContentFallback };
+    } catch (error) {
+      const text = tree ? tree.textContent : source.text;
+      const reason = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : 'conversion failed';
+      return { markdown: text.replace(/[ \t]*\n\s*\n\s*/g, '\n\n').replace(/[ \t]+/g, ' ').trim(), degraded: reason, mainContentFallback };
+    }
   }
+}
+
+/** `- item` / `3. item` with continuation lines indented to the item's text, as CommonMark nests them. */
+function listItem(content: string, node: TurndownService.Node): string {
+  const el = node as unknown as ElementNode;
+  const parent = el.parentNode;
+  let prefix = '- ';
+  if (parent?.nodeName === 'OL') {
+    const start = Number.parseInt(parent.getAttribute('start') ?? '1', 10);
+    prefix = `${(Number.isFinite(start) ? start : 1) + parent.children.indexOf(el)}. `;
+  }
+  const isParagraph = /\n$/.test(content);
+  const body = content.replace(/^\n+/, '').replace(/\n+$/, '') + (isParagraph ? '\n' : '');
+  return prefix + body.replace(/\n/g, `\n${' '.repeat(prefix.length)}`) + (el.nextSibling ? '\n' : '');
+}
+
+/**
+ * Wraps every rule so that one element a rule cannot handle comes out as its escaped text: the
+ * page's other elements still convert.
+ */
+function guardReplacements(service: TurndownService): void {
+  const rules = (service as unknown as { rules: { array: TurndownService.Rule[]; blankRule: TurndownService.Rule; defaultRule: TurndownService.Rule } }).rules;
+  for (const rule of [...rules.array, rules.blankRule, rules.defaultRule]) {
+    const replacement = rule.replacement!;
+    rule.replacement = function guarded(this: unknown, content, node, options) {
+      try {
+        return replacement.call(this, content, node, options);
+      } catch {
+        const text = (node as unknown as ElementNode).textContent ?? '';
+        return ` ${escapeMarkdownText(text.replace(/\s+/g, ' ').trim())} `;
+      }
+    };
+  }
+}
+
+function tidy(markdown: string): string {
+  return markdown.replace(/[ \t]+$/gm, (spaces) => (spaces === '  ' ? spaces : '')).replace(/\n{3,}/g, '\n\n').trim();
 }

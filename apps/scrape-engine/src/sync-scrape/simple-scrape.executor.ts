@@ -5,7 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { ContentValidator } from '../content-validation/content-validator';
 import { InvalidSelectorError, SelectorExtractor } from '../extraction/selector-extractor';
-import { MarkdownConverter } from '../formats/markdown-converter';
+import { PageFormatter, withFormatNotes } from '../formats/page-formatter';
 import { GuidanceAdvisor, ScrapeOutcome } from '../guidance/guidance-advisor';
 import { ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
@@ -25,7 +25,7 @@ export class SimpleScrapeExecutor {
     private readonly fetcher: SimpleFetcher,
     private readonly proxies: ProxyRotation,
     private readonly validator: ContentValidator,
-    private readonly markdown: MarkdownConverter,
+    private readonly formatter: PageFormatter,
     private readonly extractor: SelectorExtractor,
     private readonly advisor: GuidanceAdvisor,
   ) {}
@@ -69,7 +69,7 @@ export class SimpleScrapeExecutor {
     const navigationMs = performance.now() - navigationStarted;
     const extractionStarted = performance.now();
     const credits = response ? CREDIT_COST.simple_request : 0;
-    const body = response ? this.shape(request, response) : emptyBody();
+    const { notes, ...body } = response ? this.shape(request, response) : { ...emptyBody(), notes: [] };
     const extractionMs = performance.now() - extractionStarted;
     const scrapeOutcome: ScrapeOutcome = response && verdict ? { kind: 'response', statusCode: response.statusCode, verdict, attempts } : { kind: 'failure', errorType: failure!.errorType, message: failure!.message, attempts };
     const totalMs = performance.now() - started;
@@ -80,24 +80,26 @@ export class SimpleScrapeExecutor {
       executionTime: Math.round(totalMs) / 1000,
       potentiallyBlockedByCaptcha: verdict?.potentiallyBlockedByCaptcha ?? false,
       timings: { queue_wait_ms: 0, proxy_ms: 0, navigation_ms: round(navigationMs), extraction_ms: round(extractionMs), total_ms: round(totalMs) },
-      guidance: this.advisor.advise(request as unknown as Parameters<GuidanceAdvisor['advise']>[0], scrapeOutcome, credits),
+      guidance: withFormatNotes(this.advisor.advise(request as unknown as Parameters<GuidanceAdvisor['advise']>[0], scrapeOutcome, credits), notes),
     };
     const facts = executionFacts('simple', credits, firstHop.hostname, response?.statusCode ?? null, outcome);
     facts.response = response ? { headers: definedHeaders(response.headers), redirects: response.redirects, final_url: response.url } : null;
     return { facts, result };
   }
 
-  private shape(request: ScrapeRequest, response: FetchedResponse): Omit<ScrapeResultBody, 'statusCode' | 'message' | 'executionTime' | 'potentiallyBlockedByCaptcha' | 'timings' | 'guidance'> {
-    const base = { screenshot: null, evaluate_results: null, network_requests: null, body_url: null, content_type: response.contentType };
+  private shape(request: ScrapeRequest, response: FetchedResponse): ShapedBody & { notes: string[] } {
+    const base = { screenshot: null, evaluate_results: null, network_requests: null, body_url: null, content_type: response.contentType, metadata: null, notes: [] };
     if (response.text === null) {
       return { ...base, html: '', markdown: null, extracted_data: null, body_base64: response.body.toString('base64') };
     }
     const isHtml = response.contentType === null || /html|xml/i.test(response.contentType);
-    const markdown = request.format === 'markdown' ? (isHtml ? this.markdown.convert(response.text, response.url) : response.text) : null;
-    const extracted = request.extract && isHtml ? this.extractor.extract(response.text, response.url, request.extract) : null;
-    return { ...base, html: request.format === 'html' ? response.text : null, markdown, extracted_data: extracted, body_base64: null };
+    if (!isHtml) return { ...base, html: request.format === 'html' ? response.text : null, markdown: request.format === 'markdown' ? response.text : null, extracted_data: null, body_base64: null };
+    const formatted = this.formatter.format(request, response.text, response.url);
+    return { ...base, html: request.format === 'html' ? response.text : null, markdown: formatted.markdown, extracted_data: formatted.extracted, body_base64: null, metadata: formatted.metadata, notes: formatted.notes };
   }
 }
+
+type ShapedBody = Omit<ScrapeResultBody, 'statusCode' | 'message' | 'executionTime' | 'potentiallyBlockedByCaptcha' | 'timings' | 'guidance'>;
 
 function definedHeaders(headers: FetchedResponse['headers']): Record<string, string | string[]> {
   return Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined));

@@ -109,6 +109,20 @@ export class ActionFailure {
   message: string;
 }
 
+/** Beyond the spec: what an LLM pipeline wants beside the page's text (include_metadata). */
+export class PageMetadata {
+  @ApiProperty({ type: String, nullable: true, description: '<title>, else og:title.' })
+  title: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'meta description, else og:description.' })
+  description: string | null;
+  @ApiProperty({ type: String, nullable: true, description: '<html lang>, else the content-language meta.', example: 'en' })
+  language: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'link rel=canonical (absolute), else og:url.' })
+  canonical_url: string | null;
+  @ApiProperty({ type: [String], description: 'Absolute http(s) links of the page, fragments dropped, first occurrence order, at most 1000.' })
+  links: string[];
+}
+
 /** The scrape response of spec 2.7 (the guidance object included). */
 export class ScrapeResultBody {
   @ApiProperty({ type: String, nullable: true, description: 'Set when format=html; null when format=markdown; empty for binary responses.' })
@@ -141,6 +155,8 @@ export class ScrapeResultBody {
   body_base64: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Reserved for offloaded large binary bodies; always null.' })
   body_url: string | null;
+  @ApiPropertyOptional(nullableObject(PageMetadata, 'Beyond the spec: title, description, language, canonical URL and links; set with format=markdown or include_metadata=true, else null.'))
+  metadata?: PageMetadata | null;
   /** Browser mode: the action that stopped the action list (index path, type, why), else null. */
   @ApiPropertyOptional(nullableObject(ActionFailure, 'Browser mode: the action that stopped the action list, else null.'))
   action_error?: ActionFailure | null;

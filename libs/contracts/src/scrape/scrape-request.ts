@@ -92,6 +92,26 @@ export class ScrapeRequest {
   @IsIn(FORMATS)
   format: (typeof FORMATS)[number] = 'html';
 
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'Beyond the spec. With format=markdown: only the main article (as a reader view finds it: navigation, headers, footers, cookie banners, sidebars, ads and comments dropped), headed by its title. ' +
+      'A page with no article is converted whole. html stays the page as served.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  only_main_content: boolean = false;
+
+  @ApiPropertyOptional({ default: true, description: 'Beyond the spec. With format=markdown: images as ![alt](absolute-url), or left out when false. Inline data: images are never copied (their alt text stands in).' })
+  @IsOptional()
+  @IsBoolean()
+  include_images: boolean = true;
+
+  @ApiPropertyOptional({ type: Boolean, nullable: true, default: null, description: 'Beyond the spec. Fill `metadata` (title, description, language, canonical URL, links). null: with format=markdown only.' })
+  @IsOptional()
+  @IsBoolean()
+  include_metadata: boolean | null = null;
+
   @ApiPropertyOptional({ default: false })
   @IsOptional()
   @IsBoolean()

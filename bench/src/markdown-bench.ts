@@ -1,0 +1,125 @@
+import fs from 'node:fs';
+import TurndownService from 'turndown';
+import { MarkdownConverter } from '../../apps/scrape-engine/src/formats/markdown-converter';
+import { ParsedPage } from '../../apps/scrape-engine/src/formats/parsed-page';
+import { importEsm } from '@lib/runtime';
+import { CORPUS_PAGE_URL, CorpusPage, measurePage, PageQuality, readCorpus, summarise } from './markdown-quality';
+
+/**
+ * HTML → markdown over the real corpus (../shared/corpus/pages): ours side by side with plain
+ * turndown + GFM (what we ran before, the speed baseline), node-html-markdown 2, mdream and
+ * @kreuzberg/html-to-markdown-node (Rust), all in this process on the same pages. Quality per page
+ * then averaged (see markdown-quality.ts); speed as MB/s over the corpus and the largest page's time.
+ *
+ * Run alone: `npm run bench:markdown` (prints the table README carries); `npm run bench` takes its
+ * headline rows from here.
+ */
+export interface ConverterFigures {
+  name: string;
+  quality: ReturnType<typeof summarise>;
+  failures: string[];
+  mbPerSecond: number;
+  largestPage: { name: string; ms: number };
+  pages: PageQuality[];
+}
+
+type Convert = (html: string, url: string) => string;
+
+export async function markdownConverters(): Promise<Array<{ name: string; convert: Convert }>> {
+  const ours = new MarkdownConverter();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { gfm } = require('turndown-plugin-gfm') as { gfm: TurndownService.Plugin };
+  const plain = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' }).use(gfm).remove(['script', 'style', 'noscript', 'template', 'head'] as never);
+  const { NodeHtmlMarkdown } = await import('node-html-markdown');
+  const nhm = new NodeHtmlMarkdown();
+  // mdream's native binary needs Node 22; its WebAssembly build (the same Rust converter) runs here.
+  const mdream = await importEsm<{ initSync(o: { module: Buffer }): void; htmlToMarkdownResult(html: string, options?: unknown): { markdown?: string } }>('mdream/wasm');
+  mdream.initSync({ module: fs.readFileSync(require.resolve('mdream/wasm/mdream_edge_bg.wasm')) });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const kreuzberg = require('@kreuzberg/html-to-markdown-node') as { convert(html: string): { content: string } };
+  return [
+    { name: 'ours (turndown + our rules, one parse)', convert: (html, url) => ours.convert(new ParsedPage(html, url)).markdown },
+    { name: 'ours, only_main_content', convert: (html, url) => ours.convert(new ParsedPage(html, url), { onlyMainContent: true }).markdown },
+    { name: 'plain turndown + GFM plugin', convert: (html) => plain.turndown(html) },
+    { name: 'node-html-markdown 2.0.0', convert: (html) => nhm.translate(html) },
+    { name: 'mdream 1.7.2 (WebAssembly build)', convert: (html) => mdream.htmlToMarkdownResult(html, undefined).markdown ?? '' },
+    { name: '@kreuzberg/html-to-markdown-node 3.7.2', convert: (html) => kreuzberg.convert(html).content },
+  ];
+}
+
+export function benchConverter(name: string, convert: Convert, corpus: CorpusPage[], rounds = 3): ConverterFigures {
+  const failures: string[] = [];
+  const pages: PageQuality[] = [];
+  const outputs = new Map<string, string>();
+  for (const page of corpus) {
+    try {
+      outputs.set(page.name, convert(page.source, CORPUS_PAGE_URL));
+    } catch (error) {
+      failures.push(`${page.name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      outputs.set(page.name, '');
+    }
+    pages.push(measurePage(page, outputs.get(page.name)!));
+  }
+  // Timed separately from the quality pass, over `rounds` passes after that warm-up.
+  let bytes = 0;
+  let ms = 0;
+  const largest = corpus.reduce((a, b) => (b.source.length > a.source.length ? b : a));
+  const largestTimes: number[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    for (const page of corpus) {
+      const started = performance.now();
+      try {
+        convert(page.source, CORPUS_PAGE_URL);
+      } catch {
+        // counted above
+      }
+      const elapsed = performance.now() - started;
+      ms += elapsed;
+      bytes += Buffer.byteLength(page.source);
+      if (page === largest) largestTimes.push(elapsed);
+    }
+  }
+  largestTimes.sort((a, b) => a - b);
+  return {
+    name,
+    quality: summarise(pages),
+    failures,
+    mbPerSecond: Math.round((bytes / 1024 / 1024 / (ms / 1000)) * 10) / 10,
+    largestPage: { name: largest.name, ms: Math.round(largestTimes[Math.floor(largestTimes.length / 2)] * 10) / 10 },
+    pages,
+  };
+}
+
+export async function benchMarkdownCorpus(rounds = 3): Promise<ConverterFigures[]> {
+  const corpus = readCorpus();
+  if (corpus.length === 0) return [];
+  const converters = await markdownConverters();
+  return converters.map(({ name, convert }) => benchConverter(name, convert, corpus, rounds));
+}
+
+export function markdownTable(figures: ConverterFigures[]): string {
+  const pct = (v: number | null) => (v === null ? '—' : v.toFixed(3));
+  const header = '| converter | 3-gram recall | headings | links | list items | tables | code blocks | leaks | raw tags | words ÷ article | MB/s | largest page (ms) | failures |';
+  const rows = figures.map(
+    (f) =>
+      `| ${f.name} | ${pct(f.quality.recall)} | ${pct(f.quality.headings)} | ${pct(f.quality.links)} | ${pct(f.quality.listItems)} | ${pct(f.quality.tables)} | ${pct(f.quality.codeBlocks)} | ${f.quality.leaks} | ${f.quality.rawTags} | ${f.quality.wordsOverArticle.toFixed(2)} | ${f.mbPerSecond} | ${f.largestPage.ms} | ${f.failures.length} |`,
+  );
+  return [header, `|${' --- |'.repeat(13)}`, ...rows].join('\n');
+}
+
+if (require.main === module) {
+  benchMarkdownCorpus(Number(process.env.BENCH_ROUNDS ?? 3))
+    .then((figures) => {
+      if (figures.length === 0) throw new Error('../shared/corpus/pages not found beside the project');
+      console.log(markdownTable(figures));
+      for (const f of figures) if (f.failures.length) console.log(`${f.name} failed on: ${f.failures.join('; ')}`);
+      if (process.env.BENCH_PAGES) {
+        const ours = figures[Number(process.env.BENCH_PAGES)];
+        for (const p of ours.pages) console.log(JSON.stringify(p));
+      }
+    })
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+}
