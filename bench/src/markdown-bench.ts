@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import TurndownService from 'turndown';
+import { MainContentReader } from '../../apps/scrape-engine/src/formats/main-content-reader';
 import { MarkdownConverter } from '../../apps/scrape-engine/src/formats/markdown-converter';
 import { ParsedPage } from '../../apps/scrape-engine/src/formats/parsed-page';
 import { importEsm } from '@lib/runtime';
@@ -26,7 +27,7 @@ export interface ConverterFigures {
 type Convert = (html: string, url: string) => string;
 
 export async function markdownConverters(): Promise<Array<{ name: string; convert: Convert }>> {
-  const ours = new MarkdownConverter();
+  const ours = new MarkdownConverter(await MainContentReader.load());
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { gfm } = require('turndown-plugin-gfm') as { gfm: TurndownService.Plugin };
   const plain = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' }).use(gfm).remove(['script', 'style', 'noscript', 'template', 'head'] as never);

@@ -16,11 +16,11 @@ const THIRD = LOADS / 3;
 
 describe('BrowserPool with real Chromium', () => {
   let site: BrowserFixtureSite;
-  let engine: ReturnType<typeof browserEngine>;
+  let engine: Awaited<ReturnType<typeof browserEngine>>;
 
   beforeAll(async () => {
     site = await startBrowserFixtureSite();
-    engine = browserEngine({ allow: [`127.0.0.1:${site.port}`], pool: { concurrency: 4, queueTimeoutMs: 60_000, recycleAfter: 15 }, navigationMs: 5000 });
+    engine = await browserEngine({ allow: [`127.0.0.1:${site.port}`], pool: { concurrency: 4, queueTimeoutMs: 60_000, recycleAfter: 15 }, navigationMs: 5000 });
     await engine.pool.warm(['light', 'heavy']);
   });
   afterAll(async () => {
@@ -108,7 +108,7 @@ describe('BrowserPool with real Chromium', () => {
   }, 300_000);
 
   it('queues requests beyond its slots in order, and fails one that waits too long as browser_busy, uncharged', async () => {
-    const narrow = browserEngine({ allow: [`127.0.0.1:${site.port}`], pool: { concurrency: 1, queueTimeoutMs: 3000, recycleAfter: 100 }, navigationMs: 5000 });
+    const narrow = await browserEngine({ allow: [`127.0.0.1:${site.port}`], pool: { concurrency: 1, queueTimeoutMs: 3000, recycleAfter: 100 }, navigationMs: 5000 });
     try {
       await narrow.pool.warm(['light']);
       const three = await Promise.all([0, 1, 2].map(() => narrow.scrape({ url: `${site.url}/slow-load?ms=600`, browser_type: 'light', screenshot: true })));

@@ -11,6 +11,7 @@ import { locateChromium } from './browser/chromium-locator';
 import { ContentValidator } from './content-validation/content-validator';
 import { DownloadExecutor } from './download/download.executor';
 import { SelectorExtractor } from './extraction/selector-extractor';
+import { MainContentReader } from './formats/main-content-reader';
 import { MarkdownConverter } from './formats/markdown-converter';
 import { PageFormatter } from './formats/page-formatter';
 import { GuidanceAdvisor } from './guidance/guidance-advisor';
@@ -32,7 +33,7 @@ import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
     { provide: SimpleFetcher, inject: [TargetGuard], useFactory: (guard: TargetGuard) => new SimpleFetcher(guard) },
     ProxyRotation,
     ContentValidator,
-    { provide: MarkdownConverter, useFactory: () => new MarkdownConverter() },
+    { provide: MarkdownConverter, useFactory: async () => new MarkdownConverter(await MainContentReader.load()) },
     SelectorExtractor,
     PageFormatter,
     GuidanceAdvisor,

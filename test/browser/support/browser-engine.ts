@@ -9,17 +9,18 @@ import { ContextReserve } from '../../../apps/scrape-engine/src/browser/context-
 import { locateChromium } from '../../../apps/scrape-engine/src/browser/chromium-locator';
 import { ContentValidator } from '../../../apps/scrape-engine/src/content-validation/content-validator';
 import { SelectorExtractor } from '../../../apps/scrape-engine/src/extraction/selector-extractor';
+import { MainContentReader } from '../../../apps/scrape-engine/src/formats/main-content-reader';
 import { MarkdownConverter } from '../../../apps/scrape-engine/src/formats/markdown-converter';
 import { PageFormatter } from '../../../apps/scrape-engine/src/formats/page-formatter';
 import { GuidanceAdvisor } from '../../../apps/scrape-engine/src/guidance/guidance-advisor';
 import { ProxyRotation } from '../../../apps/scrape-engine/src/proxy-rotation/proxy-rotation';
 
 /** The browser engine as scrape-engine wires it, without the transport: for pool-level tests. */
-export function browserEngine(options: { allow: string[]; pool: BrowserPoolSettings; navigationMs: number; proxyPool?: Record<string, string[]> }) {
+export async function browserEngine(options: { allow: string[]; pool: BrowserPoolSettings; navigationMs: number; proxyPool?: Record<string, string[]> }) {
   const pool = new BrowserPool(new BrowserLauncher(locateChromium({ chromePath: process.env.CHROME_PATH ?? null, headlessShellPath: null })), options.pool);
   const guard = new TargetGuard(new TargetAllowlist(options.allow));
   const reserve = new ContextReserve(guard, new Set(['heavy'] as const));
-  const executor = new BrowserScrapeExecutor(pool, reserve, guard, new ProxyRotation({ proxyPool: options.proxyPool ?? {} }), new ContentValidator(), new PageFormatter(new MarkdownConverter(), new SelectorExtractor()), new SelectorExtractor(), new GuidanceAdvisor(), { navigationMs: options.navigationMs });
+  const executor = new BrowserScrapeExecutor(pool, reserve, guard, new ProxyRotation({ proxyPool: options.proxyPool ?? {} }), new ContentValidator(), new PageFormatter(new MarkdownConverter(await MainContentReader.load()), new SelectorExtractor()), new SelectorExtractor(), new GuidanceAdvisor(), { navigationMs: options.navigationMs });
   const scrape = (body: Record<string, unknown>) => executor.execute(plainToInstance(ScrapeRequest, { browser: true, ...body }));
   const close = async () => {
     await reserve.close();

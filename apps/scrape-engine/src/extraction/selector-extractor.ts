@@ -1,6 +1,6 @@
 import { HTMLElement, parse } from 'node-html-parser';
 import { absoluteUrl, URL_ATTRIBUTES } from '../formats/absolute-urls';
-import { ParsedPage } from '../formats/parsed-page';
+import { ParsedPage, textOf } from '../formats/parsed-page';
 
 /** One `extract` entry (spec 2.4): a selector, or {selector, multiple, attribute}. */
 export type ExtractionSpec = string | { selector: string; multiple?: boolean; attribute?: string };
@@ -79,7 +79,7 @@ export class SelectorExtractor {
 }
 
 function valueOfElement(el: HTMLElement, attribute: string | undefined, base: string): string | null {
-  if (!attribute) return collapse(el.textContent);
+  if (!attribute) return collapse(textOf(el));
   const value = el.getAttribute(attribute);
   if (value === undefined) return null;
   return URL_ATTRIBUTES.includes(attribute.toLowerCase()) ? absoluteUrl(value, base) : value;

@@ -2,7 +2,8 @@ import type { HTMLElement } from 'node-html-parser';
 
 /** The base the page's relative URLs resolve against: its <base href> if any, else its own URL. */
 export function documentBaseUrl(root: HTMLElement, pageUrl: string): string {
-  const base = root.querySelector('base[href]')?.getAttribute('href');
+  // querySelectorAll walks iteratively (querySelector recurses per level when nothing matches).
+  const base = root.querySelectorAll('base[href]')[0]?.getAttribute('href');
   if (!base) return pageUrl;
   try {
     return new URL(base, pageUrl).toString();

@@ -1,5 +1,6 @@
 import { HTMLElement as ParsedElement, Node as ParsedNode, NodeType } from 'node-html-parser';
 import { absoluteUrl } from './absolute-urls';
+import { textOf } from './parsed-page';
 
 /**
  * The page as turndown walks it, built from the one node-html-parser parse of the page (no
@@ -180,7 +181,7 @@ function appendElement(target: ElementNode, source: ParsedElement, options: Tree
   const name = (source.rawTagName ?? '').toUpperCase();
   if (DROPPED.has(name) || isHidden(source)) return;
   if (depth > MAX_DEPTH) {
-    const text = source.text;
+    const text = textOf(source);
     if (text.trim()) target.appendChild(new TextLeaf(` ${text} `));
     return;
   }

@@ -1,11 +1,14 @@
 import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
-import { HTMLElement, parse } from 'node-html-parser';
+import { importEsm } from '@lib/runtime';
+import { HTMLElement, Node, NodeType, parse } from 'node-html-parser';
 import { PARSE_OPTIONS, ParsedPage } from './parsed-page';
 import { alignRawText } from './raw-text-boundaries';
 
-// Readability walks the whole DOM several times; past this many elements it stops (and we convert the whole page).
+type ParseHtml = (html: string) => { document: unknown };
+
+// Readability walks the whole DOM several times; past these bounds the whole page is converted instead.
 const MAX_ELEMENTS = 60_000;
+const MAX_DEPTH = 256;
 
 /**
  * The page's main article, as Mozilla's Readability (Firefox's reader view) finds it: navigation,
@@ -15,10 +18,20 @@ const MAX_ELEMENTS = 60_000;
  * content pay for it. null when the page has no article to speak of.
  */
 export class MainContentReader {
+  private constructor(private readonly parseHTML: ParseHtml) {}
+
+  /** linkedom is an ES module (its selector engine is ESM-only): loaded once, before the first request. */
+  static async load(): Promise<MainContentReader> {
+    const linkedom = await importEsm<{ parseHTML: ParseHtml }>('linkedom');
+    return new MainContentReader(linkedom.parseHTML);
+  }
+
   read(page: ParsedPage): { root: HTMLElement; baseUrl: string } | null {
+    // Readability's passes cost elements × depth: a pathological page is converted whole instead of stalling the process.
+    if (!withinBounds(page.root)) return null;
     try {
-      const { document } = parseHTML(alignRawText(page.html));
-      const article = new Readability(document as unknown as Document, { maxElemsToParse: MAX_ELEMENTS, keepClasses: true }).parse();
+      const { document } = this.parseHTML(alignRawText(page.html));
+      const article = new Readability(document as unknown as Document, { keepClasses: true }).parse();
       if (!article?.content || !article.textContent?.trim()) return null;
       // The article's title heads it, unless the article already has its own <h1>.
       const heading = article.title && !/<h1[\s>]/i.test(article.content) ? `<h1>${escapeHtml(article.title)}</h1>` : '';
@@ -31,4 +44,18 @@ export class MainContentReader {
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** The page's element count and nesting depth within Readability's bounds, measured without recursion. */
+function withinBounds(root: HTMLElement): boolean {
+  let elements = 0;
+  const stack: Array<[Node, number]> = [[root, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node.nodeType !== NodeType.ELEMENT_NODE) continue;
+    elements += 1;
+    if (elements > MAX_ELEMENTS || depth > MAX_DEPTH) return false;
+    for (const child of node.childNodes) stack.push([child, depth + 1]);
+  }
+  return true;
 }

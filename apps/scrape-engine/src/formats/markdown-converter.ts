@@ -2,7 +2,7 @@ import TurndownService from 'turndown';
 import { conversionTreeOf, ElementNode } from './conversion-tree';
 import { MainContentReader } from './main-content-reader';
 import { escapeMarkdownText, MARKDOWN_RULES } from './markdown-rules';
-import { ParsedPage } from './parsed-page';
+import { ParsedPage, textOf } from './parsed-page';
 
 export interface MarkdownOptions {
   /** Images as `![alt](absolute-url)` (default), or left out. */
@@ -30,10 +30,13 @@ export interface MarkdownResult {
 export class MarkdownConverter {
   private readonly turndown: TurndownService;
 
-  constructor(private readonly mainContent = new MainContentReader()) {
+  constructor(
+    private readonly mainContent: MainContentReader,
+    rules: Record<string, TurndownService.Rule> = MARKDOWN_RULES,
+  ) {
     this.turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_', hr: '---' });
     this.turndown.escape = escapeMarkdownText;
-    for (const [key, rule] of Object.entries(MARKDOWN_RULES)) this.turndown.addRule(key, rule);
+    for (const [key, rule] of Object.entries(rules)) this.turndown.addRule(key, rule);
     this.turndown.addRule('listItem', { filter: 'li', replacement: listItem });
     guardReplacements(this.turndown);
   }
@@ -54,7 +57,7 @@ export class MarkdownConverter {
       const markdown = this.turndown.turndown(tree as unknown as HTMLElement);
       return { markdown: tidy(markdown), degraded: null, mainContentFallback };
     } catch (error) {
-      const text = tree ? tree.textContent : source.text;
+      const text = tree ? tree.textContent : textOf(source);
       const reason = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : 'conversion failed';
       return { markdown: text.replace(/[ \t]*\n\s*\n\s*/g, '\n\n').replace(/[ \t]+/g, ' ').trim(), degraded: reason, mainContentFallback };
     }
@@ -71,7 +74,8 @@ function listItem(content: string, node: TurndownService.Node): string {
     prefix = `${(Number.isFinite(start) ? start : 1) + parent.children.indexOf(el)}. `;
   }
   const isParagraph = /\n$/.test(content);
-  const body = content.replace(/^\n+/, '').replace(/\n+$/, '') + (isParagraph ? '\n' : '');
+  // A task checkbox is followed by the item's own leading space.
+  const body = content.replace(/^\n+/, '').replace(/\n+$/, '').replace(/^(\[[x ]\]) +/, '$1 ') + (isParagraph ? '\n' : '');
   return prefix + body.replace(/\n/g, `\n${' '.repeat(prefix.length)}`) + (el.nextSibling ? '\n' : '');
 }
 
@@ -87,8 +91,9 @@ function guardReplacements(service: TurndownService): void {
       try {
         return replacement.call(this, content, node, options);
       } catch {
-        const text = (node as unknown as ElementNode).textContent ?? '';
-        return ` ${escapeMarkdownText(text.replace(/\s+/g, ' ').trim())} `;
+        const el = node as unknown as ElementNode;
+        const text = escapeMarkdownText(el.textContent.replace(/\s+/g, ' ').trim());
+        return el.isBlock ? `\n\n${text}\n\n` : ` ${text} `;
       }
     };
   }

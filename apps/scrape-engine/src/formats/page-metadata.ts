@@ -1,6 +1,6 @@
 import type { PageMetadata } from '@lib/contracts';
 import { absoluteUrl } from './absolute-urls';
-import { ParsedPage } from './parsed-page';
+import { elementsOf, ParsedPage, textOf } from './parsed-page';
 
 // A page of navigation can hold thousands of links; the list is for following them, not an index of the web.
 export const MAX_METADATA_LINKS = 1000;
@@ -8,21 +8,38 @@ export const MAX_METADATA_LINKS = 1000;
 /**
  * What an LLM pipeline wants beside the page's text: its title, description, language, canonical
  * URL and the links it holds (absolute http(s) URLs, first occurrence order, fragments dropped),
- * read from the same parse as the markdown.
+ * read from the same parse as the markdown in one walk of the page.
  */
 export function pageMetadataOf(page: ParsedPage): PageMetadata {
-  const root = page.root;
-  const meta = (selector: string) => root.querySelector(selector)?.getAttribute('content')?.trim() || null;
-  const title = root.querySelector('title')?.text.replace(/\s+/g, ' ').trim() || meta('meta[property="og:title"]') || null;
-  const description = meta('meta[name="description"]') ?? meta('meta[property="og:description"]') ?? meta('meta[name="twitter:description"]');
-  const language = root.querySelector('html')?.getAttribute('lang')?.trim() || meta('meta[http-equiv="content-language"]') || null;
-  const canonical = root.querySelector('link[rel="canonical"]')?.getAttribute('href')?.trim() || meta('meta[property="og:url"]');
+  const metas = new Map<string, string>();
   const links = new Set<string>();
-  for (const a of root.querySelectorAll('a[href]')) {
-    if (links.size >= MAX_METADATA_LINKS) break;
-    const href = absoluteUrl(a.getAttribute('href') ?? '', page.baseUrl);
-    if (!/^https?:\/\//i.test(href)) continue;
-    links.add(href.replace(/#.*$/, ''));
+  let title: string | null = null;
+  let language: string | null = null;
+  let canonical: string | null = null;
+  for (const el of elementsOf(page.root)) {
+    const tag = el.rawTagName.toLowerCase();
+    if (tag === 'a') {
+      if (links.size >= MAX_METADATA_LINKS) continue;
+      const href = absoluteUrl(el.getAttribute('href') ?? '', page.baseUrl);
+      if (/^https?:\/\//i.test(href)) links.add(href.replace(/#.*$/, ''));
+    } else if (tag === 'meta') {
+      const key = (el.getAttribute('name') ?? el.getAttribute('property') ?? el.getAttribute('http-equiv') ?? '').toLowerCase();
+      const content = el.getAttribute('content')?.trim();
+      if (key && content && !metas.has(key)) metas.set(key, content);
+    } else if (tag === 'title' && title === null) {
+      title = textOf(el).replace(/\s+/g, ' ').trim() || null;
+    } else if (tag === 'html' && language === null) {
+      language = el.getAttribute('lang')?.trim() || null;
+    } else if (tag === 'link' && canonical === null && /(^|\s)canonical(\s|$)/i.test(el.getAttribute('rel') ?? '')) {
+      canonical = el.getAttribute('href')?.trim() || null;
+    }
   }
-  return { title, description, language, canonical_url: canonical ? absoluteUrl(canonical, page.baseUrl) : null, links: [...links] };
+  canonical ??= metas.get('og:url') ?? null;
+  return {
+    title: title ?? metas.get('og:title') ?? null,
+    description: metas.get('description') ?? metas.get('og:description') ?? metas.get('twitter:description') ?? null,
+    language: language ?? metas.get('content-language') ?? null,
+    canonical_url: canonical ? absoluteUrl(canonical, page.baseUrl) : null,
+    links: [...links],
+  };
 }

@@ -1,4 +1,4 @@
-import { HTMLElement, parse } from 'node-html-parser';
+import { HTMLElement, Node, NodeType, parse } from 'node-html-parser';
 import { documentBaseUrl } from './absolute-urls';
 import { alignRawText } from './raw-text-boundaries';
 
@@ -25,11 +25,61 @@ export class ParsedPage {
 
   /** The <body>, or the whole document when the page has none (a fragment). */
   get body(): HTMLElement {
-    return this.root.querySelector('body') ?? this.root;
+    return shallowFind(this.root, 'body') ?? this.root;
+  }
+
+  /** The <head>, if the page has one where pages put it. */
+  get head(): HTMLElement | null {
+    return shallowFind(this.root, 'head');
   }
 
   /** What the page's relative URLs resolve against: its <base href>, else its own URL. */
   get baseUrl(): string {
-    return (this.base ??= documentBaseUrl(this.root, this.url));
+    return (this.base ??= documentBaseUrl(this.head ?? this.root, this.url));
   }
+}
+
+/**
+ * node-html-parser's textContent and querySelector recurse once per level, so a page nested
+ * tens of thousands of elements deep overflows the stack. Everything that reads a whole subtree
+ * here walks it with an explicit stack instead.
+ */
+export function textOf(node: Node): string {
+  const parts: string[] = [];
+  const stack: Node[] = [node];
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    if (current.nodeType === NodeType.TEXT_NODE) parts.push(current.text);
+    else for (let i = current.childNodes.length - 1; i >= 0; i -= 1) stack.push(current.childNodes[i]);
+  }
+  return parts.join('');
+}
+
+/** Every element under `root` in document order, without recursion. */
+export function* elementsOf(root: HTMLElement): Generator<HTMLElement> {
+  const stack: Node[] = [...root.childNodes].reverse();
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    if (current.nodeType !== NodeType.ELEMENT_NODE) continue;
+    yield current as HTMLElement;
+    for (let i = current.childNodes.length - 1; i >= 0; i -= 1) stack.push(current.childNodes[i]);
+  }
+}
+
+/** <html>, <head> and <body> sit within the document's first levels. */
+function shallowFind(root: HTMLElement, tag: string): HTMLElement | null {
+  let level: HTMLElement[] = [root];
+  for (let depth = 0; depth < 3 && level.length > 0; depth += 1) {
+    const next: HTMLElement[] = [];
+    for (const el of level) {
+      for (const child of el.childNodes) {
+        if (child.nodeType !== NodeType.ELEMENT_NODE) continue;
+        const element = child as HTMLElement;
+        if (element.rawTagName?.toLowerCase() === tag) return element;
+        next.push(element);
+      }
+    }
+    level = next;
+  }
+  return null;
 }

@@ -7,8 +7,9 @@
  * Where the two disagree the page falls apart: script text spills into the document as visible
  * text, or (when the piece is re-parsed by a spec parser) the rest of the page is swallowed as
  * script. `alignRawText` rewrites only the elements where node-html-parser would go wrong so that
- * it ends them where a browser does; every other byte of the page is left as it was, and a page
- * with nothing to fix is returned as the same string.
+ * it ends them where a browser does (and drops what follows a comment that is never closed, which
+ * a browser does not show); every other byte of the page is left as it was, and a page with
+ * nothing to fix is returned as the same string.
  */
 
 // Elements whose content node-html-parser keeps as raw text (the parse options of ParsedPage).
@@ -17,7 +18,9 @@ type RawTextElement = (typeof RAW_TEXT_ELEMENTS)[number];
 
 // A comment, or a raw-text element's start tag (quoted attribute values may hold `>`).
 const OPENINGS = /<!--|<(script|style|noscript)(?=[\s/>])(?:[^>"']|"[^"]*"|'[^']*')*>/giy;
-const NEXT_OPENING = /<!--|<(?:script|style|noscript)[\s/>]/gi;
+// Any other tag is stepped over whole: `<!--` or `<script>` inside an attribute value is not markup.
+const NEXT_OPENING = /<!--|<[A-Za-z]/g;
+const OTHER_TAG = /<[A-Za-z](?:[^>"']|"[^"]*"|'[^']*')*>/y;
 const SCRIPT_TOKENS = /<!--|-->|<\/script(?=[\s/>])|<script(?=[\s/>])/gi;
 
 export function alignRawText(html: string): string {
@@ -27,15 +30,28 @@ export function alignRawText(html: string): string {
   for (let found = NEXT_OPENING.exec(html); found; found = NEXT_OPENING.exec(html)) {
     const at = found.index;
     if (html.startsWith('<!--', at)) {
+      // `<!-->` and `<!--->` are whole (empty) comments to a browser; node-html-parser would look for a later `-->`.
+      const abrupt = html.startsWith('>', at + 4) ? 5 : html.startsWith('->', at + 4) ? 6 : 0;
+      if (abrupt) {
+        (out ??= []).push(html.slice(copiedUpTo, at), '<!---->');
+        copiedUpTo = NEXT_OPENING.lastIndex = at + abrupt;
+        continue;
+      }
       const end = html.indexOf('-->', at + 4);
-      if (end < 0) break;
+      if (end < 0) {
+        // A comment never closed runs to the end of the document in a browser: nothing after it is shown.
+        (out ??= []).push(html.slice(copiedUpTo, at));
+        copiedUpTo = html.length;
+        break;
+      }
       NEXT_OPENING.lastIndex = end + 3;
       continue;
     }
     OPENINGS.lastIndex = at;
     const start = OPENINGS.exec(html);
     if (!start || !start[1]) {
-      NEXT_OPENING.lastIndex = at + 1;
+      OTHER_TAG.lastIndex = at;
+      NEXT_OPENING.lastIndex = OTHER_TAG.test(html) ? OTHER_TAG.lastIndex : at + 1;
       continue;
     }
     const written = start[1];
@@ -56,7 +72,7 @@ export function alignRawText(html: string): string {
     NEXT_OPENING.lastIndex = after;
   }
   if (!out) return html;
-  out.push(html.slice(copiedUpTo));
+  if (copiedUpTo < html.length) out.push(html.slice(copiedUpTo));
   return out.join('');
 }
 
@@ -70,7 +86,11 @@ export function scriptDataEnd(html: string, from: number): number {
   for (let token = SCRIPT_TOKENS.exec(html); token; token = SCRIPT_TOKENS.exec(html)) {
     const text = token[0];
     if (text === '<!--') {
-      if (state !== 'data') continue;
+      if (state !== 'data') {
+        // Only `<!` is spent: its dashes may be the start of the `-->` that ends the escape.
+        SCRIPT_TOKENS.lastIndex = token.index + 2;
+        continue;
+      }
       // `<!--` followed by dashes and `>` opens and closes the escape at once (escaped dash dash state).
       let i = token.index + 4;
       while (html[i] === '-') i += 1;
