@@ -58,6 +58,63 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
     expect(res.body.extracted_data.paragraphs).toHaveLength(50);
   });
 
+  it('converts a real-shaped page: GFM tables, code blocks, escaped text, no script text, metadata, and data: images never inlined', async () => {
+    const res = await scrape({ url: `${site.url}/news`, format: 'markdown' });
+    expect(res.status).toBe(200);
+    const md: string = res.body.markdown;
+    expect(md).toContain('| Sencha | 80 °C |\n| --- | --- |\n| Gyokuro | 60 °C |');
+    expect(md).toContain('```\nsteep(tea, { minutes: 2 })\n```');
+    expect(md).toContain('Use \\<filtered> water.');
+    expect(md).toContain(`![A kettle](${site.url}/img/kettle.jpg) Inline chart`);
+    for (const absent of ['data:', 'tracking', 'this ended the script', '<table', '<img']) expect(md).not.toContain(absent);
+    expect(md).toContain('Accept all');
+    expect(res.body.metadata).toEqual({
+      title: 'Green tea, brewed right',
+      description: 'How to brew green tea.',
+      language: 'en-GB',
+      canonical_url: `${site.url}/news/green-tea`,
+      links: [`${site.url}/`, `${site.url}/shop`, `${site.url}/news`, `${site.url}/black`, `${site.url}/imprint`],
+    });
+    expect(res.body.guidance).toMatchObject({ success: true, next_steps: [] });
+  });
+
+  it('only_main_content keeps the article and drops navigation, banner, sidebar and footer; include_images=false drops images', async () => {
+    const res = await scrape({ url: `${site.url}/news`, format: 'markdown', only_main_content: true, include_images: false });
+    const md: string = res.body.markdown;
+    expect(md.startsWith('# Green tea, brewed right\n\nGreen tea wants water')).toBe(true);
+    for (const dropped of ['Home', 'cookies', 'Accept all', 'Related', 'Imprint', 'kettle', '![']) expect(md).not.toContain(dropped);
+    expect(md).toContain('| Sencha | 80 °C |');
+    // html stays the page as served; metadata is there on request.
+    const html = await scrape({ url: `${site.url}/news`, only_main_content: true, include_metadata: true });
+    expect(html.body.html).toContain('cookie-banner');
+    expect(html.body.metadata.title).toBe('Green tea, brewed right');
+    expect((await scrape({ url: `${site.url}/news` })).body.metadata).toBeNull();
+  });
+
+  it('refuses markdown options of the wrong type with the field named (422)', async () => {
+    for (const [field, value] of [['only_main_content', 'yes'], ['include_images', 1], ['include_metadata', 'true']] as const) {
+      const res = await scrape({ url: `${site.url}/news`, format: 'markdown', [field]: value });
+      expect(res.status).toBe(422);
+      expect(JSON.stringify(res.body)).toContain(field);
+    }
+  });
+
+  it('a collection job honours only_main_content like a sync scrape', async () => {
+    const created = await http(url, '/v1/async/collections', { token, json: { name: 'main-content', requests: [{ url: `${site.url}/news`, format: 'markdown', only_main_content: true }] } });
+    expect(created.status).toBe(201);
+    const run = await http(url, `/v1/async/collections/${created.body.id}/run`, { token, method: 'POST' });
+    let result: Awaited<ReturnType<typeof http>> | null = null;
+    // Polled gently: this client's plan allows 60 requests a minute.
+    for (let tries = 0; tries < 60; tries += 1) {
+      result = await http(url, `/v1/async/collections/${created.body.id}/runs/${run.body.run_id}/jobs/${run.body.job_ids[0]}/result`, { token });
+      if (result.status === 200) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(result!.status).toBe(200);
+    expect(result!.body.markdown.startsWith('# Green tea, brewed right')).toBe(true);
+    expect(result!.body.markdown).not.toContain('Accept all');
+  });
+
   it('returns binary bodies base64-encoded with an empty html', async () => {
     const res = await scrape({ url: `${site.url}/file.pdf` });
     expect(res.body).toMatchObject({ html: '', content_type: 'application/pdf' });

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
  * /echo (method, headers, body as JSON), /page (an article), /redirect/:n (n hops then /page),
  * /redirect-to?url= (302 there), /see-other (303 to /echo), /slow?ms=, /big?bytes=,
  * /file.pdf (binary), /latin1 (ISO-8859-1 text), /status/:code, /flaky-block?key=&n= (403 n times,
- * then the article), /captcha (a reCAPTCHA wall).
+ * then the article), /captcha (a reCAPTCHA wall), /news (an article in a real page's chrome:
+ * navigation, cookie banner, sidebar, footer, images, a table without header row and an empty one).
  */
 export interface FixtureSite {
   url: string;
@@ -16,6 +17,19 @@ export interface FixtureSite {
 }
 
 export const ARTICLE_HTML = `<!doctype html><html><head><title>Fixture article</title></head><body><h1>Fixture article</h1>${'<p>Plenty of readable text for a real page. </p>'.repeat(50)}<a href="/next">Next</a></body></html>`;
+
+export const NEWS_HTML = `<!doctype html><html lang="en-GB"><head><title>Green tea, brewed right</title>
+<meta name="description" content="How to brew green tea."><link rel="canonical" href="/news/green-tea">
+<script>var tracking = { id: 42 }; // </script> <!-- no: this ended the script --></script></head><body>
+<header><nav><a href="/">Home</a> <a href="/shop">Shop</a> <a href="#top">Top</a></nav></header>
+<div id="cookie-banner" class="cookie-consent">We use cookies to improve your experience. <button>Accept all</button></div>
+<main><article><h1>Green tea, brewed right</h1>
+${'<p>Green tea wants water below boiling, around eighty degrees, and a short steep of two minutes so that it stays sweet rather than bitter. </p>'.repeat(5)}
+<p><img src="/img/kettle.jpg" alt="A kettle"> <img src="data:image/png;base64,iVBORw0KGgo=" alt="Inline chart"></p>
+<table><tr><td>Sencha</td><td>80 °C</td></tr><tr><td>Gyokuro</td><td>60 °C</td></tr></table><table></table>
+<pre>steep(tea, { minutes: 2 })</pre><p>Use &lt;filtered&gt; water.</p></article></main>
+<aside class="sidebar"><h3>Related</h3><ul><li><a href="/black">Black tea</a></li></ul></aside>
+<footer>Copyright 2026 Tea Shop. <a href="/imprint">Imprint</a></footer></body></html>`;
 
 // The provider script URL is inert: nothing here is ever rendered by a browser that could load it.
 export const CAPTCHA_HTML = '<html><head><title>Security check</title></head><body><p>Complete the check to continue.</p><div class="g-recaptcha" data-sitekey="x"></div><script src="https://www.google.com/recaptcha/api.js"></script></body></html>';
@@ -59,6 +73,8 @@ export async function startFixtureSite(): Promise<FixtureSite> {
         flaky.set(key, seen);
         if (seen <= Number(url.searchParams.get('n') ?? 1)) res.writeHead(403, { 'content-type': 'text/html' }).end('<h1>Access denied</h1>');
         else res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE_HTML);
+      } else if (url.pathname === '/news') {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(NEWS_HTML);
       } else if (url.pathname === '/captcha') {
         res.writeHead(200, { 'content-type': 'text/html' }).end(CAPTCHA_HTML);
       } else if (status) {

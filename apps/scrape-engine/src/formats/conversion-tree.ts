@@ -170,7 +170,7 @@ function appendChildren(target: ElementNode, source: ParsedElement, options: Tre
   for (const child of source.childNodes) {
     if (child.nodeType === NodeType.TEXT_NODE) {
       const text = (child as ParsedNode).text;
-      if (text) target.appendChild(new TextLeaf(text));
+      if (text) appendText(target, text);
     } else if (child.nodeType === NodeType.ELEMENT_NODE) {
       appendElement(target, child as ParsedElement, options, depth + 1, inPre);
     }
@@ -182,14 +182,21 @@ function appendElement(target: ElementNode, source: ParsedElement, options: Tree
   if (DROPPED.has(name) || isHidden(source)) return;
   if (depth > MAX_DEPTH) {
     const text = textOf(source);
-    if (text.trim()) target.appendChild(new TextLeaf(` ${text} `));
+    if (text.trim()) appendText(target, ` ${text} `);
     return;
   }
-  if (name === 'BR' && inPre) return target.appendChild(new TextLeaf('\n'));
+  if (name === 'BR' && inPre) return appendText(target, '\n');
   if (name === 'IMG') return appendImage(target, source, options);
   const el = new ElementNode(name, attributesOf(source, name, options));
   target.appendChild(el);
   appendChildren(el, source, options, depth, inPre || name === 'PRE');
+}
+
+/** Text joins the text before it (what a dropped element leaves between two texts is one run of text). */
+function appendText(target: ElementNode, text: string): void {
+  const last = target.lastChild;
+  if (last instanceof TextLeaf) last.data += text;
+  else target.appendChild(new TextLeaf(text));
 }
 
 function appendImage(target: ElementNode, source: ParsedElement, options: TreeOptions): void {
@@ -198,7 +205,7 @@ function appendImage(target: ElementNode, source: ParsedElement, options: TreeOp
   const src = imageSource(source);
   // An inline data: image is kilobytes of base64 and nothing a reader can follow: its alt text stands in.
   if (!src || src.startsWith('data:')) {
-    if (alt) target.appendChild(new TextLeaf(` ${alt} `));
+    if (alt) appendText(target, ` ${alt} `);
     return;
   }
   target.appendChild(new ElementNode('IMG', { src: absoluteUrl(src, options.baseUrl), alt }));
