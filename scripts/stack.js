@@ -24,7 +24,7 @@ function log(fields, msg) {
 }
 
 function start(name, state = { backoffMs: BACKOFF.firstMs, restarts: 0 }) {
-  const child = spawn(process.execPath, [entryOf(name)], { stdio: 'inherit', env: process.env });
+  const child = spawn(process.execPath, [...process.execArgv, entryOf(name)], { stdio: 'inherit', env: process.env });
   const startedAt = Date.now();
   children.set(name, child);
   log({ context: name, child_pid: child.pid, restarts: state.restarts }, `started ${name}`);

@@ -12,6 +12,7 @@ import { startPlatform } from '../../apps/platform/src/platform';
 import { benchBrowser } from './browser-bench';
 import { benchCollectionRun } from './collection-bench';
 import { runLoad } from './load';
+import { benchMarkdownCorpus, markdownOverHtml, markdownRows } from './markdown-bench';
 import { benchViability, startCorpusServer } from './viability-bench';
 
 /**
@@ -63,6 +64,10 @@ async function main(): Promise<void> {
   const browserPages = [];
   for (const kind of ['light', 'heavy'] as const) browserPages.push(await benchBrowser(kind, platform.url, created.token, page.browserUrl, BROWSER_CONCURRENCY, BROWSER_SECONDS));
   const viability = corpus.names.length > 0 ? await benchViability(platform.url, created.token, corpus, 15) : null;
+  // A real 48 KB page (the corpus's medium-2) and a 49 KB page of nothing but markup (2,340 elements).
+  const markdownCost = corpus.names.includes('medium-2') ? await markdownOverHtml(platform.url, created.token, `${corpus.url}/medium-2`) : null;
+  const denseMarkdownCost = await markdownOverHtml(platform.url, created.token, page.mediumUrl);
+  const markdownCorpus = await benchMarkdownCorpus(3);
 
   clearInterval(sampler);
   const rows = [
@@ -87,7 +92,21 @@ async function main(): Promise<void> {
       value: ratio(collection.jobsPerSecond, collection.directJobsPerSecond),
       detail: `wall ${collection.wallSeconds} s (${collection.jobsPerSecond} jobs/s, ${collection.success}/${collection.total} success) vs direct ${collection.directWallSeconds} s (${collection.directJobsPerSecond}/s) at ${config.jobWorkerConcurrency} in flight`,
     },
-    { figure: 'HTML→markdown MB/s', value: null, detail: 'pending: formats (issue 3)' },
+    ...markdownRows(markdownCorpus),
+    ...(markdownCost
+      ? [
+          {
+            figure: 'format=markdown: added p50 over format=html, one scrape at a time of a real 48 KB page (ms, goal ≤ 5)',
+            value: markdownCost.addedP50Ms,
+            detail: `corpus page medium-2: p50 ${markdownCost.markdownP50Ms} vs ${markdownCost.htmlP50Ms} ms over ${markdownCost.samples} scrapes each`,
+          },
+        ]
+      : []),
+    {
+      figure: 'format=markdown: added p50 over format=html on a 49 KB page of dense markup (ms)',
+      value: denseMarkdownCost.addedP50Ms,
+      detail: `2,340 elements, no scripts: p50 ${denseMarkdownCost.markdownP50Ms} vs ${denseMarkdownCost.htmlP50Ms} ms over ${denseMarkdownCost.samples} scrapes each`,
+    },
     ...(viability
       ? [
           { figure: 'viability analysis, standard depth: URLs analysed per second over the real corpus', value: viability.urlsPerSecond, detail: `${viability.urls} pages; ${viability.extractHtml} extract_html${viability.others.length ? `; others: ${viability.others.join(' | ')}` : ''}; VIABILITY_CONCURRENCY 4` },
@@ -113,7 +132,7 @@ async function main(): Promise<void> {
  * The pages both the service and the baselines load, on loopback: a 20 KB article (simple mode),
  * and the same article with a script, a stylesheet and an image (browser mode).
  */
-async function startBenchPage(): Promise<{ url: string; browserUrl: string; port: number; close(): Promise<void> }> {
+async function startBenchPage(): Promise<{ url: string; browserUrl: string; mediumUrl: string; port: number; close(): Promise<void> }> {
   const article = `<h1>Bench page</h1>${'<p>Readable paragraph text for the benchmark page. </p>'.repeat(400)}`;
   const html = `<!doctype html><html><head><title>Bench</title></head><body>${article}</body></html>`;
   const browserHtml = `<!doctype html><html><head><title>Bench</title><link rel="stylesheet" href="/style.css"></head><body>${article}<img src="/image.png"><script src="/app.js"></script></body></html>`;
@@ -123,12 +142,25 @@ async function startBenchPage(): Promise<{ url: string; browserUrl: string; port
     else if (req.url === '/style.css') res.writeHead(200, { 'content-type': 'text/css' }).end('p { margin: 0 0 1em }');
     else if (req.url === '/app.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end('document.title += " (scripted)";');
     else if (req.url === '/image.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+    else if (req.url === '/medium-page') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(MEDIUM_PAGE);
     else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}/page`, browserUrl: `http://127.0.0.1:${port}/browser-page`, port, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return { url: `http://127.0.0.1:${port}/page`, browserUrl: `http://127.0.0.1:${port}/browser-page`, mediumUrl: `http://127.0.0.1:${port}/medium-page`, port, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
 }
+
+/** A 49 KB page of dense markup (no scripts or styles): navigation, an article with headings, lists, tables, code and links, a footer. */
+const MEDIUM_PAGE = (() => {
+  const section = (i: number) =>
+    `<h2>Section ${i}</h2><p>Paragraph with <a href="/s/${i}">a link</a>, <em>emphasis</em> and <code>code</code> in running text for the benchmark.</p>` +
+    `<ul><li>First point of section ${i}</li><li>Second point with <strong>bold</strong></li></ul>` +
+    `<table><tr><th>Key</th><th>Value</th></tr><tr><td>k${i}</td><td>${i * 7}</td></tr></table><pre><code class="language-js">const s${i} = ${i};</code></pre>`;
+  const nav = `<header><nav>${Array.from({ length: 30 }, (_, i) => `<a href="/n/${i}">Nav ${i}</a>`).join(' ')}</nav></header>`;
+  let body = '';
+  for (let i = 0; body.length < 48_000; i += 1) body += section(i);
+  return `<!doctype html><html lang="en"><head><title>Medium</title><meta name="description" content="bench"></head><body>${nav}<main><article><h1>Medium page</h1>${body}</article></main><footer>Footer</footer></body></html>`;
+})();
 
 /** The same closed loop as runLoad, for a client that is a function rather than a URL. */
 async function closedLoop(fn: () => Promise<unknown>, concurrency: number, seconds: number): Promise<{ perSecond: number }> {

@@ -108,6 +108,50 @@ export function markdownTable(figures: ConverterFigures[]): string {
   return [header, `|${' --- |'.repeat(13)}`, ...rows].join('\n');
 }
 
+/** The headline rows of `npm run bench`: our conversion's speed against plain turndown + GFM in the same run, and its quality. */
+export function markdownRows(figures: ConverterFigures[]): Array<{ figure: string; value: number | null; detail: string }> {
+  const ours = figures.find((f) => f.name.startsWith('ours ('));
+  const plain = figures.find((f) => f.name.startsWith('plain turndown'));
+  if (!ours || !plain) return [{ figure: 'HTML→markdown over the corpus', value: null, detail: '../shared/corpus/pages not found beside the project' }];
+  const q = ours.quality;
+  return [
+    {
+      figure: 'HTML→markdown MB/s over the 130-page corpus ÷ plain turndown + GFM (goal ≥ 2)',
+      value: Math.round((ours.mbPerSecond / plain.mbPerSecond) * 100) / 100,
+      detail: `${ours.mbPerSecond} vs ${plain.mbPerSecond} MB/s; largest page (${ours.largestPage.name}, 1.6 MB) ${ours.largestPage.ms} ms vs ${plain.largestPage.ms} ms`,
+    },
+    {
+      figure: 'HTML→markdown article 3-gram recall over the corpus (goal ≥ 0.99)',
+      value: Math.round(q.recall * 1000) / 1000,
+      detail: `headings ${q.headings?.toFixed(3)}, links ${q.links?.toFixed(3)}, list items ${q.listItems?.toFixed(3)}, tables ${q.tables?.toFixed(3)}, code blocks ${q.codeBlocks?.toFixed(3)}; ${q.leaks} leaks, ${q.rawTags} raw tags`,
+    },
+  ];
+}
+
+/**
+ * What format=markdown adds to a scrape: the same 50 KB page scraped one at a time as html and as
+ * markdown through the service, alternating so both see the same machine; the difference of p50s.
+ */
+export async function markdownOverHtml(serviceUrl: string, token: string, pageUrl: string, samples = 200): Promise<{ htmlP50Ms: number; markdownP50Ms: number; addedP50Ms: number; samples: number }> {
+  const times: Record<'html' | 'markdown', number[]> = { html: [], markdown: [] };
+  const once = async (format: 'html' | 'markdown') => {
+    const started = performance.now();
+    const res = await fetch(`${serviceUrl}/v1/sync/scrape`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: pageUrl, format }) });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`scrape answered ${res.status}`);
+    times[format].push(performance.now() - started);
+  };
+  for (let i = 0; i < 20; i += 1) await once(i % 2 ? 'html' : 'markdown');
+  times.html.length = times.markdown.length = 0;
+  for (let i = 0; i < samples; i += 1) {
+    await once('html');
+    await once('markdown');
+  }
+  const p50 = (list: number[]) => Math.round(list.sort((a, b) => a - b)[Math.floor(list.length / 2)] * 100) / 100;
+  const [htmlP50Ms, markdownP50Ms] = [p50(times.html), p50(times.markdown)];
+  return { htmlP50Ms, markdownP50Ms, addedP50Ms: Math.round((markdownP50Ms - htmlP50Ms) * 100) / 100, samples };
+}
+
 if (require.main === module) {
   benchMarkdownCorpus(Number(process.env.BENCH_ROUNDS ?? 3))
     .then((figures) => {

@@ -1,6 +1,6 @@
 import { closedLocalPort, FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
-import { expectUsageHeaders, http } from './support/http';
+import { expectUsageHeaders, http, HttpResult } from './support/http';
 import { startLocalProxies } from './support/local-proxies';
 import { runtimesUnderTest } from './support/runtimes';
 
@@ -59,7 +59,7 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
   });
 
   it('converts a real-shaped page: GFM tables, code blocks, escaped text, no script text, metadata, and data: images never inlined', async () => {
-    const res = await scrape({ url: `${site.url}/news`, format: 'markdown' });
+    const res = await scrape({ url: `${site.url}/news`, format: 'markdown', include_metadata: true });
     expect(res.status).toBe(200);
     const md: string = res.body.markdown;
     expect(md).toContain('| Sencha | 80 °C |\n| --- | --- |\n| Gyokuro | 60 °C |');
@@ -88,7 +88,7 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
     const html = await scrape({ url: `${site.url}/news`, only_main_content: true, include_metadata: true });
     expect(html.body.html).toContain('cookie-banner');
     expect(html.body.metadata.title).toBe('Green tea, brewed right');
-    expect((await scrape({ url: `${site.url}/news` })).body.metadata).toBeNull();
+    expect((await scrape({ url: `${site.url}/news`, format: 'markdown' })).body.metadata).toBeNull();
   });
 
   it('refuses markdown options of the wrong type with the field named (422)', async () => {
@@ -103,7 +103,7 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
     const created = await http(url, '/v1/async/collections', { token, json: { name: 'main-content', requests: [{ url: `${site.url}/news`, format: 'markdown', only_main_content: true }] } });
     expect(created.status).toBe(201);
     const run = await http(url, `/v1/async/collections/${created.body.id}/run`, { token, method: 'POST' });
-    let result: Awaited<ReturnType<typeof http>> | null = null;
+    let result: HttpResult | null = null;
     // Polled gently: this client's plan allows 60 requests a minute.
     for (let tries = 0; tries < 60; tries += 1) {
       result = await http(url, `/v1/async/collections/${created.body.id}/runs/${run.body.run_id}/jobs/${run.body.job_ids[0]}/result`, { token });

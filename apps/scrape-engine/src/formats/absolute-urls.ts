@@ -12,8 +12,12 @@ export function documentBaseUrl(root: HTMLElement, pageUrl: string): string {
   }
 }
 
+// Already absolute and plain: nothing to resolve (most links of most pages; URL parsing is the cost).
+const PLAIN_ABSOLUTE = /^https?:\/\/[^\s\\]+$/;
+
 /** Resolves a URL found in the page; leaves it as it was when it does not parse (e.g. "javascript:"). */
 export function absoluteUrl(value: string, base: string): string {
+  if (PLAIN_ABSOLUTE.test(value)) return value;
   try {
     return new URL(value.trim(), base).toString();
   } catch {

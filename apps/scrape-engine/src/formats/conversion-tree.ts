@@ -58,7 +58,7 @@ export class ElementNode extends TreeNode {
 
   constructor(
     readonly nodeName: string,
-    private readonly attributes: Record<string, string>,
+    private readonly attributes: Readonly<Record<string, string>>,
   ) {
     super();
   }
@@ -95,22 +95,21 @@ export class ElementNode extends TreeNode {
     return this.attributes[name] ?? null;
   }
 
-  setAttribute(name: string, value: string): void {
-    this.attributes[name] = value;
-  }
-
+  /**
+   * The first descendant named `name`, as a list of at most one: turndown (and our rules) only ask
+   * whether there is any, for every blank element, so the walk stops at the first match.
+   */
   getElementsByTagName(name: string): ElementNode[] {
     const wanted = name.toUpperCase();
-    const found: ElementNode[] = [];
-    const visit = (el: ElementNode) => {
-      for (let n = el.firstChild; n; n = n.nextSibling) {
-        if (!(n instanceof ElementNode)) continue;
-        if (n.nodeName === wanted) found.push(n);
-        visit(n);
-      }
-    };
-    visit(this);
-    return found;
+    const stack: TreeNode[] = [];
+    for (let n = this.lastChild; n; n = n.previousSibling) stack.push(n);
+    while (stack.length > 0) {
+      const n = stack.pop()!;
+      if (!(n instanceof ElementNode)) continue;
+      if (n.nodeName === wanted) return [n];
+      for (let c = n.lastChild; c; c = c.previousSibling) stack.push(c);
+    }
+    return [];
   }
 
   appendChild(node: TreeNode): void {
@@ -225,15 +224,17 @@ function imageSource(source: ParsedElement): string {
 }
 
 function attributesOf(source: ParsedElement, name: string, options: TreeOptions): Record<string, string> {
-  const attributes: Record<string, string> = {};
   const keep = KEPT_ATTRIBUTES[name];
-  if (!keep) return attributes;
+  if (!keep) return NO_ATTRIBUTES;
+  const attributes: Record<string, string> = {};
   for (const attribute of keep) {
     const value = source.getAttribute(attribute);
     if (value !== undefined) attributes[attribute] = attribute === 'href' ? absoluteUrl(value, options.baseUrl) : value;
   }
   return attributes;
 }
+
+const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 // Only what the rules read is copied into the tree.
 const KEPT_ATTRIBUTES: Record<string, string[]> = {

@@ -39,6 +39,7 @@ export class MarkdownConverter {
     for (const [key, rule] of Object.entries(rules)) this.turndown.addRule(key, rule);
     this.turndown.addRule('listItem', { filter: 'li', replacement: listItem });
     guardReplacements(this.turndown);
+    indexRulesByElement(this.turndown);
   }
 
   convert(page: ParsedPage, options: MarkdownOptions = {}): MarkdownResult {
@@ -71,12 +72,47 @@ function listItem(content: string, node: TurndownService.Node): string {
   let prefix = '- ';
   if (parent?.nodeName === 'OL') {
     const start = Number.parseInt(parent.getAttribute('start') ?? '1', 10);
-    prefix = `${(Number.isFinite(start) ? start : 1) + parent.children.indexOf(el)}. `;
+    prefix = `${(Number.isFinite(start) ? start : 1) + elementIndex(el)}. `;
   }
   const isParagraph = /\n$/.test(content);
   // A task checkbox is followed by the item's own leading space.
   const body = content.replace(/^\n+/, '').replace(/\n+$/, '').replace(/^(\[[x ]\]) +/, '$1 ') + (isParagraph ? '\n' : '');
   return prefix + body.replace(/\n/g, `\n${' '.repeat(prefix.length)}`) + (el.nextSibling ? '\n' : '');
+}
+
+type Rules = { array: TurndownService.Rule[]; blankRule: TurndownService.Rule; defaultRule: TurndownService.Rule; _keep: unknown[]; _remove: unknown[]; forNode(node: ElementNode): TurndownService.Rule };
+
+/**
+ * turndown picks a node's rule by trying every rule's filter in turn, lower-casing the node's name
+ * for each: on a page of thousands of elements that is most of the conversion's allocations. The
+ * rules that can match a name are found once per element name instead, in the same order, so the
+ * same rule wins. (Relies on turndown 7.2's Rules shape, pinned in package.json; every rule test
+ * goes through it.)
+ */
+function indexRulesByElement(service: TurndownService): void {
+  const rules = (service as unknown as { rules: Rules }).rules;
+  if (rules._keep.length > 0 || rules._remove.length > 0) throw new Error('keep/remove rules are not indexed');
+  const names = (filter: TurndownService.Filter): Set<string> | null =>
+    typeof filter === 'string' ? new Set([filter.toUpperCase()]) : Array.isArray(filter) ? new Set(filter.map((f) => String(f).toUpperCase())) : null;
+  const indexed = rules.array.map((rule) => ({ rule, names: names(rule.filter!) }));
+  const byName = new Map<string, Array<{ rule: TurndownService.Rule; names: Set<string> | null }>>();
+  const options = (service as unknown as { options: TurndownService.Options }).options;
+  rules.forNode = (node: ElementNode) => {
+    if (node.isBlank) return rules.blankRule;
+    let candidates = byName.get(node.nodeName);
+    if (!candidates) byName.set(node.nodeName, (candidates = indexed.filter((r) => r.names === null || r.names.has(node.nodeName))));
+    for (const { rule, names: matched } of candidates) {
+      if (matched !== null || (rule.filter as unknown as (n: ElementNode, o: TurndownService.Options) => boolean).call(rule, node, options)) return rule;
+    }
+    return rules.defaultRule;
+  };
+}
+
+/** Position among the parent's element children (counted backwards: no array per item of a long list). */
+function elementIndex(el: ElementNode): number {
+  let index = 0;
+  for (let n = el.previousSibling; n; n = n.previousSibling) if (n.nodeType === 1) index += 1;
+  return index;
 }
 
 /**

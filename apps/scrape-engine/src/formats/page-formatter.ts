@@ -28,8 +28,7 @@ export class PageFormatter {
   format(request: Pick<ScrapeRequest, 'format' | 'extract' | 'only_main_content' | 'include_images' | 'include_metadata'>, html: string, url: string): FormattedPage {
     const page = new ParsedPage(html, url);
     const extracted = request.extract ? this.extractor.extract(page, request.extract) : null;
-    const wantsMetadata = request.include_metadata ?? request.format === 'markdown';
-    const metadata = wantsMetadata ? pageMetadataOf(page) : null;
+    const metadata = request.include_metadata ? pageMetadataOf(page) : null;
     if (request.format !== 'markdown') return { markdown: null, extracted, metadata, notes: [] };
     const converted = this.markdown.convert(page, { onlyMainContent: request.only_main_content ?? false, includeImages: request.include_images ?? true });
     const notes: string[] = [];

@@ -109,7 +109,7 @@ export class ActionFailure {
   message: string;
 }
 
-/** Beyond the spec: what an LLM pipeline wants beside the page's text (include_metadata). */
+/** Beyond the spec: what an LLM pipeline wants beside the page's text (include_metadata=true). */
 export class PageMetadata {
   @ApiProperty({ type: String, nullable: true, description: '<title>, else og:title.' })
   title: string | null;
@@ -155,7 +155,7 @@ export class ScrapeResultBody {
   body_base64: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Reserved for offloaded large binary bodies; always null.' })
   body_url: string | null;
-  @ApiPropertyOptional(nullableObject(PageMetadata, 'Beyond the spec: title, description, language, canonical URL and links; set with format=markdown or include_metadata=true, else null.'))
+  @ApiPropertyOptional(nullableObject(PageMetadata, 'Beyond the spec: title, description, language, canonical URL and links when include_metadata=true, else null.'))
   metadata?: PageMetadata | null;
   /** Browser mode: the action that stopped the action list (index path, type, why), else null. */
   @ApiPropertyOptional(nullableObject(ActionFailure, 'Browser mode: the action that stopped the action list, else null.'))

@@ -107,10 +107,10 @@ export class ScrapeRequest {
   @IsBoolean()
   include_images: boolean = true;
 
-  @ApiPropertyOptional({ type: Boolean, nullable: true, default: null, description: 'Beyond the spec. Fill `metadata` (title, description, language, canonical URL, links). null: with format=markdown only.' })
+  @ApiPropertyOptional({ default: false, description: 'Beyond the spec. Fill `metadata`: title, description, language, canonical URL and the links of the page (either format).' })
   @IsOptional()
   @IsBoolean()
-  include_metadata: boolean | null = null;
+  include_metadata: boolean = false;
 
   @ApiPropertyOptional({ default: false })
   @IsOptional()
