@@ -1,4 +1,4 @@
-import { HTMLElement as ParsedElement, Node as ParsedNode, NodeType } from 'node-html-parser';
+import { HTMLElement as ParsedElement, NodeType, TextNode } from 'node-html-parser';
 import { absoluteUrl } from './absolute-urls';
 import { textOf } from './parsed-page';
 
@@ -168,7 +168,9 @@ export function conversionTreeOf(root: ParsedElement, options: TreeOptions): Ele
 function appendChildren(target: ElementNode, source: ParsedElement, options: TreeOptions, depth: number, inPre: boolean): void {
   for (const child of source.childNodes) {
     if (child.nodeType === NodeType.TEXT_NODE) {
-      const text = (child as ParsedNode).text;
+      // Entity decoding only where there is an entity (most text nodes have none).
+      const raw = (child as TextNode).rawText;
+      const text = raw.includes('&') ? (child as TextNode).text : raw;
       if (text) appendText(target, text);
     } else if (child.nodeType === NodeType.ELEMENT_NODE) {
       appendElement(target, child as ParsedElement, options, depth + 1, inPre);
