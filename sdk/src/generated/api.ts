@@ -777,6 +777,21 @@ export interface components {
              * @enum {string}
              */
             format?: "html" | "markdown";
+            /**
+             * @description Beyond the spec. With format=markdown: only the main article (as a reader view finds it: navigation, headers, footers, cookie banners, sidebars, ads and comments dropped), headed by its title. A page with no article is converted whole. html stays the page as served.
+             * @default false
+             */
+            only_main_content?: boolean;
+            /**
+             * @description Beyond the spec. With format=markdown: images as ![alt](absolute-url), or left out when false. Inline data: images are never copied (their alt text stands in).
+             * @default true
+             */
+            include_images?: boolean;
+            /**
+             * @description Beyond the spec. Fill `metadata`: title, description, language, canonical URL and the links of the page (either format).
+             * @default false
+             */
+            include_metadata?: boolean;
             /** @default false */
             browser?: boolean;
             /**
@@ -918,6 +933,8 @@ export interface components {
             body_base64: string | null;
             /** @description Reserved for offloaded large binary bodies; always null. */
             body_url: string | null;
+            /** @description Beyond the spec: title, description, language, canonical URL and links when include_metadata=true, else null. */
+            metadata?: components["schemas"]["PageMetadata"] | null;
             /** @description Browser mode: the action that stopped the action list, else null. */
             action_error?: components["schemas"]["ActionFailure"] | null;
         };
@@ -1115,6 +1132,8 @@ export interface components {
             body_base64: string | null;
             /** @description Reserved for offloaded large binary bodies; always null. */
             body_url: string | null;
+            /** @description Beyond the spec: title, description, language, canonical URL and links when include_metadata=true, else null. */
+            metadata?: components["schemas"]["PageMetadata"] | null;
             /** @description Browser mode: the action that stopped the action list, else null. */
             action_error?: components["schemas"]["ActionFailure"] | null;
             url: string;
@@ -1394,6 +1413,21 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             cursor_next: string | null;
             has_more: boolean;
+        };
+        PageMetadata: {
+            /** @description <title>, else og:title. */
+            title: string | null;
+            /** @description meta description, else og:description. */
+            description: string | null;
+            /**
+             * @description <html lang>, else the content-language meta.
+             * @example en
+             */
+            language: string | null;
+            /** @description link rel=canonical (absolute), else og:url. */
+            canonical_url: string | null;
+            /** @description Absolute http(s) links of the page, fragments dropped, first occurrence order, at most 1000. */
+            links: string[];
         };
         ActionFailure: {
             /** @example actions[2] */
