@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import TurndownService from 'turndown';
 import { MainContentReader } from '../../apps/scrape-engine/src/formats/main-content-reader';
 import { MarkdownConverter } from '../../apps/scrape-engine/src/formats/markdown-converter';
@@ -9,7 +8,7 @@ import { CORPUS_PAGE_URL, CorpusPage, measurePage, PageQuality, readCorpus, summ
 /**
  * HTML → markdown over the real corpus (../shared/corpus/pages): ours side by side with plain
  * turndown + GFM (what we ran before, the speed baseline), node-html-markdown 2, mdream and
- * @kreuzberg/html-to-markdown-node (Rust), all in this process on the same pages. Quality per page
+ * kreuzberg's html-to-markdown (Rust, as WebAssembly), all in this process on the same pages. Quality per page
  * then averaged (see markdown-quality.ts); speed as MB/s over the corpus and the largest page's time.
  *
  * Run alone: `npm run bench:markdown` (prints the table README carries); `npm run bench` takes its
@@ -33,18 +32,18 @@ export async function markdownConverters(): Promise<Array<{ name: string; conver
   const plain = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' }).use(gfm).remove(['script', 'style', 'noscript', 'template', 'head'] as never);
   const { NodeHtmlMarkdown } = await import('node-html-markdown');
   const nhm = new NodeHtmlMarkdown();
-  // mdream's native binary needs Node 22; its WebAssembly build (the same Rust converter) runs here.
-  const mdream = await importEsm<{ initSync(o: { module: Buffer }): void; htmlToMarkdownResult(html: string, options?: unknown): { markdown?: string } }>('mdream/wasm');
-  mdream.initSync({ module: fs.readFileSync(require.resolve('mdream/wasm/mdream_edge_bg.wasm')) });
+  // mdream 0.17.1: its last pure-JavaScript release (1.x ships platform binaries, some of which the registry here lacks, which breaks npm ci).
+  const mdream = await importEsm<{ htmlToMarkdown(html: string, options?: { origin?: string }): string }>('mdream');
+  // kreuzberg's Rust converter as its WebAssembly build (one package; the native one is per platform).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const kreuzberg = require('@kreuzberg/html-to-markdown-node') as { convert(html: string): { content: string } };
+  const kreuzberg = require('@kreuzberg/html-to-markdown-wasm/pkg/nodejs/html_to_markdown_wasm.js') as { convert(html: string): { content?: string } };
   return [
     { name: 'ours (turndown + our rules, one parse)', convert: (html, url) => ours.convert(new ParsedPage(html, url)).markdown },
     { name: 'ours, only_main_content', convert: (html, url) => ours.convert(new ParsedPage(html, url), { onlyMainContent: true }).markdown },
     { name: 'plain turndown + GFM plugin', convert: (html) => plain.turndown(html) },
     { name: 'node-html-markdown 2.0.0', convert: (html) => nhm.translate(html) },
-    { name: 'mdream 1.7.2 (WebAssembly build)', convert: (html) => mdream.htmlToMarkdownResult(html, undefined).markdown ?? '' },
-    { name: '@kreuzberg/html-to-markdown-node 3.7.2', convert: (html) => kreuzberg.convert(html).content },
+    { name: 'mdream 0.17.1 (JavaScript)', convert: (html, url) => mdream.htmlToMarkdown(html, { origin: new URL(url).origin }) },
+    { name: '@kreuzberg/html-to-markdown-wasm 3.7.2 (Rust, WebAssembly)', convert: (html) => kreuzberg.convert(html).content ?? '' },
   ];
 }
 
