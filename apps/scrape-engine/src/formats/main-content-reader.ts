@@ -2,7 +2,6 @@ import { Readability } from '@mozilla/readability';
 import { importEsm } from '@lib/runtime';
 import { HTMLElement, Node, NodeType, parse } from 'node-html-parser';
 import { PARSE_OPTIONS, ParsedPage } from './parsed-page';
-import { alignRawText } from './raw-text-boundaries';
 
 type ParseHtml = (html: string) => { document: unknown };
 
@@ -30,7 +29,7 @@ export class MainContentReader {
     // Readability's passes cost elements × depth: a pathological page is converted whole instead of stalling the process.
     if (!withinBounds(page.root)) return null;
     try {
-      const { document } = this.parseHTML(alignRawText(page.html));
+      const { document } = this.parseHTML(page.alignedHtml);
       const article = new Readability(document as unknown as Document, { keepClasses: true }).parse();
       if (!article?.content || !article.textContent?.trim()) return null;
       // The article's title heads it, unless the article already has its own <h1>.

@@ -11,6 +11,7 @@ export const PARSE_OPTIONS = { comment: false, blockTextElements: { script: true
  * browser ends them (see alignRawText), so the tree holds the page a browser would show.
  */
 export class ParsedPage {
+  private aligned: string | null = null;
   private parsed: HTMLElement | null = null;
   private base: string | null = null;
 
@@ -19,8 +20,13 @@ export class ParsedPage {
     readonly url: string,
   ) {}
 
+  /** The page with its raw-text elements ending where a browser ends them; every parse of this page reads this. */
+  get alignedHtml(): string {
+    return (this.aligned ??= alignRawText(this.html));
+  }
+
   get root(): HTMLElement {
-    return (this.parsed ??= parse(alignRawText(this.html), PARSE_OPTIONS));
+    return (this.parsed ??= parse(this.alignedHtml, PARSE_OPTIONS));
   }
 
   /** The <body>, or the whole document when the page has none (a fragment). */
