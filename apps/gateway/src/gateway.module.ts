@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { AgentEndpointController } from './agent-tools/agent-endpoint.controller';
+import { AgentToolbox } from './agent-tools/agent-toolbox';
+import { AgentToolServer } from './agent-tools/agent-tool-server';
 import { CreateClientController } from './admin-clients/create-client/create-client.controller';
 import { RotateTokenController } from './admin-clients/rotate-token/rotate-token.controller';
 import { RequestAdmission } from './admission/request-admission';
@@ -25,9 +28,9 @@ import { EngineWatch } from './sync-scrape/engine-watch';
 import { InFlightEventsController } from './sync-scrape/in-flight-events.controller';
 import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
 
-/** gateway: public REST under /v1 — auth, rate limits, quotas, errors — in front of the contexts. */
+/** gateway: public REST under /v1 and the agent endpoint at /mcp — auth, rate limits, quotas, errors — in front of the contexts. */
 @Module({
-  controllers: [QuotaEventsController, InFlightEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController, CollectionsController, RunsController, WebhooksController, ProxiesController, UsageController, ViabilityTestsController],
+  controllers: [QuotaEventsController, InFlightEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController, CollectionsController, RunsController, WebhooksController, ProxiesController, UsageController, ViabilityTestsController, AgentEndpointController],
   providers: [
     ClientDirectory,
     ClientBootstrap,
@@ -40,6 +43,8 @@ import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
     SyncScrapeHandler,
     EngineWatch,
     IdempotencyKeys,
+    AgentToolbox,
+    AgentToolServer,
     { provide: OPENAPI_DOCUMENT, useValue: { current: null } },
   ],
 })

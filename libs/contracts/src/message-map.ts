@@ -10,7 +10,7 @@ import type { GetJobResultQuery, JobListingPage, JobResultReply, ListJobsQuery, 
 import type { Packed } from './packed';
 import type { CountryReference, CountryRequestList, CountryRequestView, ProxyCountryName, DecideCountryRequestCommand, ListCountryRequestsQuery, ProxyClientReference, ProxyStatusReply, RequestCountryCommand, RequestCountryReply } from './proxy/country-proxy.messages';
 import type { RunDeliveriesReference, WebhookDeliveryLog, WebhookSecretQuery, WebhookSecretReply } from './webhooks/webhook.messages';
-import type { CreateViabilityRunCommand, ListViabilityRunsQuery, ViabilityRunList, ViabilityRunReference, ViabilityRunView } from './viability/viability.messages';
+import type { AnalyseUrlCommand, CreateViabilityRunCommand, ViabilityResult, ListViabilityRunsQuery, ViabilityRunList, ViabilityRunReference, ViabilityRunView } from './viability/viability.messages';
 import { SUBJECTS } from './subjects';
 
 export type { Packed };
@@ -54,6 +54,7 @@ export type RequestReplyMap = {
   [SUBJECTS.viability.create]: { request: CreateViabilityRunCommand; reply: ViabilityRunView };
   [SUBJECTS.viability.get]: { request: ViabilityRunReference; reply: ViabilityRunView };
   [SUBJECTS.viability.list]: { request: ListViabilityRunsQuery; reply: ViabilityRunList };
+  [SUBJECTS.viability.analyse]: { request: AnalyseUrlCommand; reply: { verdict: ViabilityResult; credits_charged: number } };
   [SUBJECTS.webhooks.secret]: { request: WebhookSecretQuery; reply: WebhookSecretReply };
   [SUBJECTS.webhooks.rotateSecret]: { request: WebhookSecretQuery; reply: WebhookSecretReply };
   [SUBJECTS.webhooks.deliveries]: { request: RunDeliveriesReference; reply: WebhookDeliveryLog };

@@ -82,6 +82,8 @@ export const SUBJECTS = {
     create: 'viability-analyzer.run.create.command.v1',
     get: 'viability-analyzer.run.get.query.v1',
     list: 'viability-analyzer.run.list.query.v1',
+    /** Analyse one URL synchronously (the agent endpoint's `discover`): the verdict, no run stored. */
+    analyse: 'viability-analyzer.url.analyse.command.v1',
   },
   webhooks: {
     secret: 'webhook-sender.secret.get.query.v1',

@@ -9,8 +9,12 @@ const RELEASE_RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 16_000];
 
 /**
  * Runs billable work the one way: hold the credits before it starts (429 when the month cannot
- * cover them), then charge when the facts say it is billable — recorded once under `chargeKey` —
- * or release them when it is not, or when the work throws. The response headers follow the ledger.
+ * cover them), then charge when the facts say it is billable — recorded once, under a charge key
+ * made of `kind` and the hold's own id — or release them when it is not, or when the work throws.
+ * The response headers follow the ledger.
+ *
+ * The key is never made from anything the client sends: a client-chosen X-Request-Id repeated on
+ * every call would otherwise make every call after the first an already-recorded (free) charge.
  */
 @Injectable()
 export class ChargedExecution {
@@ -18,13 +22,14 @@ export class ChargedExecution {
 
   constructor(private readonly credits: CreditGate) {}
 
-  async run<T>(admission: Admission, chargeKey: string, creditsToHold: number, work: () => Promise<{ facts: ScrapeExecutionFacts; result: T; details?: Record<string, unknown> }>): Promise<T> {
+  async run<T>(admission: Admission, kind: string, creditsToHold: number, work: () => Promise<{ facts: ScrapeExecutionFacts; result: T; details?: Record<string, unknown> }>): Promise<T> {
     const client = admission.client!;
     const hold = await this.credits.hold(client, creditsToHold, HOLD_TTL_SECONDS, admission.requestId);
     try {
       const { facts, result, details } = await work();
       if (facts.billable) {
-        admission.quota = await this.credits.charge(client, hold, facts.credits, chargeKey, facts.mode, {
+        admission.quota = await this.credits.charge(client, hold, facts.credits, `${kind}:${hold.reservationId}`, facts.mode, {
+          request_id: admission.requestId,
           domain: facts.target_domain,
           status_code: facts.status_code,
           block_reason: facts.block_reason,

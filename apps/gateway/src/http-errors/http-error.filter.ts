@@ -26,6 +26,8 @@ export class HttpErrorFilter implements ExceptionFilter {
       this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
     }
     if (response.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(response.retryAfterSeconds))));
+    // RFC 6750 §3, which MCP clients follow too: a 401 names the scheme it wants.
+    if (response.status === 401) reply.header('www-authenticate', 'Bearer realm="scraping-api"');
     void reply.status(response.status).type('application/json; charset=utf-8').send(response.body);
   }
 

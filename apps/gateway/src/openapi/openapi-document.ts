@@ -117,7 +117,15 @@ function dropUnreferencedSchemas(document: OpenAPIObject): void {
   for (const name of Object.keys(schemas)) if (!reached.has(name)) delete schemas[name];
 }
 
-type DeclaredOperation = OperationObject & { 'x-access'?: RouteAccessLevel; 'x-fails'?: DomainErrorCode[]; 'x-validation-status'?: number };
+type DeclaredOperation = OperationObject & {
+  'x-access'?: RouteAccessLevel;
+  'x-fails'?: DomainErrorCode[];
+  'x-validation-status'?: number;
+  /** Success statuses answered without a body (the agent endpoint's 202 to notifications). */
+  'x-empty-responses'?: Record<string, string>;
+  /** A route that exists to answer 405 (the stateless agent endpoint's GET and DELETE). */
+  'x-method-not-allowed'?: boolean;
+};
 
 function completeOperation(method: string, name: string, operation: DeclaredOperation, shared: SharedResponses): void {
   const access = operation['x-access'];
@@ -125,17 +133,24 @@ function completeOperation(method: string, name: string, operation: DeclaredOper
   const fails = operation['x-fails'] ?? [];
   const validationStatus = operation['x-validation-status'] ?? 422;
   // x-access stays: who may call an operation is part of its contract (README's table reads it).
+  const emptyResponses = operation['x-empty-responses'] ?? {};
+  const notAllowed = operation['x-method-not-allowed'] === true;
   delete operation['x-fails'];
   delete operation['x-validation-status'];
+  delete operation['x-empty-responses'];
+  delete operation['x-method-not-allowed'];
   if (!operation.summary) throw new Error(`${name}: no summary (@ApiOperation)`);
   operation.security = access === 'public' ? [] : [{ bearer: [] }];
 
   const responses: Record<string, ResponseObject | ReferenceObject | undefined> = operation.responses;
   const successes = Object.keys(responses).filter((status) => status.startsWith('2'));
-  if (successes.length !== 1) throw new Error(`${name}: needs exactly one success response (@Returns), has ${successes.join(', ') || 'none'}`);
+  if (notAllowed ? successes.length !== 0 || !responses['405'] : successes.length !== 1) {
+    throw new Error(`${name}: needs exactly one success response (@Returns), or none and a 405 when it only refuses; has ${successes.join(', ') || 'none'}`);
+  }
   for (const [status, response] of Object.entries(responses)) {
     if (!response || '$ref' in response || !response.content) throw new Error(`${name}: the ${status} response has no schema; declare errors with @Fails(code)`);
   }
+  for (const [status, description] of Object.entries(emptyResponses)) responses[status] = { description };
 
   const errors: DeclaredError[] = [...ANY_REQUEST];
   const codes: DomainErrorCode[] = [...fails];

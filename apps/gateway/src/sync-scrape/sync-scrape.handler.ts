@@ -28,7 +28,7 @@ export class SyncScrapeHandler {
   async scrape(request: ScrapeRequest, admission: Admission): Promise<ScrapeResultBody> {
     await this.assertProxyApproved(request.use_proxy, admission);
     const cost = request.browser ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
-    return this.charged.run(admission, `sync-scrape:${admission.requestId}`, cost, async () => {
+    return this.charged.run(admission, 'sync-scrape', cost, async () => {
       const reply = await this.callEngine(SUBJECTS.scrape.execute, this.command(request, admission), admission);
       const result = await this.bus.unpack(reply.result);
       return { facts: reply.facts, result, details: { execution_ms: result.timings.total_ms, success: result.guidance.success === true } };
@@ -37,7 +37,7 @@ export class SyncScrapeHandler {
 
   async download(request: DownloadRequest, admission: Admission): Promise<DownloadResultBody> {
     await this.assertProxyApproved(request.use_proxy, admission);
-    return this.charged.run(admission, `sync-download:${admission.requestId}`, CREDIT_COST.simple_request, async () => {
+    return this.charged.run(admission, 'sync-download', CREDIT_COST.simple_request, async () => {
       const reply = await this.callEngine(SUBJECTS.scrape.download, this.command(request, admission), admission);
       const result = await this.bus.unpack(reply.result);
       return { facts: reply.facts, result, details: { execution_ms: Math.round((result.executionTime ?? 0) * 1000), success: result.statusCode >= 200 && result.statusCode < 300 } };

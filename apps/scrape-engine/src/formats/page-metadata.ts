@@ -40,6 +40,7 @@ export function pageMetadataOf(page: ParsedPage): PageMetadata {
     description: metas.get('description') ?? metas.get('og:description') ?? metas.get('twitter:description') ?? null,
     language: language ?? metas.get('content-language') ?? null,
     canonical_url: canonical ? absoluteUrl(canonical, page.baseUrl) : null,
+    final_url: page.url,
     links: [...links],
   };
 }

@@ -92,7 +92,7 @@ export class ViabilityWorker implements OnApplicationBootstrap, OnApplicationShu
         await this.store.complete(claim, entryWithoutEvidence(claim.url, `the analysis was started ${claim.attempt - 1} times without finishing (its worker stopped or failed each time)`));
         return;
       }
-      const result = await this.analysis.analyse(claim.url, claim.depth, this.prober.for(claim));
+      const result = await this.analysis.analyse(claim.url, claim.depth, this.prober.forClaim(claim));
       if (!(await this.store.complete(claim, result))) this.logger.warn(`${claim.url} (run ${claim.runId}) was taken over by another worker; its answer counts`);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

@@ -13,12 +13,24 @@ const HOLD_TTL_SECONDS = 600;
 // Engine answers that say the request itself is wrong rather than the engine unavailable.
 const REFUSALS: Record<string, string> = { 'target.blocked': 'target_blocked', 'scrape.invalid_request': 'invalid_request', 'request.validation_failed': 'invalid_request' };
 
+/** Whose credits an analysis spends, and how its probes are named in the ledger. */
+export interface ProbeAccount {
+  clientId: string;
+  monthlyCredits: number | null;
+  /** One analysis of one URL: its probes' charge keys and correlation id start with it. */
+  analysisKey: string;
+  /** Names this attempt's engine requests: an analysis started again gets fresh ones. */
+  attempt: number;
+  /** Written into every ledger entry of the analysis (which run, or which agent call, it served). */
+  ledgerDetails: Record<string, unknown>;
+}
+
 /**
- * Probes a claimed URL through scrape-engine over the message bus, each probe charged exactly as a
- * sync scrape: credits held from billing-meter first (refused → `quota_exceeded`, nothing fetched),
- * then charged when the site answered (1 simple, 5 browser) under a key naming the run, the URL and
- * the probe — so an analysis re-run after a worker died is never charged twice — or released when
- * it did not. Every ledger entry carries the run id.
+ * Probes a URL through scrape-engine over the message bus, each probe charged exactly as a sync
+ * scrape: credits held from billing-meter first (refused → `quota_exceeded`, nothing fetched), then
+ * charged when the site answered (1 simple, 5 browser) under a key naming the analysis and the
+ * probe — so an analysis re-run after a worker died is never charged twice — or released when it
+ * did not. Every ledger entry carries the account's details (the run id, or the agent call's).
  */
 @Injectable()
 export class ChargedEngineProber {
@@ -26,24 +38,38 @@ export class ChargedEngineProber {
 
   constructor(@Inject(MessageBus) private readonly bus: MessageBus) {}
 
-  for(claim: ClaimedUrl): UrlProber {
-    return { probe: (label, request) => this.probe(claim, label, request) };
+  /** A viability run's URL, as the worker claimed it. */
+  forClaim(claim: ClaimedUrl): UrlProber {
+    return this.for({ clientId: claim.clientId, monthlyCredits: claim.monthlyCredits, analysisKey: `viability:${claim.runId}:${claim.position}`, attempt: claim.attempt, ledgerDetails: { viability_run_id: claim.runId } });
   }
 
-  private async probe(claim: ClaimedUrl, label: ProbeLabel, request: Record<string, unknown>): Promise<ProbeAttempt> {
+  /** A prober that also tallies what its probes were charged (for an answer that reports it). */
+  for(account: ProbeAccount): UrlProber & { creditsCharged(): number } {
+    let charged = 0;
+    return {
+      probe: async (label, request) => {
+        const attempt = await this.probe(account, label, request);
+        if (attempt.kind === 'answered' && attempt.facts.billable) charged += attempt.facts.credits;
+        return attempt;
+      },
+      creditsCharged: () => charged,
+    };
+  }
+
+  private async probe(account: ProbeAccount, label: ProbeLabel, request: Record<string, unknown>): Promise<ProbeAttempt> {
     const cost = request.browser === true ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
-    const correlationId = `viability:${claim.runId}:${claim.position}`;
-    const hold = await this.bus.request(SUBJECTS.billing.creditsReserve, { client_id: claim.clientId, monthly_credits: claim.monthlyCredits, credits: cost, ttl_seconds: HOLD_TTL_SECONDS }, { correlationId });
+    const correlationId = account.analysisKey;
+    const hold = await this.bus.request(SUBJECTS.billing.creditsReserve, { client_id: account.clientId, monthly_credits: account.monthlyCredits, credits: cost, ttl_seconds: HOLD_TTL_SECONDS }, { correlationId });
     if (!hold.granted || !hold.reservation_id) {
       return { kind: 'refused', error: 'quota_exceeded', message: `the monthly credit quota cannot cover this probe (${cost} credits; ${hold.quota.used} of ${hold.quota.limit} used)` };
     }
-    const reservation = { reservation_id: hold.reservation_id, monthly_credits: claim.monthlyCredits };
+    const reservation = { reservation_id: hold.reservation_id, monthly_credits: account.monthlyCredits };
     let facts: ScrapeExecutionFacts;
     let result;
     try {
       const reply = await this.bus.request(
         SUBJECTS.scrape.execute,
-        { request_id: `${correlationId}:${label}:${claim.attempt}`, client_id: claim.clientId, request },
+        { request_id: `${correlationId}:${label}:${account.attempt}`, client_id: account.clientId, request },
         { correlationId, timeoutMs: ENGINE_TIMEOUT_MS },
       );
       facts = reply.facts;
@@ -60,9 +86,9 @@ export class ChargedEngineProber {
         {
           ...reservation,
           credits: facts.credits,
-          charge_key: `viability:${claim.runId}:${claim.position}:${label}`,
+          charge_key: `${account.analysisKey}:${label}`,
           mode: facts.mode as BillableMode,
-          details: { viability_run_id: claim.runId, probe: label, domain: facts.target_domain, status_code: facts.status_code, block_reason: facts.block_reason, success: result.guidance.success === true },
+          details: { ...account.ledgerDetails, probe: label, domain: facts.target_domain, status_code: facts.status_code, block_reason: facts.block_reason, success: result.guidance.success === true },
         },
         { correlationId },
       );

@@ -119,6 +119,8 @@ export class PageMetadata {
   language: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'link rel=canonical (absolute), else og:url.' })
   canonical_url: string | null;
+  @ApiProperty({ description: 'The URL the page was finally served from, after redirects (browser mode: after client-side navigation too).' })
+  final_url: string;
   @ApiProperty({ type: [String], description: 'Absolute http(s) links of the page, fragments dropped, first occurrence order, at most 1000.' })
   links: string[];
 }
@@ -155,7 +157,7 @@ export class ScrapeResultBody {
   body_base64: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Reserved for offloaded large binary bodies; always null.' })
   body_url: string | null;
-  @ApiPropertyOptional(nullableObject(PageMetadata, 'Beyond the spec: title, description, language, canonical URL and links when include_metadata=true, else null.'))
+  @ApiPropertyOptional(nullableObject(PageMetadata, 'Beyond the spec: title, description, language, canonical URL, final URL and links when include_metadata=true, else null.'))
   metadata?: PageMetadata | null;
   /** Browser mode: the action that stopped the action list (index path, type, why), else null. */
   @ApiPropertyOptional(nullableObject(ActionFailure, 'Browser mode: the action that stopped the action list, else null.'))

@@ -107,7 +107,7 @@ export class ScrapeRequest {
   @IsBoolean()
   include_images: boolean = true;
 
-  @ApiPropertyOptional({ default: false, description: 'Beyond the spec. Fill `metadata`: title, description, language, canonical URL and the links of the page (either format).' })
+  @ApiPropertyOptional({ default: false, description: 'Beyond the spec. Fill `metadata`: title, description, language, canonical URL, final URL (after redirects) and the links of the page (either format).' })
   @IsOptional()
   @IsBoolean()
   include_metadata: boolean = false;

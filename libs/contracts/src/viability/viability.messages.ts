@@ -44,6 +44,33 @@ export class CreateViabilityRunCommand {
   monthly_credits: number | null;
 }
 
+/**
+ * Analyse one URL now and answer with its verdict (gateway → viability-analyzer): the agent
+ * endpoint's `discover` tool. The probes are charged as a viability run's are, under charge keys
+ * naming `request_id`, so a redelivered command is never charged twice.
+ */
+export class AnalyseUrlCommand {
+  @IsString()
+  @Length(1, 128)
+  client_id: string;
+
+  @IsString()
+  @Length(1, 200)
+  request_id: string;
+
+  @IsString()
+  @MaxLength(8192)
+  url: string;
+
+  @IsIn(VIABILITY_DEPTHS)
+  depth: ViabilityDepth;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  monthly_credits: number | null;
+}
+
 export class ViabilityRunReference {
   @IsString()
   @Length(1, 128)

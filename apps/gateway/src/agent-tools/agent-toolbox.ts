@@ -1,0 +1,277 @@
+import { ScrapeGuidance, ScrapeResultBody, SUBJECTS, VIABILITY_WORST_CASE_CREDITS, ViabilityResult } from '@lib/contracts';
+import { MessageBus } from '@lib/messaging';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import type { Admission } from '../admission/request-admission';
+import { CreditGate } from '../credits/credit-gate';
+import { PlatformHealth } from '../health/platform-health';
+import { SyncScrapeHandler } from '../sync-scrape/sync-scrape.handler';
+import { AGENT_SCRAPE_FIELDS, argumentsOf, depthOf, DiscoverArguments, markdownRequestOf, NoArguments, ScrapeAsMarkdownArguments, scrapeRequestOf, ScrapeUrlArguments, windowOf } from './tool-arguments';
+import { failureOf, failureResult, invalidArguments } from './tool-results';
+import type { ToolName } from './tool-schemas';
+import { describeWindow, textWindowOf, TextWindowView } from './text-window';
+import { oneLine, UntrustedContentFence } from './untrusted-content';
+
+// A discover call waits for its slowest probe (a browser render with its own budget); the analyser decides failure, not this.
+const DISCOVER_TIMEOUT_MS = 300_000;
+
+/**
+ * The six tools of the agent endpoint, each the same use case as its REST operation, run on the
+ * caller's admission: the same SSRF guard, credit holds, ledger entries and proxy approvals. What a
+ * tool adds is the agent's view: page content fenced as untrusted, cut to a token budget, failures
+ * as guidance the model can act on.
+ */
+@Injectable()
+export class AgentToolbox {
+  private readonly logger = new Logger('AgentToolbox');
+
+  constructor(
+    private readonly scrapes: SyncScrapeHandler,
+    @Inject(MessageBus) private readonly bus: MessageBus,
+    private readonly credits: CreditGate,
+    private readonly health: PlatformHealth,
+  ) {}
+
+  async call(tool: ToolName, rawArguments: unknown, admission: Admission): Promise<CallToolResult> {
+    const args = (rawArguments ?? {}) as Record<string, unknown>;
+    try {
+      switch (tool) {
+        case 'scrape_url':
+          return await this.scrapeUrl(rawArguments, admission);
+        case 'scrape_as_markdown':
+          return await this.scrapeAsMarkdown(rawArguments, admission);
+        case 'discover':
+          return await this.discover(rawArguments, admission);
+        case 'list_proxy_countries':
+          return await this.withoutArguments(tool, rawArguments, () => this.proxyCountries(admission));
+        case 'check_billing':
+          return await this.withoutArguments(tool, rawArguments, () => this.billing(admission));
+        case 'health_check':
+          return await this.withoutArguments(tool, rawArguments, () => this.healthCheck());
+      }
+    } catch (error) {
+      const failure = failureOf(error, args);
+      if (failure.error_type === 'internal_error') this.logger.error(`${tool} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      return failureResult(failure);
+    }
+  }
+
+  private async scrapeUrl(raw: unknown, admission: Admission): Promise<CallToolResult> {
+    const parsed = await argumentsOf(ScrapeUrlArguments, raw);
+    if (!parsed.ok) return invalidArguments('scrape_url', parsed.problems);
+    const request = scrapeRequestOf(parsed.value);
+    const { maxChars, offset } = windowOf(parsed.value);
+    const result = await this.scrapes.scrape(request, admission);
+    const fence = new UntrustedContentFence();
+    const body = (request.format === 'markdown' ? result.markdown : result.html) ?? '';
+    const window = textWindowOf(body, offset, maxChars);
+    const content = window.text.length > 0 ? fence.wrap(window.text, request.url, request.format) : null;
+    const pageValues = pageDataOf(result);
+    const pageData = pageValues ? fence.wrap(JSON.stringify(pageValues, null, 1), request.url, 'page_data') : null;
+    const guidance = forAgent(result.guidance, (suggested) => pick(suggested, AGENT_SCRAPE_FIELDS));
+    const binary = result.body_base64 ? ` The response is binary (${result.content_type ?? 'unknown type'}): it is not shown here; download it with POST /v1/sync/download.` : '';
+
+    const blocks: ContentBlock[] = [
+      { type: 'text', text: [summaryLine(request.url, result, admission.creditsCharged) + binary, ...guidanceLines(guidance), describeWindow(window, `Call scrape_url again with the same arguments and offset={next} for the next part (the page is fetched and charged again).`)].join('\n') },
+    ];
+    if (content) blocks.push({ type: 'text', text: content });
+    if (pageData) blocks.push({ type: 'text', text: pageData });
+    if (result.screenshot) blocks.push({ type: 'image', data: result.screenshot, mimeType: 'image/png' });
+    return {
+      isError: guidance.success !== true,
+      content: blocks,
+      structuredContent: {
+        url: request.url,
+        status_code: result.statusCode,
+        success: guidance.success === true,
+        message: result.message,
+        format: request.format,
+        content,
+        content_window: windowFields(window),
+        page_data: pageData,
+        screenshot_attached: Boolean(result.screenshot),
+        credits_charged: admission.creditsCharged,
+        guidance,
+        action_error: result.action_error ?? null,
+        execution_time_s: result.executionTime,
+      },
+    };
+  }
+
+  private async scrapeAsMarkdown(raw: unknown, admission: Admission): Promise<CallToolResult> {
+    const parsed = await argumentsOf(ScrapeAsMarkdownArguments, raw);
+    if (!parsed.ok) return invalidArguments('scrape_as_markdown', parsed.problems);
+    const request = markdownRequestOf(parsed.value);
+    const { maxChars, offset } = windowOf(parsed.value);
+    const result = await this.scrapes.scrape(request, admission);
+    const fence = new UntrustedContentFence();
+    const window = textWindowOf(result.markdown ?? '', offset, maxChars);
+    const markdown = window.text.length > 0 ? fence.wrap(window.text, request.url, 'markdown') : null;
+    const title = result.metadata?.title ? oneLine(result.metadata.title) : null;
+    const finalUrl = oneLine(result.metadata?.final_url ?? request.url, 2048);
+    // The engine says so when the page had no article and the whole page came back.
+    const wholePage = !request.only_main_content || result.guidance.next_steps.some((step) => step.includes('found no main article'));
+    const guidance = forAgent(result.guidance, (suggested) => ({
+      url: suggested.url ?? request.url,
+      ...(suggested.browser !== undefined ? { browser: suggested.browser } : {}),
+      ...(suggested.retry_on_block !== undefined ? { retry_on_block: suggested.retry_on_block } : {}),
+      ...(parsed.value.full_page ? { full_page: true } : {}),
+    }));
+    const header = [
+      `Title: ${title ?? '(none)'}`,
+      `URL: ${finalUrl}`,
+      summaryLine(request.url, result, admission.creditsCharged) + (wholePage ? ' Whole page.' : ' Main content only (full_page=true for the whole page).'),
+      ...guidanceLines(guidance),
+      describeWindow(window, `Call scrape_as_markdown again with the same arguments and offset={next} for the next part (the page is fetched and charged again).`),
+    ];
+    const blocks: ContentBlock[] = [{ type: 'text', text: header.join('\n') }];
+    if (markdown) blocks.push({ type: 'text', text: markdown });
+    return {
+      isError: guidance.success !== true,
+      content: blocks,
+      structuredContent: {
+        url: request.url,
+        final_url: finalUrl,
+        title,
+        status_code: result.statusCode,
+        success: guidance.success === true,
+        main_content_only: !wholePage,
+        markdown,
+        content_window: windowFields(window),
+        credits_charged: admission.creditsCharged,
+        guidance,
+      },
+    };
+  }
+
+  private async discover(raw: unknown, admission: Admission): Promise<CallToolResult> {
+    const parsed = await argumentsOf(DiscoverArguments, raw);
+    if (!parsed.ok) return invalidArguments('discover', parsed.problems);
+    const client = admission.client!;
+    const depth = depthOf(parsed.value);
+    // As POST /v1/async/viability-test: refused up front when the month cannot cover the depth's worst case.
+    await this.credits.assertAvailable(client, VIABILITY_WORST_CASE_CREDITS[depth], `a ${depth} discover`, admission.requestId);
+    const reply = await this.bus.request(
+      SUBJECTS.viability.analyse,
+      { client_id: client.id, request_id: randomUUID(), url: parsed.value.url, depth, monthly_credits: client.limits.monthlyCredits },
+      { correlationId: admission.requestId, timeoutMs: DISCOVER_TIMEOUT_MS },
+    );
+    admission.creditsCharged += reply.credits_charged;
+    const verdict = { ...reply.verdict, suggested_request: reply.verdict.suggested_request ? pick(reply.verdict.suggested_request, AGENT_SCRAPE_FIELDS) : null };
+    return {
+      content: [{ type: 'text', text: verdictLines(verdict, depth, reply.credits_charged).join('\n') }],
+      structuredContent: { url: parsed.value.url, depth, credits_charged: reply.credits_charged, verdict },
+    };
+  }
+
+  private async proxyCountries(admission: Admission): Promise<CallToolResult> {
+    const correlationId = admission.requestId;
+    const [catalog, status] = await Promise.all([
+      this.bus.request(SUBJECTS.proxies.countries, {}, { correlationId }),
+      this.bus.request(SUBJECTS.proxies.status, { client_id: admission.client!.id }, { correlationId }),
+    ]);
+    const text = [
+      `Approved for this client (use_proxy "<code>"): ${status.approved_countries.join(', ') || 'none'}.`,
+      `Pending approval: ${status.pending_countries.join(', ') || 'none'}.`,
+      'use_proxy "any" needs no approval.',
+      `All ${catalog.countries.length} countries a pool can be asked for: ${catalog.countries.map((c) => c.code).join(', ')}.`,
+    ];
+    return { content: [{ type: 'text', text: text.join('\n') }], structuredContent: { countries: catalog.countries, approved_countries: status.approved_countries, pending_countries: status.pending_countries } };
+  }
+
+  private async billing(admission: Admission): Promise<CallToolResult> {
+    const client = admission.client!;
+    const correlationId = admission.requestId;
+    // Asked afresh (not the header cache): an agent checks before spending.
+    const quota = await this.bus.request(SUBJECTS.billing.quotaQuery, { client_id: client.id, monthly_credits: client.limits.monthlyCredits }, { correlationId, timeoutMs: 3000 });
+    const report = await this.bus.request(SUBJECTS.billing.billing, { client_id: client.id, month: quota.month, by_url: false }, { correlationId });
+    const usage = report.clients[client.id];
+    const requests = {
+      simple_success: usage?.simple_success ?? 0,
+      simple_failed: usage?.simple_failed ?? 0,
+      browser_success: usage?.browser_success ?? 0,
+      browser_failed: usage?.browser_failed ?? 0,
+      total_requests: usage?.total_requests ?? 0,
+    };
+    const resetsAt = new Date(quota.resets_at * 1000).toISOString();
+    const structured = {
+      client_id: client.id,
+      plan: client.plan,
+      month: quota.month,
+      credits: { limit: quota.limit, used: quota.used, remaining: quota.remaining, resets_at: resetsAt, charged: usage?.credits ?? { simple: 0, browser: 0, total: 0 } },
+      requests,
+      rate_limit_per_minute: client.limits.rateLimitPerMinute,
+    };
+    const text = [
+      `${quota.month} (${client.plan} plan): ${quota.used} credits used of ${quota.limit ?? 'unlimited'}; ${quota.remaining ?? 'unlimited'} remaining; resets ${resetsAt}.`,
+      `Requests: ${requests.total_requests} (simple ${requests.simple_success} ok / ${requests.simple_failed} failed, browser ${requests.browser_success} ok / ${requests.browser_failed} failed). Rate limit: ${client.limits.rateLimitPerMinute} per minute.`,
+    ];
+    return { content: [{ type: 'text', text: text.join('\n') }], structuredContent: structured };
+  }
+
+  private async healthCheck(): Promise<CallToolResult> {
+    const report = await this.health.report();
+    const down = Object.entries(report.services).filter(([, s]) => s.status !== 'ok').map(([name]) => name);
+    const text = report.status === 'ok' ? `The platform is up (${report.runtime} runtime, version ${report.version}).` : `The platform is degraded: ${[...Object.entries(report.checks).filter(([, c]) => c.status !== 'ok').map(([n]) => n), ...down].join(', ')} down.`;
+    return { content: [{ type: 'text', text }], structuredContent: report as unknown as Record<string, unknown> };
+  }
+
+  private async withoutArguments(tool: ToolName, raw: unknown, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+    const parsed = await argumentsOf(NoArguments, raw);
+    return parsed.ok ? run() : invalidArguments(tool, parsed.problems);
+  }
+}
+
+function pick(source: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(fields.filter((field) => source[field] !== undefined).map((field) => [field, source[field]]));
+}
+
+/** The guidance with its suggested request as arguments of the same tool. */
+function forAgent(guidance: ScrapeGuidance, asArguments: (suggested: Record<string, unknown>) => Record<string, unknown>): ScrapeGuidance {
+  return { ...guidance, suggested_request: guidance.suggested_request ? asArguments(guidance.suggested_request) : null };
+}
+
+function pageDataOf(result: ScrapeResultBody): Record<string, unknown> | null {
+  const data: Record<string, unknown> = {};
+  if (result.extracted_data) data.extracted_data = result.extracted_data;
+  if (result.evaluate_results?.length) data.evaluate_results = result.evaluate_results;
+  return Object.keys(data).length > 0 ? data : null;
+}
+
+function summaryLine(url: string, result: ScrapeResultBody, credits: number): string {
+  const status = result.statusCode > 0 ? `HTTP ${result.statusCode}` : 'the site never answered';
+  const outcome = result.guidance.success ? 'usable content' : `not usable (${result.guidance.error_type ?? 'failed'}${result.guidance.error_provider ? `, ${result.guidance.error_provider}` : ''})`;
+  return `Scraped ${oneLine(url, 2048)}: ${status}, ${outcome}, ${credits} credit${credits === 1 ? '' : 's'} charged.`;
+}
+
+function guidanceLines(guidance: ScrapeGuidance): string[] {
+  if (guidance.success && guidance.next_steps.length === 0) return [];
+  const lines = guidance.next_steps.map((step) => `- ${step}`);
+  if (guidance.stop_reason) lines.push(`Retrying will not help: ${guidance.stop_reason}`);
+  if (guidance.suggested_request) lines.push(`Suggested arguments for the next attempt: ${JSON.stringify(guidance.suggested_request)}`);
+  return lines.length > 0 ? ['Next steps:', ...lines] : [];
+}
+
+function windowFields(window: TextWindowView) {
+  return { offset: window.offset, end: window.end, total_chars: window.total_chars, truncated: window.truncated, next_offset: window.next_offset };
+}
+
+function verdictLines(verdict: ViabilityResult, depth: string, credits: number): string[] {
+  const blockers = [
+    verdict.captcha_detected ? `CAPTCHA (${verdict.captcha_providers.join(', ') || 'unknown provider'})` : '',
+    verdict.cloudflare_level !== 'none' ? `Cloudflare: ${verdict.cloudflare_level}` : '',
+    verdict.login_wall.detected ? 'login wall' : '',
+    verdict.protection.length > 0 ? `protection: ${verdict.protection.join(', ')}` : '',
+  ].filter(Boolean);
+  return [
+    `Discover (${depth}) for ${oneLine(verdict.url, 2048)}: recommended strategy ${verdict.recommended_strategy}, difficulty ${verdict.difficulty}; ${credits} credit${credits === 1 ? '' : 's'} charged.`,
+    `Blockers: ${blockers.join('; ') || 'none seen'}.`,
+    `JavaScript required: ${verdict.javascript_required ? 'yes' : 'no'} (confidence ${verdict.browser_confidence}). Works with: ${[verdict.can_use_simple_request ? 'plain fetch' : '', verdict.can_use_extract_html ? 'main-content extraction' : '', verdict.can_use_browser ? 'browser' : ''].filter(Boolean).join(', ') || 'nothing tried worked'}.`,
+    ...(verdict.api_detected ? [`JSON APIs behind the page${verdict.api_auth_required ? ' (need credentials)' : ''}: ${verdict.api_endpoints.map((e) => oneLine(e, 2048)).join(', ')}.`] : []),
+    'Reasons:',
+    ...verdict.reasons.map((reason) => `- ${oneLine(reason, 1000)}`),
+    verdict.suggested_request ? `Suggested scrape_url arguments: ${JSON.stringify(verdict.suggested_request)}` : 'No scrape is suggested: the URL cannot be scraped as things stand.',
+  ];
+}
+

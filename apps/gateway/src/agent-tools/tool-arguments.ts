@@ -1,0 +1,102 @@
+import { DEFAULT_VIABILITY_DEPTH, ScrapeRequest, toProblems, VIABILITY_DEPTHS, ViabilityDepth, type ValidationProblem } from '@lib/contracts';
+import { IntersectionType, PickType } from '@nestjs/swagger';
+import { plainToInstance } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, validate } from 'class-validator';
+import { capProblems, inputShapeProblems } from '../http-errors/input-shape';
+import { DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT } from './text-window';
+
+/** The scrape request's fields that make sense for an agent (the rest — headers, cookies, network capture, http_method — stay REST-only). */
+export const AGENT_SCRAPE_FIELDS = ['url', 'format', 'browser', 'browser_type', 'extract', 'actions', 'screenshot', 'use_proxy', 'language', 'window_size', 'retry_on_block'] as const;
+
+class ContentWindowArguments {
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_CHARS_LIMIT)
+  max_chars?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  offset?: number;
+}
+
+/** scrape_url: the agent's fields of a scrape request (validated by the scrape request's own rules) and the content window. */
+export class ScrapeUrlArguments extends IntersectionType(PickType(ScrapeRequest, AGENT_SCRAPE_FIELDS), ContentWindowArguments) {}
+
+export class ScrapeAsMarkdownArguments extends ContentWindowArguments {
+  @IsString()
+  @MinLength(1)
+  @MaxLength(8192)
+  url: string;
+
+  @IsOptional()
+  @IsBoolean()
+  browser?: boolean;
+
+  @IsOptional()
+  @IsBoolean()
+  retry_on_block?: boolean;
+
+  @IsOptional()
+  @IsBoolean()
+  full_page?: boolean;
+}
+
+export class DiscoverArguments {
+  @IsString()
+  @MaxLength(8192)
+  @Matches(/^https?:\/\/[^\s/?#]+/i, { message: 'url must be an http or https URL.' })
+  url: string;
+
+  @IsOptional()
+  @IsIn(VIABILITY_DEPTHS)
+  depth?: ViabilityDepth;
+}
+
+/** Tools without arguments still refuse unknown ones: a misspelt argument is an error, never ignored. */
+export class NoArguments {}
+
+export type ToolArguments<T> = { ok: true; value: T } | { ok: false; problems: ValidationProblem[] };
+
+/**
+ * Validates a tool call's arguments into their class with the same bounds and rules as a REST
+ * body (input shape, class-validator, unknown fields refused), reporting every problem at once
+ * with its location (`["arguments", "actions", 0, "selector"]`).
+ */
+export async function argumentsOf<T extends object>(type: new () => T, raw: unknown): Promise<ToolArguments<T>> {
+  const value = raw ?? {};
+  if (typeof value !== 'object' || Array.isArray(value)) return { ok: false, problems: [{ loc: ['arguments'], msg: 'The arguments must be a JSON object.', type: 'dict_type' }] };
+  const shape = inputShapeProblems(value, ['arguments']);
+  if (shape.length > 0) return { ok: false, problems: shape };
+  const instance = plainToInstance(type, value);
+  const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false });
+  if (errors.length > 0) return { ok: false, problems: capProblems(toProblems(errors, ['arguments']), ['arguments']) };
+  return { ok: true, value: instance };
+}
+
+/** The scrape request a scrape_url call stands for: the spec's defaults for everything the agent left out. */
+export function scrapeRequestOf(args: ScrapeUrlArguments): ScrapeRequest {
+  const fields = Object.fromEntries(AGENT_SCRAPE_FIELDS.filter((name) => args[name] !== undefined).map((name) => [name, args[name]]));
+  return plainToInstance(ScrapeRequest, fields);
+}
+
+/** scrape_as_markdown: the main article as markdown (or the whole page), with its title and final URL. */
+export function markdownRequestOf(args: ScrapeAsMarkdownArguments): ScrapeRequest {
+  return plainToInstance(ScrapeRequest, {
+    url: args.url,
+    format: 'markdown',
+    only_main_content: args.full_page !== true,
+    include_metadata: true,
+    browser: args.browser ?? false,
+    retry_on_block: args.retry_on_block ?? false,
+  });
+}
+
+export function windowOf(args: { max_chars?: number; offset?: number }): { maxChars: number; offset: number } {
+  return { maxChars: args.max_chars ?? DEFAULT_MAX_CHARS, offset: args.offset ?? 0 };
+}
+
+export function depthOf(args: DiscoverArguments): ViabilityDepth {
+  return args.depth ?? DEFAULT_VIABILITY_DEPTH;
+}
