@@ -9,6 +9,7 @@ import path from 'node:path';
 import { importEsm } from '@lib/runtime';
 import http from 'node:http';
 import { startPlatform } from '../../apps/platform/src/platform';
+import { benchAgentMarkdown } from './agent-bench';
 import { benchBrowser } from './browser-bench';
 import { benchCollectionRun } from './collection-bench';
 import { runLoad } from './load';
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
   const direct = await closedLoop(() => gotScraping(page.url, { retry: { limit: 0 } }), CONCURRENCY, SECONDS);
   const scrapeBody = JSON.stringify({ url: page.url });
   const service = await runLoad(`${platform.url}/v1/sync/scrape`, { authorization: `Bearer ${created.token}` }, CONCURRENCY, SECONDS, scrapeBody);
+  const agentMarkdown = await benchAgentMarkdown(platform.url, created.token, page.url, CONCURRENCY, SECONDS);
   const rpc = await timeLoop(() => bus.request(SUBJECTS.billing.quotaQuery, { client_id: 'bench', monthly_credits: 1000 }), SECONDS);
   const config = loadPlatformConfig({});
   const collection = await benchCollectionRun(platform.url, created.token, page.url, config.jobWorkerConcurrency, (url) => gotScraping(url, { retry: { limit: 0 } }));
@@ -75,6 +77,11 @@ async function main(): Promise<void> {
     { figure: 'quota query over the in-process bus (round trips/s, incl. database)', value: rpc.perSecond, detail: `${rpc.count} round trips in ${rpc.seconds.toFixed(1)} s` },
     { figure: 'peak RSS of the embedded platform under this load (MB)', value: Math.round(peakRss / 1024 / 1024), detail: 'whole process: 8 contexts + load generator' },
     { figure: 'simple scrape through the service ÷ direct got-scraping loop (same page)', value: ratio(service.perSecond, direct.perSecond), detail: `${service.perSecond} vs ${direct.perSecond} pages/s; service p50 ${service.p50Ms} ms, p99 ${service.p99Ms} ms; non-2xx ${service.non2xx}` },
+    {
+      figure: 'agent endpoint: scrape_as_markdown calls/s ÷ the same REST scrape (format=markdown, main content, metadata; goal ≥ 0.9)',
+      value: ratio(agentMarkdown.mcpCallsPerSecond, agentMarkdown.restPerSecond),
+      detail: `${agentMarkdown.mcpCallsPerSecond} vs ${agentMarkdown.restPerSecond}/s over ${agentMarkdown.rounds} alternating windows; p50 ${agentMarkdown.mcpP50Ms} vs ${agentMarkdown.restP50Ms} ms; non-2xx ${agentMarkdown.non2xx}`,
+    },
     ...browserPages.map((b) => ({
       figure: `browser scrape (${b.kind}) through the service ÷ bare puppeteer loop (same Chromium, same page)`,
       value: ratio(b.servicePagesPerSecond, b.barePagesPerSecond),

@@ -509,6 +509,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** No server-sent event stream: the endpoint is stateless (405, as MCP allows). Clients go on with POST. */
+        get: operations["AgentEndpoint_openStream"];
+        put?: never;
+        /**
+         * MCP tool server (Streamable HTTP, stateless, JSON replies): initialize, tools/list, tools/call for scrape_url, scrape_as_markdown, discover, list_proxy_countries, check_billing, health_check. README "Agent endpoint (MCP)".
+         * @description Send Accept: application/json, text/event-stream (the transport requires both). A tool call is charged and rate-limited as its REST operation; a JSON-RPC batch counts each extra tool call as a request.
+         */
+        post: operations["AgentEndpoint_call"];
+        /** No sessions to end: the endpoint is stateless (405, as MCP allows). */
+        delete: operations["AgentEndpoint_endSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -788,7 +810,7 @@ export interface components {
              */
             include_images?: boolean;
             /**
-             * @description Beyond the spec. Fill `metadata`: title, description, language, canonical URL and the links of the page (either format).
+             * @description Beyond the spec. Fill `metadata`: title, description, language, canonical URL, final URL (after redirects) and the links of the page (either format).
              * @default false
              */
             include_metadata?: boolean;
@@ -933,7 +955,7 @@ export interface components {
             body_base64: string | null;
             /** @description Reserved for offloaded large binary bodies; always null. */
             body_url: string | null;
-            /** @description Beyond the spec: title, description, language, canonical URL and links when include_metadata=true, else null. */
+            /** @description Beyond the spec: title, description, language, canonical URL, final URL and links when include_metadata=true, else null. */
             metadata?: components["schemas"]["PageMetadata"] | null;
             /** @description Browser mode: the action that stopped the action list, else null. */
             action_error?: components["schemas"]["ActionFailure"] | null;
@@ -1132,7 +1154,7 @@ export interface components {
             body_base64: string | null;
             /** @description Reserved for offloaded large binary bodies; always null. */
             body_url: string | null;
-            /** @description Beyond the spec: title, description, language, canonical URL and links when include_metadata=true, else null. */
+            /** @description Beyond the spec: title, description, language, canonical URL, final URL and links when include_metadata=true, else null. */
             metadata?: components["schemas"]["PageMetadata"] | null;
             /** @description Browser mode: the action that stopped the action list, else null. */
             action_error?: components["schemas"]["ActionFailure"] | null;
@@ -1414,6 +1436,30 @@ export interface components {
             cursor_next: string | null;
             has_more: boolean;
         };
+        McpJsonRpcReply: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            /** @description The id of the request answered. */
+            id: (string | null) | (number | null);
+            /** @description The result: initialize → server info and capabilities; tools/list → the six tools with their schemas; tools/call → content, structuredContent and isError. */
+            result?: {
+                [key: string]: unknown;
+            };
+            /** @description A protocol error {code, message}: malformed message, unknown method or tool. Tool failures are results with isError, not errors. */
+            error?: {
+                [key: string]: unknown;
+            };
+        };
+        McpTransportErrorBody: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            /** @description Always null: no message was read. */
+            id: string | null;
+            /** @description {code: -32000, message}: the method is not allowed (405), or Accept does not list both application/json and text/event-stream (406). */
+            error: {
+                [key: string]: unknown;
+            };
+        };
         PageMetadata: {
             /** @description <title>, else og:title. */
             title: string | null;
@@ -1426,6 +1472,8 @@ export interface components {
             language: string | null;
             /** @description link rel=canonical (absolute), else og:url. */
             canonical_url: string | null;
+            /** @description The URL the page was finally served from, after redirects (browser mode: after client-side navigation too). */
+            final_url: string;
             /** @description Absolute http(s) links of the page, fragments dropped, first occurrence order, at most 1000. */
             links: string[];
         };
@@ -4066,6 +4114,155 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    AgentEndpoint_openStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Method not allowed: POST only. */
+            405: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpTransportErrorBody"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    AgentEndpoint_call: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One JSON-RPC 2.0 message of MCP, or a batch. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                } | {
+                    [key: string]: unknown;
+                }[];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response (an array for a batch). */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpJsonRpcReply"] | components["schemas"]["McpJsonRpcReply"][];
+                };
+            };
+            /** @description Only notifications or responses were sent: accepted, no body. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Not acceptable: Accept must list application/json and text/event-stream. */
+            406: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpTransportErrorBody"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    AgentEndpoint_endSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Method not allowed: POST only. */
+            405: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpTransportErrorBody"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiExtension, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiExtension, ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access } from '../admission/route-access';
 import { AgentToolServer } from './agent-tool-server';
@@ -13,6 +13,7 @@ import { McpJsonRpcReply, McpTransportErrorBody } from './mcp-http.dto';
  */
 @ApiTags('agent')
 @ApiBearerAuth()
+@ApiExtraModels(McpJsonRpcReply)
 @Controller('mcp')
 export class AgentEndpointController {
   constructor(private readonly server: AgentToolServer) {}
@@ -25,7 +26,7 @@ export class AgentEndpointController {
     description: 'Send Accept: application/json, text/event-stream (the transport requires both). A tool call is charged and rate-limited as its REST operation; a JSON-RPC batch counts each extra tool call as a request.',
   })
   @ApiBody({ schema: { oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: { type: 'object', additionalProperties: true } }] }, description: 'One JSON-RPC 2.0 message of MCP, or a batch.' })
-  @ApiResponse({ status: 200, type: McpJsonRpcReply, description: 'The JSON-RPC response (an array for a batch).' })
+  @ApiResponse({ status: 200, schema: { oneOf: [{ $ref: getSchemaPath(McpJsonRpcReply) }, { type: 'array', items: { $ref: getSchemaPath(McpJsonRpcReply) } }] }, description: 'The JSON-RPC response (an array for a batch).' })
   @ApiExtension('x-empty-responses', { '202': 'Only notifications or responses were sent: accepted, no body.' })
   @ApiResponse({ status: 406, type: McpTransportErrorBody, description: 'Not acceptable: Accept must list application/json and text/event-stream.' })
   async call(@Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {

@@ -1,6 +1,8 @@
 /** What agents get by default: about 25,000 characters, some 6,000 tokens. */
 export const DEFAULT_MAX_CHARS = 25_000;
 export const MAX_CHARS_LIMIT = 100_000;
+/** Fewer is no use to a reader, and two keeps a surrogate pair whole. */
+export const MIN_CHARS = 100;
 /** A cut looks this far back for a line end, so a page is not split mid-line when it can be helped. */
 const LINE_END_LOOKBACK = 2_000;
 
@@ -17,7 +19,7 @@ export interface TextWindowView {
 }
 
 /**
- * One part of a long text for a reader with a token budget: at most `maxChars` from `offset`, cut
+ * One part of a long text for a reader with a token budget: at most `maxChars` (≥ 2) from `offset`, cut
  * at a line end when one is near, never inside a surrogate pair, so parts read back to back are
  * exactly the whole text.
  */
@@ -25,10 +27,11 @@ export function textWindowOf(whole: string, offset: number, maxChars: number): T
   const total = whole.length;
   let start = Math.min(Math.max(0, offset), total);
   if (start > 0 && start < total && isLowSurrogate(whole.charCodeAt(start)) && isHighSurrogate(whole.charCodeAt(start - 1))) start -= 1;
-  let end = Math.min(total, start + Math.max(1, maxChars));
+  const budget = Math.max(2, maxChars);
+  let end = Math.min(total, start + budget);
   if (end < total) {
     const lineEnd = whole.lastIndexOf('\n', end - 1);
-    if (lineEnd >= Math.max(start + Math.floor(maxChars / 2), end - LINE_END_LOOKBACK)) end = lineEnd + 1;
+    if (lineEnd >= Math.max(start + Math.floor(budget / 2), end - LINE_END_LOOKBACK)) end = lineEnd + 1;
     else if (isHighSurrogate(whole.charCodeAt(end - 1)) && end - 1 > start) end -= 1;
   }
   const truncated = end < total;

@@ -3,7 +3,7 @@ import { IntersectionType, PickType } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, validate } from 'class-validator';
 import { capProblems, inputShapeProblems } from '../http-errors/input-shape';
-import { DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT } from './text-window';
+import { DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, MIN_CHARS } from './text-window';
 
 /** The scrape request's fields that make sense for an agent (the rest — headers, cookies, network capture, http_method — stay REST-only). */
 export const AGENT_SCRAPE_FIELDS = ['url', 'format', 'browser', 'browser_type', 'extract', 'actions', 'screenshot', 'use_proxy', 'language', 'window_size', 'retry_on_block'] as const;
@@ -11,7 +11,7 @@ export const AGENT_SCRAPE_FIELDS = ['url', 'format', 'browser', 'browser_type', 
 class ContentWindowArguments {
   @IsOptional()
   @IsInt()
-  @Min(1)
+  @Min(MIN_CHARS)
   @Max(MAX_CHARS_LIMIT)
   max_chars?: number;
 

@@ -2,7 +2,7 @@ import { MAX_API_REPLAYS, VIABILITY_DEPTHS, VIABILITY_WORST_CASE_CREDITS } from 
 import { CREDIT_COST } from '@lib/plans';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { AGENT_SCRAPE_FIELDS } from './tool-arguments';
-import { DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT } from './text-window';
+import { DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, MIN_CHARS } from './text-window';
 
 type Schema = Record<string, unknown>;
 
@@ -106,7 +106,7 @@ const SCRAPE_FIELD_DESCRIPTIONS: Partial<Record<(typeof AGENT_SCRAPE_FIELDS)[num
 };
 
 const WINDOW_PROPERTIES: Record<string, Schema> = {
-  max_chars: { type: 'integer', minimum: 1, maximum: MAX_CHARS_LIMIT, default: DEFAULT_MAX_CHARS, description: `At most this many characters of content in the answer (default ${DEFAULT_MAX_CHARS}, about ${Math.round(DEFAULT_MAX_CHARS / 4000)}k tokens). A longer page is cut at a line end and the answer says how to read on.` },
+  max_chars: { type: 'integer', minimum: MIN_CHARS, maximum: MAX_CHARS_LIMIT, default: DEFAULT_MAX_CHARS, description: `At most this many characters of content in the answer (default ${DEFAULT_MAX_CHARS}, about ${Math.round(DEFAULT_MAX_CHARS / 4000)}k tokens). A longer page is cut at a line end and the answer says how to read on.` },
   offset: { type: 'integer', minimum: 0, default: 0, description: 'Where to start in the content: the next_offset of a truncated answer. The page is fetched (and charged) again for each part.' },
 };
 

@@ -1,3 +1,4 @@
+import type { ScrapeExecutionFacts } from '@lib/contracts';
 import type { Admission } from '../admission/request-admission';
 import { ChargedExecution } from './charged-execution';
 import type { CreditGate, CreditHold } from './credit-gate';
@@ -41,5 +42,27 @@ describe('ChargedExecution releases', () => {
     expect(calls.release).toHaveLength(3);
     expect(calls.release[1]).toBeGreaterThanOrEqual(900);
     expect(calls.release[2] - calls.release[1]).toBeGreaterThanOrEqual(1900);
+  });
+});
+
+describe('ChargedExecution charge keys', () => {
+  it('are made of the kind and the hold, never of the client-chosen request id: one X-Request-Id on every call charges every call', async () => {
+    const keys: string[] = [];
+    let holds = 0;
+    const quota = { month: '2026-11', limit: 100, used: 0, remaining: 100, resets_at: 0, as_of: 0 };
+    const credits = {
+      hold: async (): Promise<CreditHold> => ({ reservationId: `hold-${++holds}`, credits: 1, quota }),
+      charge: async (_client: unknown, _hold: CreditHold, _credits: number, key: string) => {
+        keys.push(key);
+        return quota;
+      },
+    } as unknown as CreditGate;
+    const facts: ScrapeExecutionFacts = { billable: true, credits: 1, mode: 'simple', target_domain: 'example.com', status_code: 200, block_reason: null, protection_stack: [], rule_hits: [], rules_version: 'x', proxy: null, attempts: 1 };
+    for (let i = 0; i < 2; i += 1) {
+      const admission = { requestId: 'same-id-every-time', client: { id: 'c', limits: { monthlyCredits: 100 } }, rateLimit: null, quota: null, creditsCharged: 0 } as unknown as Admission;
+      await new ChargedExecution(credits).run(admission, 'sync-scrape', 1, async () => ({ facts: { ...facts }, result: null }));
+      expect(admission.creditsCharged).toBe(1);
+    }
+    expect(keys).toEqual(['sync-scrape:hold-1', 'sync-scrape:hold-2']);
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Where a page's <script>, <style> and <noscript> really end, as a browser's tokenizer decides.
+ * Where a page's <script>, <style>, <noscript>, <title> and <textarea> really end, as a browser's
+ * tokenizer decides (title and textarea are RCDATA: text up to their end tag, entities decoded).
  *
  * node-html-parser ends such an element at the first literal `</script>` written in the same case
  * as its start tag. Browsers follow the HTML tokenizer's script-data states instead: inside
@@ -13,11 +14,11 @@
  */
 
 // Elements whose content node-html-parser keeps as raw text (the parse options of ParsedPage).
-const RAW_TEXT_ELEMENTS = ['script', 'style', 'noscript'] as const;
+const RAW_TEXT_ELEMENTS = ['script', 'style', 'noscript', 'title', 'textarea'] as const;
 type RawTextElement = (typeof RAW_TEXT_ELEMENTS)[number];
 
 // A comment, or a raw-text element's start tag (quoted attribute values may hold `>`).
-const OPENINGS = /<!--|<(script|style|noscript)(?=[\s/>])(?:[^>"']|"[^"]*"|'[^']*')*>/giy;
+const OPENINGS = /<!--|<(script|style|noscript|title|textarea)(?=[\s/>])(?:[^>"']|"[^"]*"|'[^']*')*>/giy;
 // Any other tag is stepped over whole: `<!--` or `<script>` inside an attribute value is not markup.
 const NEXT_OPENING = /<!--|<[A-Za-z]/g;
 const OTHER_TAG = /<[A-Za-z](?:[^>"']|"[^"]*"|'[^']*')*>/y;
@@ -65,7 +66,9 @@ export function alignRawText(html: string): string {
     const agrees = written === name && parserWouldEnd === contentEnd && html.startsWith(expectedClose, contentEnd);
     if (!agrees) {
       out ??= [];
-      const content = html.slice(contentStart, contentEnd).replace(/<\/(script|style|noscript)/gi, '<\\/$1');
+      // Only a script can hold its own end tag (inside an escape); node-html-parser must not end it there. Other
+      // elements end at the first one, and title/textarea text is shown: it stays as written.
+      const content = name === 'script' ? html.slice(contentStart, contentEnd).replace(/<\/script/gi, '<\\/script') : html.slice(contentStart, contentEnd);
       out.push(html.slice(copiedUpTo, at), `<${name}`, start[0].slice(1 + written.length), content, `</${name}>`);
       copiedUpTo = after;
     }
@@ -108,7 +111,7 @@ export function scriptDataEnd(html: string, from: number): number {
   return html.length;
 }
 
-/** A <style> or <noscript> ends at the first `</style` / `</noscript` in any case (raw text state). */
+/** A <style>, <noscript>, <title> or <textarea> ends at the first `</style` (…) in any case (raw text and RCDATA states). */
 function rawTextEnd(html: string, from: number, name: RawTextElement): number {
   const pattern = new RegExp(`</${name}(?=[\\s/>])`, 'gi');
   pattern.lastIndex = from;
