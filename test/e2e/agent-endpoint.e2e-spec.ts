@@ -107,6 +107,9 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     expect(notification.status).toBe(202);
     const notAcceptable = await http(env.url, '/mcp', { token, headers: { accept: 'application/json' }, json: { jsonrpc: '2.0', id: 2, method: 'tools/list' } });
     expect(notAcceptable.status).toBe(406);
+    const notJsonRpc = await http(env.url, '/mcp', { token, headers: MCP_HEADERS, json: { hello: 'world' } });
+    expect(notJsonRpc.status).toBe(400);
+    expect(notJsonRpc.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
   });
 
   it('lists the six tools, each with valid input and output JSON Schemas, a description and annotations', async () => {

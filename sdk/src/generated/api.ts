@@ -1439,7 +1439,7 @@ export interface components {
         McpJsonRpcReply: {
             /** @enum {string} */
             jsonrpc: "2.0";
-            /** @description The id of the request answered. */
+            /** @description The id of the request answered (null when the request could not be read). */
             id: (string | null) | (number | null);
             /** @description The result: initialize → server info and capabilities; tools/list → the six tools with their schemas; tools/call → content, structuredContent and isError. */
             result?: {
@@ -2546,6 +2546,48 @@ export interface components {
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                 };
+            };
+        };
+        /** @description Bad Request: the MCP transport (a JSON-RPC error, id null): not a JSON-RPC message, a batch over the SDK's limit, or an unsupported MCP-Protocol-Version header; or error_code bad_request, bad_url, invalid_json. */
+        BadRequest8: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "bad_request" | "bad_url" | "invalid_json";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                } | components["schemas"]["McpTransportErrorBody"];
+            };
+        };
+        /** @description Not Acceptable: the MCP transport (a JSON-RPC error, id null): Accept does not list both application/json and text/event-stream. */
+        NotAcceptable: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["McpTransportErrorBody"];
             };
         };
     };
@@ -4203,24 +4245,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest2"];
+            400: components["responses"]["BadRequest8"];
             401: components["responses"]["Unauthorized"];
-            /** @description Not acceptable: Accept must list application/json and text/event-stream. */
-            406: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
-                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
-                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
-                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["McpTransportErrorBody"];
-                };
-            };
+            406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];

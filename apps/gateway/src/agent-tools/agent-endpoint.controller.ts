@@ -13,7 +13,7 @@ import { McpJsonRpcReply, McpTransportErrorBody } from './mcp-http.dto';
  */
 @ApiTags('agent')
 @ApiBearerAuth()
-@ApiExtraModels(McpJsonRpcReply)
+@ApiExtraModels(McpJsonRpcReply, McpTransportErrorBody)
 @Controller('mcp')
 export class AgentEndpointController {
   constructor(private readonly server: AgentToolServer) {}
@@ -28,7 +28,10 @@ export class AgentEndpointController {
   @ApiBody({ schema: { oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: { type: 'object', additionalProperties: true } }] }, description: 'One JSON-RPC 2.0 message of MCP, or a batch.' })
   @ApiResponse({ status: 200, schema: { oneOf: [{ $ref: getSchemaPath(McpJsonRpcReply) }, { type: 'array', items: { $ref: getSchemaPath(McpJsonRpcReply) } }] }, description: 'The JSON-RPC response (an array for a batch).' })
   @ApiExtension('x-empty-responses', { '202': 'Only notifications or responses were sent: accepted, no body.' })
-  @ApiResponse({ status: 406, type: McpTransportErrorBody, description: 'Not acceptable: Accept must list application/json and text/event-stream.' })
+  @ApiExtension('x-transport-errors', {
+    '400': 'not a JSON-RPC message, a batch over the SDK\'s limit, or an unsupported MCP-Protocol-Version header',
+    '406': 'Accept does not list both application/json and text/event-stream',
+  })
   async call(@Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const answer = await this.server.answer(webRequestOf(request), body, request.admission);
     reply.status(answer.status);

@@ -8,7 +8,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 export class McpJsonRpcReply {
   @ApiProperty({ enum: ['2.0'] })
   jsonrpc: '2.0';
-  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'integer' }], nullable: true, description: 'The id of the request answered.' })
+  @ApiProperty({ anyOf: [{ type: 'string' }, { type: 'integer' }], nullable: true, description: 'The id of the request answered (null when the request could not be read).' })
   id: string | number | null;
   @ApiPropertyOptional(openObject('The result: initialize → server info and capabilities; tools/list → the six tools with their schemas; tools/call → content, structuredContent and isError.'))
   result?: Record<string, unknown>;

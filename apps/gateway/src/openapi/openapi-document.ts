@@ -125,6 +125,11 @@ type DeclaredOperation = OperationObject & {
   'x-empty-responses'?: Record<string, string>;
   /** A route that exists to answer 405 (the stateless agent endpoint's GET and DELETE). */
   'x-method-not-allowed'?: boolean;
+  /**
+   * Statuses a protocol transport inside the handler may answer with its own error body (the MCP
+   * transport's JSON-RPC error with id null, McpTransportErrorBody), by status, with why.
+   */
+  'x-transport-errors'?: Record<string, string>;
 };
 
 function completeOperation(method: string, name: string, operation: DeclaredOperation, shared: SharedResponses): void {
@@ -135,6 +140,8 @@ function completeOperation(method: string, name: string, operation: DeclaredOper
   // x-access stays: who may call an operation is part of its contract (README's table reads it).
   const emptyResponses = operation['x-empty-responses'] ?? {};
   const notAllowed = operation['x-method-not-allowed'] === true;
+  const transportErrors = operation['x-transport-errors'] ?? {};
+  delete operation['x-transport-errors'];
   delete operation['x-fails'];
   delete operation['x-validation-status'];
   delete operation['x-empty-responses'];
@@ -181,6 +188,7 @@ function completeOperation(method: string, name: string, operation: DeclaredOper
     byStatus.get(error.status)!.add(error.errorCode);
   }
   for (const status of validatedAt) if (!byStatus.has(status)) byStatus.set(status, new Set());
+  for (const status of Object.keys(transportErrors).map(Number)) if (!byStatus.has(status)) byStatus.set(status, new Set());
   if (resultUnavailable && !byStatus.has(404)) byStatus.set(404, new Set());
 
   for (const [status, errorCodes] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
@@ -190,8 +198,11 @@ function completeOperation(method: string, name: string, operation: DeclaredOper
     const unavailable = resultUnavailable && status === 404;
     if (unavailable) variants.push({ $ref: '#/components/schemas/JobResultUnavailableBody' });
     if (errorCodes.size > 0) variants.push(errorBodyWith([...errorCodes].sort()));
+    const transportError = transportErrors[String(status)];
+    if (transportError) variants.push({ $ref: '#/components/schemas/McpTransportErrorBody' });
     const described = [...errorCodes].sort().join(', ');
     const reasons = [
+      transportError ? `the MCP transport (a JSON-RPC error, id null): ${transportError}` : '',
       validatedAt.has(status) ? 'request validation (every problem in `detail`)' : '',
       unavailable ? 'the job result is unavailable (`detail` an object whose error_code is result_pending, result_expired, result_lost or job_id_invalid; spec 4.5)' : '',
       described && `error_code ${described}`,
