@@ -148,6 +148,11 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     expect(fenced(textOf(whole), nonceOf(textOf(whole)), 'markdown')).toContain('Accept all');
     expect(whole.structuredContent).toMatchObject({ main_content_only: false });
 
+    // A page with no article to find comes back whole, and says so.
+    const noArticle = await call('scrape_as_markdown', { url: `${site.url}/latin1` });
+    expect(noArticle.structuredContent).toMatchObject({ success: true, main_content_only: false });
+    expect(textOf(noArticle)).toContain('Whole page.');
+
     const redirected = await call('scrape_as_markdown', { url: `${site.url}/redirect/2` });
     expect(redirected.structuredContent).toMatchObject({ final_url: `${site.url}/page`, title: 'Fixture article' });
     expect(textOf(redirected)).toContain(`URL: ${site.url}/page`);
@@ -283,6 +288,28 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     const verdict = await call('discover', { url: `http://127.0.0.1:${canary.port}/`, depth: 'quick' });
     expect(verdict.structuredContent).toMatchObject({ credits_charged: 0, verdict: { recommended_strategy: 'blocked' } });
     expect(canary.connections()).toBe(before);
+  });
+
+  it('never does more than the token may: an unapproved country pool and an exhausted quota are tool errors with guidance, uncharged', async () => {
+    const country = await call('scrape_url', { url: `${site.url}/page`, use_proxy: 'DE' });
+    expect(country.isError).toBe(true);
+    const guidance = JSON.parse((country.content[1] as Text).text).guidance;
+    expect(guidance).toMatchObject({ error_type: 'country_not_approved', suggested_request: { url: `${site.url}/page`, use_proxy: 'any' } });
+    expect(guidance.next_steps.join(' ')).toMatch(/list_proxy_countries/);
+
+    const poor = (await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro', monthly_credits: 1 } })).body;
+    const client = await connect(poor.token);
+    try {
+      expect((await call('scrape_as_markdown', { url: `${site.url}/page` }, client)).isError).toBeFalsy();
+      const refused = await call('scrape_as_markdown', { url: `${site.url}/page` }, client);
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/quota_exceeded[\s\S]*check_billing/);
+      const discover = await call('discover', { url: `${site.url}/page`, depth: 'quick' }, client);
+      expect(textOf(discover)).toMatch(/quota_exceeded/);
+      expect(await ledgerCredits(poor.client_id)).toBe(1);
+    } finally {
+      await client.close();
+    }
   });
 
   it('counts against the rate limit: HTTP 429 past the limit, and each extra call of a JSON-RPC batch counts', async () => {

@@ -1,4 +1,4 @@
-import { ScrapeGuidance, ScrapeResultBody, SUBJECTS, VIABILITY_WORST_CASE_CREDITS, ViabilityResult } from '@lib/contracts';
+import { MAIN_CONTENT_FALLBACK_NOTE, ScrapeGuidance, ScrapeRequest, ScrapeResultBody, SUBJECTS, VIABILITY_WORST_CASE_CREDITS, ViabilityResult } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
@@ -57,16 +57,23 @@ export class AgentToolbox {
     }
   }
 
-  private async scrapeUrl(raw: unknown, admission: Admission): Promise<CallToolResult> {
-    const parsed = await argumentsOf(ScrapeUrlArguments, raw);
-    if (!parsed.ok) return invalidArguments('scrape_url', parsed.problems);
-    const request = scrapeRequestOf(parsed.value);
+  /** What both scrape tools do first: validate, scrape as REST would, and cut the content to the window asked for. */
+  private async windowedScrape<A extends { max_chars?: number; offset?: number }>(tool: ToolName, type: new () => A, raw: unknown, admission: Admission, requestOf: (args: A) => ScrapeRequest): Promise<WindowedScrape<A> | { ok: false; failure: CallToolResult }> {
+    const parsed = await argumentsOf(type, raw);
+    if (!parsed.ok) return { ok: false, failure: invalidArguments(tool, parsed.problems) };
+    const request = requestOf(parsed.value);
     const { maxChars, offset } = windowOf(parsed.value);
     const result = await this.scrapes.scrape(request, admission);
-    const fence = new UntrustedContentFence();
     const body = (request.format === 'markdown' ? result.markdown : result.html) ?? '';
     const window = textWindowOf(body, offset, maxChars);
-    const content = window.text.length > 0 ? fence.wrap(window.text, request.url, request.format) : null;
+    const fence = new UntrustedContentFence();
+    return { ok: true, args: parsed.value, request, result, window, fence, content: window.text.length > 0 ? fence.wrap(window.text, request.url, request.format) : null };
+  }
+
+  private async scrapeUrl(raw: unknown, admission: Admission): Promise<CallToolResult> {
+    const scraped = await this.windowedScrape('scrape_url', ScrapeUrlArguments, raw, admission, scrapeRequestOf);
+    if (!scraped.ok) return scraped.failure;
+    const { request, result, window, fence, content } = scraped;
     const pageValues = pageDataOf(result);
     const pageData = pageValues ? fence.wrap(JSON.stringify(pageValues, null, 1), request.url, 'page_data') : null;
     const guidance = forAgent(result.guidance, (suggested) => pick(suggested, AGENT_SCRAPE_FIELDS));
@@ -100,23 +107,18 @@ export class AgentToolbox {
   }
 
   private async scrapeAsMarkdown(raw: unknown, admission: Admission): Promise<CallToolResult> {
-    const parsed = await argumentsOf(ScrapeAsMarkdownArguments, raw);
-    if (!parsed.ok) return invalidArguments('scrape_as_markdown', parsed.problems);
-    const request = markdownRequestOf(parsed.value);
-    const { maxChars, offset } = windowOf(parsed.value);
-    const result = await this.scrapes.scrape(request, admission);
-    const fence = new UntrustedContentFence();
-    const window = textWindowOf(result.markdown ?? '', offset, maxChars);
-    const markdown = window.text.length > 0 ? fence.wrap(window.text, request.url, 'markdown') : null;
+    const scraped = await this.windowedScrape('scrape_as_markdown', ScrapeAsMarkdownArguments, raw, admission, markdownRequestOf);
+    if (!scraped.ok) return scraped.failure;
+    const { args, request, result, window, content: markdown } = scraped;
     const title = result.metadata?.title ? oneLine(result.metadata.title) : null;
     const finalUrl = oneLine(result.metadata?.final_url ?? request.url, 2048);
     // The engine says so when the page had no article and the whole page came back.
-    const wholePage = !request.only_main_content || result.guidance.next_steps.some((step) => step.includes('found no main article'));
+    const wholePage = !request.only_main_content || result.guidance.next_steps.includes(MAIN_CONTENT_FALLBACK_NOTE);
     const guidance = forAgent(result.guidance, (suggested) => ({
       url: suggested.url ?? request.url,
       ...(suggested.browser !== undefined ? { browser: suggested.browser } : {}),
       ...(suggested.retry_on_block !== undefined ? { retry_on_block: suggested.retry_on_block } : {}),
-      ...(parsed.value.full_page ? { full_page: true } : {}),
+      ...(args.full_page ? { full_page: true } : {}),
     }));
     const header = [
       `Title: ${title ?? '(none)'}`,
@@ -221,6 +223,17 @@ export class AgentToolbox {
     const parsed = await argumentsOf(NoArguments, raw);
     return parsed.ok ? run() : invalidArguments(tool, parsed.problems);
   }
+}
+
+interface WindowedScrape<A> {
+  ok: true;
+  args: A;
+  request: ScrapeRequest;
+  result: ScrapeResultBody;
+  window: TextWindowView;
+  fence: UntrustedContentFence;
+  /** The window's text, fenced; null when the page has no text there. */
+  content: string | null;
 }
 
 function pick(source: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {

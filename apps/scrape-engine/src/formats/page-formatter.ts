@@ -1,4 +1,4 @@
-import type { PageMetadata, ScrapeRequest } from '@lib/contracts';
+import { MAIN_CONTENT_FALLBACK_NOTE, type PageMetadata, type ScrapeRequest } from '@lib/contracts';
 import { Injectable } from '@nestjs/common';
 import { SelectorExtractor } from '../extraction/selector-extractor';
 import { MarkdownConverter } from './markdown-converter';
@@ -33,7 +33,7 @@ export class PageFormatter {
     const converted = this.markdown.convert(page, { onlyMainContent: request.only_main_content ?? false, includeImages: request.include_images ?? true });
     const notes: string[] = [];
     if (converted.degraded) notes.push(`The page could not be converted to markdown (${converted.degraded}); markdown holds its visible text. Request format=html for the page itself.`);
-    if (converted.mainContentFallback) notes.push('only_main_content found no main article on this page; markdown holds the whole page.');
+    if (converted.mainContentFallback) notes.push(MAIN_CONTENT_FALLBACK_NOTE);
     return { markdown: converted.markdown, extracted, metadata, notes };
   }
 }

@@ -125,6 +125,12 @@ export class PageMetadata {
   links: string[];
 }
 
+/**
+ * The guidance note a markdown scrape carries when only_main_content found no article and the whole
+ * page was converted: readers of the guidance (the agent endpoint) recognise it by this text.
+ */
+export const MAIN_CONTENT_FALLBACK_NOTE = 'only_main_content found no main article on this page; markdown holds the whole page.';
+
 /** The scrape response of spec 2.7 (the guidance object included). */
 export class ScrapeResultBody {
   @ApiProperty({ type: String, nullable: true, description: 'Set when format=html; null when format=markdown; empty for binary responses.' })

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Max, MaxLength, Min } from 'class-validator';
+import { ClientCreditScope } from '../billing/quota.messages';
 import { nullableObject, openObject } from '../response-schema';
 
 /** Spec 4.6 depths. quick: simple probes only; standard: + a light browser; full: + a heavy browser and API replays. */
@@ -49,11 +50,7 @@ export class CreateViabilityRunCommand {
  * endpoint's `discover` tool. The probes are charged as a viability run's are, under charge keys
  * naming `request_id`, so a redelivered command is never charged twice.
  */
-export class AnalyseUrlCommand {
-  @IsString()
-  @Length(1, 128)
-  client_id: string;
-
+export class AnalyseUrlCommand extends ClientCreditScope {
   @IsString()
   @Length(1, 200)
   request_id: string;
@@ -64,11 +61,6 @@ export class AnalyseUrlCommand {
 
   @IsIn(VIABILITY_DEPTHS)
   depth: ViabilityDepth;
-
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  monthly_credits: number | null;
 }
 
 export class ViabilityRunReference {
