@@ -159,6 +159,15 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   const platform = ok('platform metrics', await admin.GET('/v1/sync/metrics', { params: { query: { metric: 'exe_time' } } }));
   if (platform.exe_time === undefined) throw new Error('platform metrics');
 
+  // The agent endpoint: one MCP tool call as plain HTTP (what an MCP client sends), and the 405s of a stateless server.
+  const mcpHeaders = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+  const toolCall = ok('mcp tools/call', await client.POST('/mcp', { headers: mcpHeaders, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'check_billing', arguments: {} } } }));
+  const answered = Array.isArray(toolCall) ? toolCall[0] : toolCall;
+  if (answered === undefined || answered.result === undefined || answered.result.isError === true) throw new Error(`mcp tools/call ${JSON.stringify(answered)}`);
+  for (const refused of [await client.GET('/mcp', { headers: mcpHeaders }), await client.DELETE('/mcp', { headers: mcpHeaders })]) {
+    if (refused.response.status !== 405) throw new Error(`mcp ${refused.response.url} answered ${refused.response.status}, not 405`);
+  }
+
   // And the collection goes.
   const deleted = ok('delete collection', await client.DELETE('/v1/async/collections/{collection_id}', { params: { path } }));
   if (!deleted.deleted) throw new Error('delete');

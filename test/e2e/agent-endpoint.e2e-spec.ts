@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { startCanary } from '../support/browser-fixture-site';
 import { FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { expectUsageHeaders, http } from './support/http';
@@ -116,6 +117,7 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     const { tools } = await agent.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
     const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
     for (const tool of tools) {
       expect(tool.description!.length).toBeGreaterThan(80);
       expect(tool.inputSchema.type).toBe('object');

@@ -77,7 +77,7 @@ export class AgentToolbox {
     const pageValues = pageDataOf(result);
     const pageData = pageValues ? fence.wrap(JSON.stringify(pageValues, null, 1), request.url, 'page_data') : null;
     const guidance = forAgent(result.guidance, (suggested) => pick(suggested, AGENT_SCRAPE_FIELDS));
-    const binary = result.body_base64 ? ` The response is binary (${result.content_type ?? 'unknown type'}): it is not shown here; download it with POST /v1/sync/download.` : '';
+    const binary = result.body_base64 ? ` The response is binary (${oneLine(result.content_type ?? 'unknown type', 100)}): it is not shown here; download it with POST /v1/sync/download.` : '';
 
     const blocks: ContentBlock[] = [
       { type: 'text', text: [summaryLine(request.url, result, admission.creditsCharged) + binary, ...guidanceLines(guidance), describeWindow(window, `Call scrape_url again with the same arguments and offset={next} for the next part (the page is fetched and charged again).`)].join('\n') },
@@ -92,7 +92,8 @@ export class AgentToolbox {
         url: request.url,
         status_code: result.statusCode,
         success: guidance.success === true,
-        message: result.message,
+        // The site's reason phrase and a page script's error text come from the page: one bounded line each, never a marker.
+        message: oneLine(result.message, 200),
         format: request.format,
         content,
         content_window: windowFields(window),
@@ -100,7 +101,7 @@ export class AgentToolbox {
         screenshot_attached: Boolean(result.screenshot),
         credits_charged: admission.creditsCharged,
         guidance,
-        action_error: result.action_error ?? null,
+        action_error: result.action_error ? { ...result.action_error, message: oneLine(result.action_error.message, 500) } : null,
         execution_time_s: result.executionTime,
       },
     };
