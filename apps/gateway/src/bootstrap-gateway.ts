@@ -8,6 +8,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { RequestAdmission } from './admission/request-admission';
+import { USAGE_HEADERS } from './admission/usage-headers';
 import { BootstrapToken, ClientBootstrap } from './clients/client-bootstrap';
 import { GatewayModule } from './gateway.module';
 import { answerClientError, answerRouterError } from './http-errors/connection-errors';
@@ -58,7 +59,7 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus, c
       origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
       methods: ['GET', 'POST', 'PUT', 'DELETE'],
       allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'x-request-id'],
-      exposedHeaders: ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-quota-limit', 'x-quota-used', 'x-quota-remaining', 'x-credits-charged', 'retry-after', 'idempotency-replayed'],
+      exposedHeaders: ['x-request-id', ...Object.keys(USAGE_HEADERS).map((name) => name.toLowerCase()), 'retry-after', 'idempotency-replayed'],
       maxAge: 600,
     });
   }

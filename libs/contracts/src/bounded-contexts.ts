@@ -14,7 +14,3 @@ export type BoundedContext = (typeof BOUNDED_CONTEXTS)[number];
 /** Contexts that serve messages (the gateway only calls others, it serves HTTP). */
 export const MESSAGE_CONTEXTS = BOUNDED_CONTEXTS.filter((c) => c !== 'gateway') as Exclude<BoundedContext, 'gateway'>[];
 export type MessageContext = (typeof MESSAGE_CONTEXTS)[number];
-
-export function isBoundedContext(value: string): value is BoundedContext {
-  return (BOUNDED_CONTEXTS as readonly string[]).includes(value);
-}

@@ -7,6 +7,7 @@ export * from './billing/credit-reservation.messages';
 export * from './scrape/scrape-request';
 export * from './scrape/browser-actions';
 export * from './scrape/scrape-request-rules';
+export * from './scrape/guidance';
 export * from './scrape/scrape-execution.messages';
 export * from './scrape/download-request';
 export * from './batch/collection.messages';

@@ -34,14 +34,6 @@ export class QuotaExceededError extends AppError {
   }
 }
 
-export class NotFoundError extends AppError {
-  readonly code = 'resource.not_found';
-}
-
-export class ConflictError extends AppError {
-  readonly code = 'resource.conflict';
-}
-
 export class BadRequestError extends AppError {
   readonly code = 'request.invalid';
 }

@@ -75,10 +75,6 @@ function plan(
   return { id, name, priceUsdPerMonth, monthlyCredits, browserRequestsPerMonth, rateLimitPerMinute, features, public: true, batchConcurrency: BATCH_CONCURRENCY[id] };
 }
 
-export function isPlanId(value: unknown): value is PlanId {
-  return typeof value === 'string' && (PLAN_IDS as readonly string[]).includes(value);
-}
-
 export function isFeature(value: unknown): value is Feature {
   return typeof value === 'string' && (FEATURES as readonly string[]).includes(value);
 }

@@ -910,8 +910,11 @@ export interface components {
         };
         ScrapeGuidance: {
             success: boolean;
-            /** @description dns_error, connection_error, timeout, proxy_error, tls_error, too_many_redirects, body_too_large, target_blocked, fetch_error (never charged); http_4xx, http_5xx, captcha, cloudflare_challenge, challenge, hard_block, soft_block, empty_shell (charged); browser_unavailable, browser_busy, browser_error, action_failed. */
-            error_type: string | null;
+            /**
+             * @description dns_error, connection_error, timeout, proxy_error, tls_error, too_many_redirects, body_too_large, target_blocked, fetch_error (never charged); http_4xx, http_5xx, captcha, cloudflare_challenge, challenge, hard_block, soft_block, empty_shell (charged); browser_unavailable, browser_busy, browser_error, action_failed; batch jobs that never ran to an answer: worker_failure, timeout, quota_exceeded (never charged).
+             * @enum {string|null}
+             */
+            error_type: "dns_error" | "connection_error" | "timeout" | "proxy_error" | "tls_error" | "too_many_redirects" | "body_too_large" | "target_blocked" | "fetch_error" | "http_4xx" | "http_5xx" | "captcha" | "cloudflare_challenge" | "challenge" | "hard_block" | "soft_block" | "empty_shell" | "browser_unavailable" | "browser_busy" | "browser_error" | "action_failed" | "worker_failure" | "quota_exceeded" | null;
             /** @description The anti-bot or CAPTCHA provider behind a block, when recognised. */
             error_provider: string | null;
             credits_charged: number;

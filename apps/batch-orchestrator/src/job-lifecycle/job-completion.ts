@@ -1,4 +1,4 @@
-import type { JobStatus, ScrapeExecutionFacts, ScrapeResultBody } from '@lib/contracts';
+import type { BatchJobErrorType, JobStatus, ScrapeExecutionFacts, ScrapeResultBody } from '@lib/contracts';
 import { DATABASE, DatabaseConnection, lockCreditAccount, recordLedgerCharge, SqlTransaction, storableJson } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 /** What became of one attempt of a job, as the worker (or the sweeper) reports it. */
 export type JobOutcome =
   | { kind: 'executed'; facts: ScrapeExecutionFacts; result: ScrapeResultBody; executionTimeMs: number }
-  | { kind: 'worker_failure' | 'timeout' | 'quota_exceeded'; message: string; executionTimeMs: number };
+  | { kind: BatchJobErrorType; message: string; executionTimeMs: number };
 
 /** The job row as completion needs it (locked FOR UPDATE by the caller). */
 export interface LockedJob {
@@ -189,7 +189,7 @@ function classify(job: LockedJob, outcome: JobOutcome): Classified {
   return { status: answered ? 'completed' : 'failed', isSuccess, credits: answered ? facts.credits : 0, error, body: result };
 }
 
-function unexecutedBody(kind: 'worker_failure' | 'timeout' | 'quota_exceeded', message: string, executionTimeMs: number): ScrapeResultBody {
+function unexecutedBody(kind: BatchJobErrorType, message: string, executionTimeMs: number): ScrapeResultBody {
   const next: Record<typeof kind, string[]> = {
     timeout: ['The worker ran out of time on this job; re-run the collection, or split very slow pages into their own run.'],
     worker_failure: ['The worker failed before the target answered; nothing was charged. Re-run the collection to retry.'],

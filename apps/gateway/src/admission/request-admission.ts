@@ -8,6 +8,7 @@ import { AuthenticatedClient, ClientDirectory } from '../clients/client-director
 import { CreditGate } from '../credits/credit-gate';
 import { RateLimitDecision, RequestRateLimiter } from './request-rate-limiter';
 import { accessLevelOf } from './route-access';
+import type { UsageHeaderValues } from './usage-headers';
 
 /** What admission learned about a request; the usage headers are written from it. */
 export interface Admission {
@@ -72,20 +73,23 @@ export class RequestAdmission {
     }
   }
 
-  /** Writes the seven usage headers of spec section 8 (and the request id) on every response. */
+  /** Writes the usage headers of spec section 8 (and the request id) on every response. */
   writeUsageHeaders(request: FastifyRequest, reply: FastifyReply): void {
     const admission = request.admission;
     const rate = admission?.rateLimit;
     const quota = admission?.quota;
     reply.header('x-request-id', String(request.id));
-    reply.header('x-ratelimit-limit', String(rate?.limit ?? this.config.anonymousRateLimitPerMinute));
-    reply.header('x-ratelimit-remaining', String(rate?.remaining ?? 0));
-    reply.header('x-ratelimit-reset', String(rate?.resetAt ?? Math.ceil(Date.now() / 1000) + 60));
-    // 0 means unlimited for X-Quota-Limit; remaining is then 0 as well (documented in README).
-    reply.header('x-quota-limit', String(quota?.limit ?? 0));
-    reply.header('x-quota-used', String(quota?.used ?? 0));
-    reply.header('x-quota-remaining', String(quota?.remaining ?? 0));
-    reply.header('x-credits-charged', String(admission?.creditsCharged ?? 0));
+    const values: UsageHeaderValues = {
+      'X-RateLimit-Limit': rate?.limit ?? this.config.anonymousRateLimitPerMinute,
+      'X-RateLimit-Remaining': rate?.remaining ?? 0,
+      'X-RateLimit-Reset': rate?.resetAt ?? Math.ceil(Date.now() / 1000) + 60,
+      // 0 means unlimited for X-Quota-Limit; remaining is then 0 as well (documented in README).
+      'X-Quota-Limit': quota?.limit ?? 0,
+      'X-Quota-Used': quota?.used ?? 0,
+      'X-Quota-Remaining': quota?.remaining ?? 0,
+      'X-Credits-Charged': admission?.creditsCharged ?? 0,
+    };
+    for (const [name, value] of Object.entries(values)) reply.header(name.toLowerCase(), String(value));
   }
 
   private async quotaFor(client: AuthenticatedClient, requestId: string): Promise<QuotaState | null> {

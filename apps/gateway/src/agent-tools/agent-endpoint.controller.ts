@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiExtension, ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
 import { AgentToolServer } from './agent-tool-server';
 import { McpJsonRpcReply, McpTransportErrorBody } from './mcp-http.dto';
@@ -32,8 +33,8 @@ export class AgentEndpointController {
     '400': 'not a JSON-RPC message, a batch over the SDK\'s limit, or an unsupported MCP-Protocol-Version header',
     '406': 'Accept does not list both application/json and text/event-stream',
   })
-  async call(@Body() body: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const answer = await this.server.answer(webRequestOf(request), body, request.admission);
+  async call(@Body() body: unknown, @Caller() caller: AdmittedCall, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const answer = await this.server.answer(webRequestOf(request), body, caller);
     reply.status(answer.status);
     answer.headers.forEach((value, name) => void reply.header(name, value));
     const text = await answer.text();

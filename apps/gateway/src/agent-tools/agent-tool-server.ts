@@ -3,7 +3,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { Admission } from '../admission/request-admission';
+import type { AdmittedCall } from '../admission/caller.decorator';
 import { RequestRateLimiter } from '../admission/request-rate-limiter';
 import { API_VERSION } from '../openapi/openapi-document';
 import { OPENAPI_DOCUMENT } from '../openapi/openapi.controller';
@@ -33,7 +33,7 @@ export class AgentToolServer {
     @Inject(OPENAPI_DOCUMENT) private readonly document: { current: OpenAPIObject | null },
   ) {}
 
-  async answer(request: Request, body: unknown, admission: Admission): Promise<Response> {
+  async answer(request: Request, body: unknown, admission: AdmittedCall): Promise<Response> {
     const server = new Server({ name: 'scrape-platform', title: 'Scraping API', version: API_VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
     let calls = 0;
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.tools().list }));
@@ -46,7 +46,7 @@ export class AgentToolServer {
         const refused = await this.overRateLimit(admission);
         if (refused) return refused;
       }
-      const call: Admission = { ...admission, requestId: calls === 1 ? admission.requestId : `${admission.requestId}.${calls}`, creditsCharged: 0 };
+      const call: AdmittedCall = { ...admission, requestId: calls === 1 ? admission.requestId : `${admission.requestId}.${calls}`, creditsCharged: 0 };
       try {
         return await this.toolbox.call(name as ToolName, message.params.arguments, call);
       } finally {
@@ -72,8 +72,8 @@ export class AgentToolServer {
     return this.catalog;
   }
 
-  private async overRateLimit(admission: Admission): Promise<CallToolResult | null> {
-    const client = admission.client!;
+  private async overRateLimit(admission: AdmittedCall): Promise<CallToolResult | null> {
+    const client = admission.client;
     const decision = await this.rateLimiter.hit(`client:${client.id}`, client.limits.rateLimitPerMinute);
     admission.rateLimit = decision;
     if (decision.allowed) return null;

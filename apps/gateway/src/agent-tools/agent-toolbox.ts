@@ -3,7 +3,7 @@ import { MessageBus } from '@lib/messaging';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
-import type { Admission } from '../admission/request-admission';
+import type { AdmittedCall } from '../admission/caller.decorator';
 import { CreditGate } from '../credits/credit-gate';
 import { PlatformHealth } from '../health/platform-health';
 import { SyncScrapeHandler } from '../sync-scrape/sync-scrape.handler';
@@ -33,7 +33,7 @@ export class AgentToolbox {
     private readonly health: PlatformHealth,
   ) {}
 
-  async call(tool: ToolName, rawArguments: unknown, admission: Admission): Promise<CallToolResult> {
+  async call(tool: ToolName, rawArguments: unknown, admission: AdmittedCall): Promise<CallToolResult> {
     const args = (rawArguments ?? {}) as Record<string, unknown>;
     try {
       switch (tool) {
@@ -58,7 +58,7 @@ export class AgentToolbox {
   }
 
   /** What both scrape tools do first: validate, scrape as REST would, and cut the content to the window asked for. */
-  private async windowedScrape<A extends { max_chars?: number; offset?: number }>(tool: ToolName, type: new () => A, raw: unknown, admission: Admission, requestOf: (args: A) => ScrapeRequest): Promise<WindowedScrape<A> | { ok: false; failure: CallToolResult }> {
+  private async windowedScrape<A extends { max_chars?: number; offset?: number }>(tool: ToolName, type: new () => A, raw: unknown, admission: AdmittedCall, requestOf: (args: A) => ScrapeRequest): Promise<WindowedScrape<A> | { ok: false; failure: CallToolResult }> {
     const parsed = await argumentsOf(type, raw);
     if (!parsed.ok) return { ok: false, failure: invalidArguments(tool, parsed.problems) };
     const request = requestOf(parsed.value);
@@ -70,7 +70,7 @@ export class AgentToolbox {
     return { ok: true, args: parsed.value, request, result, window, fence, content: window.text.length > 0 ? fence.wrap(window.text, request.url, request.format) : null };
   }
 
-  private async scrapeUrl(raw: unknown, admission: Admission): Promise<CallToolResult> {
+  private async scrapeUrl(raw: unknown, admission: AdmittedCall): Promise<CallToolResult> {
     const scraped = await this.windowedScrape('scrape_url', ScrapeUrlArguments, raw, admission, scrapeRequestOf);
     if (!scraped.ok) return scraped.failure;
     const { request, result, window, fence, content } = scraped;
@@ -107,7 +107,7 @@ export class AgentToolbox {
     };
   }
 
-  private async scrapeAsMarkdown(raw: unknown, admission: Admission): Promise<CallToolResult> {
+  private async scrapeAsMarkdown(raw: unknown, admission: AdmittedCall): Promise<CallToolResult> {
     const scraped = await this.windowedScrape('scrape_as_markdown', ScrapeAsMarkdownArguments, raw, admission, markdownRequestOf);
     if (!scraped.ok) return scraped.failure;
     const { args, request, result, window, content: markdown } = scraped;
@@ -148,10 +148,10 @@ export class AgentToolbox {
     };
   }
 
-  private async discover(raw: unknown, admission: Admission): Promise<CallToolResult> {
+  private async discover(raw: unknown, admission: AdmittedCall): Promise<CallToolResult> {
     const parsed = await argumentsOf(DiscoverArguments, raw);
     if (!parsed.ok) return invalidArguments('discover', parsed.problems);
-    const client = admission.client!;
+    const client = admission.client;
     const depth = depthOf(parsed.value);
     // As POST /v1/async/viability-test: refused up front when the month cannot cover the depth's worst case.
     await this.credits.assertAvailable(client, VIABILITY_WORST_CASE_CREDITS[depth], `a ${depth} discover`, admission.requestId);
@@ -168,11 +168,11 @@ export class AgentToolbox {
     };
   }
 
-  private async proxyCountries(admission: Admission): Promise<CallToolResult> {
+  private async proxyCountries(admission: AdmittedCall): Promise<CallToolResult> {
     const correlationId = admission.requestId;
     const [catalog, status] = await Promise.all([
       this.bus.request(SUBJECTS.proxies.countries, {}, { correlationId }),
-      this.bus.request(SUBJECTS.proxies.status, { client_id: admission.client!.id }, { correlationId }),
+      this.bus.request(SUBJECTS.proxies.status, { client_id: admission.client.id }, { correlationId }),
     ]);
     const text = [
       `Approved for this client (use_proxy "<code>"): ${status.approved_countries.join(', ') || 'none'}.`,
@@ -183,8 +183,8 @@ export class AgentToolbox {
     return { content: [{ type: 'text', text: text.join('\n') }], structuredContent: { countries: catalog.countries, approved_countries: status.approved_countries, pending_countries: status.pending_countries } };
   }
 
-  private async billing(admission: Admission): Promise<CallToolResult> {
-    const client = admission.client!;
+  private async billing(admission: AdmittedCall): Promise<CallToolResult> {
+    const client = admission.client;
     const correlationId = admission.requestId;
     // Asked afresh (not the header cache): an agent checks before spending.
     const quota = await this.bus.request(SUBJECTS.billing.quotaQuery, { client_id: client.id, monthly_credits: client.limits.monthlyCredits }, { correlationId, timeoutMs: 3000 });

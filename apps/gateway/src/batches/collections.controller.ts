@@ -1,8 +1,9 @@
 import { CollectionDeleteReply, CollectionUpdateReply, CollectionView, CollectionWriteReply, DEFAULT_COLLECTION_NAME, SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
-import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
+import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
 import { Fails, Returns, ValidationStatus } from '../openapi/operation-contract';
 import { COLLECTION_CREATED_EXAMPLE } from '../openapi/response-examples';
@@ -33,13 +34,13 @@ export class CollectionsController {
   })
   @ValidationStatus(400)
   @Fails('target.blocked', 'batch.invalid_collection', 'idempotency.invalid_key', 'idempotency.key_reused', 'idempotency.in_flight')
-  async create(@Body() body: CollectionBody, @Headers('idempotency-key') key: string | undefined, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<CollectionWriteReply> {
-    const clientId = request.admission.client!.id;
+  async create(@Body() body: CollectionBody, @Headers('idempotency-key') key: string | undefined, @Caller() caller: AdmittedCall, @Res({ passthrough: true }) reply: FastifyReply): Promise<CollectionWriteReply> {
+    const clientId = caller.client.id;
     const work = async () => {
       const created = await this.bus.request(
         SUBJECTS.collections.create,
         { client_id: clientId, name: body.name ?? DEFAULT_COLLECTION_NAME, requests: body.requests ?? null, callback_url: body.callback_url ?? null },
-        { correlationId: request.admission.requestId, timeoutMs: WRITE_TIMEOUT_MS },
+        { correlationId: caller.requestId, timeoutMs: WRITE_TIMEOUT_MS },
       );
       return { status: 201, body: created };
     };
@@ -47,7 +48,7 @@ export class CollectionsController {
       void reply.status(201);
       return (await work()).body;
     }
-    const outcome = await this.idempotency.once(clientId, key, request.body, work);
+    const outcome = await this.idempotency.once(clientId, key, reply.request.body, work);
     void reply.status(outcome.status).header('idempotency-replayed', String(outcome.replayed));
     return outcome.body;
   }
@@ -57,9 +58,9 @@ export class CollectionsController {
   @ApiOperation({ summary: 'The client\'s collections; name, name_prefix and since combine with AND.' })
   @Returns(200, [CollectionView], { description: 'The collections, oldest first.' })
   @ValidationStatus(400)
-  list(@Query() query: CollectionListQuery, @Req() request: FastifyRequest): Promise<CollectionView[]> {
+  list(@Query() query: CollectionListQuery, @Caller() caller: AdmittedCall): Promise<CollectionView[]> {
     const since = query.since === undefined ? undefined : isoToEpochMs(query.since);
-    return this.bus.request(SUBJECTS.collections.list, { client_id: request.admission.client!.id, name: query.name, name_prefix: query.name_prefix, since_ms: since }, { correlationId: request.admission.requestId });
+    return this.bus.request(SUBJECTS.collections.list, { client_id: caller.client.id, name: query.name, name_prefix: query.name_prefix, since_ms: since }, { correlationId: caller.requestId });
   }
 
   @Get(':collection_id')
@@ -67,8 +68,8 @@ export class CollectionsController {
   @ApiOperation({ summary: 'One collection (spec 2.10) with its callback_url and request count.' })
   @Returns(200, CollectionView, { description: 'The collection.' })
   @Fails('batch.collection_not_found')
-  get(@Param('collection_id', COLLECTION_ID) collectionId: string, @Req() request: FastifyRequest): Promise<CollectionView> {
-    return this.bus.request(SUBJECTS.collections.get, { client_id: request.admission.client!.id, collection_id: collectionId }, { correlationId: request.admission.requestId });
+  get(@Param('collection_id', COLLECTION_ID) collectionId: string, @Caller() caller: AdmittedCall): Promise<CollectionView> {
+    return this.bus.request(SUBJECTS.collections.get, { client_id: caller.client.id, collection_id: collectionId }, { correlationId: caller.requestId });
   }
 
   @Put(':collection_id')
@@ -77,11 +78,11 @@ export class CollectionsController {
   @Returns(200, CollectionUpdateReply, { description: 'Updated: id, name and message (spec 2.12).' })
   @ValidationStatus(400)
   @Fails('target.blocked', 'batch.collection_not_found', 'batch.invalid_collection')
-  async update(@Param('collection_id', COLLECTION_ID) collectionId: string, @Body() body: CollectionBody, @Req() request: FastifyRequest): Promise<CollectionUpdateReply> {
+  async update(@Param('collection_id', COLLECTION_ID) collectionId: string, @Body() body: CollectionBody, @Caller() caller: AdmittedCall): Promise<CollectionUpdateReply> {
     const updated = await this.bus.request(
       SUBJECTS.collections.update,
-      { client_id: request.admission.client!.id, collection_id: collectionId, name: body.name, requests: body.requests, callback_url: body.callback_url },
-      { correlationId: request.admission.requestId, timeoutMs: WRITE_TIMEOUT_MS },
+      { client_id: caller.client.id, collection_id: collectionId, name: body.name, requests: body.requests, callback_url: body.callback_url },
+      { correlationId: caller.requestId, timeoutMs: WRITE_TIMEOUT_MS },
     );
     return { id: updated.id, name: updated.name, message: updated.message };
   }
@@ -92,8 +93,8 @@ export class CollectionsController {
   @ApiOperation({ summary: 'Delete the collection and its stored requests; runs already started finish and stay readable.' })
   @Returns(200, CollectionDeleteReply, { description: 'Deleted.' })
   @Fails('batch.collection_not_found')
-  async delete(@Param('collection_id', COLLECTION_ID) collectionId: string, @Req() request: FastifyRequest): Promise<CollectionDeleteReply> {
-    await this.bus.request(SUBJECTS.collections.delete, { client_id: request.admission.client!.id, collection_id: collectionId }, { correlationId: request.admission.requestId });
+  async delete(@Param('collection_id', COLLECTION_ID) collectionId: string, @Caller() caller: AdmittedCall): Promise<CollectionDeleteReply> {
+    await this.bus.request(SUBJECTS.collections.delete, { client_id: caller.client.id, collection_id: collectionId }, { correlationId: caller.requestId });
     return { id: collectionId, deleted: true, message: 'Collection deleted.' };
   }
 }

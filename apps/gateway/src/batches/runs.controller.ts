@@ -1,8 +1,8 @@
 import { JOB_PAGE_LIMITS, JobListingPage, JobResultBody, RunList, RunView, SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
-import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
 import { CreditGate } from '../credits/credit-gate';
 import { JobResultUnavailableError } from '../gateway.errors';
@@ -26,14 +26,14 @@ export class RunsController {
   @ApiOperation({ summary: 'Run the collection (spec 4.4): one job per stored request, executed in the background within the plan\'s batch concurrency. Each job is charged like a sync scrape when it completes.' })
   @Returns(201, RunView, { description: 'The run, in_progress, with run_id, job_ids and counters at 0.' })
   @Fails('batch.collection_not_found', 'batch.collection_empty', 'limits.quota_exceeded')
-  async start(@Param('collection_id', COLLECTION_ID) collectionId: string, @Req() request: FastifyRequest): Promise<RunView> {
-    const client = request.admission.client!;
+  async start(@Param('collection_id', COLLECTION_ID) collectionId: string, @Caller() caller: AdmittedCall): Promise<RunView> {
+    const client = caller.client;
     // Jobs are charged one by one as they complete; a run needs at least one credit to start.
-    await this.credits.assertAvailable(client, 1, 'a run', request.admission.requestId);
+    await this.credits.assertAvailable(client, 1, 'a run', caller.requestId);
     return this.bus.request(
       SUBJECTS.runs.start,
       { client_id: client.id, collection_id: collectionId, max_concurrency: client.limits.batchConcurrency, monthly_credits: client.limits.monthlyCredits },
-      { correlationId: request.admission.requestId, timeoutMs: 60_000 },
+      { correlationId: caller.requestId, timeoutMs: 60_000 },
     );
   }
 
@@ -43,8 +43,8 @@ export class RunsController {
   @Returns(200, RunList, { description: 'The runs and their count.' })
   @ValidationStatus(400)
   @Fails('batch.collection_not_found')
-  list(@Param('collection_id', COLLECTION_ID) collectionId: string, @Query() query: RunListQuery, @Req() request: FastifyRequest): Promise<RunList> {
-    return this.bus.request(SUBJECTS.runs.list, { client_id: request.admission.client!.id, collection_id: collectionId, status_filter: query.status_filter }, { correlationId: request.admission.requestId });
+  list(@Param('collection_id', COLLECTION_ID) collectionId: string, @Query() query: RunListQuery, @Caller() caller: AdmittedCall): Promise<RunList> {
+    return this.bus.request(SUBJECTS.runs.list, { client_id: caller.client.id, collection_id: collectionId, status_filter: query.status_filter }, { correlationId: caller.requestId });
   }
 
   @Get('runs/:run_id')
@@ -52,8 +52,8 @@ export class RunsController {
   @ApiOperation({ summary: 'One run (spec 2.13) with its counters; a completed run adds failed_jobs. 404 for a run of another collection.' })
   @Returns(200, RunView, { description: 'The run.', example: RUN_EXAMPLE })
   @Fails('batch.collection_not_found', 'batch.run_not_found')
-  get(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Req() request: FastifyRequest): Promise<RunView> {
-    return this.bus.request(SUBJECTS.runs.get, { client_id: request.admission.client!.id, collection_id: collectionId, run_id: runId }, { correlationId: request.admission.requestId });
+  get(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Caller() caller: AdmittedCall): Promise<RunView> {
+    return this.bus.request(SUBJECTS.runs.get, { client_id: caller.client.id, collection_id: collectionId, run_id: runId }, { correlationId: caller.requestId });
   }
 
   @Get('runs/:run_id/jobs')
@@ -64,11 +64,11 @@ export class RunsController {
   @Returns(200, JobListingPage, { description: 'A page of jobs; follow cursor_next while has_more.', example: JOBS_EXAMPLE })
   @ValidationStatus(400)
   @Fails('batch.collection_not_found', 'batch.run_not_found', 'batch.invalid_cursor')
-  async jobs(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Query() query: JobListQuery, @Req() request: FastifyRequest): Promise<JobListingPage> {
+  async jobs(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Query() query: JobListQuery, @Caller() caller: AdmittedCall): Promise<JobListingPage> {
     const packed = await this.bus.request(
       SUBJECTS.jobs.list,
       {
-        client_id: request.admission.client!.id,
+        client_id: caller.client.id,
         collection_id: collectionId,
         run_id: runId,
         cursor: query.cursor,
@@ -79,7 +79,7 @@ export class RunsController {
         order_dir: query.order_dir ?? 'asc',
         include_results: query.include_results ?? false,
       },
-      { correlationId: request.admission.requestId, timeoutMs: 60_000 },
+      { correlationId: caller.requestId, timeoutMs: 60_000 },
     );
     return this.bus.unpack(packed);
   }
@@ -89,8 +89,8 @@ export class RunsController {
   @ApiOperation({ summary: "One job's stored result: the scrape response (spec 2.7) plus url, custom_id and status. Kept RESULT_RETENTION_HOURS (48 h by default)." })
   @Returns(200, JobResultBody, { description: 'The job result.' })
   @Fails('batch.result_unavailable', 'batch.collection_not_found', 'batch.run_not_found')
-  async result(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Param('job_id') jobId: string, @Req() request: FastifyRequest): Promise<JobResultBody> {
-    const reply = await this.bus.request(SUBJECTS.jobs.result, { client_id: request.admission.client!.id, collection_id: collectionId, run_id: runId, job_id: jobId.slice(0, 200) }, { correlationId: request.admission.requestId, timeoutMs: 60_000 });
+  async result(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Param('job_id') jobId: string, @Caller() caller: AdmittedCall): Promise<JobResultBody> {
+    const reply = await this.bus.request(SUBJECTS.jobs.result, { client_id: caller.client.id, collection_id: collectionId, run_id: runId, job_id: jobId.slice(0, 200) }, { correlationId: caller.requestId, timeoutMs: 60_000 });
     if (!reply.found) throw new JobResultUnavailableError({ error_code: reply.error_code, message: reply.message, completed_at: reply.completed_at, age_hours: reply.age_hours });
     return this.bus.unpack(reply.result);
   }

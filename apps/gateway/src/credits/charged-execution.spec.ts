@@ -1,12 +1,12 @@
 import type { ScrapeExecutionFacts } from '@lib/contracts';
-import type { Admission } from '../admission/request-admission';
+import type { AdmittedCall } from '../admission/caller.decorator';
 import { ChargedExecution } from './charged-execution';
 import type { CreditGate, CreditHold } from './credit-gate';
 
 /** The hold of a failed call goes back at once, or within seconds when billing-meter is briefly away. */
 describe('ChargedExecution releases', () => {
   const quota = { client_id: 'c', month: '2026-11', limit: 100, used: 0, remaining: 100, resets_at: 0, as_of: 0 } as unknown as CreditHold['quota'];
-  const admission = { requestId: 'r1', client: { id: 'c', limits: { monthlyCredits: 100 } }, rateLimit: null, quota: null, creditsCharged: 0 } as unknown as Admission;
+  const admission = { requestId: 'r1', client: { id: 'c', limits: { monthlyCredits: 100 } }, rateLimit: null, quota: null, creditsCharged: 0 } as unknown as AdmittedCall;
 
   function gate(failReleases: number) {
     const calls = { hold: 0, release: [] as number[] };
@@ -59,7 +59,7 @@ describe('ChargedExecution charge keys', () => {
     } as unknown as CreditGate;
     const facts: ScrapeExecutionFacts = { billable: true, credits: 1, mode: 'simple', target_domain: 'example.com', status_code: 200, block_reason: null, protection_stack: [], rule_hits: [], rules_version: 'x', proxy: null, attempts: 1 };
     for (let i = 0; i < 2; i += 1) {
-      const admission = { requestId: 'same-id-every-time', client: { id: 'c', limits: { monthlyCredits: 100 } }, rateLimit: null, quota: null, creditsCharged: 0 } as unknown as Admission;
+      const admission = { requestId: 'same-id-every-time', client: { id: 'c', limits: { monthlyCredits: 100 } }, rateLimit: null, quota: null, creditsCharged: 0 } as unknown as AdmittedCall;
       await new ChargedExecution(credits).run(admission, 'sync-scrape', 1, async () => ({ facts: { ...facts }, result: null }));
       expect(admission.creditsCharged).toBe(1);
     }

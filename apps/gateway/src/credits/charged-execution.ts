@@ -1,6 +1,6 @@
 import type { ScrapeExecutionFacts } from '@lib/contracts';
 import { Injectable, Logger } from '@nestjs/common';
-import type { Admission } from '../admission/request-admission';
+import type { AdmittedCall } from '../admission/caller.decorator';
 import { CreditGate, CreditHold } from './credit-gate';
 
 // A hold outlives the longest call: if this gateway dies mid-call, the credits come back on their own.
@@ -22,8 +22,8 @@ export class ChargedExecution {
 
   constructor(private readonly credits: CreditGate) {}
 
-  async run<T>(admission: Admission, kind: string, creditsToHold: number, work: () => Promise<{ facts: ScrapeExecutionFacts; result: T; details?: Record<string, unknown> }>): Promise<T> {
-    const client = admission.client!;
+  async run<T>(admission: AdmittedCall, kind: string, creditsToHold: number, work: () => Promise<{ facts: ScrapeExecutionFacts; result: T; details?: Record<string, unknown> }>): Promise<T> {
+    const client = admission.client;
     const hold = await this.credits.hold(client, creditsToHold, HOLD_TTL_SECONDS, admission.requestId);
     try {
       const { facts, result, details } = await work();

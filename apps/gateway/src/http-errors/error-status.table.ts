@@ -25,8 +25,8 @@ export const HTTP_ERROR_TABLE = {
   'proxy.unknown_country': { status: 422, errorCode: 'unknown_country' },
   'proxy.request_not_found': { status: 404, errorCode: 'proxy_request_not_found' },
   'proxy.pool_missing': { status: 503, errorCode: 'proxy_pool_unavailable' },
+  // No handler raises it: the router's answer to a path it cannot route (declared on routes with path parameters).
   'resource.not_found': { status: 404, errorCode: 'not_found' },
-  'resource.conflict': { status: 409, errorCode: 'conflict' },
   'gateway.client_exists': { status: 409, errorCode: 'client_exists' },
   'gateway.unknown_client': { status: 404, errorCode: 'client_not_found' },
   'billing.reservation_not_found': { status: 409, errorCode: 'reservation_not_found' },

@@ -4,20 +4,11 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { STATUS_CODES } from 'node:http';
 import type { RouteAccessLevel } from '../admission/route-access';
+import { USAGE_HEADERS } from '../admission/usage-headers';
 import { DomainErrorCode, HTTP_ERROR_TABLE } from '../http-errors/error-status.table';
 
 export const API_VERSION = '0.1.0';
 
-/** Spec section 8: every response carries these. */
-export const USAGE_HEADERS = {
-  'X-RateLimit-Limit': 'Requests per minute allowed.',
-  'X-RateLimit-Remaining': 'Requests left in the window.',
-  'X-RateLimit-Reset': 'Unix timestamp (seconds) when the window resets.',
-  'X-Quota-Limit': 'Monthly credit quota; 0 means unlimited.',
-  'X-Quota-Used': 'Credits used this month.',
-  'X-Quota-Remaining': 'Credits remaining this month (0 when unlimited).',
-  'X-Credits-Charged': 'Credits charged for this request.',
-} as const;
 
 /** An error a response may carry: its public error_code under an HTTP status. */
 interface DeclaredError {

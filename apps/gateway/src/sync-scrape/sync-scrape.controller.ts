@@ -1,7 +1,7 @@
 import { BROWSER_ACTION_MODELS, DownloadRequest, DownloadResultBody, ProxyConfig, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
-import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
 import { Fails, Returns } from '../openapi/operation-contract';
 import { SCRAPE_EXAMPLE } from '../openapi/response-examples';
@@ -26,8 +26,8 @@ export class SyncScrapeController {
   })
   @Returns(200, ScrapeResultBody, { description: "The scrape response with timings and guidance; statusCode is the target's (0 when it never answered).", example: SCRAPE_EXAMPLE })
   @Fails('target.blocked', 'scrape.invalid_request', 'proxy.country_not_approved', 'proxy.unknown_country', 'proxy.pool_missing', 'limits.quota_exceeded', 'transport.worker_lost')
-  scrape(@Body() body: ScrapeRequest, @Req() request: FastifyRequest): Promise<ScrapeResultBody> {
-    return this.handler.scrape(body, request.admission);
+  scrape(@Body() body: ScrapeRequest, @Caller() caller: AdmittedCall): Promise<ScrapeResultBody> {
+    return this.handler.scrape(body, caller);
   }
 
   @Post('download')
@@ -36,7 +36,7 @@ export class SyncScrapeController {
   @ApiOperation({ summary: 'Download one file (spec 2.9): base64 content with its detected MIME type. 1 credit when the target answered.' })
   @Returns(200, DownloadResultBody, { description: 'The file as base64 with its detected MIME type; statusCode 0 when the target never answered (not charged).' })
   @Fails('target.blocked', 'scrape.invalid_request', 'proxy.country_not_approved', 'proxy.unknown_country', 'proxy.pool_missing', 'limits.quota_exceeded', 'transport.worker_lost')
-  download(@Body() body: DownloadRequest, @Req() request: FastifyRequest): Promise<DownloadResultBody> {
-    return this.handler.download(body, request.admission);
+  download(@Body() body: DownloadRequest, @Caller() caller: AdmittedCall): Promise<DownloadResultBody> {
+    return this.handler.download(body, caller);
   }
 }

@@ -3,7 +3,7 @@ import { MessageBus } from '@lib/messaging';
 import { CREDIT_COST } from '@lib/plans';
 import { Inject, Injectable } from '@nestjs/common';
 import { instanceToPlain } from 'class-transformer';
-import type { Admission } from '../admission/request-admission';
+import type { AdmittedCall } from '../admission/caller.decorator';
 import { WorkerLostError } from '@lib/errors';
 import { ChargedExecution } from '../credits/charged-execution';
 import { CountryProxyNotApprovedError } from '../gateway.errors';
@@ -25,7 +25,7 @@ export class SyncScrapeHandler {
     private readonly engines: EngineWatch,
   ) {}
 
-  async scrape(request: ScrapeRequest, admission: Admission): Promise<ScrapeResultBody> {
+  async scrape(request: ScrapeRequest, admission: AdmittedCall): Promise<ScrapeResultBody> {
     await this.assertProxyApproved(request.use_proxy, admission);
     const cost = request.browser ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
     return this.charged.run(admission, 'sync-scrape', cost, async () => {
@@ -35,7 +35,7 @@ export class SyncScrapeHandler {
     });
   }
 
-  async download(request: DownloadRequest, admission: Admission): Promise<DownloadResultBody> {
+  async download(request: DownloadRequest, admission: AdmittedCall): Promise<DownloadResultBody> {
     await this.assertProxyApproved(request.use_proxy, admission);
     return this.charged.run(admission, 'sync-download', CREDIT_COST.simple_request, async () => {
       const reply = await this.callEngine(SUBJECTS.scrape.download, this.command(request, admission), admission);
@@ -49,7 +49,7 @@ export class SyncScrapeHandler {
    * → 503 with Retry-After; the caller releases the hold). A request no engine ever took — so
    * nothing was fetched — is sent once more, to whichever replica takes it.
    */
-  private async callEngine<S extends EngineSubject>(subject: S, command: ReturnType<SyncScrapeHandler['command']>, admission: Admission) {
+  private async callEngine<S extends EngineSubject>(subject: S, command: ReturnType<SyncScrapeHandler['command']>, admission: AdmittedCall) {
     if (this.bus.kind !== 'nats') return this.bus.request(subject, command, { correlationId: admission.requestId, timeoutMs: ENGINE_RPC_TIMEOUT_MS });
     for (let attempt = 1; ; attempt += 1) {
       const controller = new AbortController();
@@ -69,15 +69,15 @@ export class SyncScrapeHandler {
     }
   }
 
-  private command(request: object, admission: Admission) {
-    return { request_id: admission.requestId, client_id: admission.client!.id, request: instanceToPlain(request) };
+  private command(request: object, admission: AdmittedCall) {
+    return { request_id: admission.requestId, client_id: admission.client.id, request: instanceToPlain(request) };
   }
 
   /** Spec 4.2 rule 4: a country pool needs the client's approval, asked on every request (a decision holds at once). */
-  private async assertProxyApproved(useProxy: string | ProxyConfig | null, admission: Admission): Promise<void> {
+  private async assertProxyApproved(useProxy: string | ProxyConfig | null, admission: AdmittedCall): Promise<void> {
     const country = proxyCountryOf(useProxy);
     if (!country) return;
-    const { approved } = await this.bus.request(SUBJECTS.proxies.check, { client_id: admission.client!.id, country_code: country }, { correlationId: admission.requestId, timeoutMs: 5000 });
+    const { approved } = await this.bus.request(SUBJECTS.proxies.check, { client_id: admission.client.id, country_code: country }, { correlationId: admission.requestId, timeoutMs: 5000 });
     if (!approved) {
       throw new CountryProxyNotApprovedError(`The ${country} proxy pool is not approved for this client. Request it with POST /v1/proxy/request-country; an administrator reviews it (spec 3.5). Use "any" meanwhile.`);
     }

@@ -2,9 +2,9 @@ import { BillingReply, ClientMetricsReply, PLATFORM_METRICS, PlatformMetricsRepl
 import { AdminOnlyError } from '@lib/errors';
 import { MessageBus } from '@lib/messaging';
 import { CLOCK, Clock } from '@lib/runtime';
-import { Controller, Get, Inject, Query, Req } from '@nestjs/common';
+import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
 import type { AuthenticatedClient } from '../clients/client-directory';
 import { Fails, Returns, ValidationStatus } from '../openapi/operation-contract';
@@ -29,10 +29,10 @@ export class UsageController {
   @Returns(200, BillingReply, { description: 'The month\'s billing.' })
   @ValidationStatus(400)
   @Fails('auth.admin_only')
-  billing(@Query() query: BillingQueryDto, @Req() request: FastifyRequest): Promise<BillingReply> {
-    const client = request.admission.client!;
+  billing(@Query() query: BillingQueryDto, @Caller() caller: AdmittedCall): Promise<BillingReply> {
+    const client = caller.client;
     const month = query.month ?? this.clock.now().toISOString().slice(0, 7);
-    return this.bus.request(SUBJECTS.billing.billing, { client_id: this.scopeOf(client, query.client, true), month, by_url: query.detail === 'urls' }, { correlationId: request.admission.requestId });
+    return this.bus.request(SUBJECTS.billing.billing, { client_id: this.scopeOf(client, query.client, true), month, by_url: query.detail === 'urls' }, { correlationId: caller.requestId });
   }
 
   @Get('client-metrics')
@@ -46,13 +46,13 @@ export class UsageController {
   @Returns(200, ClientMetricsReply, { description: 'The usage.' })
   @ValidationStatus(400)
   @Fails('auth.admin_only', 'request.invalid')
-  clientMetrics(@Query() query: ClientMetricsQueryDto, @Req() request: FastifyRequest): Promise<ClientMetricsReply> {
-    const client = request.admission.client!;
+  clientMetrics(@Query() query: ClientMetricsQueryDto, @Caller() caller: AdmittedCall): Promise<ClientMetricsReply> {
+    const client = caller.client;
     const period = reportPeriodOf(query.date, { allowMonth: true }, this.clock.now());
     return this.bus.request(
       SUBJECTS.billing.clientMetrics,
       { client_id: this.scopeOf(client, query.client, false)!, ...period, hourly: query.hourly ?? false, by_url: query.detail === 'urls' },
-      { correlationId: request.admission.requestId },
+      { correlationId: caller.requestId },
     );
   }
 
@@ -64,10 +64,10 @@ export class UsageController {
   @Returns(200, PlatformMetricsReply, { description: 'The statistics asked for.' })
   @ValidationStatus(400)
   @Fails('request.invalid')
-  metrics(@Query() query: PlatformMetricsQueryDto, @Req() request: FastifyRequest): Promise<PlatformMetricsReply> {
+  metrics(@Query() query: PlatformMetricsQueryDto, @Caller() caller: AdmittedCall): Promise<PlatformMetricsReply> {
     const period = reportPeriodOf(query.date, { allowMonth: false }, this.clock.now());
     const metrics: PlatformMetric[] = query.metric ? [query.metric as PlatformMetric] : [...PLATFORM_METRICS];
-    return this.bus.request(SUBJECTS.billing.platformMetrics, { ...period, metrics }, { correlationId: request.admission.requestId });
+    return this.bus.request(SUBJECTS.billing.platformMetrics, { ...period, metrics }, { correlationId: caller.requestId });
   }
 
   /** Ordinary clients see themselves only; an administrator may name anyone (billing: or nobody = all clients). */

@@ -1,8 +1,8 @@
 import { DEFAULT_VIABILITY_DEPTH, SUBJECTS, VIABILITY_PAGE_LIMITS, VIABILITY_WORST_CASE_CREDITS, ViabilityRunList, ViabilityRunView } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
 import { VIABILITY_RUN_ID } from '../batches/resource-id.pipe';
 import { CreditGate } from '../credits/credit-gate';
@@ -28,12 +28,12 @@ export class ViabilityTestsController {
   })
   @Returns(202, ViabilityRunView, { description: 'The run, in_progress, with total_urls and completed_urls 0; results null.' })
   @Fails('limits.quota_exceeded')
-  async create(@Body() body: ViabilityTestBody, @Req() request: FastifyRequest): Promise<ViabilityRunView> {
-    const client = request.admission.client!;
+  async create(@Body() body: ViabilityTestBody, @Caller() caller: AdmittedCall): Promise<ViabilityRunView> {
+    const client = caller.client;
     const urls = distinctUrls(body.urls);
     const depth = body.depth ?? DEFAULT_VIABILITY_DEPTH;
-    await this.credits.assertAvailable(client, urls.length * VIABILITY_WORST_CASE_CREDITS[depth], `a ${depth} viability test of ${urls.length} URL(s)`, request.admission.requestId);
-    return this.bus.request(SUBJECTS.viability.create, { client_id: client.id, urls, depth, monthly_credits: client.limits.monthlyCredits }, { correlationId: request.admission.requestId });
+    await this.credits.assertAvailable(client, urls.length * VIABILITY_WORST_CASE_CREDITS[depth], `a ${depth} viability test of ${urls.length} URL(s)`, caller.requestId);
+    return this.bus.request(SUBJECTS.viability.create, { client_id: client.id, urls, depth, monthly_credits: client.limits.monthlyCredits }, { correlationId: caller.requestId });
   }
 
   @Get()
@@ -42,8 +42,8 @@ export class ViabilityTestsController {
   @Returns(200, ViabilityRunList, { description: 'A page of runs; follow cursor_next while has_more.' })
   @ValidationStatus(400)
   @Fails('viability.invalid_cursor')
-  list(@Query() query: ViabilityListQuery, @Req() request: FastifyRequest): Promise<ViabilityRunList> {
-    return this.bus.request(SUBJECTS.viability.list, { client_id: request.admission.client!.id, limit: query.limit ?? VIABILITY_PAGE_LIMITS.default, cursor: query.cursor?.toLowerCase() }, { correlationId: request.admission.requestId });
+  list(@Query() query: ViabilityListQuery, @Caller() caller: AdmittedCall): Promise<ViabilityRunList> {
+    return this.bus.request(SUBJECTS.viability.list, { client_id: caller.client.id, limit: query.limit ?? VIABILITY_PAGE_LIMITS.default, cursor: query.cursor?.toLowerCase() }, { correlationId: caller.requestId });
   }
 
   @Get(':run_id')
@@ -51,7 +51,7 @@ export class ViabilityTestsController {
   @ApiOperation({ summary: 'One viability run (spec 2.15): results stay null until completed_urls equals total_urls, then one entry per URL in request order. Kept RESULT_RETENTION_HOURS.' })
   @Returns(200, ViabilityRunView, { description: 'The run.', example: VIABILITY_RUN_EXAMPLE })
   @Fails('viability.run_not_found')
-  get(@Param('run_id', VIABILITY_RUN_ID) runId: string, @Req() request: FastifyRequest): Promise<ViabilityRunView> {
-    return this.bus.request(SUBJECTS.viability.get, { client_id: request.admission.client!.id, run_id: runId }, { correlationId: request.admission.requestId });
+  get(@Param('run_id', VIABILITY_RUN_ID) runId: string, @Caller() caller: AdmittedCall): Promise<ViabilityRunView> {
+    return this.bus.request(SUBJECTS.viability.get, { client_id: caller.client.id, run_id: runId }, { correlationId: caller.requestId });
   }
 }

@@ -1,8 +1,8 @@
 import { SUBJECTS, WebhookDeliveryLog, WebhookSecretReply } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
-import { Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
 import { COLLECTION_ID, RUN_ID } from '../batches/resource-id.pipe';
 import { Fails, Returns } from '../openapi/operation-contract';
@@ -20,8 +20,8 @@ export class WebhooksController {
     description: 'Every webhook carries X-Service-Timestamp (Unix seconds) and X-Service-Signature: sha256=<hex HMAC-SHA256(secret, "{timestamp}.{raw body}")>. Reject timestamps older than 5 minutes.',
   })
   @Returns(200, WebhookSecretReply, { description: 'The signing secret.' })
-  secret(@Req() request: FastifyRequest): Promise<WebhookSecretReply> {
-    return this.bus.request(SUBJECTS.webhooks.secret, { client_id: request.admission.client!.id }, { correlationId: request.admission.requestId });
+  secret(@Caller() caller: AdmittedCall): Promise<WebhookSecretReply> {
+    return this.bus.request(SUBJECTS.webhooks.secret, { client_id: caller.client.id }, { correlationId: caller.requestId });
   }
 
   @Post('webhooks/secret/rotate')
@@ -29,8 +29,8 @@ export class WebhooksController {
   @Access('client')
   @ApiOperation({ summary: 'Replace the signing secret; every delivery attempt from now on is signed with the new one.' })
   @Returns(200, WebhookSecretReply, { description: 'The new signing secret.' })
-  rotate(@Req() request: FastifyRequest): Promise<WebhookSecretReply> {
-    return this.bus.request(SUBJECTS.webhooks.rotateSecret, { client_id: request.admission.client!.id }, { correlationId: request.admission.requestId });
+  rotate(@Caller() caller: AdmittedCall): Promise<WebhookSecretReply> {
+    return this.bus.request(SUBJECTS.webhooks.rotateSecret, { client_id: caller.client.id }, { correlationId: caller.requestId });
   }
 
   @Get('async/collections/:collection_id/runs/:run_id/webhook-deliveries')
@@ -42,8 +42,8 @@ export class WebhooksController {
   })
   @Returns(200, WebhookDeliveryLog, { description: 'The delivery log.' })
   @Fails('webhook.not_found', 'batch.collection_not_found', 'batch.run_not_found')
-  deliveries(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Req() request: FastifyRequest): Promise<WebhookDeliveryLog> {
-    return this.bus.request(SUBJECTS.webhooks.deliveries, { client_id: request.admission.client!.id, collection_id: collectionId, run_id: runId }, { correlationId: request.admission.requestId });
+  deliveries(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Caller() caller: AdmittedCall): Promise<WebhookDeliveryLog> {
+    return this.bus.request(SUBJECTS.webhooks.deliveries, { client_id: caller.client.id, collection_id: collectionId, run_id: runId }, { correlationId: caller.requestId });
   }
 
   @Post('async/collections/:collection_id/runs/:run_id/webhook-deliveries/redeliver')
@@ -54,7 +54,7 @@ export class WebhooksController {
   })
   @Returns(202, WebhookDeliveryLog, { description: 'The attempt was made; the log includes it.' })
   @Fails('webhook.not_found', 'webhook.delivery_in_progress', 'batch.collection_not_found', 'batch.run_not_found')
-  redeliver(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Req() request: FastifyRequest): Promise<WebhookDeliveryLog> {
-    return this.bus.request(SUBJECTS.webhooks.redeliver, { client_id: request.admission.client!.id, collection_id: collectionId, run_id: runId }, { correlationId: request.admission.requestId });
+  redeliver(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Caller() caller: AdmittedCall): Promise<WebhookDeliveryLog> {
+    return this.bus.request(SUBJECTS.webhooks.redeliver, { client_id: caller.client.id, collection_id: collectionId, run_id: runId }, { correlationId: caller.requestId });
   }
 }

@@ -103,7 +103,7 @@ export class BrowserScrapeExecutor {
     timings.extraction_ms += performance.now() - extractionStarted;
     timings.total_ms = performance.now() - started;
     const scrapeOutcome: ScrapeOutcome = page && verdict ? { kind: 'response', statusCode: page.statusCode, verdict, attempts } : { kind: 'failure', errorType: failure!.errorType, message: failure!.message, attempts };
-    let guidance: Guidance = this.advisor.advise(request as unknown as Parameters<GuidanceAdvisor['advise']>[0], scrapeOutcome, credits);
+    let guidance: Guidance = this.advisor.advise(request, scrapeOutcome, credits);
     // A failed action outranks "usable" and "empty" (the page may be empty because of it), not a block.
     if (page?.actionError && (guidance.success || verdict?.blockReason === 'empty_shell')) guidance = actionFailedGuidance(guidance, page.actionError);
     guidance = withFormatNotes(guidance, notes);

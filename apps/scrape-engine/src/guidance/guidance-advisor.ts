@@ -1,55 +1,13 @@
+import type { GuidanceErrorType, ScrapeGuidance, ScrapeRequest } from '@lib/contracts';
 import type { ContentVerdict } from '../content-validation/content-validator';
 import type { BrowserErrorType } from '../browser/browser-failures';
 import type { FetchErrorType } from '../simple-fetch/fetch-failures';
 
-/**
- * Every `guidance.error_type` the service reports (spec 2.8 leaves them open; README lists them):
- * fetch failures (never charged) and verdicts on what the site answered (charged).
- */
-export const ERROR_TYPES = [
-  'dns_error',
-  'connection_error',
-  'timeout',
-  'proxy_error',
-  'tls_error',
-  'too_many_redirects',
-  'body_too_large',
-  'target_blocked',
-  'fetch_error',
-  'http_4xx',
-  'http_5xx',
-  'captcha',
-  'cloudflare_challenge',
-  'challenge',
-  'hard_block',
-  'soft_block',
-  'empty_shell',
-  'browser_unavailable',
-  'browser_busy',
-  'browser_error',
-  'action_failed',
-] as const;
-export type GuidanceErrorType = (typeof ERROR_TYPES)[number];
-
-export interface Guidance {
-  success: boolean;
-  error_type: GuidanceErrorType | null;
-  error_provider: string | null;
-  credits_charged: number;
-  credits_refunded: boolean;
-  next_steps: string[];
-  suggested_request: Record<string, unknown> | null;
-  stop_reason: string | null;
-}
+/** The guidance of spec 2.8 (the contract's ScrapeGuidance, with its error types). */
+export type Guidance = ScrapeGuidance;
 
 /** What the advisor needs to know about the request that was made. */
-export interface AdvisedRequest {
-  url: string;
-  browser: boolean;
-  retry_on_block: boolean;
-  use_proxy: unknown;
-  [field: string]: unknown;
-}
+export type AdvisedRequest = Pick<ScrapeRequest, 'url' | 'browser' | 'retry_on_block' | 'use_proxy'> & Partial<ScrapeRequest>;
 
 export type ScrapeOutcome =
   | { kind: 'response'; statusCode: number; verdict: ContentVerdict; attempts: number }

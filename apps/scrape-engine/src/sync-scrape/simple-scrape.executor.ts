@@ -80,7 +80,7 @@ export class SimpleScrapeExecutor {
       executionTime: Math.round(totalMs) / 1000,
       potentiallyBlockedByCaptcha: verdict?.potentiallyBlockedByCaptcha ?? false,
       timings: { queue_wait_ms: 0, proxy_ms: 0, navigation_ms: round(navigationMs), extraction_ms: round(extractionMs), total_ms: round(totalMs) },
-      guidance: withFormatNotes(this.advisor.advise(request as unknown as Parameters<GuidanceAdvisor['advise']>[0], scrapeOutcome, credits), notes),
+      guidance: withFormatNotes(this.advisor.advise(request, scrapeOutcome, credits), notes),
     };
     const facts = executionFacts('simple', credits, firstHop.hostname, response?.statusCode ?? null, outcome);
     facts.response = response ? { headers: definedHeaders(response.headers), redirects: response.redirects, final_url: response.url } : null;

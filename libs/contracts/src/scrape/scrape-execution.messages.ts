@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsInt, IsObject, IsString, Length, Min } from 'class-validator';
 import { ANY_JSON_VALUE, anyJsonValue, nullableObject, openObject } from '../response-schema';
 import type { BillableMode } from '../billing/credit-reservation.messages';
+import { GUIDANCE_ERROR_TYPES, type GuidanceErrorType } from './guidance';
 
 /** Work for scrape-engine on behalf of one client's request. */
 export class EngineCommand {
@@ -43,8 +44,14 @@ export class ScrapeTimings {
 export class ScrapeGuidance {
   @ApiProperty()
   success: boolean;
-  @ApiProperty({ type: String, nullable: true, description: 'dns_error, connection_error, timeout, proxy_error, tls_error, too_many_redirects, body_too_large, target_blocked, fetch_error (never charged); http_4xx, http_5xx, captcha, cloudflare_challenge, challenge, hard_block, soft_block, empty_shell (charged); browser_unavailable, browser_busy, browser_error, action_failed.' })
-  error_type: string | null;
+  @ApiProperty({
+    type: String,
+    enum: GUIDANCE_ERROR_TYPES,
+    nullable: true,
+    description:
+      'dns_error, connection_error, timeout, proxy_error, tls_error, too_many_redirects, body_too_large, target_blocked, fetch_error (never charged); http_4xx, http_5xx, captcha, cloudflare_challenge, challenge, hard_block, soft_block, empty_shell (charged); browser_unavailable, browser_busy, browser_error, action_failed; batch jobs that never ran to an answer: worker_failure, timeout, quota_exceeded (never charged).',
+  })
+  error_type: GuidanceErrorType | null;
   @ApiProperty({ type: String, nullable: true, description: 'The anti-bot or CAPTCHA provider behind a block, when recognised.' })
   error_provider: string | null;
   @ApiProperty({ type: 'integer' })

@@ -1,0 +1,36 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { HTTP_ERROR_TABLE } from './error-status.table';
+
+const ROOT = path.resolve(__dirname, '../../../..');
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'generated' || entry.name === 'node_modules' ? [] : sourceFiles(full);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [full] : [];
+  });
+}
+
+/**
+ * Every domain error any context can raise has its HTTP status and public error_code in the one
+ * table: a code missing there would reach a client as a 500 internal_error.
+ */
+describe('the HTTP error table', () => {
+  const raised = new Map<string, string>();
+  for (const file of [...sourceFiles(path.join(ROOT, 'apps')), ...sourceFiles(path.join(ROOT, 'libs'))]) {
+    for (const match of fs.readFileSync(file, 'utf8').matchAll(/readonly code = '([^']+)'/g)) raised.set(match[1], path.relative(ROOT, file));
+  }
+
+  it('finds the error classes of every context', () => {
+    expect(raised.size).toBeGreaterThanOrEqual(30);
+  });
+
+  it.each([...raised.entries()])('maps %s (%s)', (code) => {
+    expect(Object.keys(HTTP_ERROR_TABLE)).toContain(code);
+  });
+
+  it('lists no code nothing raises, except the router\'s not_found', () => {
+    expect(Object.keys(HTTP_ERROR_TABLE).filter((code) => !raised.has(code))).toEqual(['resource.not_found']);
+  });
+});

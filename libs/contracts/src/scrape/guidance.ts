@@ -1,0 +1,38 @@
+/**
+ * Every `guidance.error_type` the service reports (spec 2.8 leaves them open; README lists them),
+ * in one place for the engine that decides them, the batch jobs that report them and the document.
+ */
+export const SCRAPE_ERROR_TYPES = [
+  // The fetch failed: the site never answered (never charged).
+  'dns_error',
+  'connection_error',
+  'timeout',
+  'proxy_error',
+  'tls_error',
+  'too_many_redirects',
+  'body_too_large',
+  'target_blocked',
+  'fetch_error',
+  // What the site answered (charged).
+  'http_4xx',
+  'http_5xx',
+  'captcha',
+  'cloudflare_challenge',
+  'challenge',
+  'hard_block',
+  'soft_block',
+  'empty_shell',
+  // Browser mode.
+  'browser_unavailable',
+  'browser_busy',
+  'browser_error',
+  'action_failed',
+] as const;
+
+/** A batch job that never ran to an answer: its worker failed, its lease ran out, or the month's credits did (never charged). */
+export const BATCH_JOB_ERROR_TYPES = ['worker_failure', 'timeout', 'quota_exceeded'] as const;
+
+export const GUIDANCE_ERROR_TYPES = [...new Set([...SCRAPE_ERROR_TYPES, ...BATCH_JOB_ERROR_TYPES])] as Array<(typeof SCRAPE_ERROR_TYPES)[number] | (typeof BATCH_JOB_ERROR_TYPES)[number]>;
+export type ScrapeErrorType = (typeof SCRAPE_ERROR_TYPES)[number];
+export type BatchJobErrorType = (typeof BATCH_JOB_ERROR_TYPES)[number];
+export type GuidanceErrorType = ScrapeErrorType | BatchJobErrorType;
