@@ -158,7 +158,7 @@ function closeAndNullable(node: unknown): Schema {
     if (schema.type === 'object' && schema.properties !== undefined && schema.additionalProperties === undefined) schema.additionalProperties = false;
     if (schema.nullable === true) {
       delete schema.nullable;
-      if (Array.isArray(schema.enum)) schema.enum = [...schema.enum, null];
+      if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
       if (schema.allOf || schema.oneOf || schema.anyOf || schema.$ref) {
         const { description, ...rest } = schema;
         schema = { anyOf: [rest, { type: 'null' }], ...(description === undefined ? {} : { description }) };

@@ -84,7 +84,7 @@ function nullable(schema: Schema): Schema {
   const composed = ['allOf', 'oneOf', 'anyOf', '$ref'].some((key) => key in schema);
   if (!composed && typeof schema.type === 'string') {
     const widened: Schema = { ...schema, type: [schema.type, 'null'] };
-    if (Array.isArray(schema.enum)) widened.enum = [...schema.enum, null];
+    if (Array.isArray(schema.enum) && !schema.enum.includes(null)) widened.enum = [...schema.enum, null];
     return widened;
   }
   return { anyOf: [schema, { type: 'null' }] };

@@ -46,7 +46,8 @@ export class ScrapeGuidance {
   success: boolean;
   @ApiProperty({
     type: String,
-    enum: GUIDANCE_ERROR_TYPES,
+    // OpenAPI 3.0: a nullable enum lists null among its values.
+    enum: [...GUIDANCE_ERROR_TYPES, null],
     nullable: true,
     description:
       'dns_error, connection_error, timeout, proxy_error, tls_error, too_many_redirects, body_too_large, target_blocked, fetch_error (never charged); http_4xx, http_5xx, captcha, cloudflare_challenge, challenge, hard_block, soft_block, empty_shell (charged); browser_unavailable, browser_busy, browser_error, action_failed; batch jobs that never ran to an answer: worker_failure, timeout, quota_exceeded (never charged).',
