@@ -3,7 +3,7 @@ import { MainContentReader } from '../../apps/scrape-engine/src/formats/main-con
 import { MarkdownConverter } from '../../apps/scrape-engine/src/formats/markdown-converter';
 import { ParsedPage } from '../../apps/scrape-engine/src/formats/parsed-page';
 import { importEsm } from '@lib/runtime';
-import { CORPUS_PAGE_URL, CorpusPage, measurePage, PageQuality, readCorpus, summarise } from './markdown-quality';
+import { CORPUS_PAGE_URL, type CorpusPage, measurePage, type PageQuality, readCorpus, summarise } from './markdown-quality';
 
 /**
  * HTML → markdown over the real corpus (../shared/corpus/pages): ours side by side with plain

@@ -1,4 +1,4 @@
-import { BrowserFixtureSite, startBrowserFixtureSite } from '../support/browser-fixture-site';
+import { type BrowserFixtureSite, startBrowserFixtureSite } from '../support/browser-fixture-site';
 import { chromiumProcessesBelow } from '../support/chromium-processes';
 import { browserEngine, chromiumProcesses, eventually } from './support/browser-engine';
 

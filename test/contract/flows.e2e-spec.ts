@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { contractCheckedFetch, contractOf } from '../support/api-contract';
-import { FixtureSite, startFixtureSite } from '../support/fixture-site';
-import { InProcessPlatform, startInProcessPlatform } from '../e2e/support/in-process-platform';
+import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { type InProcessPlatform, startInProcessPlatform } from '../e2e/support/in-process-platform';
 import { runtimesUnderTest } from '../e2e/support/runtimes';
 import { runEveryOperation } from './flows';
 

@@ -1,7 +1,7 @@
 import { MainContentReader } from '../../apps/scrape-engine/src/formats/main-content-reader';
 import { MarkdownConverter } from '../../apps/scrape-engine/src/formats/markdown-converter';
 import { ParsedPage } from '../../apps/scrape-engine/src/formats/parsed-page';
-import { CORPUS_PAGE_URL, CorpusPage, measurePage, PageQuality, readCorpus, summarise } from '../../bench/src/markdown-quality';
+import { CORPUS_PAGE_URL, type CorpusPage, measurePage, type PageQuality, readCorpus, summarise } from '../../bench/src/markdown-quality';
 
 /**
  * format=markdown over the 130 real pages of ../shared/corpus/pages, measured against each page's

@@ -1,13 +1,13 @@
-import { DATABASE, DatabaseConnection } from '@lib/persistence';
+import { DATABASE, type DatabaseConnection } from '@lib/persistence';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { startCanary } from '../support/browser-fixture-site';
-import { FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { expectUsageHeaders, http } from './support/http';
-import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { runtimesUnderTest } from './support/runtimes';
 
 const TOOLS = ['check_billing', 'discover', 'health_check', 'list_proxy_countries', 'scrape_as_markdown', 'scrape_url'];

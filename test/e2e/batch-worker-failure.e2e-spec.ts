@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { distributedInfrastructureAvailable, TEST_NATS_URL, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
-import { createTestDatabase, TestDatabase } from '../support/postgres-database';
-import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { createTestDatabase, type TestDatabase } from '../support/postgres-database';
+import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { http } from './support/http';
-import { buildDist, ServiceProcess, startService, waitFor } from './support/service-process';
+import { buildDist, type ServiceProcess, startService, waitFor } from './support/service-process';
 
 /**
  * A scrape-engine process killed in the middle of a run (distributed runtime: JetStream dispatch,

@@ -1,9 +1,9 @@
-import { DATABASE, DatabaseConnection } from '@lib/persistence';
+import { DATABASE, type DatabaseConnection } from '@lib/persistence';
 import type { Clock } from '@lib/runtime';
-import { FixtureSite, startFixtureSite } from '../support/fixture-site';
-import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { eventually, rateLimitForPolling } from './support/eventually';
-import { http, HttpResult } from './support/http';
+import { http, type HttpResult } from './support/http';
 import { runtimesUnderTest } from './support/runtimes';
 
 /** A clock the test moves forward (retention), instead of sleeping through 48 hours. */

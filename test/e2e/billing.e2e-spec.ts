@@ -1,5 +1,5 @@
-import { closedLocalPort, FixtureSite, startFixtureSite } from '../support/fixture-site';
-import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { closedLocalPort, type FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { eventually } from './support/eventually';
 import { http } from './support/http';
 import { runtimesUnderTest } from './support/runtimes';

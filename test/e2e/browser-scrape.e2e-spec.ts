@@ -1,5 +1,5 @@
-import { BrowserFixtureSite, startBrowserFixtureSite, startCanary } from '../support/browser-fixture-site';
-import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { type BrowserFixtureSite, startBrowserFixtureSite, startCanary } from '../support/browser-fixture-site';
+import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { expectUsageHeaders, http } from './support/http';
 import { startLocalProxies } from './support/local-proxies';
 import { runtimesUnderTest } from './support/runtimes';

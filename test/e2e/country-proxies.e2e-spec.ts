@@ -1,5 +1,5 @@
-import { FixtureSite, startFixtureSite } from '../support/fixture-site';
-import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { eventually } from './support/eventually';
 import { http } from './support/http';
 import { startLocalProxies } from './support/local-proxies';

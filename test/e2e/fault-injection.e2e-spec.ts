@@ -1,12 +1,12 @@
 import { Client } from 'pg';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { distributedInfrastructureAvailable, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
-import { natsServerAvailable, PrivateServer, privatePostgresAvailable, startPrivateNats, startPrivatePostgres } from '../support/private-servers';
+import { natsServerAvailable, type PrivateServer, privatePostgresAvailable, startPrivateNats, startPrivatePostgres } from '../support/private-servers';
 import { eventually } from './support/eventually';
 import { http as call } from './support/http';
-import { buildDist, freePort, startProcess, ServiceProcess } from './support/service-process';
+import { buildDist, freePort, startProcess, type ServiceProcess } from './support/service-process';
 
 /**
  * Fault injection in the distributed runtime, as Kubernetes runs it: every context its own OS

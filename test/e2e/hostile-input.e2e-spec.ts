@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { ApiContract, contractOf } from '../support/api-contract';
-import { FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { type ApiContract, contractOf } from '../support/api-contract';
+import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { eventually } from './support/eventually';
-import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { http } from './support/http';
 import { runtimesUnderTest } from './support/runtimes';
 

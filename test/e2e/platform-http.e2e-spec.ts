@@ -4,7 +4,7 @@ import { MessageBus } from '@lib/messaging';
 import { PLAN_IDS } from '@lib/plans';
 import { CreditGate } from '../../apps/gateway/src/credits/credit-gate';
 import { ClientDirectory } from '../../apps/gateway/src/clients/client-directory';
-import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { eventually, rateLimitForPolling } from './support/eventually';
 import { expectUsageHeaders, http } from './support/http';
 import { runtimesUnderTest } from './support/runtimes';

@@ -3,14 +3,14 @@ import { createTransportClient, MessageBus } from '@lib/messaging';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BrowserFixtureSite, startBrowserFixtureSite } from '../support/browser-fixture-site';
+import { type BrowserFixtureSite, startBrowserFixtureSite } from '../support/browser-fixture-site';
 import { startViabilityFixtureSite } from '../support/viability-fixture-site';
 import { chromiumProcessesBelow, isAlive } from '../support/chromium-processes';
 import { distributedInfrastructureAvailable, TEST_NATS_URL, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
-import { createTestDatabase, TestDatabase } from '../support/postgres-database';
+import { createTestDatabase, type TestDatabase } from '../support/postgres-database';
 import { expectUsageHeaders, http } from './support/http';
 import { spawn } from 'node:child_process';
-import { buildDist, freePort, httpOk, ROOT, ServiceProcess, startProcess, startService, waitFor } from './support/service-process';
+import { buildDist, freePort, httpOk, ROOT, type ServiceProcess, startProcess, startService, waitFor } from './support/service-process';
 
 /**
  * The real entry points as operators run them (compiled dist/, separate OS processes):

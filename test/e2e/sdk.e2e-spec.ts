@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createScrapingClient, ScrapingApiError, ScrapingClient, verifyWebhook, WebhookVerificationError } from '../../sdk/src';
+import { createScrapingClient, ScrapingApiError, type ScrapingClient, verifyWebhook, WebhookVerificationError } from '../../sdk/src';
 import { contractCheckedFetch } from '../support/api-contract';
-import { FixtureSite, startFixtureSite } from '../support/fixture-site';
-import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { http as call } from './support/http';
 import { rateLimitForPolling } from './support/eventually';
 import { runtimesUnderTest } from './support/runtimes';

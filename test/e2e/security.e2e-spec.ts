@@ -1,4 +1,4 @@
-import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { http } from './support/http';
 
 /**

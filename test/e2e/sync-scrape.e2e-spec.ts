@@ -1,6 +1,6 @@
-import { closedLocalPort, FixtureSite, startFixtureSite } from '../support/fixture-site';
-import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
-import { expectUsageHeaders, http, HttpResult } from './support/http';
+import { closedLocalPort, type FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { expectUsageHeaders, http, type HttpResult } from './support/http';
 import { startLocalProxies } from './support/local-proxies';
 import { runtimesUnderTest } from './support/runtimes';
 

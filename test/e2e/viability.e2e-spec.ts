@@ -1,10 +1,10 @@
-import { DATABASE, DatabaseConnection } from '@lib/persistence';
+import { DATABASE, type DatabaseConnection } from '@lib/persistence';
 import { startCanary } from '../support/browser-fixture-site';
 import { MAX_VIABILITY_URLS } from '@lib/contracts';
-import { corpusPageNames, startViabilityFixtureSite, VIABILITY_FIXTURES, ViabilityFixtureSite } from '../support/viability-fixture-site';
+import { corpusPageNames, startViabilityFixtureSite, VIABILITY_FIXTURES, type ViabilityFixtureSite } from '../support/viability-fixture-site';
 import { eventually, rateLimitForPolling } from './support/eventually';
 import { expectUsageHeaders, http } from './support/http';
-import { InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { runtimesUnderTest } from './support/runtimes';
 
 const MODE_TEST_FIELDS = ['blocked', 'captcha_type', 'credits', 'error', 'status_code', 'success', 'time_ms'];

@@ -1,9 +1,9 @@
-import { applyMigrations, DatabaseConnection, MigrationChecksumError, openDatabase, poolSqlExecutor, readMigrations } from '@lib/persistence';
+import { applyMigrations, type DatabaseConnection, MigrationChecksumError, openDatabase, poolSqlExecutor, readMigrations } from '@lib/persistence';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { postgresAvailable } from '../support/infrastructure';
-import { createTestDatabase, TestDatabase } from '../support/postgres-database';
+import { createTestDatabase, type TestDatabase } from '../support/postgres-database';
 import { actualShapeOfDatabase, expectedShapeFromPrismaSchema } from '../support/schema-shape';
 
 /**

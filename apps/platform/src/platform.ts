@@ -3,7 +3,7 @@
 // context in one process: over the in-process bus by default, over NATS when NATS_URL is set.
 import { BatchOrchestratorModule } from '../../batch-orchestrator/src/batch-orchestrator.module';
 import { BillingMeterModule } from '../../billing-meter/src/billing-meter.module';
-import { RunningGateway, startGateway } from '../../gateway/src/bootstrap-gateway';
+import { type RunningGateway, startGateway } from '../../gateway/src/bootstrap-gateway';
 import type { BootstrapToken } from '../../gateway/src/clients/client-bootstrap';
 import { ProxyApprovalsModule } from '../../proxy-approvals/src/proxy-approvals.module';
 import { ResultStoreModule } from '../../result-store/src/result-store.module';
@@ -14,7 +14,7 @@ import type { PlatformConfig } from '@lib/config';
 import type { MessageContext } from '@lib/contracts';
 import { InProcessBus } from '@lib/messaging';
 import { applyMigrations, openDatabase } from '@lib/persistence';
-import { bootstrapMessageContext, Clock, withPlatformModules } from '@lib/runtime';
+import { bootstrapMessageContext, type Clock, withPlatformModules } from '@lib/runtime';
 import type { INestMicroservice, Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 

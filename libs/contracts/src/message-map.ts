@@ -11,7 +11,7 @@ import type { Packed } from './packed';
 import type { CountryReference, CountryRequestList, CountryRequestView, ProxyCountryName, DecideCountryRequestCommand, ListCountryRequestsQuery, ProxyClientReference, ProxyStatusReply, RequestCountryCommand, RequestCountryReply } from './proxy/country-proxy.messages';
 import type { RunDeliveriesReference, WebhookDeliveryLog, WebhookSecretQuery, WebhookSecretReply } from './webhooks/webhook.messages';
 import type { AnalyseUrlCommand, CreateViabilityRunCommand, ViabilityResult, ListViabilityRunsQuery, ViabilityRunList, ViabilityRunReference, ViabilityRunView } from './viability/viability.messages';
-import { SUBJECTS } from './subjects';
+import { type SUBJECTS } from './subjects';
 
 export type { Packed };
 

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import { ApiPropertyOptions, getSchemaPath } from '@nestjs/swagger';
+import { type ApiPropertyOptions, getSchemaPath } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 
 /**

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import pino, { Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 import { currentCorrelationId } from './correlation';
 
 /**

@@ -1,6 +1,6 @@
-import { BaseRpcContext, ClientProxy, CustomTransportStrategy, ReadPacket, Server, WritePacket } from '@nestjs/microservices';
-import { lastValueFrom, Observable } from 'rxjs';
-import { InProcessBus, InProcessHeaders } from './in-process-bus';
+import { BaseRpcContext, ClientProxy, type CustomTransportStrategy, type ReadPacket, Server, type WritePacket } from '@nestjs/microservices';
+import { lastValueFrom, type Observable } from 'rxjs';
+import { type InProcessBus, type InProcessHeaders } from './in-process-bus';
 
 /** What a caller hands to ClientProxy.send/emit in the embedded runtime: payload plus headers. */
 export class InProcessRecord<T = unknown> {

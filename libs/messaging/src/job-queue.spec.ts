@@ -1,4 +1,4 @@
-import { InProcessJobQueue, QueuedJob } from './job-queue';
+import { InProcessJobQueue, type QueuedJob } from './job-queue';
 
 describe('InProcessJobQueue', () => {
   it('hands each message to one consumer at a time, within its concurrency', async () => {

@@ -1,4 +1,4 @@
-import { JOB_QUEUE, JobDispatch } from '@lib/contracts';
+import { JOB_QUEUE, type JobDispatch } from '@lib/contracts';
 import { Logger } from '@nestjs/common';
 
 /** One delivery of a dispatched job to a worker. */

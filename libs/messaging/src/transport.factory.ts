@@ -1,7 +1,7 @@
 import type { PlatformConfig } from '@lib/config';
-import { ClientProxy, ClientProxyFactory, CustomStrategy, NatsOptions, NatsRecordBuilder, Transport } from '@nestjs/microservices';
+import { type ClientProxy, ClientProxyFactory, type CustomStrategy, type NatsOptions, NatsRecordBuilder, Transport } from '@nestjs/microservices';
 import { headers as natsHeaders } from 'nats';
-import { InProcessBus } from './in-process-bus';
+import { type InProcessBus } from './in-process-bus';
 import { InProcessClient, InProcessRecord, InProcessServer } from './in-process.transport';
 
 /**

@@ -1,4 +1,4 @@
-import { matchSignatures, ObservedPage, titleOf, visibleTextOf } from './page-text';
+import { matchSignatures, type ObservedPage, titleOf, visibleTextOf } from './page-text';
 import {
   BLOCK_STATUSES,
   CAPTCHA_PROVIDERS,

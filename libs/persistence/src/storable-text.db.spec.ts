@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, TestDatabase } from '../../../test/support/postgres-database';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database';
 import { postgresAvailable } from '../../../test/support/infrastructure';
-import { DatabaseConnection, openDatabase } from './database-connection';
+import { type DatabaseConnection, openDatabase } from './database-connection';
 import { storableJson, storableText } from './storable-text';
 
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;

@@ -4,6 +4,5 @@
  * import and the calling script's module loader (which Jest's VM needs).
  */
 export function importEsm<T>(specifier: string): Promise<T> {
-  // eslint-disable-next-line no-eval
-  return eval('import(specifier)') as Promise<T>;
+  return eval(`import(${JSON.stringify(specifier)})`) as Promise<T>;
 }

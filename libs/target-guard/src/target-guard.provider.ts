@@ -1,4 +1,4 @@
-import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
+import { PLATFORM_CONFIG, type PlatformConfig } from '@lib/config';
 import type { FactoryProvider } from '@nestjs/common';
 import { TargetAllowlist } from './target-allowlist';
 import { TargetGuard } from './target-guard';

@@ -1,8 +1,8 @@
 import { importEsm } from '@lib/runtime';
 import net from 'node:net';
 import { TargetAllowlist } from './target-allowlist';
-import { pinnedLookup, TargetGuard, TargetResolver } from './target-guard';
-import { TargetBlockedError, TargetBlockReason } from './target-guard.errors';
+import { pinnedLookup, TargetGuard, type TargetResolver } from './target-guard';
+import { TargetBlockedError, type TargetBlockReason } from './target-guard.errors';
 
 /** Answers like DNS would, from a table; unknown names are NXDOMAIN. */
 function resolverFrom(table: Record<string, string[]>): TargetResolver {

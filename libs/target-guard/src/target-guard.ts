@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import os from 'node:os';
 import { describeAddress, isIpLiteral } from './address-policy';
-import { TargetAllowlist, normalizeHost } from './target-allowlist';
+import { type TargetAllowlist, normalizeHost } from './target-allowlist';
 import { TargetBlockedError } from './target-guard.errors';
 
 /** Resolves a host name to every address it has (adapter, so tests can answer with any address). */

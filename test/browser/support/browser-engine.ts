@@ -3,7 +3,7 @@ import { chromiumProcessesBelow } from '../../support/chromium-processes';
 import { TargetAllowlist, TargetGuard } from '@lib/target-guard';
 import { plainToInstance } from 'class-transformer';
 import { BrowserLauncher } from '../../../apps/scrape-engine/src/browser/browser-launcher';
-import { BrowserPool, BrowserPoolSettings } from '../../../apps/scrape-engine/src/browser/browser-pool';
+import { BrowserPool, type BrowserPoolSettings } from '../../../apps/scrape-engine/src/browser/browser-pool';
 import { BrowserScrapeExecutor } from '../../../apps/scrape-engine/src/browser/browser-scrape.executor';
 import { ContextReserve } from '../../../apps/scrape-engine/src/browser/context-reserve';
 import { locateChromium } from '../../../apps/scrape-engine/src/browser/chromium-locator';

@@ -3,7 +3,7 @@ import type { Clock } from '@lib/runtime';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RunningPlatform, startPlatform } from '../../../apps/platform/src/platform';
+import { type RunningPlatform, startPlatform } from '../../../apps/platform/src/platform';
 
 export interface InProcessPlatform {
   platform: RunningPlatform;

@@ -1,5 +1,5 @@
 import { distributedInfrastructureAvailable, TEST_NATS_URL, TEST_WEBHOOK_SECRET_KEYS } from '../../support/infrastructure';
-import { createTestDatabase, TestDatabase } from '../../support/postgres-database';
+import { createTestDatabase, type TestDatabase } from '../../support/postgres-database';
 
 /** The runtimes every HTTP-level behaviour is required in (Postgres + NATS only where reachable). */
 export interface Runtime {

@@ -1,7 +1,7 @@
 import { loadPlatformConfig } from '@lib/config';
 import type { JobDispatch } from '@lib/contracts';
 import { InProcessJobQueue } from '@lib/messaging';
-import { applyMigrations, DatabaseConnection, openDatabase } from '@lib/persistence';
+import { applyMigrations, type DatabaseConnection, openDatabase } from '@lib/persistence';
 import { systemClock } from '@lib/runtime';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';

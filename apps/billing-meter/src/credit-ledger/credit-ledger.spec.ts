@@ -1,10 +1,10 @@
-import { applyMigrations, DatabaseConnection, openDatabase } from '@lib/persistence';
+import { applyMigrations, type DatabaseConnection, openDatabase } from '@lib/persistence';
 import type { Clock } from '@lib/runtime';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { postgresAvailable } from '../../../../test/support/infrastructure';
-import { createTestDatabase, TestDatabase } from '../../../../test/support/postgres-database';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/postgres-database';
 import { ReservationNotFoundError } from '../billing-meter.errors';
 import { CreditLedger } from './credit-ledger';
 

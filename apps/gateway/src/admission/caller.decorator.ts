@@ -1,5 +1,5 @@
 import { AuthenticationRequiredError } from '@lib/errors';
-import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedClient } from '../clients/client-directory';
 import type { Admission } from './request-admission';

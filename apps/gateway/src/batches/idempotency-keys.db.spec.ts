@@ -1,8 +1,8 @@
-import { applyMigrations, DatabaseConnection, openDatabase } from '@lib/persistence';
+import { applyMigrations, type DatabaseConnection, openDatabase } from '@lib/persistence';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { IdempotencyKeyInFlightError, IdempotencyKeys, StoredResponse } from './idempotency-keys';
+import { IdempotencyKeyInFlightError, IdempotencyKeys, type StoredResponse } from './idempotency-keys';
 
 /** The stored side of Idempotency-Key on the embedded database, with a clock the test moves. */
 describe('IdempotencyKeys (database)', () => {

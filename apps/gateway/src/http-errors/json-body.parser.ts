@@ -37,7 +37,8 @@ export function installJsonBodyParser(fastify: FastifyInstance): void {
     }
     const structural = jsonTextShapeProblem(text);
     if (structural) return done(null, new RejectedBody([structural]));
-    parseJson(request, text, (error: Error | null, value?: unknown) => {
+    // Fastify's parser answers through the callback; the promise it also returns carries nothing more.
+    void parseJson(request, text, (error: Error | null, value?: unknown) => {
       if (!error) {
         const problems = inputShapeProblems(value, ['body']);
         return done(null, problems.length > 0 ? new RejectedBody(problems) : value);

@@ -1,7 +1,7 @@
 import { loadPlatformConfig } from '@lib/config';
 import { withPlatformModules } from '@lib/runtime';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { GatewayModule } from '../gateway.module';
 import { buildOpenApiDocument } from './openapi-document';

@@ -1,11 +1,11 @@
 import { modelsReferencedByName, RESULT_ERROR_CODES } from '@lib/contracts';
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { STATUS_CODES } from 'node:http';
 import type { RouteAccessLevel } from '../admission/route-access';
 import { USAGE_HEADERS } from '../admission/usage-headers';
-import { DomainErrorCode, HTTP_ERROR_TABLE } from '../http-errors/error-status.table';
+import { type DomainErrorCode, HTTP_ERROR_TABLE } from '../http-errors/error-status.table';
 
 export const API_VERSION = '0.1.0';
 

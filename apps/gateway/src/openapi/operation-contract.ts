@@ -1,4 +1,4 @@
-import { applyDecorators, Type } from '@nestjs/common';
+import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiExtension, ApiResponse } from '@nestjs/swagger';
 import type { DomainErrorCode } from '../http-errors/error-status.table';
 

@@ -1,4 +1,4 @@
-import { CollectionWriteReply, CONTENT_RULES_VERSION, JobListingPage, RunView, ScrapeResultBody, ViabilityRunView } from '@lib/contracts';
+import { type CollectionWriteReply, CONTENT_RULES_VERSION, type JobListingPage, type RunView, type ScrapeResultBody, type ViabilityRunView } from '@lib/contracts';
 
 /**
  * Bodies shown in the document for the main operations. Typed as what the handlers return, and

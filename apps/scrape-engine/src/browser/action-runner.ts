@@ -1,7 +1,7 @@
 import { ACTION_LIMITS, type BrowserAction } from '@lib/contracts';
 import type { ElementHandle, Page } from 'puppeteer-core';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ExtractionSpec, parseSelector, SelectorExtractor } from '../extraction/selector-extractor';
+import { type ExtractionSpec, parseSelector, type SelectorExtractor } from '../extraction/selector-extractor';
 import { ParsedPage } from '../formats/parsed-page';
 import { firstLine, withinDeadline } from './browser-failures';
 

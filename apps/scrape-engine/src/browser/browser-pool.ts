@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Browser } from 'puppeteer-core';
-import { BrowserKind, BrowserLauncher, LaunchedBrowser } from './browser-launcher';
+import { type BrowserKind, type BrowserLauncher, type LaunchedBrowser } from './browser-launcher';
 
 export interface BrowserPoolSettings {
   /** Pages rendered at once by this worker, both kinds together. */

@@ -1,25 +1,25 @@
 import { CREDIT_COST } from '@lib/plans';
 import { type BrowserAction, type ScrapeExecutionFacts, type ScrapeRequest, type ScrapeResultBody } from '@lib/contracts';
-import { TargetGuard } from '@lib/target-guard';
+import { type TargetGuard } from '@lib/target-guard';
 import { Logger } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, CDPSession, HTTPResponse, Page } from 'puppeteer-core';
-import { ContentValidator } from '../content-validation/content-validator';
-import { ExtractionSpec, InvalidSelectorError, parseSelector, SelectorExtractor } from '../extraction/selector-extractor';
-import { PageFormatter, withFormatNotes } from '../formats/page-formatter';
-import { Guidance, GuidanceAdvisor, ScrapeOutcome } from '../guidance/guidance-advisor';
-import { ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
+import { type ContentValidator } from '../content-validation/content-validator';
+import { type ExtractionSpec, InvalidSelectorError, parseSelector, type SelectorExtractor } from '../extraction/selector-extractor';
+import { type PageFormatter, withFormatNotes } from '../formats/page-formatter';
+import { type Guidance, type GuidanceAdvisor, type ScrapeOutcome } from '../guidance/guidance-advisor';
+import { type ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { attemptWithRetries, emptyBody, executionFacts } from '../sync-scrape/scrape-attempts';
-import { ActionError, ActionRunner, EvaluateResult } from './action-runner';
+import { type ActionError, ActionRunner, type EvaluateResult } from './action-runner';
 import { BrowserFailure, firstLine, isBrowserGone, withinDeadline } from './browser-failures';
 import { BrowserUnavailableError } from './browser-launcher';
-import { BrowserBusyError, BrowserLease, BrowserPool } from './browser-pool';
-import { ContextReserve } from './context-reserve';
-import { EgressSession, RefusedRequest, REFUSAL_HEADER } from './egress-filter';
+import { BrowserBusyError, type BrowserLease, type BrowserPool } from './browser-pool';
+import { type ContextReserve } from './context-reserve';
+import { type EgressSession, type RefusedRequest, REFUSAL_HEADER } from './egress-filter';
 import { fingerprintProfileFor } from './fingerprint-profile';
-import { CapturedRequest, NetworkRecorder } from './network-recorder';
+import { type CapturedRequest, NetworkRecorder } from './network-recorder';
 import { dressPage } from './page-identity';
 
 export interface BrowserTimeouts {

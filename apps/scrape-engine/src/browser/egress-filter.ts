@@ -1,5 +1,5 @@
 import { importEsm } from '@lib/runtime';
-import { pinnedLookup, TargetBlockedError, TargetGuard } from '@lib/target-guard';
+import { pinnedLookup, TargetBlockedError, type TargetGuard } from '@lib/target-guard';
 import type { RequestError as RequestErrorType, Server as ServerType } from 'proxy-chain';
 
 type ProxyChain = { Server: typeof ServerType; RequestError: typeof RequestErrorType };

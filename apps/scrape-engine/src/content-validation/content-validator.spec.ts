@@ -1,6 +1,6 @@
 import { CONTENT_RULES_VERSION } from '@lib/contracts';
 import { VENDOR_PAGES } from '../../../../test/support/protected-pages';
-import { ContentValidator, FetchedContent } from './content-validator';
+import { ContentValidator, type FetchedContent } from './content-validator';
 
 const article = (extra = '') =>
   `<html><head><title>A long read</title></head><body><article>${'<p>Real content about a real subject, long enough to count as a page. </p>'.repeat(40)}${extra}</article></body></html>`;

@@ -10,7 +10,7 @@ import {
   RENDERED_SHELL_TEXT,
   SMALL_PAGE_TEXT,
   matchSignatures,
-  ObservedPage,
+  type ObservedPage,
   titleOf,
   visibleTextOf,
 } from '@lib/page-evidence';

@@ -1,6 +1,6 @@
-import { HTMLElement, parse } from 'node-html-parser';
+import { type HTMLElement, parse } from 'node-html-parser';
 import { absoluteUrl, URL_ATTRIBUTES } from '../formats/absolute-urls';
-import { ParsedPage, textOf } from '../formats/parsed-page';
+import { type ParsedPage, textOf } from '../formats/parsed-page';
 
 /** One `extract` entry (spec 2.4): a selector, or {selector, multiple, attribute}. */
 export type ExtractionSpec = string | { selector: string; multiple?: boolean; attribute?: string };

@@ -1,4 +1,4 @@
-import { HTMLElement as ParsedElement, NodeType, TextNode } from 'node-html-parser';
+import { type HTMLElement as ParsedElement, NodeType, type TextNode } from 'node-html-parser';
 import { absoluteUrl } from './absolute-urls';
 import { textOf } from './parsed-page';
 
@@ -140,7 +140,9 @@ export class ElementNode extends TreeNode {
   }
 
   forgetText(): void {
-    for (let el: ElementNode | null = this; el && el.text !== null; el = el.parentNode) el.text = null;
+    if (this.text === null) return;
+    this.text = null;
+    for (let el = this.parentNode; el && el.text !== null; el = el.parentNode) el.text = null;
   }
 }
 

@@ -1,7 +1,7 @@
 import { Readability } from '@mozilla/readability';
 import { importEsm } from '@lib/runtime';
-import { HTMLElement, Node, NodeType, parse } from 'node-html-parser';
-import { PARSE_OPTIONS, ParsedPage } from './parsed-page';
+import { type HTMLElement, type Node, NodeType, parse } from 'node-html-parser';
+import { PARSE_OPTIONS, type ParsedPage } from './parsed-page';
 
 type ParseHtml = (html: string) => { document: unknown };
 

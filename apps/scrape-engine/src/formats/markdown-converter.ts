@@ -1,8 +1,8 @@
 import TurndownService from 'turndown';
-import { conversionTreeOf, ElementNode } from './conversion-tree';
-import { MainContentReader } from './main-content-reader';
+import { conversionTreeOf, type ElementNode } from './conversion-tree';
+import { type MainContentReader } from './main-content-reader';
 import { escapeMarkdownText, MARKDOWN_RULES } from './markdown-rules';
-import { ParsedPage, textOf } from './parsed-page';
+import { type ParsedPage, textOf } from './parsed-page';
 
 export interface MarkdownOptions {
   /** Images as `![alt](absolute-url)` (default), or left out. */

@@ -1,5 +1,5 @@
 import type TurndownService from 'turndown';
-import { ElementNode, TreeNode } from './conversion-tree';
+import { ElementNode, type TreeNode } from './conversion-tree';
 
 /**
  * Our turndown rules, for what real pages hold and turndown's own rules (or turndown-plugin-gfm's)

@@ -1,6 +1,6 @@
 import type { PageMetadata } from '@lib/contracts';
 import { absoluteUrl } from './absolute-urls';
-import { elementsOf, ParsedPage, textOf } from './parsed-page';
+import { elementsOf, type ParsedPage, textOf } from './parsed-page';
 
 // A page of navigation can hold thousands of links; the list is for following them, not an index of the web.
 export const MAX_METADATA_LINKS = 1000;

@@ -1,4 +1,4 @@
-import { HTMLElement, Node, NodeType, parse } from 'node-html-parser';
+import { type HTMLElement, type Node, NodeType, parse } from 'node-html-parser';
 import { documentBaseUrl } from './absolute-urls';
 import { alignRawText } from './raw-text-boundaries';
 

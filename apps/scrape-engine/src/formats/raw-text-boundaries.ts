@@ -14,8 +14,7 @@
  */
 
 // Elements whose content node-html-parser keeps as raw text (the parse options of ParsedPage).
-const RAW_TEXT_ELEMENTS = ['script', 'style', 'noscript', 'title', 'textarea'] as const;
-type RawTextElement = (typeof RAW_TEXT_ELEMENTS)[number];
+type RawTextElement = 'script' | 'style' | 'noscript' | 'title' | 'textarea';
 
 // A comment, or a raw-text element's start tag (quoted attribute values may hold `>`).
 const OPENINGS = /<!--|<(script|style|noscript|title|textarea)(?=[\s/>])(?:[^>"']|"[^"]*"|'[^']*')*>/giy;

@@ -1,7 +1,7 @@
 import { importEsm } from '@lib/runtime';
 import { TargetAllowlist, TargetBlockedError, TargetGuard } from '@lib/target-guard';
 import net from 'node:net';
-import { FixtureSite, startFixtureSite } from '../../../../test/support/fixture-site';
+import { type FixtureSite, startFixtureSite } from '../../../../test/support/fixture-site';
 import { BodyTooLarge, ConnectionFailure, FetchTimeout, RedirectBlocked, TooManyRedirects } from './fetch-failures';
 import { acceptLanguageFor, SimpleFetcher } from './simple-fetcher';
 

@@ -1,11 +1,11 @@
 import { importEsm } from '@lib/runtime';
-import { pinnedLookup, TargetBlockedError, TargetGuard, VettedTarget } from '@lib/target-guard';
+import { pinnedLookup, TargetBlockedError, type TargetGuard, type VettedTarget } from '@lib/target-guard';
 import { HeaderGenerator } from 'header-generator';
 import {
   BodyTooLarge,
   ConnectionFailure,
   DnsFailure,
-  FetchFailure,
+  type FetchFailure,
   FetchTimeout,
   ProxyFailure,
   RedirectBlocked,

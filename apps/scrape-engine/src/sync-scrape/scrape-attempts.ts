@@ -2,7 +2,7 @@ import type { ScrapeExecutionFacts, ScrapeResultBody } from '@lib/contracts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CONTENT_RULES_VERSION } from '@lib/contracts';
 import type { ContentVerdict } from '../content-validation/content-validator';
-import { proxyLabel, ProxyRotation, ProxySettings } from '../proxy-rotation/proxy-rotation';
+import { proxyLabel, type ProxyRotation, type ProxySettings } from '../proxy-rotation/proxy-rotation';
 
 /** Extra attempts on a block with retry_on_block (spec 2.1). */
 export const BLOCK_RETRIES = 3;

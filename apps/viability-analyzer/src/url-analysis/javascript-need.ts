@@ -1,5 +1,5 @@
 import { SHELL_MARKERS, visibleTextOf } from '@lib/page-evidence';
-import { HTMLElement, parse } from 'node-html-parser';
+import { type HTMLElement, parse } from 'node-html-parser';
 
 /** What comparing a page's raw HTML with its rendered DOM says about needing a browser. */
 export interface JavaScriptNeed {

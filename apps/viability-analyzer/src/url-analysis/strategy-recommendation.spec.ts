@@ -1,7 +1,7 @@
 import type { ProtectionEvidence } from '@lib/page-evidence';
 import type { ApiDiscovery } from './api-discovery';
 import type { JavaScriptNeed } from './javascript-need';
-import { ModeTest, recommendStrategy, UrlFindings } from './strategy-recommendation';
+import { type ModeTest, recommendStrategy, type UrlFindings } from './strategy-recommendation';
 
 const URL_ = 'https://shop.example/list';
 const clean: ProtectionEvidence = { vendorsPresent: [], vendorsChallenging: [], cloudflareLevel: 'none', captchaDetected: false, captchaProviders: [], loginWall: { detected: false, evidence: [] }, ruleHits: [] };

@@ -1,4 +1,4 @@
-import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
+import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
 /** A property validator from a predicate and a message (the class-validator plumbing, once). */
 function fieldRule(name: string, validate: (value: unknown, args: ValidationArguments) => boolean, message: (args: ValidationArguments) => string) {

@@ -1,5 +1,5 @@
 import { plainToInstance } from 'class-transformer';
-import { validate, ValidationError } from 'class-validator';
+import { validate, type ValidationError } from 'class-validator';
 import { ProxyConfig, ScrapeRequest } from './scrape-request';
 
 async function check(body: Record<string, unknown>): Promise<{ value: ScrapeRequest; problems: string[] }> {
