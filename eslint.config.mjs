@@ -4,12 +4,24 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', '.scratch/**', 'coverage/**', 'libs/persistence/src/generated/**', 'sdk/src/generated/**', 'sdk/dist/**', '**/*.js', '**/*.mjs'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.scratch/**',
+      'coverage/**',
+      'libs/persistence/src/generated/**',
+      'sdk/src/generated/**',
+      'sdk/dist/**',
+      '**/*.js',
+      '**/*.mjs',
+    ],
   },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['prisma.config.ts'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['prisma.config.ts'] }, tsconfigRootDir: import.meta.dirname },
+    },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -17,7 +29,10 @@ export default tseslint.config(
       // import('…') types stay allowed: the ESM-only packages (got-scraping, proxy-chain, linkedom) are loaded at run time by importEsm.
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       // A leading underscore names a parameter a signature needs and the body does not use.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
     },
   },
   {

@@ -32,7 +32,10 @@ function start(name, state = { backoffMs: BACKOFF.firstMs, restarts: 0 }) {
     if (stopping) return;
     // A context that stayed up a while crashed once, not in a loop: start over from the short wait.
     const backoffMs = Date.now() - startedAt >= BACKOFF.stableMs ? BACKOFF.firstMs : state.backoffMs;
-    log({ context: name, exit: signal ?? code, restart_in_ms: backoffMs }, `${name} exited (${signal ?? code}); restarting in ${backoffMs} ms`);
+    log(
+      { context: name, exit: signal ?? code, restart_in_ms: backoffMs },
+      `${name} exited (${signal ?? code}); restarting in ${backoffMs} ms`,
+    );
     const timer = setTimeout(() => {
       if (!stopping) start(name, { backoffMs: Math.min(BACKOFF.maxMs, backoffMs * 2), restarts: state.restarts + 1 });
     }, backoffMs);

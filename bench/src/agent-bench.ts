@@ -16,13 +16,30 @@ const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protoc
  * markdown, main content, metadata for the title and final URL), same page, same client. The two
  * loads alternate, `rounds` windows each, so a slow moment of the machine falls on both.
  */
-export async function benchAgentMarkdown(baseUrl: string, token: string, pageUrl: string, concurrency: number, seconds: number, rounds = 2): Promise<AgentMarkdownBench> {
+export async function benchAgentMarkdown(
+  baseUrl: string,
+  token: string,
+  pageUrl: string,
+  concurrency: number,
+  seconds: number,
+  rounds = 2,
+): Promise<AgentMarkdownBench> {
   const auth = { authorization: `Bearer ${token}` };
   const restBody = JSON.stringify({ url: pageUrl, format: 'markdown', only_main_content: true, include_metadata: true });
-  const callBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'scrape_as_markdown', arguments: { url: pageUrl } } });
+  const callBody = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'scrape_as_markdown', arguments: { url: pageUrl } },
+  });
   // One call first: a bench of error answers would measure nothing.
-  const probe = await fetch(`${baseUrl}/mcp`, { method: 'POST', headers: { ...auth, ...MCP_HEADERS, 'content-type': 'application/json' }, body: callBody }).then((r) => r.json() as Promise<{ result?: { isError?: boolean; structuredContent?: { success?: boolean } } }>);
-  if (probe.result?.isError || probe.result?.structuredContent?.success !== true) throw new Error(`scrape_as_markdown failed on the bench page: ${JSON.stringify(probe).slice(0, 500)}`);
+  const probe = await fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: { ...auth, ...MCP_HEADERS, 'content-type': 'application/json' },
+    body: callBody,
+  }).then((r) => r.json() as Promise<{ result?: { isError?: boolean; structuredContent?: { success?: boolean } } }>);
+  if (probe.result?.isError || probe.result?.structuredContent?.success !== true)
+    throw new Error(`scrape_as_markdown failed on the bench page: ${JSON.stringify(probe).slice(0, 500)}`);
   const rest = { requests: 0, seconds: 0, p50: [] as number[] };
   const mcp = { requests: 0, seconds: 0, p50: [] as number[] };
   let non2xx = 0;

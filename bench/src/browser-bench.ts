@@ -20,9 +20,20 @@ export interface BrowserBenchFigures {
  * and the same page (operator contract §6): the baseline opens a page, loads it, reads the DOM and
  * closes it — no context isolation, egress filter, fingerprint, settle wait or response shaping.
  */
-export async function benchBrowser(kind: 'light' | 'heavy', serviceUrl: string, token: string, pageUrl: string, concurrency: number, seconds: number): Promise<BrowserBenchFigures> {
+export async function benchBrowser(
+  kind: 'light' | 'heavy',
+  serviceUrl: string,
+  token: string,
+  pageUrl: string,
+  concurrency: number,
+  seconds: number,
+): Promise<BrowserBenchFigures> {
   // The service's pool was warmed at start; one request makes sure this kind is up.
-  await fetch(`${serviceUrl}/v1/sync/scrape`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: pageUrl, browser: true, browser_type: kind }) });
+  await fetch(`${serviceUrl}/v1/sync/scrape`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: pageUrl, browser: true, browser_type: kind }),
+  });
   await new Promise((resolve) => setTimeout(resolve, 500));
   const idle = treeRssMb();
   let peak = idle;
@@ -34,13 +45,23 @@ export async function benchBrowser(kind: 'light' | 'heavy', serviceUrl: string, 
 
   // The same binary the pool uses for this kind, launched by plain puppeteer with the machine's
   // required flags only (no per-context proxy, no stealth).
-  const binaries = locateChromium({ chromePath: process.env.CHROME_PATH ?? null, headlessShellPath: process.env.CHROME_HEADLESS_SHELL_PATH ?? null });
+  const binaries = locateChromium({
+    chromePath: process.env.CHROME_PATH ?? null,
+    headlessShellPath: process.env.CHROME_HEADLESS_SHELL_PATH ?? null,
+  });
   const executablePath = kind === 'light' ? (binaries.headlessShell ?? binaries.chromium!) : binaries.chromium!;
   const browser = await puppeteer.launch({
     executablePath,
     headless: kind === 'light' && executablePath === binaries.headlessShell ? 'shell' : true,
     pipe: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   const bare = await bareLoop(browser, pageUrl, concurrency, seconds, false);
   const bareIsolated = await bareLoop(browser, pageUrl, concurrency, seconds, true);

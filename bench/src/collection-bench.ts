@@ -21,7 +21,11 @@ export async function benchCollectionRun(
 ): Promise<CollectionBenchResult> {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const urls = Array.from({ length: 1000 }, (_, i) => `${pageUrl}?i=${i}`);
-  const collection = await call<{ id: string }>(`${baseUrl}/v1/async/collections`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench', requests: urls.map((url) => ({ url })) }) }, 201);
+  const collection = await call<{ id: string }>(
+    `${baseUrl}/v1/async/collections`,
+    { method: 'POST', headers, body: JSON.stringify({ name: 'bench', requests: urls.map((url) => ({ url })) }) },
+    201,
+  );
 
   const started = performance.now();
   const run = await call<{ run_id: string }>(`${baseUrl}/v1/async/collections/${collection.id}/run`, { method: 'POST', headers }, 201);
@@ -29,7 +33,8 @@ export async function benchCollectionRun(
   for (;;) {
     status = await call<typeof status>(`${baseUrl}/v1/async/collections/${collection.id}/runs/${run.run_id}`, { headers }, 200);
     if (status.status === 'completed') break;
-    if (performance.now() - started > RUN_DEADLINE_MS) throw new Error(`the bench run did not complete in ${RUN_DEADLINE_MS / 1000} s: ${JSON.stringify(status)}`);
+    if (performance.now() - started > RUN_DEADLINE_MS)
+      throw new Error(`the bench run did not complete in ${RUN_DEADLINE_MS / 1000} s: ${JSON.stringify(status)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   const wallSeconds = (performance.now() - started) / 1000;

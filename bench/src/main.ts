@@ -36,7 +36,14 @@ async function main(): Promise<void> {
   const corpus = await startCorpusServer();
   // VIABILITY_CLIENT_CONCURRENCY as high as the process's own bound: the bench is one client.
   const platform = await startPlatform(
-    loadPlatformConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', TARGET_ALLOWLIST: `127.0.0.1:${page.port},127.0.0.1:${corpus.port}`, VIABILITY_CLIENT_CONCURRENCY: '4' }),
+    loadPlatformConfig({
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      TARGET_ALLOWLIST: `127.0.0.1:${page.port},127.0.0.1:${corpus.port}`,
+      VIABILITY_CLIENT_CONCURRENCY: '4',
+    }),
   );
   const admin = platform.bootstrapTokens.find((t) => t.clientId === 'admin')!.token!;
   const created = await fetch(`${platform.url}/v1/admin/clients`, {
@@ -58,25 +65,52 @@ async function main(): Promise<void> {
   const { gotScraping } = await importEsm<{ gotScraping: (url: string, o?: object) => Promise<{ statusCode: number }> }>('got-scraping');
   const direct = await closedLoop(() => gotScraping(page.url, { retry: { limit: 0 } }), CONCURRENCY, SECONDS);
   const scrapeBody = JSON.stringify({ url: page.url });
-  const service = await runLoad(`${platform.url}/v1/sync/scrape`, { authorization: `Bearer ${created.token}` }, CONCURRENCY, SECONDS, scrapeBody);
+  const service = await runLoad(
+    `${platform.url}/v1/sync/scrape`,
+    { authorization: `Bearer ${created.token}` },
+    CONCURRENCY,
+    SECONDS,
+    scrapeBody,
+  );
   const agentMarkdown = await benchAgentMarkdown(platform.url, created.token, page.url, CONCURRENCY, SECONDS);
   const rpc = await timeLoop(() => bus.request(SUBJECTS.billing.quotaQuery, { client_id: 'bench', monthly_credits: 1000 }), SECONDS);
   const config = loadPlatformConfig({});
-  const collection = await benchCollectionRun(platform.url, created.token, page.url, config.jobWorkerConcurrency, (url) => gotScraping(url, { retry: { limit: 0 } }));
+  const collection = await benchCollectionRun(platform.url, created.token, page.url, config.jobWorkerConcurrency, (url) =>
+    gotScraping(url, { retry: { limit: 0 } }),
+  );
   const browserPages = [];
-  for (const kind of ['light', 'heavy'] as const) browserPages.push(await benchBrowser(kind, platform.url, created.token, page.browserUrl, BROWSER_CONCURRENCY, BROWSER_SECONDS));
+  for (const kind of ['light', 'heavy'] as const)
+    browserPages.push(await benchBrowser(kind, platform.url, created.token, page.browserUrl, BROWSER_CONCURRENCY, BROWSER_SECONDS));
   const viability = corpus.names.length > 0 ? await benchViability(platform.url, created.token, corpus, 15) : null;
   // A real 48 KB page (the corpus's medium-2) and a 49 KB page of nothing but markup (2,340 elements).
-  const markdownCost = corpus.names.includes('medium-2') ? await markdownOverHtml(platform.url, created.token, `${corpus.url}/medium-2`) : null;
+  const markdownCost = corpus.names.includes('medium-2')
+    ? await markdownOverHtml(platform.url, created.token, `${corpus.url}/medium-2`)
+    : null;
   const denseMarkdownCost = await markdownOverHtml(platform.url, created.token, page.mediumUrl);
   const markdownCorpus = await benchMarkdownCorpus(3);
 
   clearInterval(sampler);
   const rows = [
-    { figure: 'authenticated request through the gateway ÷ bare Fastify (same body)', value: ratio(gateway.perSecond, baseline.perSecond), detail: `${gateway.perSecond} vs ${baseline.perSecond} req/s; p50 ${gateway.p50Ms} vs ${baseline.p50Ms} ms; p99 ${gateway.p99Ms} vs ${baseline.p99Ms} ms; non-2xx ${gateway.non2xx}` },
-    { figure: 'quota query over the in-process bus (round trips/s, incl. database)', value: rpc.perSecond, detail: `${rpc.count} round trips in ${rpc.seconds.toFixed(1)} s` },
-    { figure: 'peak RSS of the embedded platform under this load (MB)', value: Math.round(peakRss / 1024 / 1024), detail: 'whole process: 8 contexts + load generator' },
-    { figure: 'simple scrape through the service ÷ direct got-scraping loop (same page)', value: ratio(service.perSecond, direct.perSecond), detail: `${service.perSecond} vs ${direct.perSecond} pages/s; service p50 ${service.p50Ms} ms, p99 ${service.p99Ms} ms; non-2xx ${service.non2xx}` },
+    {
+      figure: 'authenticated request through the gateway ÷ bare Fastify (same body)',
+      value: ratio(gateway.perSecond, baseline.perSecond),
+      detail: `${gateway.perSecond} vs ${baseline.perSecond} req/s; p50 ${gateway.p50Ms} vs ${baseline.p50Ms} ms; p99 ${gateway.p99Ms} vs ${baseline.p99Ms} ms; non-2xx ${gateway.non2xx}`,
+    },
+    {
+      figure: 'quota query over the in-process bus (round trips/s, incl. database)',
+      value: rpc.perSecond,
+      detail: `${rpc.count} round trips in ${rpc.seconds.toFixed(1)} s`,
+    },
+    {
+      figure: 'peak RSS of the embedded platform under this load (MB)',
+      value: Math.round(peakRss / 1024 / 1024),
+      detail: 'whole process: 8 contexts + load generator',
+    },
+    {
+      figure: 'simple scrape through the service ÷ direct got-scraping loop (same page)',
+      value: ratio(service.perSecond, direct.perSecond),
+      detail: `${service.perSecond} vs ${direct.perSecond} pages/s; service p50 ${service.p50Ms} ms, p99 ${service.p99Ms} ms; non-2xx ${service.non2xx}`,
+    },
     {
       figure: 'agent endpoint: scrape_as_markdown calls/s ÷ the same REST scrape (format=markdown, main content, metadata; goal ≥ 0.9)',
       value: ratio(agentMarkdown.mcpCallsPerSecond, agentMarkdown.restPerSecond),
@@ -92,8 +126,16 @@ async function main(): Promise<void> {
       value: ratio(b.servicePagesPerSecond, b.bareIsolatedPagesPerSecond),
       detail: `${b.servicePagesPerSecond} vs ${b.bareIsolatedPagesPerSecond} pages/s: the service's cost beyond isolating every request`,
     })),
-    ...browserPages.map((b) => ({ figure: `peak memory per concurrent ${b.kind} page (MB, process + Chromium RSS over idle)`, value: b.peakMbPerConcurrentPage, detail: `${BROWSER_CONCURRENCY} pages in flight; RSS summed over processes (shared pages counted in each)` })),
-    { figure: 'light ÷ heavy pages/s through the service', value: ratio(browserPages[0].servicePagesPerSecond, browserPages[1].servicePagesPerSecond), detail: 'above 1: light is the faster kind' },
+    ...browserPages.map((b) => ({
+      figure: `peak memory per concurrent ${b.kind} page (MB, process + Chromium RSS over idle)`,
+      value: b.peakMbPerConcurrentPage,
+      detail: `${BROWSER_CONCURRENCY} pages in flight; RSS summed over processes (shared pages counted in each)`,
+    })),
+    {
+      figure: 'light ÷ heavy pages/s through the service',
+      value: ratio(browserPages[0].servicePagesPerSecond, browserPages[1].servicePagesPerSecond),
+      detail: 'above 1: light is the faster kind',
+    },
     {
       figure: '1000-URL collection run: jobs/s end to end ÷ the same 1000 fetches done directly',
       value: ratio(collection.jobsPerSecond, collection.directJobsPerSecond),
@@ -116,12 +158,26 @@ async function main(): Promise<void> {
     },
     ...(viability
       ? [
-          { figure: 'viability analysis, standard depth: URLs analysed per second over the real corpus', value: viability.urlsPerSecond, detail: `${viability.urls} pages; ${viability.extractHtml} extract_html${viability.others.length ? `; others: ${viability.others.join(' | ')}` : ''}; VIABILITY_CONCURRENCY 4` },
-          { figure: "viability analysis of one URL (standard) ÷ one light-browser scrape of the same page (goal ≤ 2)", value: viability.analysisOverLightScrape, detail: `median ${viability.analysisMedianMs} ms (run created → completed) vs ${viability.lightScrapeMedianMs} ms over 15 corpus pages` },
+          {
+            figure: 'viability analysis, standard depth: URLs analysed per second over the real corpus',
+            value: viability.urlsPerSecond,
+            detail: `${viability.urls} pages; ${viability.extractHtml} extract_html${viability.others.length ? `; others: ${viability.others.join(' | ')}` : ''}; VIABILITY_CONCURRENCY 4`,
+          },
+          {
+            figure: 'viability analysis of one URL (standard) ÷ one light-browser scrape of the same page (goal ≤ 2)',
+            value: viability.analysisOverLightScrape,
+            detail: `median ${viability.analysisMedianMs} ms (run created → completed) vs ${viability.lightScrapeMedianMs} ms over 15 corpus pages`,
+          },
         ]
       : [{ figure: 'viability analysis', value: null, detail: '../shared/corpus/pages not found beside the project' }]),
   ];
-  const results = { at: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, seconds: SECONDS, concurrency: CONCURRENCY, rows };
+  const results = {
+    at: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, node: process.version },
+    seconds: SECONDS,
+    concurrency: CONCURRENCY,
+    rows,
+  };
   fs.mkdirSync(path.resolve(__dirname, '../../../bench'), { recursive: true });
   const out = path.resolve(process.cwd(), 'bench/results.json');
   fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
@@ -154,7 +210,17 @@ async function startBenchPage(): Promise<{ url: string; browserUrl: string; medi
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}/page`, browserUrl: `http://127.0.0.1:${port}/browser-page`, mediumUrl: `http://127.0.0.1:${port}/medium-page`, port, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${port}/page`,
+    browserUrl: `http://127.0.0.1:${port}/browser-page`,
+    mediumUrl: `http://127.0.0.1:${port}/medium-page`,
+    port,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 /** A 49 KB page of dense markup (no scripts or styles): navigation, an article with headings, lists, tables, code and links, a footer. */
@@ -174,12 +240,14 @@ async function closedLoop(fn: () => Promise<unknown>, concurrency: number, secon
   const started = performance.now();
   const deadline = started + seconds * 1000;
   let count = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < deadline) {
-      await fn();
-      count += 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        await fn();
+        count += 1;
+      }
+    }),
+  );
   return { perSecond: Math.round(count / ((performance.now() - started) / 1000)) };
 }
 

@@ -29,17 +29,24 @@ export async function markdownConverters(): Promise<Array<{ name: string; conver
   const ours = new MarkdownConverter(await MainContentReader.load());
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { gfm } = require('turndown-plugin-gfm') as { gfm: TurndownService.Plugin };
-  const plain = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' }).use(gfm).remove(['script', 'style', 'noscript', 'template', 'head'] as never);
+  const plain = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' })
+    .use(gfm)
+    .remove(['script', 'style', 'noscript', 'template', 'head'] as never);
   const { NodeHtmlMarkdown } = await import('node-html-markdown');
   const nhm = new NodeHtmlMarkdown();
   // mdream 0.17.1: its last pure-JavaScript release (1.x ships platform binaries, some of which the registry here lacks, which breaks npm ci).
   const mdream = await importEsm<{ htmlToMarkdown(html: string, options?: { origin?: string }): string }>('mdream');
   // kreuzberg's Rust converter as its WebAssembly build (one package; the native one is per platform).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const kreuzberg = require('@kreuzberg/html-to-markdown-wasm/pkg/nodejs/html_to_markdown_wasm.js') as { convert(html: string): { content?: string } };
+  const kreuzberg = require('@kreuzberg/html-to-markdown-wasm/pkg/nodejs/html_to_markdown_wasm.js') as {
+    convert(html: string): { content?: string };
+  };
   return [
     { name: 'ours (turndown + our rules, one parse)', convert: (html, url) => ours.convert(new ParsedPage(html, url)).markdown },
-    { name: 'ours, only_main_content', convert: (html, url) => ours.convert(new ParsedPage(html, url), { onlyMainContent: true }).markdown },
+    {
+      name: 'ours, only_main_content',
+      convert: (html, url) => ours.convert(new ParsedPage(html, url), { onlyMainContent: true }).markdown,
+    },
     { name: 'plain turndown + GFM plugin', convert: (html) => plain.turndown(html) },
     { name: 'node-html-markdown 2.0.0', convert: (html) => nhm.translate(html) },
     { name: 'mdream 0.17.1 (JavaScript)', convert: (html, url) => mdream.htmlToMarkdown(html, { origin: new URL(url).origin }) },
@@ -106,7 +113,8 @@ export async function benchMarkdownCorpus(rounds = 3): Promise<ConverterFigures[
 
 export function markdownTable(figures: ConverterFigures[]): string {
   const pct = (v: number | null) => (v === null ? '—' : v.toFixed(3));
-  const header = '| converter | 3-gram recall | headings | links | list items | tables | code blocks | leaks | raw tags | words ÷ article | MB/s | largest page (ms) | failures |';
+  const header =
+    '| converter | 3-gram recall | headings | links | list items | tables | code blocks | leaks | raw tags | words ÷ article | MB/s | largest page (ms) | failures |';
   const rows = figures.map(
     (f) =>
       `| ${f.name} | ${pct(f.quality.recall)} | ${pct(f.quality.headings)} | ${pct(f.quality.links)} | ${pct(f.quality.listItems)} | ${pct(f.quality.tables)} | ${pct(f.quality.codeBlocks)} | ${f.quality.leaks} | ${f.quality.rawTags} | ${f.quality.wordsOverArticle.toFixed(2)} | ${f.mbPerSecond} | ${f.largestPage.ms} | ${f.failures.length} |`,
@@ -118,7 +126,8 @@ export function markdownTable(figures: ConverterFigures[]): string {
 export function markdownRows(figures: ConverterFigures[]): Array<{ figure: string; value: number | null; detail: string }> {
   const ours = figures.find((f) => f.name.startsWith('ours ('));
   const plain = figures.find((f) => f.name.startsWith('plain turndown'));
-  if (!ours || !plain) return [{ figure: 'HTML→markdown over the corpus', value: null, detail: '../shared/corpus/pages not found beside the project' }];
+  if (!ours || !plain)
+    return [{ figure: 'HTML→markdown over the corpus', value: null, detail: '../shared/corpus/pages not found beside the project' }];
   const q = ours.quality;
   return [
     {
@@ -138,11 +147,20 @@ export function markdownRows(figures: ConverterFigures[]): Array<{ figure: strin
  * What format=markdown adds to a scrape: the same 50 KB page scraped one at a time as html and as
  * markdown through the service, alternating so both see the same machine; the difference of p50s.
  */
-export async function markdownOverHtml(serviceUrl: string, token: string, pageUrl: string, samples = 200): Promise<{ htmlP50Ms: number; markdownP50Ms: number; addedP50Ms: number; samples: number }> {
+export async function markdownOverHtml(
+  serviceUrl: string,
+  token: string,
+  pageUrl: string,
+  samples = 200,
+): Promise<{ htmlP50Ms: number; markdownP50Ms: number; addedP50Ms: number; samples: number }> {
   const times: Record<'html' | 'markdown', number[]> = { html: [], markdown: [] };
   const once = async (format: 'html' | 'markdown') => {
     const started = performance.now();
-    const res = await fetch(`${serviceUrl}/v1/sync/scrape`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: pageUrl, format }) });
+    const res = await fetch(`${serviceUrl}/v1/sync/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: pageUrl, format }),
+    });
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`scrape answered ${res.status}`);
     times[format].push(performance.now() - started);

@@ -49,7 +49,11 @@ export function readCorpus(dir = corpusDirectory()): CorpusPage[] {
     .readdirSync(dir)
     .filter((name) => fs.existsSync(path.join(dir, name, 'source.html')))
     .sort()
-    .map((name) => ({ name, source: fs.readFileSync(path.join(dir, name, 'source.html'), 'utf8'), expected: fs.readFileSync(path.join(dir, name, 'expected.html'), 'utf8') }));
+    .map((name) => ({
+      name,
+      source: fs.readFileSync(path.join(dir, name, 'source.html'), 'utf8'),
+      expected: fs.readFileSync(path.join(dir, name, 'expected.html'), 'utf8'),
+    }));
 }
 
 export function measurePage(page: CorpusPage, markdown: string): PageQuality {
@@ -146,7 +150,44 @@ function normal(text: string): string {
   return words(text).join(' ');
 }
 
-const BLOCKS = new Set(['p', 'div', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table', 'tr', 'td', 'th', 'caption', 'pre', 'blockquote', 'section', 'article', 'aside', 'header', 'footer', 'nav', 'figure', 'figcaption', 'br', 'hr', 'main', 'form', 'fieldset', 'details', 'summary']);
+const BLOCKS = new Set([
+  'p',
+  'div',
+  'li',
+  'ul',
+  'ol',
+  'dl',
+  'dt',
+  'dd',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'table',
+  'tr',
+  'td',
+  'th',
+  'caption',
+  'pre',
+  'blockquote',
+  'section',
+  'article',
+  'aside',
+  'header',
+  'footer',
+  'nav',
+  'figure',
+  'figcaption',
+  'br',
+  'hr',
+  'main',
+  'form',
+  'fieldset',
+  'details',
+  'summary',
+]);
 
 /** The article's text split at block boundaries. */
 function blocksOf(root: HTMLElement): string[] {
@@ -188,7 +229,10 @@ function containedIn(text: string, haystack: string[]): boolean {
 
 function firstWords(el: HTMLElement): string {
   // A list item's own first words (before any nested list), at most eight of them.
-  const own = el.childNodes.filter((n) => !(n instanceof HTMLElement && /^(ul|ol)$/i.test(n.rawTagName ?? ''))).map((n) => n.text).join(' ');
+  const own = el.childNodes
+    .filter((n) => !(n instanceof HTMLElement && /^(ul|ol)$/i.test(n.rawTagName ?? '')))
+    .map((n) => n.text)
+    .join(' ');
   return words(own).slice(0, 8).join(' ');
 }
 
@@ -266,7 +310,8 @@ function fencedBlocks(markdown: string[]): string[] {
 
 function linkDestinations(markdown: string): string[] {
   const out: string[] = [];
-  for (const m of markdown.matchAll(/\]\((<[^>]*>|(?:\\.|[^)\s\\])*)/g)) out.push(normalUrl(m[1].replace(/^<|>$/g, '').replace(/\\(.)/g, '$1')));
+  for (const m of markdown.matchAll(/\]\((<[^>]*>|(?:\\.|[^)\s\\])*)/g))
+    out.push(normalUrl(m[1].replace(/^<|>$/g, '').replace(/\\(.)/g, '$1')));
   return out;
 }
 
@@ -289,7 +334,11 @@ function leaksOf(source: string, markdown: string): number {
   for (const tag of ['script', 'style', 'template', 'noscript']) {
     const elements = document.getElementsByTagName(tag);
     for (let i = 0; i < elements.length; i += 1) {
-      const text = (tag === 'template' ? (elements[i] as HTMLTemplateElement).content?.textContent ?? '' : elements[i].textContent ?? '').replace(/\s+/g, ' ').trim();
+      const text = (
+        tag === 'template' ? ((elements[i] as HTMLTemplateElement).content?.textContent ?? '') : (elements[i].textContent ?? '')
+      )
+        .replace(/\s+/g, ' ')
+        .trim();
       // Short or word-only pieces (a noscript's "Please enable JavaScript") also appear as page text.
       if (text.length < 40 || !/[{};=()<>]/.test(text)) continue;
       if (flat.includes(text.slice(0, 40))) leaks += 1;

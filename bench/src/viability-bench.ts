@@ -29,15 +29,31 @@ interface RunView {
 /** ../shared/corpus/pages, read in place (never copied), served on loopback under a CSP that keeps every page's third-party URLs inert in a browser. */
 export async function startCorpusServer(): Promise<{ port: number; url: string; names: string[]; close(): Promise<void> }> {
   const dir = path.resolve(process.cwd(), '../shared/corpus/pages');
-  const names = fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => fs.existsSync(path.join(dir, n, 'source.html'))).sort() : [];
+  const names = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((n) => fs.existsSync(path.join(dir, n, 'source.html')))
+        .sort()
+    : [];
   const server = http.createServer((req, res) => {
     const name = decodeURIComponent((req.url ?? '/').split('?')[0].slice(1));
     if (!names.includes(name)) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "default-src 'self'" }).end(fs.readFileSync(path.join(dir, name, 'source.html')));
+    res
+      .writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "default-src 'self'" })
+      .end(fs.readFileSync(path.join(dir, name, 'source.html')));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
-  return { port, url: `http://127.0.0.1:${port}`, names, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    names,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 /**
@@ -45,16 +61,25 @@ export async function startCorpusServer(): Promise<{ port: number; url: string; 
  * URL, at once): URLs/s over the real corpus, its verdicts, and one URL's analysis time against a
  * single light-browser scrape of the same page (goal ≤ 2: the probes run side by side).
  */
-export async function benchViability(serviceUrl: string, token: string, corpus: { url: string; names: string[] }, samples: number): Promise<ViabilityBenchFigures> {
+export async function benchViability(
+  serviceUrl: string,
+  token: string,
+  corpus: { url: string; names: string[] },
+  samples: number,
+): Promise<ViabilityBenchFigures> {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const post = <T>(p: string, body: unknown, expected: number) => call<T>(`${serviceUrl}${p}`, { method: 'POST', headers, body: JSON.stringify(body) }, expected);
+  const post = <T>(p: string, body: unknown, expected: number) =>
+    call<T>(`${serviceUrl}${p}`, { method: 'POST', headers, body: JSON.stringify(body) }, expected);
   const analyse = async (urls: string[]): Promise<RunView> => {
     const created = await post<RunView>('/v1/async/viability-test', { urls, depth: 'standard' }, 202);
     const deadline = Date.now() + RUN_DEADLINE_MS;
     for (;;) {
       const run = await call<RunView>(`${serviceUrl}/v1/async/viability-test/${created.run_id}`, { headers }, 200);
       if (run.status === 'completed') return run;
-      if (Date.now() > deadline) throw new Error(`viability run ${created.run_id} not completed within ${RUN_DEADLINE_MS} ms (${JSON.stringify(run).slice(0, 200)})`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `viability run ${created.run_id} not completed within ${RUN_DEADLINE_MS} ms (${JSON.stringify(run).slice(0, 200)})`,
+        );
       await new Promise((r) => setTimeout(r, 100));
     }
   };
@@ -64,7 +89,9 @@ export async function benchViability(serviceUrl: string, token: string, corpus: 
   const verdicts: Array<{ url: string; recommended_strategy: string; reasons: string[] }> = [];
   for (let i = 0; i < urls.length; i += 100) verdicts.push(...((await analyse(urls.slice(i, i + 100))).results ?? []));
   const seconds = (performance.now() - started) / 1000;
-  const others = verdicts.filter((v) => v.recommended_strategy !== 'extract_html').map((v) => `${v.url.replace(`${corpus.url}/`, '')}: ${v.recommended_strategy} (${v.reasons[0]})`);
+  const others = verdicts
+    .filter((v) => v.recommended_strategy !== 'extract_html')
+    .map((v) => `${v.url.replace(`${corpus.url}/`, '')}: ${v.recommended_strategy} (${v.reasons[0]})`);
 
   // One URL at a time, so each figure is the latency of one analysis and of one scrape.
   const picks = urls.filter((_, i) => i % Math.max(1, Math.floor(urls.length / samples)) === 0).slice(0, samples);

@@ -51,7 +51,11 @@ export class ScrapingClient {
     this.api = createClient<paths>({
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
       headers: options.token ? { authorization: `Bearer ${options.token}` } : {},
-      fetch: honouringRetryAfter(options.fetch ?? ((request) => fetch(request)), options.maxRetries ?? 3, options.maxRetryAfterSeconds ?? 60),
+      fetch: honouringRetryAfter(
+        options.fetch ?? ((request) => fetch(request)),
+        options.maxRetries ?? 3,
+        options.maxRetryAfterSeconds ?? 60,
+      ),
     });
   }
 
@@ -69,9 +73,15 @@ export class ScrapingClient {
    * Creates a collection under an Idempotency-Key (a new UUID unless you pass one), so a create
    * retried after a lost answer returns the first collection instead of a second one.
    */
-  async createCollection(request: CollectionRequest, options: { idempotencyKey?: string } = {}): Promise<{ collection: CollectionCreated; idempotencyKey: string; replayed: boolean }> {
+  async createCollection(
+    request: CollectionRequest,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<{ collection: CollectionCreated; idempotencyKey: string; replayed: boolean }> {
     const idempotencyKey = options.idempotencyKey ?? randomUUID();
-    const result = await this.api.POST('/v1/async/collections', { body: request, params: { header: { 'Idempotency-Key': idempotencyKey } } });
+    const result = await this.api.POST('/v1/async/collections', {
+      body: request,
+      params: { header: { 'Idempotency-Key': idempotencyKey } },
+    });
     const collection = unwrap(result);
     return { collection, idempotencyKey, replayed: result.response.headers.get('idempotency-replayed') === 'true' };
   }
@@ -82,12 +92,21 @@ export class ScrapingClient {
   }
 
   async getRun(collectionId: string, runId: string): Promise<Run> {
-    return unwrap(await this.api.GET('/v1/async/collections/{collection_id}/runs/{run_id}', { params: { path: { collection_id: collectionId, run_id: runId } } }));
+    return unwrap(
+      await this.api.GET('/v1/async/collections/{collection_id}/runs/{run_id}', {
+        params: { path: { collection_id: collectionId, run_id: runId } },
+      }),
+    );
   }
 
   /** Polls the run (backing off) until it is completed, and returns it. */
   async waitForRun(collectionId: string, runId: string, options: WaitOptions = {}): Promise<Run> {
-    return untilCompleted(() => this.getRun(collectionId, runId), (run) => `run ${runId} still ${run.status} (${run.success_requests + run.failed_requests + run.timeout_requests}/${run.total_requests} done)`, options);
+    return untilCompleted(
+      () => this.getRun(collectionId, runId),
+      (run) =>
+        `run ${runId} still ${run.status} (${run.success_requests + run.failed_requests + run.timeout_requests}/${run.total_requests} done)`,
+      options,
+    );
   }
 
   /** Starts a viability test (POST /v1/async/viability-test): 202, in progress; the probes are charged as they run. */
@@ -101,7 +120,11 @@ export class ScrapingClient {
 
   /** Polls the viability test (backing off) until every URL is analysed; the results, one per URL in request order. */
   async waitForViabilityTest(runId: string, options: WaitOptions = {}): Promise<ViabilityResult[]> {
-    const run = await untilCompleted(() => this.getViabilityTest(runId), (r) => `viability test ${runId} still ${r.status} (${r.completed_urls}/${r.total_urls} URLs done)`, options);
+    const run = await untilCompleted(
+      () => this.getViabilityTest(runId),
+      (r) => `viability test ${runId} still ${r.status} (${r.completed_urls}/${r.total_urls} URLs done)`,
+      options,
+    );
     return run.results ?? [];
   }
 
@@ -109,7 +132,9 @@ export class ScrapingClient {
   async *viabilityTests(pageSize = 20): AsyncGenerator<ViabilityRun> {
     let cursor: string | undefined;
     do {
-      const page = unwrap(await this.api.GET('/v1/async/viability-test', { params: { query: { limit: pageSize, ...(cursor ? { cursor } : {}) } } }));
+      const page = unwrap(
+        await this.api.GET('/v1/async/viability-test', { params: { query: { limit: pageSize, ...(cursor ? { cursor } : {}) } } }),
+      );
       yield* page.items;
       cursor = page.has_more && page.cursor_next ? page.cursor_next : undefined;
     } while (cursor);
@@ -120,7 +145,9 @@ export class ScrapingClient {
     let cursor: string | undefined;
     do {
       const page = unwrap(
-        await this.api.GET('/v1/async/collections/{collection_id}/runs/{run_id}/jobs', { params: { path: { collection_id: collectionId, run_id: runId }, query: { ...query, ...(cursor ? { cursor } : {}) } } }),
+        await this.api.GET('/v1/async/collections/{collection_id}/runs/{run_id}/jobs', {
+          params: { path: { collection_id: collectionId, run_id: runId }, query: { ...query, ...(cursor ? { cursor } : {}) } },
+        }),
       );
       yield* page.items;
       cursor = page.has_more && page.cursor_next ? page.cursor_next : undefined;
@@ -129,7 +156,11 @@ export class ScrapingClient {
 
   /** One job's stored result; throws ScrapingApiError (errorCode result_pending, result_expired, …) when there is none. */
   async jobResult(collectionId: string, runId: string, jobId: string): Promise<JobResult> {
-    return unwrap(await this.api.GET('/v1/async/collections/{collection_id}/runs/{run_id}/jobs/{job_id}/result', { params: { path: { collection_id: collectionId, run_id: runId, job_id: jobId } } }));
+    return unwrap(
+      await this.api.GET('/v1/async/collections/{collection_id}/runs/{run_id}/jobs/{job_id}/result', {
+        params: { path: { collection_id: collectionId, run_id: runId, job_id: jobId } },
+      }),
+    );
   }
 
   /**
@@ -137,7 +168,10 @@ export class ScrapingClient {
    * else from the result endpoint (bodies above about 256 KB). `result` is null, with the reason
    * in `error`, when the body is no longer available.
    */
-  async *results(collectionId: string, runId: string): AsyncGenerator<{ job: JobListingItem; result: JobResult | null; error: ScrapingApiError | null }> {
+  async *results(
+    collectionId: string,
+    runId: string,
+  ): AsyncGenerator<{ job: JobListingItem; result: JobResult | null; error: ScrapingApiError | null }> {
     for await (const job of this.jobs(collectionId, runId, { status_filter: 'completed', include_results: true, limit: 100 })) {
       if (job.result) {
         yield { job, result: job.result, error: null };
@@ -154,7 +188,11 @@ export class ScrapingClient {
 }
 
 /** Polls `read` (first after pollIntervalMs, then ×1.5 up to 10 s) until it says completed. */
-async function untilCompleted<T extends { status: string }>(read: () => Promise<T>, describe: (last: T) => string, options: WaitOptions): Promise<T> {
+async function untilCompleted<T extends { status: string }>(
+  read: () => Promise<T>,
+  describe: (last: T) => string,
+  options: WaitOptions,
+): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 30 * 60_000;
   const deadline = Date.now() + timeoutMs;
   let delay = options.pollIntervalMs ?? 1000;
@@ -180,7 +218,11 @@ export function unwrap<D>(result: { data?: D; error?: unknown; response: Respons
 }
 
 /** Waits out 429 and 503 answers as their Retry-After says (with jitter), a bounded number of times. */
-function honouringRetryAfter(base: (request: Request) => Promise<Response>, maxRetries: number, maxWaitSeconds: number): (request: Request) => Promise<Response> {
+function honouringRetryAfter(
+  base: (request: Request) => Promise<Response>,
+  maxRetries: number,
+  maxWaitSeconds: number,
+): (request: Request) => Promise<Response> {
   return async (request) => {
     for (let attempt = 0; ; attempt += 1) {
       const response = await base(request.clone());

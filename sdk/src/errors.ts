@@ -39,7 +39,11 @@ function describe(body: unknown): string {
   if (!isRecord(body)) return String(body).slice(0, 300);
   const detail = body.detail;
   if (typeof detail === 'string') return detail;
-  if (Array.isArray(detail)) return detail.filter(isProblem).map((p) => `${p.loc.join('.')}: ${p.msg}`).join('; ');
+  if (Array.isArray(detail))
+    return detail
+      .filter(isProblem)
+      .map((p) => `${p.loc.join('.')}: ${p.msg}`)
+      .join('; ');
   if (isRecord(detail) && typeof detail.message === 'string') return detail.message;
   return JSON.stringify(body).slice(0, 300);
 }

@@ -20,7 +20,11 @@ describe('BrowserPool with real Chromium', () => {
 
   beforeAll(async () => {
     site = await startBrowserFixtureSite();
-    engine = await browserEngine({ allow: [`127.0.0.1:${site.port}`], pool: { concurrency: 4, queueTimeoutMs: 60_000, recycleAfter: 15 }, navigationMs: 5000 });
+    engine = await browserEngine({
+      allow: [`127.0.0.1:${site.port}`],
+      pool: { concurrency: 4, queueTimeoutMs: 60_000, recycleAfter: 15 },
+      navigationMs: 5000,
+    });
     await engine.pool.warm(['light', 'heavy']);
   });
   afterAll(async () => {
@@ -55,9 +59,19 @@ describe('BrowserPool with real Chromium', () => {
           }
         }
         const hang = i % THIRD === 17;
-        const { result, facts } = await engine.scrape({ url: `${site.url}/${hang ? 'hang' : 'list?page=2'}`, browser_type: i % 3 === 0 ? 'heavy' : 'light', extract: { items: { selector: 'li.item', multiple: true } } });
+        const { result, facts } = await engine.scrape({
+          url: `${site.url}/${hang ? 'hang' : 'list?page=2'}`,
+          browser_type: i % 3 === 0 ? 'heavy' : 'light',
+          extract: { items: { selector: 'li.item', multiple: true } },
+        });
         const guidance = result.guidance as { success: boolean; error_type: unknown };
-        outcomes.push({ i, hang, ok: result.statusCode === 200 && guidance.success && (result.extracted_data as { items: string[] }).items[0] === 'Item 6', errorType: guidance.error_type, credits: facts.credits });
+        outcomes.push({
+          i,
+          hang,
+          ok: result.statusCode === 200 && guidance.success && (result.extracted_data as { items: string[] }).items[0] === 'Item 6',
+          errorType: guidance.error_type,
+          credits: facts.credits,
+        });
       }
     };
     await Promise.all(Array.from({ length: 6 }, worker));
@@ -98,7 +112,12 @@ describe('BrowserPool with real Chromium', () => {
       const now = chromiumProcesses();
       return now.helpers.length === baseline.helpers.length && now.renderers.length <= baseline.renderers.length + 2;
     }, 15_000);
-    if (!settled) console.log('process breakdown', JSON.stringify(baselineDetail), JSON.stringify(chromiumProcessesBelow().map((p) => [p.pid, p.ppid, p.exe.split('/').pop(), p.main, p.renderer])));
+    if (!settled)
+      console.log(
+        'process breakdown',
+        JSON.stringify(baselineDetail),
+        JSON.stringify(chromiumProcessesBelow().map((p) => [p.pid, p.ppid, p.exe.split('/').pop(), p.main, p.renderer])),
+      );
     expect(chromiumProcesses().helpers.length).toBe(baseline.helpers.length);
     expect(chromiumProcesses().renderers.length).toBeLessThanOrEqual(baseline.renderers.length + 2);
 
@@ -108,12 +127,22 @@ describe('BrowserPool with real Chromium', () => {
   }, 300_000);
 
   it('queues requests beyond its slots in order, and fails one that waits too long as browser_busy, uncharged', async () => {
-    const narrow = await browserEngine({ allow: [`127.0.0.1:${site.port}`], pool: { concurrency: 1, queueTimeoutMs: 3000, recycleAfter: 100 }, navigationMs: 5000 });
+    const narrow = await browserEngine({
+      allow: [`127.0.0.1:${site.port}`],
+      pool: { concurrency: 1, queueTimeoutMs: 3000, recycleAfter: 100 },
+      navigationMs: 5000,
+    });
     try {
       await narrow.pool.warm(['light']);
-      const three = await Promise.all([0, 1, 2].map(() => narrow.scrape({ url: `${site.url}/slow-load?ms=600`, browser_type: 'light', screenshot: true })));
+      const three = await Promise.all(
+        [0, 1, 2].map(() => narrow.scrape({ url: `${site.url}/slow-load?ms=600`, browser_type: 'light', screenshot: true })),
+      );
       // Every page loaded (a failure would also end its wait early and hide what went wrong).
-      expect(three.map((r) => [r.result.statusCode, r.result.guidance.error_type])).toEqual([[200, null], [200, null], [200, null]]);
+      expect(three.map((r) => [r.result.statusCode, r.result.guidance.error_type])).toEqual([
+        [200, null],
+        [200, null],
+        [200, null],
+      ]);
       const waits = three.map((r) => r.result.timings.queue_wait_ms ?? Number.NaN).sort((a, b) => a - b) as [number, number, number];
       // One slot: the second waited for the first page (≥ 600 ms to load: light loads images for a screenshot), the third for two.
       expect(waits[0]).toBeLessThan(100);
@@ -121,7 +150,10 @@ describe('BrowserPool with real Chromium', () => {
       expect(waits[2]).toBeGreaterThanOrEqual(waits[1] + 500);
       expect(three.every((r) => r.result.statusCode === 200)).toBe(true);
 
-      const [slow, starved] = await Promise.all([narrow.scrape({ url: `${site.url}/slow-load?ms=4000`, browser_type: 'light', screenshot: true }), new Promise((r) => setTimeout(r, 100)).then(() => narrow.scrape({ url: `${site.url}/spa`, browser_type: 'light' }))]);
+      const [slow, starved] = await Promise.all([
+        narrow.scrape({ url: `${site.url}/slow-load?ms=4000`, browser_type: 'light', screenshot: true }),
+        new Promise((r) => setTimeout(r, 100)).then(() => narrow.scrape({ url: `${site.url}/spa`, browser_type: 'light' })),
+      ]);
       expect(slow.result.statusCode).toBe(200);
       expect(starved.result.guidance).toMatchObject({ success: false, error_type: 'browser_busy', credits_charged: 0 });
       expect(starved.facts).toMatchObject({ billable: false, credits: 0 });

@@ -35,7 +35,9 @@ describe(EgressSession.name, () => {
   it('connects to the address the guard vetted, not to a second DNS answer (no rebinding)', async () => {
     // The guard's resolver says 127.0.0.1 (exempted for this port); the system resolver has never
     // heard of the name, so only a connection through the pinned answer can reach the target.
-    const guard = new TargetGuard(new TargetAllowlist([`127.0.0.1:${port}`, `rebind.example:${port}`]), { resolve: async () => ['127.0.0.1'] });
+    const guard = new TargetGuard(new TargetAllowlist([`127.0.0.1:${port}`, `rebind.example:${port}`]), {
+      resolve: async () => ['127.0.0.1'],
+    });
     const session = await EgressSession.open(guard, null);
     try {
       const res = await viaProxy(session.proxyServer, `http://rebind.example:${port}/`);

@@ -18,10 +18,28 @@ const FLOWS = path.join(__dirname, 'flows.ts');
 
 /** Type errors of flows.ts when `@served-api` is the given generated file. */
 function typeErrorsAgainst(generated: string): string[] {
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(ROOT, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  );
   if (!config) throw new Error('tsconfig.json did not parse');
-  const program = ts.createProgram([FLOWS], { ...config.options, noEmit: true, paths: { ...config.options.paths, '@served-api': [generated] } });
-  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? `${path.relative(ROOT, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1} ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  const program = ts.createProgram([FLOWS], {
+    ...config.options,
+    noEmit: true,
+    paths: { ...config.options.paths, '@served-api': [generated] },
+  });
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map(
+      (d) =>
+        `${d.file ? `${path.relative(ROOT, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1} ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+    );
 }
 
 /** What a client author must not need: casts, non-null assertions, `any`, suppressed errors. */
@@ -30,7 +48,12 @@ function escapesIn(file: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
   const found: string[] = [];
   const visit = (node: ts.Node) => {
-    if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node) || ts.isNonNullExpression(node) || node.kind === ts.SyntaxKind.AnyKeyword) {
+    if (
+      ts.isAsExpression(node) ||
+      ts.isTypeAssertionExpression(node) ||
+      ts.isNonNullExpression(node) ||
+      node.kind === ts.SyntaxKind.AnyKeyword
+    ) {
       found.push(`line ${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.getText().slice(0, 80)}`);
     }
     ts.forEachChild(node, visit);
@@ -58,7 +81,12 @@ describe.each(runtimesUnderTest('flows'))('client flows from the served document
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
-    env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${(receiver.address() as AddressInfo).port}`, WEBHOOK_POLL_INTERVAL_MS: '50', BROWSER_WARM: 'false' });
+    env = await startInProcessPlatform({
+      ...prepared.env,
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+      WEBHOOK_POLL_INTERVAL_MS: '50',
+      BROWSER_WARM: 'false',
+    });
   });
   afterAll(async () => {
     await env?.stop();

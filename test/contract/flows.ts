@@ -46,17 +46,27 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   if (description.openapi !== '3.0.0') throw new Error(`openapi ${description.openapi}`);
 
   // Administrator: clients and tokens.
-  const created = ok('create client', await admin.POST('/v1/admin/clients', { body: { plan: 'enterprise', rate_limit_per_minute: 100_000 } }));
+  const created = ok(
+    'create client',
+    await admin.POST('/v1/admin/clients', { body: { plan: 'enterprise', rate_limit_per_minute: 100_000 } }),
+  );
   const spare = ok('create spare client', await admin.POST('/v1/admin/clients', { body: { plan: 'free' } }));
-  const rotated = ok('rotate token', await admin.POST('/v1/admin/clients/{client_id}/rotate-token', { params: { path: { client_id: spare.client_id } } }));
+  const rotated = ok(
+    'rotate token',
+    await admin.POST('/v1/admin/clients/{client_id}/rotate-token', { params: { path: { client_id: spare.client_id } } }),
+  );
   if (rotated.token === spare.token) throw new Error('token not rotated');
   const client = createClient<paths>({ baseUrl: ctx.baseUrl, fetch: ctx.fetch, headers: { authorization: `Bearer ${created.token}` } });
 
   // Sync scrape and download.
-  const scraped = ok('scrape', await client.POST('/v1/sync/scrape', { body: { url: ctx.pageUrl, format: 'markdown', extract: { title: 'css:h1' } } }));
+  const scraped = ok(
+    'scrape',
+    await client.POST('/v1/sync/scrape', { body: { url: ctx.pageUrl, format: 'markdown', extract: { title: 'css:h1' } } }),
+  );
   if (scraped.statusCode !== 200 || scraped.markdown === null || scraped.guidance.credits_charged !== 1) throw new Error('scrape');
   const refused = await client.POST('/v1/sync/scrape', { body: { url: ctx.pageUrl, screenshot: true } });
-  if (refused.error === undefined || !('detail' in refused.error) || !Array.isArray(refused.error.detail)) throw new Error('screenshot without browser was not a validation error');
+  if (refused.error === undefined || !('detail' in refused.error) || !Array.isArray(refused.error.detail))
+    throw new Error('screenshot without browser was not a validation error');
   const downloaded = ok('download', await client.POST('/v1/sync/download', { body: { url: ctx.pageUrl } }));
   if (downloaded.content === null || downloaded.statusCode !== 200) throw new Error('download');
 
@@ -64,7 +74,15 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   const collection = ok(
     'create collection',
     await client.POST('/v1/async/collections', {
-      body: { name: 'flows', callback_url: ctx.callbackUrl, requests: [{ url: ctx.pageUrl, custom_id: 'a' }, { url: ctx.pageUrl, custom_id: 'b' }, { url: ctx.pageUrl, custom_id: 'a' }] },
+      body: {
+        name: 'flows',
+        callback_url: ctx.callbackUrl,
+        requests: [
+          { url: ctx.pageUrl, custom_id: 'a' },
+          { url: ctx.pageUrl, custom_id: 'b' },
+          { url: ctx.pageUrl, custom_id: 'a' },
+        ],
+      },
       params: { header: { 'Idempotency-Key': `flows-${Date.now()}` } },
     }),
   );
@@ -74,7 +92,10 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   const listed = ok('list collections', await client.GET('/v1/async/collections', { params: { query: { name: 'flows' } } }));
   if (!listed.some((c) => c.id === collectionId && c.request_count === 2)) throw new Error('collection not listed');
   ok('get collection', await client.GET('/v1/async/collections/{collection_id}', { params: { path } }));
-  const renamed = ok('update collection', await client.PUT('/v1/async/collections/{collection_id}', { params: { path }, body: { name: 'flows, renamed' } }));
+  const renamed = ok(
+    'update collection',
+    await client.PUT('/v1/async/collections/{collection_id}', { params: { path }, body: { name: 'flows, renamed' } }),
+  );
   if (renamed.name !== 'flows, renamed') throw new Error('rename');
 
   // A run, its jobs and results.
@@ -86,12 +107,20 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
     await ctx.pause(200);
     run = ok('get run', await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}', { params: { path: runPath } }));
   }
-  const runs = ok('list runs', await client.GET('/v1/async/collections/{collection_id}/runs', { params: { path, query: { status_filter: 'completed' } } }));
+  const runs = ok(
+    'list runs',
+    await client.GET('/v1/async/collections/{collection_id}/runs', { params: { path, query: { status_filter: 'completed' } } }),
+  );
   if (runs.total !== 1 || runs.items[0]?.run_id !== run.run_id) throw new Error('runs');
   const seen: string[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 10 && seen.length < run.total_requests; pages += 1) {
-    const page = ok('jobs', await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/jobs', { params: { path: runPath, query: { limit: 1, include_results: true, ...(cursor === undefined ? {} : { cursor }) } } }));
+    const page = ok(
+      'jobs',
+      await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/jobs', {
+        params: { path: runPath, query: { limit: 1, include_results: true, ...(cursor === undefined ? {} : { cursor }) } },
+      }),
+    );
     seen.push(...page.items.map((item) => item.job_public_id));
     if (page.has_more && page.cursor_next !== null) cursor = page.cursor_next;
     else if (seen.length < run.total_requests) {
@@ -103,27 +132,54 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   }
   const jobId = seen[0];
   if (jobId === undefined || seen.length !== run.total_requests) throw new Error(`jobs listed ${seen.length} of ${run.total_requests}`);
-  const result = ok('job result', await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/jobs/{job_id}/result', { params: { path: { ...runPath, job_id: jobId } } }));
+  const result = ok(
+    'job result',
+    await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/jobs/{job_id}/result', {
+      params: { path: { ...runPath, job_id: jobId } },
+    }),
+  );
   if (result.status !== 'completed' || result.url !== ctx.pageUrl) throw new Error('job result');
-  const gone = await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/jobs/{job_id}/result', { params: { path: { ...runPath, job_id: 'not-a-job' } } });
-  if (gone.error === undefined || !('detail' in gone.error) || typeof gone.error.detail !== 'object' || gone.error.detail === null || !('error_code' in gone.error.detail) || gone.error.detail.error_code !== 'job_id_invalid') throw new Error('job_id_invalid');
+  const gone = await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/jobs/{job_id}/result', {
+    params: { path: { ...runPath, job_id: 'not-a-job' } },
+  });
+  if (
+    gone.error === undefined ||
+    !('detail' in gone.error) ||
+    typeof gone.error.detail !== 'object' ||
+    gone.error.detail === null ||
+    !('error_code' in gone.error.detail) ||
+    gone.error.detail.error_code !== 'job_id_invalid'
+  )
+    throw new Error('job_id_invalid');
 
   // Webhooks: the secret, its delivery log, a redelivery.
   const secret = ok('webhook secret', await client.GET('/v1/webhooks/secret'));
-  let log = ok('deliveries', await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/webhook-deliveries', { params: { path: runPath } }));
+  let log = ok(
+    'deliveries',
+    await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/webhook-deliveries', { params: { path: runPath } }),
+  );
   for (let waited = 0; log.status !== 'sent'; waited += 200) {
     if (waited > 30_000) throw new Error(`webhook ${log.status}`);
     await ctx.pause(200);
-    log = ok('deliveries', await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/webhook-deliveries', { params: { path: runPath } }));
+    log = ok(
+      'deliveries',
+      await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/webhook-deliveries', { params: { path: runPath } }),
+    );
   }
   const rotatedSecret = ok('rotate secret', await client.POST('/v1/webhooks/secret/rotate'));
   if (rotatedSecret.secret === secret.secret) throw new Error('secret not rotated');
-  const redelivery = ok('redeliver', await client.POST('/v1/async/collections/{collection_id}/runs/{run_id}/webhook-deliveries/redeliver', { params: { path: runPath } }));
+  const redelivery = ok(
+    'redeliver',
+    await client.POST('/v1/async/collections/{collection_id}/runs/{run_id}/webhook-deliveries/redeliver', { params: { path: runPath } }),
+  );
   // 202: the attempt is under way; the log shows it once made.
   for (let waited = 0; !log.attempts.some((attempt) => attempt.manual); waited += 200) {
     if (waited > 30_000) throw new Error(`redelivery ${redelivery.delivery_id} not logged`);
     await ctx.pause(200);
-    log = ok('deliveries', await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/webhook-deliveries', { params: { path: runPath } }));
+    log = ok(
+      'deliveries',
+      await client.GET('/v1/async/collections/{collection_id}/runs/{run_id}/webhook-deliveries', { params: { path: runPath } }),
+    );
   }
 
   // Country proxies, requested and reviewed.
@@ -133,20 +189,41 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   if (asked.status !== 'pending') throw new Error(`request ${asked.status}`);
   const pending = ok('pending requests', await admin.GET('/v1/admin/proxy/requests', { params: { query: { status: 'pending' } } }));
   if (!pending.items.some((item) => item.client_id === created.client_id)) throw new Error('request not pending');
-  ok('approve', await admin.POST('/v1/admin/proxy/requests/{client_id}/{country_code}', { params: { path: { client_id: created.client_id, country_code: 'DE' } }, body: { decision: 'approve', note: 'ok' } }));
+  ok(
+    'approve',
+    await admin.POST('/v1/admin/proxy/requests/{client_id}/{country_code}', {
+      params: { path: { client_id: created.client_id, country_code: 'DE' } },
+      body: { decision: 'approve', note: 'ok' },
+    }),
+  );
   const status = ok('proxy status', await client.GET('/v1/proxy/status'));
   if (!status.approved_countries.includes('DE')) throw new Error('DE not approved');
 
   // A viability test: started, followed until every URL is analysed, listed.
-  const viability = ok('start viability test', await client.POST('/v1/async/viability-test', { body: { urls: [ctx.pageUrl], depth: 'quick' } }));
-  let analysed = ok('viability run', await client.GET('/v1/async/viability-test/{run_id}', { params: { path: { run_id: viability.run_id } } }));
+  const viability = ok(
+    'start viability test',
+    await client.POST('/v1/async/viability-test', { body: { urls: [ctx.pageUrl], depth: 'quick' } }),
+  );
+  let analysed = ok(
+    'viability run',
+    await client.GET('/v1/async/viability-test/{run_id}', { params: { path: { run_id: viability.run_id } } }),
+  );
   for (let waited = 0; analysed.results === null; waited += 200) {
     if (waited > 60_000) throw new Error(`viability ${analysed.completed_urls}/${analysed.total_urls}`);
     await ctx.pause(200);
-    analysed = ok('viability run', await client.GET('/v1/async/viability-test/{run_id}', { params: { path: { run_id: viability.run_id } } }));
+    analysed = ok(
+      'viability run',
+      await client.GET('/v1/async/viability-test/{run_id}', { params: { path: { run_id: viability.run_id } } }),
+    );
   }
   const verdict = analysed.results[0];
-  if (verdict === undefined || verdict.recommended_strategy !== 'extract_html' || verdict.tests.simple_request === null || verdict.tests.simple_request.credits !== 1) throw new Error('viability verdict');
+  if (
+    verdict === undefined ||
+    verdict.recommended_strategy !== 'extract_html' ||
+    verdict.tests.simple_request === null ||
+    verdict.tests.simple_request.credits !== 1
+  )
+    throw new Error('viability verdict');
   const viabilityRuns = ok('list viability tests', await client.GET('/v1/async/viability-test', { params: { query: { limit: 5 } } }));
   if (viabilityRuns.items[0]?.run_id !== viability.run_id) throw new Error('viability run not listed first');
 
@@ -161,9 +238,16 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
 
   // The agent endpoint: one MCP tool call as plain HTTP (what an MCP client sends), and the 405s of a stateless server.
   const mcpHeaders = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
-  const toolCall = ok('mcp tools/call', await client.POST('/mcp', { headers: mcpHeaders, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'check_billing', arguments: {} } } }));
+  const toolCall = ok(
+    'mcp tools/call',
+    await client.POST('/mcp', {
+      headers: mcpHeaders,
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'check_billing', arguments: {} } },
+    }),
+  );
   const answered = Array.isArray(toolCall) ? toolCall[0] : toolCall;
-  if (answered === undefined || answered.result === undefined || answered.result.isError === true) throw new Error(`mcp tools/call ${JSON.stringify(answered)}`);
+  if (answered === undefined || answered.result === undefined || answered.result.isError === true)
+    throw new Error(`mcp tools/call ${JSON.stringify(answered)}`);
   for (const refused of [await client.GET('/mcp', { headers: mcpHeaders }), await client.DELETE('/mcp', { headers: mcpHeaders })]) {
     if (refused.response.status !== 405) throw new Error(`mcp ${refused.response.url} answered ${refused.response.status}, not 405`);
   }

@@ -20,7 +20,10 @@ describe('markdown over the real corpus', () => {
     if (corpus.length === 0) throw new Error('../shared/corpus/pages not found beside the project');
     converter = new MarkdownConverter(await MainContentReader.load());
     for (const page of corpus) {
-      for (const [onlyMainContent, into] of [[false, full], [true, main]] as const) {
+      for (const [onlyMainContent, into] of [
+        [false, full],
+        [true, main],
+      ] as const) {
         const result = converter.convert(new ParsedPage(page.source, CORPUS_PAGE_URL), { onlyMainContent });
         if (result.degraded) failures.push(`${page.name}: ${result.degraded}`);
         into.push(measurePage(page, result.markdown));
@@ -34,7 +37,9 @@ describe('markdown over the real corpus', () => {
   });
 
   it('emits no script, style, template or noscript text and no raw HTML tag on any page, in either mode', () => {
-    const offenders = [...full, ...main].filter((p) => p.leaks > 0 || p.rawTags > 0).map((p) => `${p.name}: ${p.leaks} leaks, ${p.rawTags} raw tags`);
+    const offenders = [...full, ...main]
+      .filter((p) => p.leaks > 0 || p.rawTags > 0)
+      .map((p) => `${p.name}: ${p.leaks} leaks, ${p.rawTags} raw tags`);
     expect(offenders).toEqual([]);
   });
 

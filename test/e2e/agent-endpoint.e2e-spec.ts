@@ -17,7 +17,10 @@ type Text = { type: 'text'; text: string };
 
 /** The text of a result's content blocks, one string. */
 function textOf(result: CallToolResult): string {
-  return result.content.filter((c): c is Text => c.type === 'text').map((c) => c.text).join('\n');
+  return result.content
+    .filter((c): c is Text => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
 }
 
 /** What lies between a fence's own markers (the nonce of this call), or null when there is no fence. */
@@ -53,14 +56,25 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
 
   async function connect(bearer: string | null, headers: Record<string, string> = {}): Promise<Client> {
     const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${env.url}/mcp`), { requestInit: { headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...headers } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${env.url}/mcp`), {
+      requestInit: { headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...headers } },
+    });
     await client.connect(transport);
     return client;
   }
 
-  const call = async (name: string, args: Record<string, unknown> = {}, client = agent) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown> = {}, client = agent) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
   const ledger = () => env.platform.gateway.get<symbol, DatabaseConnection>(DATABASE);
-  const ledgerCredits = async (client: string) => Number((await ledger().sql.query<{ total: string }>('select coalesce(sum(credits), 0) as total from credit_ledger_entries where client_id = $1', [client]))[0].total);
+  const ledgerCredits = async (client: string) =>
+    Number(
+      (
+        await ledger().sql.query<{ total: string }>(
+          'select coalesce(sum(credits), 0) as total from credit_ledger_entries where client_id = $1',
+          [client],
+        )
+      )[0].total,
+    );
 
   beforeAll(async () => {
     site = await startFixtureSite();
@@ -94,7 +108,16 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     expect(agent.getServerVersion()).toMatchObject({ name: 'scrape-platform', version: '0.1.0' });
     expect(agent.getServerCapabilities()?.tools).toBeDefined();
     expect(agent.getInstructions()).toMatch(/UNTRUSTED_WEB_CONTENT/);
-    const init = await http(env.url, '/mcp', { token, headers: MCP_HEADERS, json: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } } });
+    const init = await http(env.url, '/mcp', {
+      token,
+      headers: MCP_HEADERS,
+      json: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+      },
+    });
     expect(init.status).toBe(200);
     expect(init.body.result.protocolVersion).toBe('2025-06-18');
     expect(init.headers.get('mcp-session-id')).toBeNull();
@@ -104,9 +127,17 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
       expect(refused.status).toBe(405);
       expect(refused.headers.get('allow')).toBe('POST');
     }
-    const notification = await http(env.url, '/mcp', { token, headers: MCP_HEADERS, json: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+    const notification = await http(env.url, '/mcp', {
+      token,
+      headers: MCP_HEADERS,
+      json: { jsonrpc: '2.0', method: 'notifications/initialized' },
+    });
     expect(notification.status).toBe(202);
-    const notAcceptable = await http(env.url, '/mcp', { token, headers: { accept: 'application/json' }, json: { jsonrpc: '2.0', id: 2, method: 'tools/list' } });
+    const notAcceptable = await http(env.url, '/mcp', {
+      token,
+      headers: { accept: 'application/json' },
+      json: { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    });
     expect(notAcceptable.status).toBe(406);
     const notJsonRpc = await http(env.url, '/mcp', { token, headers: MCP_HEADERS, json: { hello: 'world' } });
     expect(notJsonRpc.status).toBe(400);
@@ -124,13 +155,41 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
       expect(tool.outputSchema?.type).toBe('object');
       expect(() => ajv.compile(tool.inputSchema)).not.toThrow();
       expect(() => ajv.compile(tool.outputSchema!)).not.toThrow();
-      expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: expect.any(Boolean), openWorldHint: expect.any(Boolean) });
+      expect(tool.annotations).toMatchObject({
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: expect.any(Boolean),
+        openWorldHint: expect.any(Boolean),
+      });
     }
     const scrapeUrl = tools.find((t) => t.name === 'scrape_url')!;
-    expect(Object.keys(scrapeUrl.inputSchema.properties!).sort()).toEqual(['actions', 'browser', 'browser_type', 'extract', 'format', 'language', 'max_chars', 'offset', 'retry_on_block', 'screenshot', 'url', 'use_proxy', 'window_size']);
+    expect(Object.keys(scrapeUrl.inputSchema.properties!).sort()).toEqual([
+      'actions',
+      'browser',
+      'browser_type',
+      'extract',
+      'format',
+      'language',
+      'max_chars',
+      'offset',
+      'retry_on_block',
+      'screenshot',
+      'url',
+      'use_proxy',
+      'window_size',
+    ]);
     // The browser actions come from the REST contract: an action list the API accepts validates against the tool's schema.
     const validScrape = ajv.compile(scrapeUrl.inputSchema);
-    expect(validScrape({ url: 'https://example.com/', browser: true, actions: [{ type: 'click', selector: 'css:#more' }, { type: 'wait-for-timeout', time: 100 }] })).toBe(true);
+    expect(
+      validScrape({
+        url: 'https://example.com/',
+        browser: true,
+        actions: [
+          { type: 'click', selector: 'css:#more' },
+          { type: 'wait-for-timeout', time: 100 },
+        ],
+      }),
+    ).toBe(true);
     expect(validScrape({ url: 'https://example.com/', bogus: true })).toBe(false);
     expect(tools.find((t) => t.name === 'discover')!.annotations!.openWorldHint).toBe(true);
     expect(tools.find((t) => t.name === 'check_billing')!.annotations).toMatchObject({ openWorldHint: false, idempotentHint: true });
@@ -144,7 +203,15 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     const md = fenced(text, nonceOf(text), 'markdown')!;
     expect(md.startsWith('# Green tea, brewed right')).toBe(true);
     for (const dropped of ['Accept all', 'Imprint']) expect(md).not.toContain(dropped);
-    expect(main.structuredContent).toMatchObject({ url: `${site.url}/news`, final_url: `${site.url}/news`, title: 'Green tea, brewed right', status_code: 200, success: true, main_content_only: true, credits_charged: 1 });
+    expect(main.structuredContent).toMatchObject({
+      url: `${site.url}/news`,
+      final_url: `${site.url}/news`,
+      title: 'Green tea, brewed right',
+      status_code: 200,
+      success: true,
+      main_content_only: true,
+      credits_charged: 1,
+    });
 
     const whole = await call('scrape_as_markdown', { url: `${site.url}/news`, full_page: true });
     expect(fenced(textOf(whole), nonceOf(textOf(whole)), 'markdown')).toContain('Accept all');
@@ -180,7 +247,10 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
   });
 
   it('cuts long content at max_chars and pages through it with offset, part by part back to the whole', async () => {
-    const rest = await http(env.url, '/v1/sync/scrape', { token, json: { url: `${site.url}/page`, format: 'markdown', only_main_content: true, include_metadata: true } });
+    const rest = await http(env.url, '/v1/sync/scrape', {
+      token,
+      json: { url: `${site.url}/page`, format: 'markdown', only_main_content: true, include_metadata: true },
+    });
     const whole: string = rest.body.markdown;
     expect(whole.length).toBeGreaterThan(1000);
     let read = '';
@@ -188,7 +258,10 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     let parts = 0;
     while (offset !== null) {
       const part = await call('scrape_as_markdown', { url: `${site.url}/page`, max_chars: 500, offset });
-      const structured = part.structuredContent as { markdown: string; content_window: { offset: number; next_offset: number | null; total_chars: number; truncated: boolean } };
+      const structured = part.structuredContent as {
+        markdown: string;
+        content_window: { offset: number; next_offset: number | null; total_chars: number; truncated: boolean };
+      };
       expect(structured.content_window).toMatchObject({ offset, total_chars: whole.length });
       const text = fenced(structured.markdown, nonceOf(structured.markdown), 'markdown')!;
       expect(text.length).toBeLessThanOrEqual(500);
@@ -203,16 +276,30 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
 
   it('scrape_url: html or markdown with extract fenced as page_data, guidance when the site refuses, and a screenshot as image content', async () => {
     const html = await call('scrape_url', { url: `${site.url}/page` });
-    expect(html.structuredContent).toMatchObject({ status_code: 200, success: true, format: 'html', credits_charged: 1, screenshot_attached: false, page_data: null });
+    expect(html.structuredContent).toMatchObject({
+      status_code: 200,
+      success: true,
+      format: 'html',
+      credits_charged: 1,
+      screenshot_attached: false,
+      page_data: null,
+    });
     expect(fenced(textOf(html), nonceOf(textOf(html)), 'html')).toContain('<h1>Fixture article</h1>');
 
     const extracted = await call('scrape_url', { url: `${site.url}/news`, format: 'markdown', extract: { heading: 'css:h1' } });
     const pageData = (extracted.structuredContent as { page_data: string }).page_data;
-    expect(JSON.parse(fenced(pageData, nonceOf(pageData), 'page_data')!)).toEqual({ extracted_data: { heading: 'Green tea, brewed right' } });
+    expect(JSON.parse(fenced(pageData, nonceOf(pageData), 'page_data')!)).toEqual({
+      extracted_data: { heading: 'Green tea, brewed right' },
+    });
 
     const refused = await call('scrape_url', { url: `${site.url}/status/403` });
     expect(refused.isError).toBe(true);
-    expect(refused.structuredContent).toMatchObject({ status_code: 403, success: false, credits_charged: 1, guidance: { success: false, error_type: expect.any(String) } });
+    expect(refused.structuredContent).toMatchObject({
+      status_code: 403,
+      success: false,
+      credits_charged: 1,
+      guidance: { success: false, error_type: expect.any(String) },
+    });
     expect(textOf(refused)).toMatch(/Next steps:/);
 
     const shot = await call('scrape_url', { url: `${site.url}/page`, browser: true, browser_type: 'light', screenshot: true });
@@ -237,19 +324,39 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
   it('discover: the viability analysis of one URL, with ready-to-use scrape_url arguments, charged per probe', async () => {
     const result = await call('discover', { url: `${site.url}/page`, depth: 'quick' });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ depth: 'quick', credits_charged: 2, verdict: { recommended_strategy: 'extract_html', difficulty: 'easy', can_use_simple_request: true, suggested_request: { url: `${site.url}/page` } } });
+    expect(result.structuredContent).toMatchObject({
+      depth: 'quick',
+      credits_charged: 2,
+      verdict: {
+        recommended_strategy: 'extract_html',
+        difficulty: 'easy',
+        can_use_simple_request: true,
+        suggested_request: { url: `${site.url}/page` },
+      },
+    });
     expect(textOf(result)).toMatch(/recommended strategy extract_html, difficulty easy; 2 credits charged/);
-    const probes = await ledger().sql.query<{ charge_key: string; details: Record<string, unknown> }>("select charge_key, details from credit_ledger_entries where client_id = $1 and charge_key like 'discover:%'", [clientId]);
+    const probes = await ledger().sql.query<{ charge_key: string; details: Record<string, unknown> }>(
+      "select charge_key, details from credit_ledger_entries where client_id = $1 and charge_key like 'discover:%'",
+      [clientId],
+    );
     expect(probes.map((p) => p.details.probe).sort()).toEqual(['extract_html', 'simple_request']);
   });
 
   it('list_proxy_countries, check_billing and health_check', async () => {
     const countries = await call('list_proxy_countries');
     expect(countries.structuredContent).toMatchObject({ approved_countries: [], pending_countries: [] });
-    expect((countries.structuredContent as { countries: Array<{ code: string }> }).countries).toContainEqual({ code: 'DE', name: 'Germany' });
+    expect((countries.structuredContent as { countries: Array<{ code: string }> }).countries).toContainEqual({
+      code: 'DE',
+      name: 'Germany',
+    });
     const billing = await call('check_billing');
     const used = await ledgerCredits(clientId);
-    expect(billing.structuredContent).toMatchObject({ client_id: clientId, plan: 'pro', credits: { used, charged: { total: used } }, rate_limit_per_minute: expect.any(Number) });
+    expect(billing.structuredContent).toMatchObject({
+      client_id: clientId,
+      plan: 'pro',
+      credits: { used, charged: { total: used } },
+      rate_limit_per_minute: expect.any(Number),
+    });
     const health = await call('health_check');
     expect(health.structuredContent).toMatchObject({ status: 'ok', runtime: runtime.mode });
   });
@@ -263,7 +370,8 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
       for (const args of [{ url: `${site.url}/page` }, { url: `${site.url}/page` }, { url: `${site.url}/status/404` }]) {
         reported += (await call('scrape_as_markdown', args, client)).structuredContent!.credits_charged as number;
       }
-      reported += (await call('scrape_url', { url: `http://127.0.0.1:${canary.port}/` }, client)).structuredContent?.credits_charged as number ?? 0;
+      reported +=
+        ((await call('scrape_url', { url: `http://127.0.0.1:${canary.port}/` }, client)).structuredContent?.credits_charged as number) ?? 0;
       for (let i = 0; i < 2; i += 1) {
         const rest = await http(env.url, '/v1/sync/scrape', { token: fresh.token, headers: sameId, json: { url: `${site.url}/page` } });
         expect(rest.headers.get('x-credits-charged')).toBe('1');
@@ -271,7 +379,10 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
       }
       expect(reported).toBe(5);
       expect(await ledgerCredits(fresh.client_id)).toBe(5);
-      const entries = await ledger().sql.query<{ charge_key: string }>('select charge_key from credit_ledger_entries where client_id = $1', [fresh.client_id]);
+      const entries = await ledger().sql.query<{ charge_key: string }>(
+        'select charge_key from credit_ledger_entries where client_id = $1',
+        [fresh.client_id],
+      );
       expect(new Set(entries.map((e) => e.charge_key)).size).toBe(5);
     } finally {
       await client.close();
@@ -280,7 +391,11 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
 
   it('a hostile URL reaches nothing: scrape tools answer target_blocked and discover a blocked verdict, uncharged', async () => {
     const before = canary.connections();
-    for (const url of [`http://127.0.0.1:${canary.port}/`, 'http://169.254.169.254/latest/meta-data/', `${site.url}/redirect-to?url=${encodeURIComponent(`http://127.0.0.1:${canary.port}/`)}`]) {
+    for (const url of [
+      `http://127.0.0.1:${canary.port}/`,
+      'http://169.254.169.254/latest/meta-data/',
+      `${site.url}/redirect-to?url=${encodeURIComponent(`http://127.0.0.1:${canary.port}/`)}`,
+    ]) {
       const scraped = await call('scrape_url', { url });
       expect(scraped.isError).toBe(true);
       expect(textOf(scraped)).toMatch(/target_blocked|not (a )?public|not allowed/i);
@@ -296,7 +411,10 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     const country = await call('scrape_url', { url: `${site.url}/page`, use_proxy: 'DE' });
     expect(country.isError).toBe(true);
     const guidance = JSON.parse((country.content[1] as Text).text).guidance;
-    expect(guidance).toMatchObject({ error_type: 'country_not_approved', suggested_request: { url: `${site.url}/page`, use_proxy: 'any' } });
+    expect(guidance).toMatchObject({
+      error_type: 'country_not_approved',
+      suggested_request: { url: `${site.url}/page`, use_proxy: 'any' },
+    });
     expect(guidance.next_steps.join(' ')).toMatch(/list_proxy_countries/);
 
     const poor = (await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro', monthly_credits: 1 } })).body;
@@ -315,9 +433,14 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
   });
 
   it('counts against the rate limit: HTTP 429 past the limit, and each extra call of a JSON-RPC batch counts', async () => {
-    const limited = (await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro', rate_limit_per_minute: 2 } })).body;
+    const limited = (await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro', rate_limit_per_minute: 2 } }))
+      .body;
     const batch = [1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'health_check', arguments: {} } }));
-    const answered = await http(env.url, '/mcp', { token: limited.token, headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18' }, json: batch });
+    const answered = await http(env.url, '/mcp', {
+      token: limited.token,
+      headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18' },
+      json: batch,
+    });
     expect(answered.status).toBe(200);
     const results = (answered.body as Array<{ id: number; result: CallToolResult }>).sort((a, b) => a.id - b.id).map((r) => r.result);
     // The HTTP request was the first count; the batch's calls run at once, so either of the two later ones meets the limit.
@@ -325,7 +448,11 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     const refused429 = results.filter((r) => r.isError === true);
     expect(refused429).toHaveLength(1);
     expect(textOf(refused429[0])).toMatch(/rate_limit_exceeded/);
-    const refused = await http(env.url, '/mcp', { token: limited.token, headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18' }, json: batch[0] });
+    const refused = await http(env.url, '/mcp', {
+      token: limited.token,
+      headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18' },
+      json: batch[0],
+    });
     expect(refused.status).toBe(429);
     expect(refused.body.error_code).toBe('rate_limit_exceeded');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

@@ -24,7 +24,15 @@ import { buildDist, type ServiceProcess, startService, waitFor } from './support
     buildDist();
     site = await startFixtureSite();
     database = await createTestDatabase('batch-kill');
-    const shared = { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url, WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, BROWSER_WARM: 'false', JOB_LEASE_SECONDS: '3', JOB_WORKER_CONCURRENCY: '4' };
+    const shared = {
+      NATS_URL: TEST_NATS_URL,
+      DATABASE_URL: database.url,
+      WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS,
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port}`,
+      BROWSER_WARM: 'false',
+      JOB_LEASE_SECONDS: '3',
+      JOB_WORKER_CONCURRENCY: '4',
+    };
     // The test process runs every context (one worker among them); a second worker runs alone.
     env = await startInProcessPlatform({ ...shared, BATCH_SWEEP_INTERVAL_MS: '500' });
     worker = startService('scrape-engine', { ...shared, LOG_LEVEL: 'info' });
@@ -37,7 +45,7 @@ import { buildDist, type ServiceProcess, startService, waitFor } from './support
     await site?.close();
   });
 
-  it('re-dispatches the dead worker\'s jobs and completes the run exactly once', async () => {
+  it("re-dispatches the dead worker's jobs and completes the run exactly once", async () => {
     const token = (await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro' } })).body.token;
     const requests = Array.from({ length: 24 }, (_, i) => ({ url: `${site.url}/slow?ms=2500&i=${i}`, custom_id: `s${i}` }));
     const collection = await http(env.url, '/v1/async/collections', { token, json: { name: 'kill-a-worker', requests } });
@@ -51,10 +59,15 @@ import { buildDist, type ServiceProcess, startService, waitFor } from './support
     await worker.exited;
 
     let status: any;
-    await waitFor('the run to complete', async () => {
-      status = (await http(env.url, `/v1/async/collections/${collection.body.id}/runs/${run.body.run_id}`, { token })).body;
-      return status.status === 'completed';
-    }, [], 120_000);
+    await waitFor(
+      'the run to complete',
+      async () => {
+        status = (await http(env.url, `/v1/async/collections/${collection.body.id}/runs/${run.body.run_id}`, { token })).body;
+        return status.status === 'completed';
+      },
+      [],
+      120_000,
+    );
     expect(status.total_requests).toBe(24);
     expect(status.success_requests + status.failed_requests + status.timeout_requests).toBe(24);
     expect(status.success_requests).toBe(24);
@@ -88,7 +101,14 @@ describe('a run across a restart of the embedded platform', () => {
   });
 
   it('completes every job exactly once after the restart', async () => {
-    const env = { DATA_DIR: dataDir, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, BROWSER_WARM: 'false', JOB_WORKER_CONCURRENCY: '2', ADMIN_TOKEN: 'adm_restart_test_token_0001', DEMO_TOKEN: 'demo_restart_test_token_0001' };
+    const env = {
+      DATA_DIR: dataDir,
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port}`,
+      BROWSER_WARM: 'false',
+      JOB_WORKER_CONCURRENCY: '2',
+      ADMIN_TOKEN: 'adm_restart_test_token_0001',
+      DEMO_TOKEN: 'demo_restart_test_token_0001',
+    };
     const first = await startInProcessPlatform(env);
     const token = (await http(first.url, '/v1/admin/clients', { token: first.adminToken, json: { plan: 'pro' } })).body.token;
     const requests = Array.from({ length: 10 }, (_, i) => ({ url: `${site.url}/slow?ms=600&r=${i}` }));
@@ -100,11 +120,22 @@ describe('a run across a restart of the embedded platform', () => {
     const second = await startInProcessPlatform(env);
     try {
       let status: any;
-      await waitFor('the run to complete after the restart', async () => {
-        status = (await http(second.url, `/v1/async/collections/${collection}/runs/${run.run_id}`, { token })).body;
-        return status.status === 'completed';
-      }, [], 60_000);
-      expect(status).toMatchObject({ total_requests: 10, success_requests: 10, failed_requests: 0, timeout_requests: 0, credits_charged: 10 });
+      await waitFor(
+        'the run to complete after the restart',
+        async () => {
+          status = (await http(second.url, `/v1/async/collections/${collection}/runs/${run.run_id}`, { token })).body;
+          return status.status === 'completed';
+        },
+        [],
+        60_000,
+      );
+      expect(status).toMatchObject({
+        total_requests: 10,
+        success_requests: 10,
+        failed_requests: 0,
+        timeout_requests: 0,
+        credits_charged: 10,
+      });
       const jobs = (await http(second.url, `/v1/async/collections/${collection}/runs/${run.run_id}/jobs`, { token })).body.items;
       expect(jobs.map((j: any) => j.job_public_id)).toEqual(run.job_ids);
       expect(jobs.every((j: any) => j.status === 'completed' && j.is_success)).toBe(true);

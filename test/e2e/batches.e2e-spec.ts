@@ -36,12 +36,26 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
     env = await startInProcessPlatform(
-      { ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, JOB_WORKER_CONCURRENCY: '32', JOB_MAX_RUNTIME_SECONDS: '8', BATCH_SWEEP_INTERVAL_MS: '300', RETENTION_SWEEP_INTERVAL_SECONDS: '1', BROWSER_WARM: 'false' },
+      {
+        ...prepared.env,
+        TARGET_ALLOWLIST: `127.0.0.1:${site.port}`,
+        JOB_WORKER_CONCURRENCY: '32',
+        JOB_MAX_RUNTIME_SECONDS: '8',
+        BATCH_SWEEP_INTERVAL_MS: '300',
+        RETENTION_SWEEP_INTERVAL_SECONDS: '1',
+        BROWSER_WARM: 'false',
+      },
       { clock },
     );
     url = env.url;
-    token = (await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'scale', client_id: 'batch-a', rate_limit_per_minute: rateLimitForPolling(50) } })).body.token;
-    otherToken = (await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'starter', client_id: 'batch-b' } })).body.token;
+    token = (
+      await http(url, '/v1/admin/clients', {
+        token: env.adminToken,
+        json: { plan: 'scale', client_id: 'batch-a', rate_limit_per_minute: rateLimitForPolling(50) },
+      })
+    ).body.token;
+    otherToken = (await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'starter', client_id: 'batch-b' } })).body
+      .token;
   });
   afterAll(async () => {
     await env?.stop();
@@ -50,13 +64,17 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
   });
 
   const api = (path: string, init: Parameters<typeof http>[2] = {}) => http(url, path, { token, ...init });
-  const createCollection = (body: unknown, headers: Record<string, string> = {}, as = token) => http(url, '/v1/async/collections', { token: as, json: body, headers });
+  const createCollection = (body: unknown, headers: Record<string, string> = {}, as = token) =>
+    http(url, '/v1/async/collections', { token: as, json: body, headers });
   const waitForRun = async (collectionId: string, runId: string, timeoutMs = 240_000): Promise<HttpResult> => {
     let last: HttpResult | undefined;
-    await eventually(async () => {
-      last = await api(`/v1/async/collections/${collectionId}/runs/${runId}`);
-      return last.body.status === 'completed';
-    }, { timeoutMs, what: `run ${runId} completed` }).catch(() => undefined);
+    await eventually(
+      async () => {
+        last = await api(`/v1/async/collections/${collectionId}/runs/${runId}`);
+        return last.body.status === 'completed';
+      },
+      { timeoutMs, what: `run ${runId} completed` },
+    ).catch(() => undefined);
     return last!;
   };
   const drain = async (collectionId: string, runId: string, query: string) => {
@@ -64,7 +82,9 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res: HttpResult = await api(`/v1/async/collections/${collectionId}/runs/${runId}/jobs?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const res: HttpResult = await api(
+        `/v1/async/collections/${collectionId}/runs/${runId}/jobs?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       expect(res.status).toBe(200);
       items.push(...res.body.items);
       expect(res.body.has_more).toBe(res.body.cursor_next !== null);
@@ -108,7 +128,10 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
 
     it('refuses more than 1000 requests and malformed bodies with 400, storing nothing', async () => {
       const before = (await api('/v1/async/collections')).body.length;
-      const tooMany = await createCollection({ name: 'big', requests: Array.from({ length: 1001 }, (_, i) => ({ url: `${site.url}/page?${i}` })) });
+      const tooMany = await createCollection({
+        name: 'big',
+        requests: Array.from({ length: 1001 }, (_, i) => ({ url: `${site.url}/page?${i}` })),
+      });
       expect(tooMany.status).toBe(400);
       expect(tooMany.body.detail[0]).toMatchObject({ loc: ['body', 'requests'] });
       expect((await createCollection({ name: 5, requests: 'x' })).status).toBe(400);
@@ -126,7 +149,10 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
 
       // One job whose stored request is 4 MB: the claim reply carries it to the worker.
       const payload = { blob: 'p'.repeat(4 * 1024 * 1024) };
-      const heavy = await createCollection({ name: 'four-mb-job', requests: [{ url: `${site.url}/echo`, http_method: { method: 'post', payload } }] });
+      const heavy = await createCollection({
+        name: 'four-mb-job',
+        requests: [{ url: `${site.url}/echo`, http_method: { method: 'post', payload } }],
+      });
       expect(heavy.status).toBe(201);
       const run = await api(`/v1/async/collections/${heavy.body.id}/run`, { method: 'POST' });
       expect(run.status).toBe(201);
@@ -147,18 +173,32 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       const since = new Date(Date.now() - 60_000).toISOString();
       expect((await api('/v1/async/collections?name=report-alpha')).body.map((c: any) => c.id)).toEqual([a]);
       expect((await api('/v1/async/collections?name_prefix=report-')).body.map((c: any) => c.id).sort()).toEqual([a, b].sort());
-      expect((await api(`/v1/async/collections?name_prefix=report-&since=${encodeURIComponent(since)}&name=report-beta`)).body.map((c: any) => c.id)).toEqual([b]);
-      expect((await api(`/v1/async/collections?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).body).toEqual([]);
+      expect(
+        (await api(`/v1/async/collections?name_prefix=report-&since=${encodeURIComponent(since)}&name=report-beta`)).body.map(
+          (c: any) => c.id,
+        ),
+      ).toEqual([b]);
+      expect((await api(`/v1/async/collections?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).body).toEqual(
+        [],
+      );
       expect((await api('/v1/async/collections?since=yesterday')).status).toBe(400);
       // A legacy row without created_at: listed, but never matched by since.
       const db = env.platform.gateway.get<symbol, DatabaseConnection>(DATABASE);
       const legacy = '0b1e6a2c-0000-4000-8000-00000000cafe';
-      await db.sql.query("insert into collections (id, client_id, name, requests, request_count) values ($1, 'batch-a', 'report-legacy', '[]', 0)", [legacy]);
+      await db.sql.query(
+        "insert into collections (id, client_id, name, requests, request_count) values ($1, 'batch-a', 'report-legacy', '[]', 0)",
+        [legacy],
+      );
       expect((await api('/v1/async/collections?name_prefix=report-')).body.map((c: any) => c.id)).toContain(legacy);
       expect((await api(`/v1/async/collections/${legacy}`)).body).toMatchObject({ created_at: null, updated_at: null });
-      expect((await api(`/v1/async/collections?name_prefix=report-&since=${encodeURIComponent(since)}`)).body.map((c: any) => c.id)).not.toContain(legacy);
+      expect(
+        (await api(`/v1/async/collections?name_prefix=report-&since=${encodeURIComponent(since)}`)).body.map((c: any) => c.id),
+      ).not.toContain(legacy);
 
-      const put = await api(`/v1/async/collections/${b}`, { method: 'PUT', json: { name: 'report-gamma', requests: [{ url: `${site.url}/page?1` }, { url: `${site.url}/page?2` }] } });
+      const put = await api(`/v1/async/collections/${b}`, {
+        method: 'PUT',
+        json: { name: 'report-gamma', requests: [{ url: `${site.url}/page?1` }, { url: `${site.url}/page?2` }] },
+      });
       expect(put.status).toBe(200);
       expect(Object.keys(put.body).sort()).toEqual(['id', 'message', 'name']);
       expect((await api(`/v1/async/collections/${b}`)).body).toMatchObject({ name: 'report-gamma', request_count: 2 });
@@ -231,7 +271,14 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
 
       const start = await api(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
       expect(start.status).toBe(201);
-      expect(start.body).toMatchObject({ status: 'in_progress', total_requests: 1000, success_requests: 0, failed_requests: 0, timeout_requests: 0, collection_id: collectionId });
+      expect(start.body).toMatchObject({
+        status: 'in_progress',
+        total_requests: 1000,
+        success_requests: 0,
+        failed_requests: 0,
+        timeout_requests: 0,
+        collection_id: collectionId,
+      });
       expect(start.body.job_ids).toHaveLength(1000);
       expect(start.headers.get('x-credits-charged')).toBe('0');
       const runId = start.body.run_id;
@@ -241,13 +288,33 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
 
       const done = await waitForRun(collectionId, runId);
       // The errors of unexpected non-successes come with the counts, so a failure says why.
-      const unexpected = (done.body.failed_jobs ?? []).filter((j: any) => !/\/(captcha|status\/404)/.test(j.url)).map((j: any) => `${j.status}: ${j.error}`);
+      const unexpected = (done.body.failed_jobs ?? [])
+        .filter((j: any) => !/\/(captcha|status\/404)/.test(j.url))
+        .map((j: any) => `${j.status}: ${j.error}`);
       expect(unexpected).toEqual([]);
-      expect(done.body).toMatchObject({ status: 'completed', total_requests: 1000, success_requests: 800, failed_requests: 200, timeout_requests: 0, all_jobs_persisted: true, credits_charged: 1000 });
-      expect(done.body.success_criterion).toEqual({ version: expect.stringMatching(/^content-success\//), rules: expect.arrayContaining(['the target answered HTTP 2xx']) });
+      expect(done.body).toMatchObject({
+        status: 'completed',
+        total_requests: 1000,
+        success_requests: 800,
+        failed_requests: 200,
+        timeout_requests: 0,
+        all_jobs_persisted: true,
+        credits_charged: 1000,
+      });
+      expect(done.body.success_criterion).toEqual({
+        version: expect.stringMatching(/^content-success\//),
+        rules: expect.arrayContaining(['the target answered HTTP 2xx']),
+      });
       expect(done.body.failed_jobs).toHaveLength(200);
-      expect(done.body.failed_jobs.find((j: any) => j.url.includes('/captcha'))).toMatchObject({ status: 'completed', error: 'blocked: captcha', custom_id: expect.any(String) });
-      expect(done.body.failed_jobs.find((j: any) => j.url.includes('/status/404'))).toMatchObject({ status: 'completed', error: 'HTTP 404' });
+      expect(done.body.failed_jobs.find((j: any) => j.url.includes('/captcha'))).toMatchObject({
+        status: 'completed',
+        error: 'blocked: captcha',
+        custom_id: expect.any(String),
+      });
+      expect(done.body.failed_jobs.find((j: any) => j.url.includes('/status/404'))).toMatchObject({
+        status: 'completed',
+        error: 'HTTP 404',
+      });
       // Every job charged once (1 credit, simple), in the ledger that feeds the quota headers.
       expect(Number((await api('/v1/plans')).headers.get('x-quota-used'))).toBe(usedBefore + 1000);
 
@@ -257,7 +324,15 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       expect(items.map((j) => j.job_public_id)).toEqual(start.body.job_ids);
       expect(items.filter((j) => j.is_success === true)).toHaveLength(done.body.success_requests);
       const captcha = items.find((j) => j.url.includes('/captcha'));
-      expect(captcha).toMatchObject({ status: 'completed', is_success: false, block_reason: 'captcha', status_code: 200, retries_attempted: 0, run_public_id: runId, collection_id: collectionId });
+      expect(captcha).toMatchObject({
+        status: 'completed',
+        is_success: false,
+        block_reason: 'captcha',
+        status_code: 200,
+        retries_attempted: 0,
+        run_public_id: runId,
+        collection_id: collectionId,
+      });
       expect(captcha.rule_hits.length).toBeGreaterThan(0);
       expect(Array.isArray(captcha.protection_stack)).toBe(true);
       expect(captcha.completed_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/);
@@ -284,7 +359,9 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
 
       // Cursor rules: another order_by → 400; limit bounds; include_results capped at 100.
       const firstPage = await api(`/v1/async/collections/${collectionId}/runs/${runId}/jobs?limit=5`);
-      const reused = await api(`/v1/async/collections/${collectionId}/runs/${runId}/jobs?order_by=completed_at&cursor=${firstPage.body.cursor_next}`);
+      const reused = await api(
+        `/v1/async/collections/${collectionId}/runs/${runId}/jobs?order_by=completed_at&cursor=${firstPage.body.cursor_next}`,
+      );
       expect(reused.status).toBe(400);
       expect(reused.body.error_code).toBe('invalid_cursor');
       expect((await api(`/v1/async/collections/${collectionId}/runs/${runId}/jobs?cursor=garbage`)).status).toBe(400);
@@ -293,14 +370,25 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       expect((await api(`/v1/async/collections/${collectionId}/runs/${runId}/jobs?order_by=url`)).status).toBe(400);
       const withResults = await api(`/v1/async/collections/${collectionId}/runs/${runId}/jobs?limit=1000&include_results=true`);
       expect(withResults.body.items).toHaveLength(100);
-      expect(withResults.body.items[0].result).toMatchObject({ statusCode: 200, url: requests[0].url, custom_id: 'c0', status: 'completed' });
+      expect(withResults.body.items[0].result).toMatchObject({
+        statusCode: 200,
+        url: requests[0].url,
+        custom_id: 'c0',
+        status: 'completed',
+      });
       expect(withResults.body.items[0].result.html).toContain('Fixture article');
       expect((await api(`/v1/async/collections/${collectionId}/runs/${runId}/jobs?limit=2`)).body.items[0].result).toBeUndefined();
 
       // Result endpoint: body plus url, custom_id, status; unknown job ids.
       const result = await api(`/v1/async/collections/${collectionId}/runs/${runId}/jobs/${start.body.job_ids[3]}/result`);
       expect(result.status).toBe(200);
-      expect(result.body).toMatchObject({ statusCode: 404, url: requests[3].url, custom_id: 'c3', status: 'completed', guidance: { success: false } });
+      expect(result.body).toMatchObject({
+        statusCode: 404,
+        url: requests[3].url,
+        custom_id: 'c3',
+        status: 'completed',
+        guidance: { success: false },
+      });
       for (const jobId of ['nope', '00000000-0000-4000-8000-000000000000']) {
         const missing = await api(`/v1/async/collections/${collectionId}/runs/${runId}/jobs/${jobId}/result`);
         expect(missing.status).toBe(404);
@@ -316,7 +404,12 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
     });
 
     it('runs a collection many times, refuses empty and unknown ones, and reports pending results while running', async () => {
-      const collectionId = (await createCollection({ name: 'twice', requests: [{ url: `${site.url}/slow?ms=1500`, custom_id: 'slow' }, { url: `${site.url}/page?twice` }] })).body.id;
+      const collectionId = (
+        await createCollection({
+          name: 'twice',
+          requests: [{ url: `${site.url}/slow?ms=1500`, custom_id: 'slow' }, { url: `${site.url}/page?twice` }],
+        })
+      ).body.id;
       const first = await api(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
       const pending = await api(`/v1/async/collections/${collectionId}/runs/${first.body.run_id}/jobs/${first.body.job_ids[0]}/result`);
       expect(pending.status).toBe(404);
@@ -342,10 +435,15 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       expect((await api(`/v1/async/collections/${collectionId}/runs/${first.body.run_id}`)).body.status).toBe('completed');
     });
 
-    it('keeps a client within its plan\'s jobs in flight', async () => {
-      const free = (await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'free', rate_limit_per_minute: 6000 } })).body.token;
+    it("keeps a client within its plan's jobs in flight", async () => {
+      const free = (await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'free', rate_limit_per_minute: 6000 } }))
+        .body.token;
       const as = (path: string, init: Parameters<typeof http>[2] = {}) => http(url, path, { token: free, ...init });
-      const collectionId = (await as('/v1/async/collections', { json: { name: 'paced', requests: Array.from({ length: 6 }, (_, i) => ({ url: `${site.url}/slow?ms=700&p=${i}` })) } })).body.id;
+      const collectionId = (
+        await as('/v1/async/collections', {
+          json: { name: 'paced', requests: Array.from({ length: 6 }, (_, i) => ({ url: `${site.url}/slow?ms=700&p=${i}` })) },
+        })
+      ).body.id;
       const run = await as(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
       let peak = 0;
       for (;;) {
@@ -360,27 +458,62 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
     });
 
     it('ends a job past the runtime budget as a worker-level timeout, uncharged', async () => {
-      const collectionId = (await createCollection({ name: 'too-slow', requests: [{ url: `${site.url}/slow?ms=40000`, custom_id: 'slow' }, { url: `${site.url}/page?fast` }] })).body.id;
+      const collectionId = (
+        await createCollection({
+          name: 'too-slow',
+          requests: [{ url: `${site.url}/slow?ms=40000`, custom_id: 'slow' }, { url: `${site.url}/page?fast` }],
+        })
+      ).body.id;
       const run = await api(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
       const done = await waitForRun(collectionId, run.body.run_id);
-      expect(done.body).toMatchObject({ total_requests: 2, success_requests: 1, failed_requests: 0, timeout_requests: 1, credits_charged: 1 });
-      expect(done.body.failed_jobs).toEqual([{ job_id: run.body.job_ids[0], url: `${site.url}/slow?ms=40000`, custom_id: 'slow', status: 'timeout', error: expect.stringMatching(/worker-level timeout/) }]);
+      expect(done.body).toMatchObject({
+        total_requests: 2,
+        success_requests: 1,
+        failed_requests: 0,
+        timeout_requests: 1,
+        credits_charged: 1,
+      });
+      expect(done.body.failed_jobs).toEqual([
+        {
+          job_id: run.body.job_ids[0],
+          url: `${site.url}/slow?ms=40000`,
+          custom_id: 'slow',
+          status: 'timeout',
+          error: expect.stringMatching(/worker-level timeout/),
+        },
+      ]);
       const result = await api(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs/${run.body.job_ids[0]}/result`);
-      expect(result.body).toMatchObject({ status: 'timeout', statusCode: 0, guidance: { success: false, error_type: 'timeout', credits_charged: 0 } });
+      expect(result.body).toMatchObject({
+        status: 'timeout',
+        statusCode: 0,
+        guidance: { success: false, error_type: 'timeout', credits_charged: 0 },
+      });
       const listed = (await api(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs`)).body.items[0];
       expect(listed).toMatchObject({ status: 'timeout', is_success: false });
       expect(listed.execution_time_ms).toBeGreaterThanOrEqual(7_900);
     });
 
-    it('stops charging when the month\'s credits run out: the remaining jobs fail uncharged', async () => {
-      const created = (await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'starter', monthly_credits: 5, rate_limit_per_minute: rateLimitForPolling(100) } })).body;
+    it("stops charging when the month's credits run out: the remaining jobs fail uncharged", async () => {
+      const created = (
+        await http(url, '/v1/admin/clients', {
+          token: env.adminToken,
+          json: { plan: 'starter', monthly_credits: 5, rate_limit_per_minute: rateLimitForPolling(100) },
+        })
+      ).body;
       const as = (path: string, init: Parameters<typeof http>[2] = {}) => http(url, path, { token: created.token, ...init });
-      const collectionId = (await as('/v1/async/collections', { json: { name: 'budget', requests: Array.from({ length: 8 }, (_, i) => ({ url: `${site.url}/page?q=${i}` })) } })).body.id;
+      const collectionId = (
+        await as('/v1/async/collections', {
+          json: { name: 'budget', requests: Array.from({ length: 8 }, (_, i) => ({ url: `${site.url}/page?q=${i}` })) },
+        })
+      ).body.id;
       const run = await as(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
-      const done = await eventually(async () => {
-        const body = (await as(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}`)).body;
-        return body.status === 'completed' && body;
-      }, { what: 'the budget run completed' });
+      const done = await eventually(
+        async () => {
+          const body = (await as(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}`)).body;
+          return body.status === 'completed' && body;
+        },
+        { what: 'the budget run completed' },
+      );
       expect(done).toMatchObject({ status: 'completed', success_requests: 5, failed_requests: 3, credits_charged: 5 });
       const quota = await as('/v1/plans');
       expect(quota.headers.get('x-quota-used')).toBe('5');
@@ -396,21 +529,43 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
 
     it('runs browser jobs at 5 credits and writes the completion webhook to the outbox with the run', async () => {
       const hook = `${site.url}/status/204`;
-      const collectionId = (await createCollection({ name: 'rendered', callback_url: hook, requests: [{ url: `${site.url}/page?browser`, browser: true, browser_type: 'light' }] })).body.id;
+      const collectionId = (
+        await createCollection({
+          name: 'rendered',
+          callback_url: hook,
+          requests: [{ url: `${site.url}/page?browser`, browser: true, browser_type: 'light' }],
+        })
+      ).body.id;
       const run = await api(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
       expect(run.body).toMatchObject({ callback_url: hook, callback_status: 'pending' });
       const done = await waitForRun(collectionId, run.body.run_id);
       expect(done.body).toMatchObject({ status: 'completed', success_requests: 1, credits_charged: 5 });
       const db = env.platform.gateway.get<symbol, DatabaseConnection>(DATABASE);
-      const [outbox] = await db.sql.query<{ status: string; payload: any; callback_url: string }>('select status, payload, callback_url from webhook_outbox where run_id = $1', [run.body.run_id]);
+      const [outbox] = await db.sql.query<{ status: string; payload: any; callback_url: string }>(
+        'select status, payload, callback_url from webhook_outbox where run_id = $1',
+        [run.body.run_id],
+      );
       expect(outbox).toMatchObject({ callback_url: hook });
-      expect(outbox.payload).toMatchObject({ event: 'run.completed', run_id: run.body.run_id, collection_id: collectionId, status: 'completed', total_requests: 1, success_requests: 1, failed_requests: 0, job_ids: run.body.job_ids });
-      const [ledger] = await db.sql.query<{ credits: number; mode: string }>('select credits, mode from credit_ledger_entries where charge_key = $1', [`batch-job:${run.body.job_ids[0]}`]);
+      expect(outbox.payload).toMatchObject({
+        event: 'run.completed',
+        run_id: run.body.run_id,
+        collection_id: collectionId,
+        status: 'completed',
+        total_requests: 1,
+        success_requests: 1,
+        failed_requests: 0,
+        job_ids: run.body.job_ids,
+      });
+      const [ledger] = await db.sql.query<{ credits: number; mode: string }>(
+        'select credits, mode from credit_ledger_entries where charge_key = $1',
+        [`batch-job:${run.body.job_ids[0]}`],
+      );
       expect(ledger).toEqual({ credits: 5, mode: 'browser' });
     });
 
     it('carries multi-MB result bodies through the transport', async () => {
-      const collectionId = (await createCollection({ name: 'big-body', requests: [{ url: `${site.url}/big?bytes=${3 * 1024 * 1024}` }] })).body.id;
+      const collectionId = (await createCollection({ name: 'big-body', requests: [{ url: `${site.url}/big?bytes=${3 * 1024 * 1024}` }] }))
+        .body.id;
       const run = await api(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
       await waitForRun(collectionId, run.body.run_id);
       const result = await api(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs/${run.body.job_ids[0]}/result`);
@@ -429,11 +584,15 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       const [item] = (await api(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs`)).body.items;
       expect(item.url).toBe(long.slice(0, 2048));
       expect(item.url_truncated).toBe(true);
-      expect((await api(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs/${item.job_public_id}/result`)).body.url).toBe(long);
+      expect((await api(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs/${item.job_public_id}/result`)).body.url).toBe(
+        long,
+      );
     });
 
     it('prunes result bodies and then listing rows when the clock passes their retention', async () => {
-      const collectionId = (await createCollection({ name: 'retention', requests: [{ url: `${site.url}/page?r1` }, { url: `${site.url}/page?r2` }] })).body.id;
+      const collectionId = (
+        await createCollection({ name: 'retention', requests: [{ url: `${site.url}/page?r1` }, { url: `${site.url}/page?r2` }] })
+      ).body.id;
       const run = await api(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
       await waitForRun(collectionId, run.body.run_id);
       const jobs = `/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs`;
@@ -449,13 +608,19 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       expect((await api(resultPath)).status).toBe(200);
 
       clock.offsetMs = 49 * HOUR;
-      const expired = await pollUntil(() => api(resultPath), (r) => r.status === 404);
+      const expired = await pollUntil(
+        () => api(resultPath),
+        (r) => r.status === 404,
+      );
       expect(expired.body.detail).toMatchObject({ error_code: 'result_expired', completed_at: expect.stringMatching(/\.\d{3}$/) });
       expect(expired.body.detail.age_hours).toBeGreaterThanOrEqual(48);
       expect((await api(`${jobs}?limit=10`)).body.items).toHaveLength(2);
 
       clock.offsetMs = 91 * 24 * HOUR;
-      await pollUntil(() => api(`${jobs}?limit=10`), (r) => r.body.items?.length === 0);
+      await pollUntil(
+        () => api(`${jobs}?limit=10`),
+        (r) => r.body.items?.length === 0,
+      );
       const afterPrune = await api(`${jobs}?cursor=${cursor}`);
       expect(afterPrune.status).toBe(200);
       expect(afterPrune.body).toEqual({ items: [], cursor_next: null, has_more: false });

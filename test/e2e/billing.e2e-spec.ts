@@ -23,7 +23,11 @@ describe.each(runtimesUnderTest('billing'))('billing and metrics — $name', (ru
     closedPort = await closedLocalPort();
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
-    env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${closedPort}`, BROWSER_WARM: 'false' });
+    env = await startInProcessPlatform({
+      ...prepared.env,
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${closedPort}`,
+      BROWSER_WARM: 'false',
+    });
     clientId = `billing-${runtime.mode}`;
     token = (await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'growth', client_id: clientId } })).body.token;
 
@@ -33,18 +37,35 @@ describe.each(runtimesUnderTest('billing'))('billing and metrics — $name', (ru
       charged += Number(res.headers.get('x-credits-charged'));
       return res;
     };
-    for (let i = 0; i < 3; i += 1) expect((await call('/v1/sync/scrape', { url: `${site.url}/page?b=${i}` })).body.guidance.success).toBe(true);
+    for (let i = 0; i < 3; i += 1)
+      expect((await call('/v1/sync/scrape', { url: `${site.url}/page?b=${i}` })).body.guidance.success).toBe(true);
     expect((await call('/v1/sync/scrape', { url: `${site.url}/status/404` })).body.statusCode).toBe(404);
     expect((await call('/v1/sync/scrape', { url: `${site.url}/captcha` })).body.potentiallyBlockedByCaptcha).toBe(true);
-    expect((await call('/v1/sync/scrape', { url: `${site.url}/page?browser`, browser: true, browser_type: 'light' })).headers.get('x-credits-charged')).toBe('5');
+    expect(
+      (await call('/v1/sync/scrape', { url: `${site.url}/page?browser`, browser: true, browser_type: 'light' })).headers.get(
+        'x-credits-charged',
+      ),
+    ).toBe('5');
     expect((await call('/v1/sync/download', { url: `${site.url}/file.pdf` })).body.contentType).toBe('application/pdf');
-    expect((await call('/v1/sync/scrape', { url: `http://127.0.0.1:${closedPort}/`, use_proxy: { proxy: null, max_retries: 0 } })).headers.get('x-credits-charged')).toBe('0');
-    const collection = (await http(env.url, '/v1/async/collections', { token, json: { name: 'billed', requests: [{ url: `${site.url}/page?batch` }, { url: `${site.url}/status/404?batch` }] } })).body.id;
+    expect(
+      (await call('/v1/sync/scrape', { url: `http://127.0.0.1:${closedPort}/`, use_proxy: { proxy: null, max_retries: 0 } })).headers.get(
+        'x-credits-charged',
+      ),
+    ).toBe('0');
+    const collection = (
+      await http(env.url, '/v1/async/collections', {
+        token,
+        json: { name: 'billed', requests: [{ url: `${site.url}/page?batch` }, { url: `${site.url}/status/404?batch` }] },
+      })
+    ).body.id;
     const run = (await http(env.url, `/v1/async/collections/${collection}/run`, { token, method: 'POST' })).body;
-    const status = await eventually(async () => {
-      const body = (await http(env.url, `/v1/async/collections/${collection}/runs/${run.run_id}`, { token })).body;
-      return body.status === 'completed' && body;
-    }, { what: 'the billed run completed' });
+    const status = await eventually(
+      async () => {
+        const body = (await http(env.url, `/v1/async/collections/${collection}/runs/${run.run_id}`, { token })).body;
+        return body.status === 'completed' && body;
+      },
+      { what: 'the billed run completed' },
+    );
     charged += status.credits_charged;
   });
   afterAll(async () => {
@@ -79,7 +100,9 @@ describe.each(runtimesUnderTest('billing'))('billing and metrics — $name', (ru
     });
     expect(mine.by_url).toBeUndefined();
     const detailed = (await api('/v1/sync/billing?detail=urls')).body.clients[clientId];
-    expect(detailed.by_url).toEqual({ '127.0.0.1': { simple_success: 5, simple_failed: 3, browser_success: 1, browser_failed: 0, total: 9 } });
+    expect(detailed.by_url).toEqual({
+      '127.0.0.1': { simple_success: 5, simple_failed: 3, browser_success: 1, browser_failed: 0, total: 9 },
+    });
   });
 
   it('shows an ordinary client only itself, and an administrator any client or all', async () => {
@@ -90,7 +113,10 @@ describe.each(runtimesUnderTest('billing'))('billing and metrics — $name', (ru
     const all = (await api('/v1/sync/billing', env.adminToken)).body;
     expect(all.clients[clientId].credits.total).toBe(13);
     const past = (await api('/v1/sync/billing?month=2020-01')).body;
-    expect(past).toMatchObject({ month: '2020-01', clients: { [clientId]: { total_requests: 0, credits: { simple: 0, browser: 0, total: 0 } } } });
+    expect(past).toMatchObject({
+      month: '2020-01',
+      clients: { [clientId]: { total_requests: 0, credits: { simple: 0, browser: 0, total: 0 } } },
+    });
   });
 
   it.each([
@@ -107,9 +133,13 @@ describe.each(runtimesUnderTest('billing'))('billing and metrics — $name', (ru
     expect(JSON.stringify(res.body)).toContain(word);
   });
 
-  it('reports a client\'s day, range and month, per scrape type, per domain and per hour', async () => {
+  it("reports a client's day, range and month, per scrape type, per domain and per hour", async () => {
     const day = (await api(`/v1/sync/client-metrics?date=${today()}`)).body;
-    expect(day).toMatchObject({ client_id: clientId, date: { from: today(), to: today() }, totals: { requests: 9, success: 6, failed: 3, credits: 13 } });
+    expect(day).toMatchObject({
+      client_id: clientId,
+      date: { from: today(), to: today() },
+      totals: { requests: 9, success: 6, failed: 3, credits: 13 },
+    });
     expect(day.scrape_type.simple).toMatchObject({ requests: 8, success: 5, failed: 3, credits: 8 });
     expect(day.scrape_type.browser).toMatchObject({ requests: 1, success: 1, failed: 0, credits: 5 });
     expect(day.scrape_type.browser.avg_execution_ms).toBeGreaterThan(0);
@@ -122,7 +152,9 @@ describe.each(runtimesUnderTest('billing'))('billing and metrics — $name', (ru
     const days = Object.keys(detailed.hourly);
     expect(days[0]).toBe(`${month()}-01`);
     expect(detailed.hourly[today()]).toHaveLength(24);
-    const hourSum = Object.values(detailed.hourly).flat().reduce((sum: number, cell: any) => sum + cell.requests, 0);
+    const hourSum = Object.values(detailed.hourly)
+      .flat()
+      .reduce((sum: number, cell: any) => sum + cell.requests, 0);
     expect(hourSum).toBe(9);
 
     const range = (await api(`/v1/sync/client-metrics?date=2020-01-01:2020-01-02`)).body;

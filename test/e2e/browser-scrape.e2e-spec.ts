@@ -30,7 +30,11 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
     canary = await startCanary();
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
-    env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, BROWSER_NAVIGATION_TIMEOUT_MS: '4000' });
+    env = await startInProcessPlatform({
+      ...prepared.env,
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port}`,
+      BROWSER_NAVIGATION_TIMEOUT_MS: '4000',
+    });
     token = (await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro' } })).body.token;
   });
   afterAll(async () => {
@@ -46,12 +50,31 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
   it('renders JavaScript content in both kinds, charges 5 credits, and reports every timing', async () => {
     for (const browser_type of ['light', 'heavy']) {
       const before = await quotaUsed();
-      const res = await scrape({ url: `${site.url}/spa`, browser_type, format: 'markdown', extract: { items: { selector: 'li.item', multiple: true }, title: '//h1' } });
+      const res = await scrape({
+        url: `${site.url}/spa`,
+        browser_type,
+        format: 'markdown',
+        extract: { items: { selector: 'li.item', multiple: true }, title: '//h1' },
+      });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ statusCode: 200, html: null, screenshot: null, potentiallyBlockedByCaptcha: false, action_error: null });
+      expect(res.body).toMatchObject({
+        statusCode: 200,
+        html: null,
+        screenshot: null,
+        potentiallyBlockedByCaptcha: false,
+        action_error: null,
+      });
       expect(res.body.markdown).toContain('# Rendered by JS');
       expect(res.body.extracted_data).toEqual({ items: ['alpha', 'beta', 'gamma'], title: 'Rendered by JS' });
-      expect(Object.keys(res.body.timings).sort()).toEqual(['actions_ms', 'browser_launch_ms', 'extraction_ms', 'navigation_ms', 'proxy_ms', 'queue_wait_ms', 'total_ms']);
+      expect(Object.keys(res.body.timings).sort()).toEqual([
+        'actions_ms',
+        'browser_launch_ms',
+        'extraction_ms',
+        'navigation_ms',
+        'proxy_ms',
+        'queue_wait_ms',
+        'total_ms',
+      ]);
       expect(res.body.guidance).toMatchObject({ success: true, credits_charged: 5 });
       expect(res.headers.get('x-credits-charged')).toBe('5');
       expect(Number(res.headers.get('x-quota-used'))).toBe(before + 5);
@@ -68,7 +91,10 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
         { type: 'input', selector: '#name', text: 'tea' },
         { type: 'click', selector: '//button[@id="go"]' },
         { type: 'evaluate', script: 'document.getElementById("out").textContent' },
-        { type: 'evaluate', script: 'async () => { await new Promise((r) => setTimeout(r, 20)); return { size: document.getElementById("size").value }; }' },
+        {
+          type: 'evaluate',
+          script: 'async () => { await new Promise((r) => setTimeout(r, 20)); return { size: document.getElementById("size").value }; }',
+        },
         { type: 'evaluate', script: 'missingFunction()' },
         { type: 'evaluate', script: 'new Promise(() => {})', timeout: 300 },
         { type: 'key-press', key: 'Enter' },
@@ -105,7 +131,18 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
     expect(res.body.html).toContain('id="size"');
     expect(res.body.guidance).toMatchObject({ success: false, error_type: 'action_failed', credits_charged: 5 });
     expect(res.body.guidance.next_steps[0]).toContain('actions[1] (select)');
-    const missing = await scrape({ url: `${site.url}/form`, browser_type: 'light', actions: [{ type: 'while', condition: { script: 'true' }, max_iterations: 2, actions: [{ type: 'wait-for-selector', selector: '#nope', time: 100 }] }] });
+    const missing = await scrape({
+      url: `${site.url}/form`,
+      browser_type: 'light',
+      actions: [
+        {
+          type: 'while',
+          condition: { script: 'true' },
+          max_iterations: 2,
+          actions: [{ type: 'wait-for-selector', selector: '#nope', time: 100 }],
+        },
+      ],
+    });
     expect(missing.body.action_error).toMatchObject({ action: 'actions[0].actions[0]', type: 'wait-for-selector' });
   });
 
@@ -114,10 +151,15 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
       url: `${site.url}/list?page=1`,
       browser_type: 'light',
       actions: [
-        { type: 'while', condition: { selector: 'css:a.next', state: 'visible' }, max_iterations: 10, actions: [
-          { type: 'collect', extract: { items: { selector: 'li.item', multiple: true } } },
-          { type: 'click', selector: 'a.next', wait_for_navigation: true },
-        ] },
+        {
+          type: 'while',
+          condition: { selector: 'css:a.next', state: 'visible' },
+          max_iterations: 10,
+          actions: [
+            { type: 'collect', extract: { items: { selector: 'li.item', multiple: true } } },
+            { type: 'click', selector: 'a.next', wait_for_navigation: true },
+          ],
+        },
         { type: 'collect', extract: { items: { selector: 'li.item', multiple: true }, last: 'h1' } },
       ],
     });
@@ -134,7 +176,10 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
   });
 
   it('rejects bad actions with 422 at their location before any browser work', async () => {
-    const bad = await scrape({ url: `${site.url}/form`, actions: [{ type: 'click' }, { type: 'while', condition: { selector: 'a', script: 'x' }, actions: [] }] });
+    const bad = await scrape({
+      url: `${site.url}/form`,
+      actions: [{ type: 'click' }, { type: 'while', condition: { selector: 'a', script: 'x' }, actions: [] }],
+    });
     expect(bad.status).toBe(422);
     const locs = bad.body.detail.map((d: { loc: unknown[] }) => d.loc.join('.'));
     expect(locs).toEqual(expect.arrayContaining(['body.actions.0.selector', 'body.actions.1.condition']));
@@ -155,11 +200,24 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
   });
 
   it('captures xhr, fetch, image, script, stylesheet and websocket requests with bodies, filtered by type', async () => {
-    const all = await scrape({ url: `${site.url}/traffic`, browser_type: 'light', screenshot: true, network_capture: { resource_types: null, listen_after_load_ms: 300 } });
+    const all = await scrape({
+      url: `${site.url}/traffic`,
+      browser_type: 'light',
+      screenshot: true,
+      network_capture: { resource_types: null, listen_after_load_ms: 300 },
+    });
     const types = new Set(all.body.network_requests.map((r: { resource_type: string }) => r.resource_type));
     for (const t of ['document', 'xhr', 'fetch', 'image', 'script', 'stylesheet', 'websocket']) expect(types).toContain(t);
     const xhr = all.body.network_requests.find((r: { url: string }) => r.url.endsWith('via=xhr'));
-    expect(xhr).toMatchObject({ method: 'GET', resource_type: 'xhr', status: 200, mime_type: 'application/json', body: JSON.stringify({ items: ['alpha', 'beta', 'gamma'] }), body_encoding: 'utf8', error: null });
+    expect(xhr).toMatchObject({
+      method: 'GET',
+      resource_type: 'xhr',
+      status: 200,
+      mime_type: 'application/json',
+      body: JSON.stringify({ items: ['alpha', 'beta', 'gamma'] }),
+      body_encoding: 'utf8',
+      error: null,
+    });
     expect(xhr.size).toBeGreaterThan(0);
     expect(typeof xhr.duration).toBe('number');
     expect(xhr.response_headers['content-type']).toBe('application/json');
@@ -170,20 +228,48 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
     expect(image.body).toBeNull();
     // light without a screenshot skips images, fonts and media: the image request fails on purpose.
     const lean = await scrape({ url: `${site.url}/traffic`, browser_type: 'light', network_capture: { resource_types: ['image'] } });
-    expect(lean.body.network_requests).toEqual([expect.objectContaining({ resource_type: 'image', status: 0, error: 'blocked:inspector' })]);
+    expect(lean.body.network_requests).toEqual([
+      expect.objectContaining({ resource_type: 'image', status: 0, error: 'blocked:inspector' }),
+    ]);
     const onlyFetch = await scrape({ url: `${site.url}/traffic`, browser_type: 'light', network_capture: { resource_types: ['fetch'] } });
     expect(onlyFetch.body.network_requests.map((r: { resource_type: string }) => r.resource_type)).toEqual(['fetch']);
   });
 
   it('sends headers and cookies before loading, and matches language and window size', async () => {
-    const echo = await scrape({ url: `${site.url}/echo`, browser_type: 'heavy', headers: { 'X-Trace': 't1' }, cookies: { session: 'abc' }, language: 'de-DE' });
+    const echo = await scrape({
+      url: `${site.url}/echo`,
+      browser_type: 'heavy',
+      headers: { 'X-Trace': 't1' },
+      cookies: { session: 'abc' },
+      language: 'de-DE',
+    });
     const sent = JSON.parse(echo.body.html.replace(/^[\s\S]*?<pre[^>]*>|<\/pre>[\s\S]*$/g, '')).headers;
     expect(sent).toMatchObject({ 'x-trace': 't1', cookie: 'session=abc' });
     expect(sent['accept-language']).toMatch(/^de-DE/);
-    const desktop = await scrape({ url: `${site.url}/checks`, browser_type: 'heavy', language: 'de-DE', actions: [{ type: 'wait-for-selector', selector: '//div[@id="result" and text()!="pending"]', time: 5000 }], extract: { result: '#result' } });
+    const desktop = await scrape({
+      url: `${site.url}/checks`,
+      browser_type: 'heavy',
+      language: 'de-DE',
+      actions: [{ type: 'wait-for-selector', selector: '//div[@id="result" and text()!="pending"]', time: 5000 }],
+      extract: { result: '#result' },
+    });
     const d = JSON.parse(desktop.body.extracted_data.result);
-    expect(d).toMatchObject({ languages: ['de-DE', 'de'], language: 'de-DE', timezone: 'Europe/Berlin', screen: [1920, 1080], viewport: [1920, 1080], touch: 0, uaPlatformConsistent: true });
-    const mobile = await scrape({ url: `${site.url}/checks`, browser_type: 'heavy', window_size: 'mobile', actions: [{ type: 'wait-for-selector', selector: '//div[@id="result" and text()!="pending"]', time: 5000 }], extract: { result: '#result' } });
+    expect(d).toMatchObject({
+      languages: ['de-DE', 'de'],
+      language: 'de-DE',
+      timezone: 'Europe/Berlin',
+      screen: [1920, 1080],
+      viewport: [1920, 1080],
+      touch: 0,
+      uaPlatformConsistent: true,
+    });
+    const mobile = await scrape({
+      url: `${site.url}/checks`,
+      browser_type: 'heavy',
+      window_size: 'mobile',
+      actions: [{ type: 'wait-for-selector', selector: '//div[@id="result" and text()!="pending"]', time: 5000 }],
+      extract: { result: '#result' },
+    });
     const m = JSON.parse(mobile.body.extracted_data.result);
     expect(m.userAgent).toMatch(/Android.*Mobile/);
     expect(m).toMatchObject({ touch: 5, clientHintsPlatform: 'Android', uaPlatformConsistent: true });
@@ -192,11 +278,25 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
 
   it('passes the headless battery in heavy mode with a fingerprint that agrees with itself', async () => {
     const battery = async (type: string) => {
-      const res = await scrape({ url: `${site.url}/checks`, browser_type: type, actions: [{ type: 'wait-for-selector', selector: '//div[@id="result" and text()!="pending"]', time: 5000 }], extract: { result: '#result' } });
+      const res = await scrape({
+        url: `${site.url}/checks`,
+        browser_type: type,
+        actions: [{ type: 'wait-for-selector', selector: '//div[@id="result" and text()!="pending"]', time: 5000 }],
+        extract: { result: '#result' },
+      });
       return JSON.parse(res.body.extracted_data.result);
     };
     const heavy = await battery('heavy');
-    expect(heavy).toMatchObject({ webdriver: false, headlessUa: false, chromeObject: true, chromeApis: true, permissionsConsistent: true, uaPlatformConsistent: true, clientHintsPlatform: 'Windows', platform: 'Win32' });
+    expect(heavy).toMatchObject({
+      webdriver: false,
+      headlessUa: false,
+      chromeObject: true,
+      chromeApis: true,
+      permissionsConsistent: true,
+      uaPlatformConsistent: true,
+      clientHintsPlatform: 'Windows',
+      platform: 'Win32',
+    });
     expect(heavy.plugins).toBeGreaterThan(0);
     expect(heavy.mimeTypes).toBeGreaterThan(0);
     expect(heavy.webglVendor).toMatch(/^Google Inc\. \((Intel|NVIDIA|AMD)\)$/);
@@ -210,7 +310,13 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
   });
 
   it('is judged human by BotD in heavy mode; light is the plain (detectable) browser', async () => {
-    const botd = (type: string) => scrape({ url: `${site.url}/botd`, browser_type: type, actions: [{ type: 'wait-for-selector', selector: '//div[@id="result" and text()!="pending"]', time: 8000 }], extract: { result: '#result' } });
+    const botd = (type: string) =>
+      scrape({
+        url: `${site.url}/botd`,
+        browser_type: type,
+        actions: [{ type: 'wait-for-selector', selector: '//div[@id="result" and text()!="pending"]', time: 8000 }],
+        extract: { result: '#result' },
+      });
     expect(JSON.parse((await botd('heavy')).body.extracted_data.result)).toEqual({ bot: false });
     expect(JSON.parse((await botd('light')).body.extracted_data.result)).toMatchObject({ bot: true });
   });
@@ -218,11 +324,18 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
   it('keeps every request of the page behind the SSRF guard: the canary is never reached', async () => {
     const before = canary.connections();
     for (const type of ['light', 'heavy']) {
-      const res = await scrape({ url: `${site.url}/canary-probe?target=${encodeURIComponent(canary.url)}`, browser_type: type, network_capture: { resource_types: null, listen_after_load_ms: 500 } });
+      const res = await scrape({
+        url: `${site.url}/canary-probe?target=${encodeURIComponent(canary.url)}`,
+        browser_type: type,
+        network_capture: { resource_types: null, listen_after_load_ms: 500 },
+      });
       expect(res.body.statusCode).toBe(200);
       const towardsCanary = res.body.network_requests.filter((r: { url: string }) => r.url.includes(`:${canary.port}`));
       expect(towardsCanary.length).toBeGreaterThan(3);
-      const probe = await scrape({ url: `${site.url}/canary-probe?target=${encodeURIComponent(`http://localhost:${canary.port}`)}`, browser_type: type });
+      const probe = await scrape({
+        url: `${site.url}/canary-probe?target=${encodeURIComponent(`http://localhost:${canary.port}`)}`,
+        browser_type: type,
+      });
       expect(probe.body.statusCode).toBe(200);
     }
     expect(canary.connections()).toBe(before);
@@ -312,7 +425,12 @@ describe.each(runtimesUnderTest('browser-proxied'))('browser scrapes through PRO
   it('sends every request of each page through the next proxy of the rotation, with its credentials', async () => {
     const results = [];
     for (const browser_type of ['light', 'heavy', 'light', 'heavy']) {
-      results.push(await http(env.url, '/v1/sync/scrape', { token, json: { url: `${site.url}/traffic`, browser: true, browser_type, screenshot: true } }));
+      results.push(
+        await http(env.url, '/v1/sync/scrape', {
+          token,
+          json: { url: `${site.url}/traffic`, browser: true, browser_type, screenshot: true },
+        }),
+      );
     }
     expect(results.map((r) => r.body.statusCode)).toEqual([200, 200, 200, 200]);
     expect(results.every((r) => r.headers.get('x-credits-charged') === '5')).toBe(true);

@@ -33,7 +33,9 @@ describe.each(runtimesUnderTest('country-proxies'))('country proxies — $name',
       PROXY_POOL: JSON.stringify({ any: [`http://127.0.0.1:${proxies.ports[0]}`], DE: [`http://127.0.0.1:${proxies.ports[1]}`] }),
       BROWSER_WARM: 'false',
     });
-    token = (await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'starter', client_id: `geo-${runtime.mode}` } })).body.token;
+    token = (
+      await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'starter', client_id: `geo-${runtime.mode}` } })
+    ).body.token;
   });
   afterAll(async () => {
     await env?.stop();
@@ -65,7 +67,7 @@ describe.each(runtimesUnderTest('country-proxies'))('country proxies — $name',
     expect(demo.body).toMatchObject({ error_code: 'feature_not_available', detail: expect.stringContaining('country_proxies') });
   });
 
-  it('applies an approval to the very next scrape, through the country\'s pool', async () => {
+  it("applies an approval to the very next scrape, through the country's pool", async () => {
     const page = `${site.url}/page`;
     const before = await api('/v1/sync/scrape', { json: { url: page, use_proxy: 'DE' } });
     expect(before.status).toBe(403);
@@ -74,9 +76,19 @@ describe.each(runtimesUnderTest('country-proxies'))('country proxies — $name',
 
     const asked = await api('/v1/proxy/request-country', { json: { country_code: 'de', reason: 'German prices' } });
     expect(asked.body).toMatchObject({ client_id: clientId(), country_code: 'DE', status: 'pending' });
-    expect((await api('/v1/proxy/status')).body).toEqual({ client_id: clientId(), approved_countries: [], pending_countries: ['DE'], denied_countries: [], error: null });
+    expect((await api('/v1/proxy/status')).body).toEqual({
+      client_id: clientId(),
+      approved_countries: [],
+      pending_countries: ['DE'],
+      denied_countries: [],
+      error: null,
+    });
     const pending = await admin('/v1/admin/proxy/requests?status=pending');
-    expect(pending.body.items).toEqual(expect.arrayContaining([expect.objectContaining({ client_id: clientId(), country_code: 'DE', status: 'pending', reason: 'German prices' })]));
+    expect(pending.body.items).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ client_id: clientId(), country_code: 'DE', status: 'pending', reason: 'German prices' }),
+      ]),
+    );
     expect((await api('/v1/admin/proxy/requests')).status).toBe(403);
     expect((await api(`/v1/admin/proxy/requests/${clientId()}/DE`, { json: { decision: 'approve' } })).status).toBe(403);
 
@@ -114,13 +126,28 @@ describe.each(runtimesUnderTest('country-proxies'))('country proxies — $name',
   });
 
   it('holds batch jobs to the same approvals', async () => {
-    const collection = (await api('/v1/async/collections', { json: { name: 'geo', requests: [{ url: `${site.url}/page?fr`, use_proxy: 'FR' }, { url: `${site.url}/page?de`, use_proxy: 'DE' }] } })).body.id;
+    const collection = (
+      await api('/v1/async/collections', {
+        json: {
+          name: 'geo',
+          requests: [
+            { url: `${site.url}/page?fr`, use_proxy: 'FR' },
+            { url: `${site.url}/page?de`, use_proxy: 'DE' },
+          ],
+        },
+      })
+    ).body.id;
     const run = (await api(`/v1/async/collections/${collection}/run`, { method: 'POST' })).body;
-    const status = await eventually(async () => {
-      const body = (await api(`/v1/async/collections/${collection}/runs/${run.run_id}`)).body;
-      return body.status === 'completed' && body;
-    }, { what: 'the geo run completed' });
+    const status = await eventually(
+      async () => {
+        const body = (await api(`/v1/async/collections/${collection}/runs/${run.run_id}`)).body;
+        return body.status === 'completed' && body;
+      },
+      { what: 'the geo run completed' },
+    );
     expect(status).toMatchObject({ status: 'completed', success_requests: 1, failed_requests: 1, credits_charged: 1 });
-    expect(status.failed_jobs).toEqual([expect.objectContaining({ url: `${site.url}/page?fr`, status: 'failed', error: expect.stringContaining('country_not_approved') })]);
+    expect(status.failed_jobs).toEqual([
+      expect.objectContaining({ url: `${site.url}/page?fr`, status: 'failed', error: expect.stringContaining('country_not_approved') }),
+    ]);
   });
 });

@@ -3,7 +3,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { distributedInfrastructureAvailable, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
-import { natsServerAvailable, type PrivateServer, privatePostgresAvailable, startPrivateNats, startPrivatePostgres } from '../support/private-servers';
+import {
+  natsServerAvailable,
+  type PrivateServer,
+  privatePostgresAvailable,
+  startPrivateNats,
+  startPrivatePostgres,
+} from '../support/private-servers';
 import { eventually } from './support/eventually';
 import { http as call } from './support/http';
 import { buildDist, freePort, startProcess, type ServiceProcess } from './support/service-process';
@@ -34,7 +40,10 @@ async function startReceiver(): Promise<Receiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       try {
-        posts.push({ deliveryId: String(req.headers['x-service-delivery-id']), runId: JSON.parse(Buffer.concat(chunks).toString()).run_id });
+        posts.push({
+          deliveryId: String(req.headers['x-service-delivery-id']),
+          runId: JSON.parse(Buffer.concat(chunks).toString()).run_id,
+        });
       } catch {
         // not a webhook
       }
@@ -46,10 +55,11 @@ async function startReceiver(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     posts,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -69,7 +79,10 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
 
   /** The newest pid the stack logged for a context. */
   function pidOf(context: string): number {
-    const lines = stack.output().split('\n').filter((l) => l.includes('"service":"stack"') && l.includes(`"context":"${context}"`) && l.includes('child_pid'));
+    const lines = stack
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"service":"stack"') && l.includes(`"context":"${context}"`) && l.includes('child_pid'));
     if (lines.length === 0) throw new Error(`no pid logged for ${context}`);
     return JSON.parse(lines[lines.length - 1]).child_pid;
   }
@@ -83,7 +96,12 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     const db = new Client({ connectionString: postgres.url });
     await db.connect();
     try {
-      const [row] = (await db.query<{ credits: string | null }>('select sum(credits) as credits from credit_ledger_entries where charge_key = any($1::text[])', [jobIds.map((id) => `batch-job:${id}`)])).rows;
+      const [row] = (
+        await db.query<{ credits: string | null }>(
+          'select sum(credits) as credits from credit_ledger_entries where charge_key = any($1::text[])',
+          [jobIds.map((id) => `batch-job:${id}`)],
+        )
+      ).rows;
       return Number(row.credits ?? 0);
     } finally {
       await db.end();
@@ -119,7 +137,9 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
       LOG_LEVEL: 'warn',
     });
     await eventually(healthy, { timeoutMs: 120_000, maxMs: 500, what: 'the stack healthy' });
-    const created = (await call(url, '/v1/admin/clients', { token: adminToken, json: { plan: 'enterprise', rate_limit_per_minute: 100_000 } })).body;
+    const created = (
+      await call(url, '/v1/admin/clients', { token: adminToken, json: { plan: 'enterprise', rate_limit_per_minute: 100_000 } })
+    ).body;
     token = created.token;
     clientId = created.client_id;
   }, 240_000);
@@ -130,7 +150,10 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     await site?.close();
     await nats?.dispose();
     await postgres?.dispose();
-    if (recoveries.length > 0) process.stdout.write(`fault injection recovery times:\n${recoveries.map((r) => `  ${r.fault.padEnd(20)} healthy after ${String(r.healthy_after_ms).padStart(6)} ms, run completed after ${String(r.run_completed_after_ms).padStart(6)} ms, webhook POSTs ${r.webhook_posts}`).join('\n')}\n`);
+    if (recoveries.length > 0)
+      process.stdout.write(
+        `fault injection recovery times:\n${recoveries.map((r) => `  ${r.fault.padEnd(20)} healthy after ${String(r.healthy_after_ms).padStart(6)} ms, run completed after ${String(r.run_completed_after_ms).padStart(6)} ms, webhook POSTs ${r.webhook_posts}`).join('\n')}\n`,
+      );
   }, 60_000);
 
   /** Calls that may fail while the fault lasts (connection refused, 5xx) are simply tried again. */
@@ -149,24 +172,46 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
    * `killed`: the one context this fault kills, which must be the only one to exit; none for an
    * infrastructure restart, through which no context may exit at all.
    */
-  async function runThrough(fault: string, inject: () => Promise<void>, strikeWhen: 'mid-run' | 'webhook-in-flight' = 'mid-run', killed: string | null = null): Promise<void> {
+  async function runThrough(
+    fault: string,
+    inject: () => Promise<void>,
+    strikeWhen: 'mid-run' | 'webhook-in-flight' = 'mid-run',
+    killed: string | null = null,
+  ): Promise<void> {
     const exitsBefore = exitsSoFar().length;
-    const requests = Array.from({ length: RUN_SIZE }, (_, i) => ({ url: `${site.url}/slow?ms=${JOB_MS}&fault=${fault}&i=${i}`, custom_id: `${fault}-${i}` }));
-    const collection = (await call(url, '/v1/async/collections', { token, json: { name: `fault-${fault}`, callback_url: `${receiver.url}/hook?${fault}`, requests } })).body.id;
+    const requests = Array.from({ length: RUN_SIZE }, (_, i) => ({
+      url: `${site.url}/slow?ms=${JOB_MS}&fault=${fault}&i=${i}`,
+      custom_id: `${fault}-${i}`,
+    }));
+    const collection = (
+      await call(url, '/v1/async/collections', {
+        token,
+        json: { name: `fault-${fault}`, callback_url: `${receiver.url}/hook?${fault}`, requests },
+      })
+    ).body.id;
     const run = (await call(url, `/v1/async/collections/${collection}/run`, { token, method: 'POST' })).body;
     expect(run.job_ids).toHaveLength(RUN_SIZE);
     if (strikeWhen === 'mid-run') await new Promise((r) => setTimeout(r, 800));
     // The receiver answers after 300 ms: striking on the first POST kills the sender mid-delivery.
-    else await eventually(async () => receiver.posts.some((p) => p.runId === run.run_id), { timeoutMs: 60_000, initialMs: 5, maxMs: 20, what: 'the first webhook POST' });
+    else
+      await eventually(async () => receiver.posts.some((p) => p.runId === run.run_id), {
+        timeoutMs: 60_000,
+        initialMs: 5,
+        maxMs: 20,
+        what: 'the first webhook POST',
+      });
     const faultAt = Date.now();
     await inject();
     await eventually(healthy, { timeoutMs: 120_000, maxMs: 250, what: `healthy again after ${fault}` });
     const healthyAfter = Date.now() - faultAt;
     const runPath = `/v1/async/collections/${collection}/runs/${run.run_id}`;
-    const done = await eventually(async () => {
-      const res = await tolerant(runPath);
-      return res?.status === 200 && res.body.status === 'completed' && res.body;
-    }, { timeoutMs: 180_000, maxMs: 500, what: `run completed after ${fault}` });
+    const done = await eventually(
+      async () => {
+        const res = await tolerant(runPath);
+        return res?.status === 200 && res.body.status === 'completed' && res.body;
+      },
+      { timeoutMs: 180_000, maxMs: 500, what: `run completed after ${fault}` },
+    );
     const completedAfter = Date.now() - faultAt;
 
     expect(done.total_requests).toBe(RUN_SIZE);
@@ -175,7 +220,8 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     const listed: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = (await call(url, `${runPath}/jobs?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token })).body;
+      const page: any = (await call(url, `${runPath}/jobs?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token }))
+        .body;
       listed.push(...page.items.map((j: any) => j.job_public_id));
       expect(page.items.every((j: any) => j.status !== 'processing')).toBe(true);
       cursor = page.cursor_next;
@@ -184,10 +230,15 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     expect(new Set(listed)).toEqual(new Set(run.job_ids));
     // The credits the run reports are the ledger's.
     expect(await ledgerCreditsOf(run.job_ids)).toBe(done.credits_charged);
-    expect(done.credits_charged).toBe(done.success_requests + done.failed_requests - done.failed_jobs.filter((j: any) => j.status !== 'completed').length);
+    expect(done.credits_charged).toBe(
+      done.success_requests + done.failed_requests - done.failed_jobs.filter((j: any) => j.status !== 'completed').length,
+    );
     // One webhook: recorded as sent, under one delivery id (a sender killed mid-POST sends it again
     // under the same id once its lease — the attempt timeout plus WEBHOOK_LEASE_MARGIN_MS — has expired).
-    await eventually(async () => (await tolerant(runPath))?.body.callback_status === 'sent', { timeoutMs: 90_000, what: `callback_status sent after ${fault}` });
+    await eventually(async () => (await tolerant(runPath))?.body.callback_status === 'sent', {
+      timeoutMs: 90_000,
+      what: `callback_status sent after ${fault}`,
+    });
     const hooks = receiver.posts.filter((p) => p.runId === run.run_id);
     expect(hooks.length).toBeGreaterThanOrEqual(1);
     expect(new Set(hooks.map((h) => h.deliveryId)).size).toBe(1);
@@ -199,9 +250,13 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     process.kill(pidOf(context), 'SIGKILL');
   };
 
-  it.each(['scrape-engine', 'batch-orchestrator', 'webhook-sender', 'billing-meter', 'result-store', 'gateway'])('kill -9 of %s mid-run', async (context) => {
-    await runThrough(`kill-${context}`, killContext(context), 'mid-run', context);
-  }, 300_000);
+  it.each(['scrape-engine', 'batch-orchestrator', 'webhook-sender', 'billing-meter', 'result-store', 'gateway'])(
+    'kill -9 of %s mid-run',
+    async (context) => {
+      await runThrough(`kill-${context}`, killContext(context), 'mid-run', context);
+    },
+    300_000,
+  );
 
   it('kill -9 of webhook-sender with a delivery in flight: delivered again under the same delivery id', async () => {
     await runThrough('kill-webhook-sender-mid-post', killContext('webhook-sender'), 'webhook-in-flight', 'webhook-sender');
@@ -210,30 +265,51 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
   it('kill -9 of viability-analyzer mid-analysis: the URLs it held are taken over when their leases run out, each probe charged once', async () => {
     // A client of its own: the killed process's credit holds stay until they expire (600 s), and
     // other tests here count the shared client's holds.
-    const analyst = (await call(url, '/v1/admin/clients', { token: adminToken, json: { plan: 'enterprise', rate_limit_per_minute: 100_000 } })).body.token;
+    const analyst = (
+      await call(url, '/v1/admin/clients', { token: adminToken, json: { plan: 'enterprise', rate_limit_per_minute: 100_000 } })
+    ).body.token;
     const urls = Array.from({ length: 4 }, (_, i) => `${site.url}/slow?ms=1500&viability=${i}`);
     const created = (await call(url, '/v1/async/viability-test', { token: analyst, json: { urls, depth: 'quick' } })).body;
     await new Promise((r) => setTimeout(r, 800));
     const faultAt = Date.now();
     process.kill(pidOf('viability-analyzer'), 'SIGKILL');
-    const done = await eventually(async () => {
-      const res = await tolerant(`/v1/async/viability-test/${created.run_id}`, { token: analyst });
-      return res?.status === 200 && res.body.status === 'completed' && res.body;
-    }, { timeoutMs: 120_000, maxMs: 500, what: 'viability run completed after kill -9' });
-    recoveries.push({ fault: 'kill-viability-analyzer', healthy_after_ms: 0, run_completed_after_ms: Date.now() - faultAt, webhook_posts: 0 });
+    const done = await eventually(
+      async () => {
+        const res = await tolerant(`/v1/async/viability-test/${created.run_id}`, { token: analyst });
+        return res?.status === 200 && res.body.status === 'completed' && res.body;
+      },
+      { timeoutMs: 120_000, maxMs: 500, what: 'viability run completed after kill -9' },
+    );
+    recoveries.push({
+      fault: 'kill-viability-analyzer',
+      healthy_after_ms: 0,
+      run_completed_after_ms: Date.now() - faultAt,
+      webhook_posts: 0,
+    });
     expect(done).toMatchObject({ total_urls: 4, completed_urls: 4 });
     expect(done.results.map((r: any) => r.recommended_strategy)).toEqual(['extract_html', 'extract_html', 'extract_html', 'extract_html']);
     const db = new Client({ connectionString: postgres.url });
     await db.connect();
     try {
-      const entries = (await db.query<{ charge_key: string; credits: number }>("select charge_key, credits from credit_ledger_entries where details->>'viability_run_id' = $1", [created.run_id])).rows;
+      const entries = (
+        await db.query<{ charge_key: string; credits: number }>(
+          "select charge_key, credits from credit_ledger_entries where details->>'viability_run_id' = $1",
+          [created.run_id],
+        )
+      ).rows;
       // The killed process held URLs: they were analysed again under a new attempt.
-      const [{ retried }] = (await db.query<{ retried: number }>('select count(*)::int as retried from viability_urls where run_id = $1 and attempts > 1', [created.run_id])).rows;
+      const [{ retried }] = (
+        await db.query<{ retried: number }>('select count(*)::int as retried from viability_urls where run_id = $1 and attempts > 1', [
+          created.run_id,
+        ])
+      ).rows;
       expect(retried).toBeGreaterThanOrEqual(1);
       // Two probes a URL at quick depth, never twice though a killed worker's probes ran again.
       expect(entries).toHaveLength(8);
       expect(new Set(entries.map((e) => e.charge_key)).size).toBe(8);
-      const shown = done.results.flatMap((r: any) => [r.tests.simple_request, r.tests.extract_html]).reduce((sum: number, t: any) => sum + t.credits, 0);
+      const shown = done.results
+        .flatMap((r: any) => [r.tests.simple_request, r.tests.extract_html])
+        .reduce((sum: number, t: any) => sum + t.credits, 0);
       expect(shown).toBe(entries.reduce((sum, e) => sum + e.credits, 0));
     } finally {
       await db.end();
@@ -249,11 +325,17 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
   };
 
   it('NATS restart mid-run', async () => {
-    await runThrough('nats-restart', restart(() => nats));
+    await runThrough(
+      'nats-restart',
+      restart(() => nats),
+    );
   }, 300_000);
 
   it('Postgres restart mid-run', async () => {
-    await runThrough('postgres-restart', restart(() => postgres));
+    await runThrough(
+      'postgres-restart',
+      restart(() => postgres),
+    );
   }, 300_000);
 
   it('answers a sync scrape whose scrape-engine is killed within 5 s: 503, uncharged, hold released', async () => {
@@ -267,7 +349,9 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     process.kill(pidOf('scrape-engine'), 'SIGKILL');
     const res = await pending;
     const answeredAfter = Date.now() - killedAt;
-    process.stdout.write(`sync scrape: engine killed ${killedAt - started} ms in, client answered ${answeredAfter} ms after the kill (${res.status} ${res.body.error_code})\n`);
+    process.stdout.write(
+      `sync scrape: engine killed ${killedAt - started} ms in, client answered ${answeredAfter} ms after the kill (${res.status} ${res.body.error_code})\n`,
+    );
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ error_code: 'scrape_engine_lost', detail: expect.stringMatching(/Nothing was charged/) });
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

@@ -38,7 +38,16 @@ interface GeneratedRequest {
   contentType: string | undefined;
 }
 
-function operationsOf(doc: { paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }>; requestBody?: { content: Record<string, { schema?: { $ref?: string } }> } }>>; components?: { schemas?: Record<string, { properties?: Record<string, unknown> }> } }): Operation[] {
+function operationsOf(doc: {
+  paths: Record<
+    string,
+    Record<
+      string,
+      { parameters?: Array<{ in: string; name: string }>; requestBody?: { content: Record<string, { schema?: { $ref?: string } }> } }
+    >
+  >;
+  components?: { schemas?: Record<string, { properties?: Record<string, unknown> }> };
+}): Operation[] {
   const ops: Operation[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
@@ -65,15 +74,37 @@ const hostileText = fc.oneof(
   fc.string({ maxLength: 20 }).map((s) => `${s}\u0000${s}`),
   fc.constantFrom('\uD800', 'a\uDC00b', '\uDBFF\uDBFF', '😀'.slice(0, 1)),
   fc.constantFrom('1e400', '-0', '99999999999999999999999999', 'NaN', 'Infinity', '0x10', '', ' ', 'null', 'true', '[]', '{}'),
-  fc.constantFrom("' or 1=1 --", '../../etc/passwd', '%00', '%ZZ', '\r\nx-injected: 1', '<script>alert(1)</script>', '${7*7}', '\u202Eevil'),
+  fc.constantFrom(
+    "' or 1=1 --",
+    '../../etc/passwd',
+    '%00',
+    '%ZZ',
+    '\r\nx-injected: 1',
+    '<script>alert(1)</script>',
+    '${7*7}',
+    '\u202Eevil',
+  ),
   fc.constantFrom('2026-13-45', '2026-01-01:2025-01-01', '9999-12-31T23:59:59Z', '+275760-09-13', '0000-00-00', '2026-11', 'yesterday'),
   fc.integer({ min: 1, max: 3_000 }).map((n) => 'x'.repeat(n)),
-  fc.constantFrom('http://127.0.0.1/', 'http://[::1]/', 'file:///etc/passwd', 'gopher://x', 'http://169.254.169.254/latest', 'http://0/', 'http://example.com:99999/', 'javascript:alert(1)', 'http://a b/'),
+  fc.constantFrom(
+    'http://127.0.0.1/',
+    'http://[::1]/',
+    'file:///etc/passwd',
+    'gopher://x',
+    'http://169.254.169.254/latest',
+    'http://0/',
+    'http://example.com:99999/',
+    'javascript:alert(1)',
+    'http://a b/',
+  ),
   fc.constantFrom('00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', 'not-a-uuid'),
 );
 
 /** In bodies, strings may also be long (headers and URLs have a 16 KB limit of their own). */
-const hostileBodyText = fc.oneof(hostileText, fc.integer({ min: 3_000, max: 400_000 }).map((n) => 'y'.repeat(n)));
+const hostileBodyText = fc.oneof(
+  hostileText,
+  fc.integer({ min: 3_000, max: 400_000 }).map((n) => 'y'.repeat(n)),
+);
 
 /** JSON values of every type and shape, hostile strings and numbers included. */
 const hostileValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
@@ -96,34 +127,80 @@ function rawBodies(siteUrl: string): fc.Arbitrary<{ body: Buffer; contentType?: 
     fc.integer({ min: 65, max: 20_000 }).map((d) => json(`${'{"a":'.repeat(d)}1${'}'.repeat(d)}`)),
     fc.integer({ min: 1_001, max: 300_000 }).map((n) => json(`{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`)),
     fc.integer({ min: 10_001, max: 200_000 }).map((n) => json(`{"requests":[${Array.from({ length: n }, () => '1').join(',')}]}`)),
-    fc.constantFrom(json(''), json('{'), json('{"a":}'), json('nul'), json('[]'), json('"text"'), json('1e99999'), json('{"__proto__":{"admin":true}}'), json('{"constructor":{"prototype":{"x":1}}}')),
-    fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => ({ body: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, ...bytes]), Buffer.from('"}')]) })),
-    fc.constantFrom({ body: Buffer.from('url=x'), contentType: 'application/x-www-form-urlencoded' }, { body: Buffer.from('<xml/>'), contentType: 'text/xml' }, { body: Buffer.from('{}'), contentType: 'application/json; charset=latin1' }),
-    fc.constant(json(JSON.stringify({ url: `${siteUrl}/page`, name: 'x', requests: [{ url: `${siteUrl}/page`, custom_id: 'c'.repeat(256) }] }))),
+    fc.constantFrom(
+      json(''),
+      json('{'),
+      json('{"a":}'),
+      json('nul'),
+      json('[]'),
+      json('"text"'),
+      json('1e99999'),
+      json('{"__proto__":{"admin":true}}'),
+      json('{"constructor":{"prototype":{"x":1}}}'),
+    ),
+    fc
+      .uint8Array({ minLength: 1, maxLength: 64 })
+      .map((bytes) => ({ body: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, ...bytes]), Buffer.from('"}')]) })),
+    fc.constantFrom(
+      { body: Buffer.from('url=x'), contentType: 'application/x-www-form-urlencoded' },
+      { body: Buffer.from('<xml/>'), contentType: 'text/xml' },
+      { body: Buffer.from('{}'), contentType: 'application/json; charset=latin1' },
+    ),
+    fc.constant(
+      json(JSON.stringify({ url: `${siteUrl}/page`, name: 'x', requests: [{ url: `${siteUrl}/page`, custom_id: 'c'.repeat(256) }] })),
+    ),
   );
 }
 
 function generatedRequests(ops: Operation[], siteUrl: string, knownIds: string[]): fc.Arbitrary<GeneratedRequest> {
   const pathValue = fc.oneof(hostileText, fc.constantFrom(...knownIds));
-  const queryValue = fc.oneof(hostileText, fc.constantFrom('1', '0', '1000', '1001', 'true', 'false', 'id', 'completed_at', 'asc', 'desc', 'completed,failed', 'urls'));
-  const fieldValue = fc.oneof(hostileValue, fc.constantFrom(`${siteUrl}/page`, `${siteUrl}/status/404`, 'markdown', 'html', 'heavy', 'light', 'any', 'FR', 'mobile'));
+  const queryValue = fc.oneof(
+    hostileText,
+    fc.constantFrom('1', '0', '1000', '1001', 'true', 'false', 'id', 'completed_at', 'asc', 'desc', 'completed,failed', 'urls'),
+  );
+  const fieldValue = fc.oneof(
+    hostileValue,
+    fc.constantFrom(`${siteUrl}/page`, `${siteUrl}/status/404`, 'markdown', 'html', 'heavy', 'light', 'any', 'FR', 'mobile'),
+  );
   return fc.constantFrom(...ops).chain((op) =>
-    fc.record({
-      op: fc.constant(op),
-      path: fc.record(Object.fromEntries(op.pathParams.map((p) => [p, pathValue]))) as fc.Arbitrary<Record<string, string>>,
-      query: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...(op.queryParams.length > 0 ? op.queryParams : ['q'])), hostileText), queryValue), { maxLength: 6 }),
-      headers: fc.record(
-        { 'idempotency-key': hostileText, 'x-request-id': hostileText, accept: fc.constantFrom('*/*', 'text/html', 'application/xml') },
-        { requiredKeys: [] },
-      ),
-      auth: fc.constantFrom('client' as const, 'client' as const, 'client' as const, 'admin' as const, 'admin' as const, 'none' as const, 'bogus' as const),
-      bodyPart: op.hasBody || Math.random() < 0.2
-        ? fc.oneof(
-            rawBodies(siteUrl),
-            fc.dictionary(fc.oneof(fc.constantFrom(...(op.bodyFields.length > 0 ? op.bodyFields : ['x'])), hostileText), fieldValue, { maxKeys: 8 }).map((v) => ({ body: Buffer.from(JSON.stringify(v)), contentType: undefined })),
-          )
-        : fc.constant(undefined),
-    }).map(({ bodyPart, ...rest }) => ({ ...rest, body: bodyPart?.body, contentType: bodyPart ? (bodyPart.contentType ?? 'application/json') : undefined })),
+    fc
+      .record({
+        op: fc.constant(op),
+        path: fc.record(Object.fromEntries(op.pathParams.map((p) => [p, pathValue]))) as fc.Arbitrary<Record<string, string>>,
+        query: fc.array(
+          fc.tuple(fc.oneof(fc.constantFrom(...(op.queryParams.length > 0 ? op.queryParams : ['q'])), hostileText), queryValue),
+          { maxLength: 6 },
+        ),
+        headers: fc.record(
+          { 'idempotency-key': hostileText, 'x-request-id': hostileText, accept: fc.constantFrom('*/*', 'text/html', 'application/xml') },
+          { requiredKeys: [] },
+        ),
+        auth: fc.constantFrom(
+          'client' as const,
+          'client' as const,
+          'client' as const,
+          'admin' as const,
+          'admin' as const,
+          'none' as const,
+          'bogus' as const,
+        ),
+        bodyPart:
+          op.hasBody || Math.random() < 0.2
+            ? fc.oneof(
+                rawBodies(siteUrl),
+                fc
+                  .dictionary(fc.oneof(fc.constantFrom(...(op.bodyFields.length > 0 ? op.bodyFields : ['x'])), hostileText), fieldValue, {
+                    maxKeys: 8,
+                  })
+                  .map((v) => ({ body: Buffer.from(JSON.stringify(v)), contentType: undefined })),
+              )
+            : fc.constant(undefined),
+      })
+      .map(({ bodyPart, ...rest }) => ({
+        ...rest,
+        body: bodyPart?.body,
+        contentType: bodyPart ? (bodyPart.contentType ?? 'application/json') : undefined,
+      })),
   );
 }
 
@@ -145,13 +222,32 @@ describe.each(runtimesUnderTest('hostile'))('hostile input on every endpoint —
     site = await startFixtureSite();
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
-    env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, ANONYMOUS_RATE_LIMIT: '1000000', BROWSER_WARM: 'false' });
-    const client = (await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'enterprise', client_id: `fuzz-${runtime.mode}-client`, rate_limit_per_minute: 1_000_000 } })).body;
+    env = await startInProcessPlatform({
+      ...prepared.env,
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port}`,
+      ANONYMOUS_RATE_LIMIT: '1000000',
+      BROWSER_WARM: 'false',
+    });
+    const client = (
+      await http(env.url, '/v1/admin/clients', {
+        token: env.adminToken,
+        json: { plan: 'enterprise', client_id: `fuzz-${runtime.mode}-client`, rate_limit_per_minute: 1_000_000 },
+      })
+    ).body;
     clientToken = client.token;
     // Real resources, so hostile queries reach the code behind a found collection, run and job.
-    const collection = (await http(env.url, '/v1/async/collections', { token: clientToken, json: { name: 'fuzz', callback_url: null, requests: [{ url: `${site.url}/page` }, { url: `${site.url}/status/404` }] } })).body.id;
+    const collection = (
+      await http(env.url, '/v1/async/collections', {
+        token: clientToken,
+        json: { name: 'fuzz', callback_url: null, requests: [{ url: `${site.url}/page` }, { url: `${site.url}/status/404` }] },
+      })
+    ).body.id;
     const run = (await http(env.url, `/v1/async/collections/${collection}/run`, { token: clientToken, method: 'POST' })).body;
-    await eventually(async () => (await http(env.url, `/v1/async/collections/${collection}/runs/${run.run_id}`, { token: clientToken })).body.status === 'completed', { what: 'the fuzz run completed' });
+    await eventually(
+      async () =>
+        (await http(env.url, `/v1/async/collections/${collection}/runs/${run.run_id}`, { token: clientToken })).body.status === 'completed',
+      { what: 'the fuzz run completed' },
+    );
     // Not the fuzz client's own id: a generated rotate-token would lock the rest of the run out.
     knownIds.push(collection, run.run_id, ...run.job_ids, 'demo', 'nobody');
     ops = operationsOf((await http(env.url, '/v1/openapi.json')).body);
@@ -171,7 +267,10 @@ describe.each(runtimesUnderTest('hostile'))('hostile input on every endpoint —
     const prober = (async () => {
       while (probing) {
         const started = Date.now();
-        const status = await fetch(`${env.url}/v1/health/live`).then((r) => r.status, () => 0);
+        const status = await fetch(`${env.url}/v1/health/live`).then(
+          (r) => r.status,
+          () => 0,
+        );
         health.push({ status, ms: Date.now() - started });
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -182,14 +281,27 @@ describe.each(runtimesUnderTest('hostile'))('hostile input on every endpoint —
       await fc.assert(
         fc.asyncProperty(generatedRequests(ops, site.url, knownIds), async (req) => {
           const path = req.op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent((req.path[name] ?? 'x').toWellFormed()));
-          const query = req.query.map(([k, v]) => `${encodeURIComponent(k.toWellFormed())}=${encodeURIComponent(v.toWellFormed())}`).join('&');
+          const query = req.query
+            .map(([k, v]) => `${encodeURIComponent(k.toWellFormed())}=${encodeURIComponent(v.toWellFormed())}`)
+            .join('&');
           const headers: Record<string, string> = {};
           for (const [k, v] of Object.entries(req.headers)) headers[k] = sendableHeader(v);
           if (req.contentType) headers['content-type'] = req.contentType;
-          const token = req.auth === 'client' ? clientToken : req.auth === 'admin' ? env.adminToken : req.auth === 'bogus' ? 'sk_not_a_real_token' : undefined;
+          const token =
+            req.auth === 'client'
+              ? clientToken
+              : req.auth === 'admin'
+                ? env.adminToken
+                : req.auth === 'bogus'
+                  ? 'sk_not_a_real_token'
+                  : undefined;
           if (token) headers.authorization = `Bearer ${token}`;
           const started = Date.now();
-          const response = await fetch(`${env.url}${path}${query ? `?${query}` : ''}`, { method: req.op.method, headers, body: req.op.method === 'GET' || !req.body ? undefined : new Uint8Array(req.body) });
+          const response = await fetch(`${env.url}${path}${query ? `?${query}` : ''}`, {
+            method: req.op.method,
+            headers,
+            body: req.op.method === 'GET' || !req.body ? undefined : new Uint8Array(req.body),
+          });
           const text = await response.text();
           const ms = Date.now() - started;
           statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
@@ -198,7 +310,13 @@ describe.each(runtimesUnderTest('hostile'))('hostile input on every endpoint —
           // Whatever it answers, it answers as the document says: the status declared, the body the
           // contract's (JSON, `{detail, error_code}` with a declared code, a non-empty problem list,
           // or the job-result object), Retry-After on 429; an unknown route, the error body.
-          contract.assertConforms({ method: req.op.method, path: `${path}${query ? `?${query}` : ''}`, status: response.status, headers: response.headers, text });
+          contract.assertConforms({
+            method: req.op.method,
+            path: `${path}${query ? `?${query}` : ''}`,
+            status: response.status,
+            headers: response.headers,
+            text,
+          });
           if (response.status >= 300) {
             slowest = Math.max(slowest, ms);
             if (ms > ANSWER_BUDGET_MS) throw new Error(`over ${ANSWER_BUDGET_MS} ms: ${where}`);
@@ -209,7 +327,9 @@ describe.each(runtimesUnderTest('hostile'))('hostile input on every endpoint —
     } finally {
       probing = false;
       await prober;
-      process.stdout.write(`hostile-input fuzz (${runtime.name}): statuses ${JSON.stringify(Object.fromEntries(statuses))}, slowest error answer ${slowest} ms, health max ${Math.max(...health.map((h) => h.ms))} ms over ${health.length} probes\n`);
+      process.stdout.write(
+        `hostile-input fuzz (${runtime.name}): statuses ${JSON.stringify(Object.fromEntries(statuses))}, slowest error answer ${slowest} ms, health max ${Math.max(...health.map((h) => h.ms))} ms over ${health.length} probes\n`,
+      );
     }
     expect(health.length).toBeGreaterThan(0);
     expect(health.filter((h) => h.status !== 200)).toEqual([]);

@@ -42,7 +42,12 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
     it('reports the database, the transport and every context as ok', async () => {
       const res = await http(url, '/v1/health');
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ status: 'ok', version: '0.1.0', runtime: runtime.mode, checks: { database: { status: 'ok' }, transport: { status: 'ok', kind: runtime.transport } } });
+      expect(res.body).toMatchObject({
+        status: 'ok',
+        version: '0.1.0',
+        runtime: runtime.mode,
+        checks: { database: { status: 'ok' }, transport: { status: 'ok', kind: runtime.transport } },
+      });
       expect(Object.keys(res.body.services).sort()).toEqual([...MESSAGE_CONTEXTS].sort());
       for (const service of Object.values(res.body.services) as Array<{ status: string }>) expect(service.status).toBe('ok');
       expectUsageHeaders(res);
@@ -52,7 +57,12 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
       const res = await http(url, '/v1/plans');
       expect(res.status).toBe(200);
       expect(res.body.plans.map((p: { id: string }) => p.id)).toEqual([...PLAN_IDS]);
-      expect(res.body.plans.find((p: { id: string }) => p.id === 'growth')).toMatchObject({ price_usd_per_month: 69, credits_per_month: 50000, browser_requests_per_month: 10000, rate_limit_per_minute: 120 });
+      expect(res.body.plans.find((p: { id: string }) => p.id === 'growth')).toMatchObject({
+        price_usd_per_month: 69,
+        credits_per_month: 50000,
+        browser_requests_per_month: 10000,
+        rate_limit_per_minute: 120,
+      });
       expect(res.body.plans.find((p: { id: string }) => p.id === 'demo').features).not.toContain('country_proxies');
       expect(res.body.credit_system).toEqual({ simple_request: 1, browser_request: 5 });
     });
@@ -111,27 +121,48 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
       expect(rotated.body).toEqual({ client_id: created.client_id, token: expect.stringMatching(/^sk_/) });
       expect((await http(url, '/v1/nowhere', { token: created.token })).status).toBe(401);
       expect((await http(url, '/v1/nowhere', { token: rotated.body.token })).status).toBe(404);
-      expect((await http(url, '/v1/admin/clients/nobody/rotate-token', { method: 'POST', token: env.adminToken })).body.error_code).toBe('client_not_found');
+      expect((await http(url, '/v1/admin/clients/nobody/rotate-token', { method: 'POST', token: env.adminToken })).body.error_code).toBe(
+        'client_not_found',
+      );
     });
   });
 
   describe('bad input never produces a 500', () => {
     it('lists every validation problem at once with its location (422)', async () => {
-      const res = await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'gold', features: ['teleport'], client_id: 'has space', rate_limit_per_minute: -1, surprise: true } });
+      const res = await http(url, '/v1/admin/clients', {
+        token: env.adminToken,
+        json: { plan: 'gold', features: ['teleport'], client_id: 'has space', rate_limit_per_minute: -1, surprise: true },
+      });
       expect(res.status).toBe(422);
       const locs = res.body.detail.map((p: { loc: string[] }) => p.loc.join('.')).sort();
       expect(locs).toEqual(['body.client_id', 'body.features', 'body.plan', 'body.rate_limit_per_minute', 'body.surprise']);
-      for (const problem of res.body.detail) expect(problem).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
+      for (const problem of res.body.detail)
+        expect(problem).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
       expectUsageHeaders(res);
     });
 
     it.each([
       ['malformed JSON', { body: '{"plan":', headers: { 'content-type': 'application/json' } }, 400, 'invalid_json'],
       ['an empty JSON body', { body: '', headers: { 'content-type': 'application/json' } }, 400, 'invalid_json'],
-      ['a prototype-poisoning body', { body: '{"__proto__":{"admin":true},"plan":"free"}', headers: { 'content-type': 'application/json' } }, 400, 'invalid_json'],
+      [
+        'a prototype-poisoning body',
+        { body: '{"__proto__":{"admin":true},"plan":"free"}', headers: { 'content-type': 'application/json' } },
+        400,
+        'invalid_json',
+      ],
       ['a text body', { body: 'plan=free', headers: { 'content-type': 'text/plain' } }, 415, 'unsupported_media_type'],
-      ['a form body', { body: 'plan=free', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, 415, 'unsupported_media_type'],
-      ['a body over the size limit', { body: JSON.stringify({ plan: 'x'.repeat(6 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } }, 413, 'payload_too_large'],
+      [
+        'a form body',
+        { body: 'plan=free', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+        415,
+        'unsupported_media_type',
+      ],
+      [
+        'a body over the size limit',
+        { body: JSON.stringify({ plan: 'x'.repeat(6 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } },
+        413,
+        'payload_too_large',
+      ],
     ])('answers %s with the contract error body', async (_label, init, status, code) => {
       const res = await http(url, '/v1/admin/clients', { method: 'POST', token: env.adminToken, ...init });
       expect(res.status).toBe(status);
@@ -139,14 +170,26 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
       expectUsageHeaders(res);
     });
 
-    it.each([['an array', [1, 2]], ['a string', 'free'], ['null', null], ['a number', 7]])('answers a JSON body that is %s with 422', async (_label, value) => {
-      const res = await http(url, '/v1/admin/clients', { token: env.adminToken, body: JSON.stringify(value), headers: { 'content-type': 'application/json' } });
+    it.each([
+      ['an array', [1, 2]],
+      ['a string', 'free'],
+      ['null', null],
+      ['a number', 7],
+    ])('answers a JSON body that is %s with 422', async (_label, value) => {
+      const res = await http(url, '/v1/admin/clients', {
+        token: env.adminToken,
+        body: JSON.stringify(value),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status).toBe(422);
       expect(res.body.detail[0].loc).toEqual(['body']);
     });
 
     it('answers wrong types in every field with 422, not 500', async () => {
-      const res = await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 7, features: 'all', client_id: { a: 1 }, monthly_credits: '5' } });
+      const res = await http(url, '/v1/admin/clients', {
+        token: env.adminToken,
+        json: { plan: 7, features: 'all', client_id: { a: 1 }, monthly_credits: '5' },
+      });
       expect(res.status).toBe(422);
       expect(res.body.detail.length).toBeGreaterThanOrEqual(4);
     });
@@ -158,7 +201,18 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
       const results = [];
       for (let i = 0; i < 12; i += 1) results.push(await http(url, '/v1/plans', { token: client.token }));
       expect(results.map((r) => r.status)).toEqual([...Array(10).fill(200), 429, 429]);
-      expect(results.map((r) => r.headers.get('x-ratelimit-remaining')).slice(0, 10)).toEqual(['9', '8', '7', '6', '5', '4', '3', '2', '1', '0']);
+      expect(results.map((r) => r.headers.get('x-ratelimit-remaining')).slice(0, 10)).toEqual([
+        '9',
+        '8',
+        '7',
+        '6',
+        '5',
+        '4',
+        '3',
+        '2',
+        '1',
+        '0',
+      ]);
       const limited = results[10];
       expect(limited.body).toEqual({ detail: expect.stringContaining('10 requests per minute'), error_code: 'rate_limit_exceeded' });
       const retryAfter = Number(limited.headers.get('retry-after'));
@@ -175,7 +229,12 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
       const hold = await gate.hold(client, 5, 60);
       await gate.charge(client, hold, 5, `e2e-${created.client_id}`, 'browser', { domain: 'example.com' });
       const res = await http(url, '/v1/plans', { token: created.token });
-      expect([res.headers.get('x-quota-limit'), res.headers.get('x-quota-used'), res.headers.get('x-quota-remaining'), res.headers.get('x-credits-charged')]).toEqual(['50', '5', '45', '0']);
+      expect([
+        res.headers.get('x-quota-limit'),
+        res.headers.get('x-quota-used'),
+        res.headers.get('x-quota-remaining'),
+        res.headers.get('x-credits-charged'),
+      ]).toEqual(['50', '5', '45', '0']);
       await expect(gate.hold(client, 46, 60)).rejects.toBeInstanceOf(QuotaExceededError);
       const held = await gate.hold(client, 45, 60);
       expect((await http(url, '/v1/plans', { token: created.token })).headers.get('x-quota-remaining')).toBe('0');
@@ -187,9 +246,22 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
       const created = await createClient({ plan: 'free', monthly_credits: 100, rate_limit_per_minute: rateLimitForPolling(50) });
       expect((await http(url, '/v1/plans', { token: created.token })).headers.get('x-quota-used')).toBe('0');
       const bus = env.platform.gateway.get(MessageBus);
-      const hold = await bus.request(SUBJECTS.billing.creditsReserve, { client_id: created.client_id, monthly_credits: 100, credits: 5, ttl_seconds: 60 });
-      await bus.request(SUBJECTS.billing.creditsCommit, { reservation_id: hold.reservation_id!, credits: 5, charge_key: `elsewhere-${created.client_id}`, mode: 'browser' });
-      await eventually(async () => (await http(url, '/v1/plans', { token: created.token })).headers.get('x-quota-used') === '5', { timeoutMs: 15_000, what: 'x-quota-used 5' });
+      const hold = await bus.request(SUBJECTS.billing.creditsReserve, {
+        client_id: created.client_id,
+        monthly_credits: 100,
+        credits: 5,
+        ttl_seconds: 60,
+      });
+      await bus.request(SUBJECTS.billing.creditsCommit, {
+        reservation_id: hold.reservation_id!,
+        credits: 5,
+        charge_key: `elsewhere-${created.client_id}`,
+        mode: 'browser',
+      });
+      await eventually(async () => (await http(url, '/v1/plans', { token: created.token })).headers.get('x-quota-used') === '5', {
+        timeoutMs: 15_000,
+        what: 'x-quota-used 5',
+      });
     });
 
     it('reports an unlimited quota as X-Quota-Limit 0', async () => {
@@ -203,7 +275,9 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
       const res = await http(url, '/v1/openapi.json');
       expect(res.status).toBe(200);
       expect(res.body.info.version).toBe('0.1.0');
-      const documented = Object.entries(res.body.paths as Record<string, object>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+      const documented = Object.entries(res.body.paths as Record<string, object>).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+      );
       const registered = env.platform.routes.map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
       expect(documented.sort()).toEqual(registered.sort());
       expect(documented).toContain('GET /v1/openapi.json');
@@ -219,6 +293,8 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
   it('echoes a client-supplied X-Request-Id and makes one up otherwise', async () => {
     expect((await http(url, '/v1/plans', { headers: { 'x-request-id': 'trace-123' } })).headers.get('x-request-id')).toBe('trace-123');
     expect((await http(url, '/v1/plans')).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await http(url, '/v1/plans', { headers: { 'x-request-id': 'bad id with spaces' } })).headers.get('x-request-id')).not.toContain(' ');
+    expect((await http(url, '/v1/plans', { headers: { 'x-request-id': 'bad id with spaces' } })).headers.get('x-request-id')).not.toContain(
+      ' ',
+    );
   });
 });

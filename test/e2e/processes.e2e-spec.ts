@@ -48,13 +48,23 @@ describe('the embedded platform process (npm start)', () => {
   it('finishes a viability run that was mid-analysis when the process was killed (-9): the URL is analysed again, charged once', async () => {
     const site = await startViabilityFixtureSite();
     const port = await freePort();
-    const env = { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, ADMIN_TOKEN: 'adm_viability_restart_token', BROWSER_WARM: 'false' };
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port}`,
+      ADMIN_TOKEN: 'adm_viability_restart_token',
+      BROWSER_WARM: 'false',
+    };
     const base = `http://127.0.0.1:${port}`;
     try {
       const first = startProcess('platform', 'dist/apps/platform/src/main.js', env);
       await waitFor('the banner', async () => first.output().includes('listening on'), [first]);
       const token = (await http(base, '/v1/admin/clients', { token: env.ADMIN_TOKEN, json: { plan: 'pro' } })).body.token;
-      const created = await http(base, '/v1/async/viability-test', { token, json: { urls: [`${site.url}/article`, `${site.url}/slow?ms=60000&times=2`], depth: 'quick' } });
+      const created = await http(base, '/v1/async/viability-test', {
+        token,
+        json: { urls: [`${site.url}/article`, `${site.url}/slow?ms=60000&times=2`], depth: 'quick' },
+      });
       // The slow page holds its analysis open; the process dies in the middle of it.
       await waitFor('the slow page to be fetched', async () => (site.hits.get('/slow') ?? 0) >= 2, [first]);
       first.child.kill('SIGKILL');
@@ -80,14 +90,30 @@ describe('the embedded platform process (npm start)', () => {
 
   it('stops the whole platform when npm start itself gets SIGTERM (no orphaned node process)', async () => {
     const port = await freePort();
-    const npm = spawn('npm', ['start'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const npm = spawn('npm', ['start'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     npm.stdout!.on('data', (c: Buffer) => (output += c.toString()));
     const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
     await waitFor('npm start to serve', () => httpOk(`http://127.0.0.1:${port}/v1/health/live`));
     npm.kill('SIGTERM');
     await exited;
-    await waitFor('the port to be released', async () => !(await httpOk(`http://127.0.0.1:${port}/v1/health/live`).catch(() => false)), [], 10_000);
+    await waitFor(
+      'the port to be released',
+      async () => !(await httpOk(`http://127.0.0.1:${port}/v1/health/live`).catch(() => false)),
+      [],
+      10_000,
+    );
     expect(output).toContain('received SIGTERM, shutting down');
   });
 
@@ -116,117 +142,164 @@ describe('the embedded platform process (npm start)', () => {
   });
 });
 
-(distributedInfrastructureAvailable() ? describe : describe.skip)('the distributed runtime: every context its own process, two gateways', () => {
-  let database: TestDatabase;
-  const processes: ServiceProcess[] = [];
-  const contexts = new Map<string, ServiceProcess>();
-  const healthPorts = new Map<string, number>();
-  let gatewayUrls: string[] = [];
-  const adminToken = `adm_distributed_${Date.now()}_test`;
-  let env: Record<string, string>;
+(distributedInfrastructureAvailable() ? describe : describe.skip)(
+  'the distributed runtime: every context its own process, two gateways',
+  () => {
+    let database: TestDatabase;
+    const processes: ServiceProcess[] = [];
+    const contexts = new Map<string, ServiceProcess>();
+    const healthPorts = new Map<string, number>();
+    let gatewayUrls: string[] = [];
+    const adminToken = `adm_distributed_${Date.now()}_test`;
+    let env: Record<string, string>;
 
-  function startContext(name: string): ServiceProcess {
-    const proc = startService(name, { ...env, HEALTH_PORT: String(healthPorts.get(name)) });
-    processes.push(proc);
-    contexts.set(name, proc);
-    return proc;
-  }
+    function startContext(name: string): ServiceProcess {
+      const proc = startService(name, { ...env, HEALTH_PORT: String(healthPorts.get(name)) });
+      processes.push(proc);
+      contexts.set(name, proc);
+      return proc;
+    }
 
-  let site: BrowserFixtureSite;
+    let site: BrowserFixtureSite;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('distributed');
-    site = await startBrowserFixtureSite();
-    env = { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url, WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS, ADMIN_TOKEN: adminToken, DEMO_TOKEN: `demo_distributed_${Date.now()}_test`, TARGET_ALLOWLIST: `127.0.0.1:${site.port}` };
-    for (const name of MESSAGE_CONTEXTS) healthPorts.set(name, await freePort());
-    for (const name of MESSAGE_CONTEXTS) startContext(name);
-    await Promise.all(MESSAGE_CONTEXTS.map((name) => waitFor(`${name} ready`, () => httpOk(`http://127.0.0.1:${healthPorts.get(name)}/ready`), processes)));
-    const ports = [await freePort(), await freePort()];
-    for (const port of ports) processes.push(startService('gateway', { ...env, PORT: String(port), HOST: '127.0.0.1' }));
-    gatewayUrls = ports.map((p) => `http://127.0.0.1:${p}`);
-    await Promise.all(gatewayUrls.map((u) => waitFor(`gateway ${u}`, () => httpOk(`${u}/v1/health/live`), processes)));
-  }, 180_000);
+    beforeAll(async () => {
+      database = await createTestDatabase('distributed');
+      site = await startBrowserFixtureSite();
+      env = {
+        NATS_URL: TEST_NATS_URL,
+        DATABASE_URL: database.url,
+        WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS,
+        ADMIN_TOKEN: adminToken,
+        DEMO_TOKEN: `demo_distributed_${Date.now()}_test`,
+        TARGET_ALLOWLIST: `127.0.0.1:${site.port}`,
+      };
+      for (const name of MESSAGE_CONTEXTS) healthPorts.set(name, await freePort());
+      for (const name of MESSAGE_CONTEXTS) startContext(name);
+      await Promise.all(
+        MESSAGE_CONTEXTS.map((name) =>
+          waitFor(`${name} ready`, () => httpOk(`http://127.0.0.1:${healthPorts.get(name)}/ready`), processes),
+        ),
+      );
+      const ports = [await freePort(), await freePort()];
+      for (const port of ports) processes.push(startService('gateway', { ...env, PORT: String(port), HOST: '127.0.0.1' }));
+      gatewayUrls = ports.map((p) => `http://127.0.0.1:${p}`);
+      await Promise.all(gatewayUrls.map((u) => waitFor(`gateway ${u}`, () => httpOk(`${u}/v1/health/live`), processes)));
+    }, 180_000);
 
-  afterAll(async () => {
-    await Promise.all(processes.map((p) => p.stop('SIGKILL')));
-    await database?.drop();
-    await site?.close();
-  });
+    afterAll(async () => {
+      await Promise.all(processes.map((p) => p.stop('SIGKILL')));
+      await database?.drop();
+      await site?.close();
+    });
 
-  it('renders browser pages in the separate scrape-engine process and carries a multi-MB screenshot back over NATS', async () => {
-    const created = await http(gatewayUrls[0], '/v1/admin/clients', { token: adminToken, json: { plan: 'pro' } });
-    const res = await http(gatewayUrls[1], '/v1/sync/scrape', { token: created.body.token, json: { url: `${site.url}/noise`, browser: true, browser_type: 'light', screenshot: true, extract: { title: 'h1' } } });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ statusCode: 200, extracted_data: { title: 'Noise' } });
-    const png = Buffer.from(res.body.screenshot, 'base64');
-    expect(png.length).toBeGreaterThan(2 * 1024 * 1024);
-    expect(png.subarray(1, 4).toString()).toBe('PNG');
-    expect(res.headers.get('x-credits-charged')).toBe('5');
-  });
-
-  it('reports every context healthy over NATS through either gateway', async () => {
-    for (const url of gatewayUrls) {
-      const res = await http(url, '/v1/health');
+    it('renders browser pages in the separate scrape-engine process and carries a multi-MB screenshot back over NATS', async () => {
+      const created = await http(gatewayUrls[0], '/v1/admin/clients', { token: adminToken, json: { plan: 'pro' } });
+      const res = await http(gatewayUrls[1], '/v1/sync/scrape', {
+        token: created.body.token,
+        json: { url: `${site.url}/noise`, browser: true, browser_type: 'light', screenshot: true, extract: { title: 'h1' } },
+      });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ status: 'ok', runtime: 'distributed', checks: { transport: { status: 'ok', kind: 'nats' }, database: { status: 'ok' } } });
-      expect(Object.keys(res.body.services).sort()).toEqual([...MESSAGE_CONTEXTS].sort());
-    }
-  });
+      expect(res.body).toMatchObject({ statusCode: 200, extracted_data: { title: 'Noise' } });
+      const png = Buffer.from(res.body.screenshot, 'base64');
+      expect(png.length).toBeGreaterThan(2 * 1024 * 1024);
+      expect(png.subarray(1, 4).toString()).toBe('PNG');
+      expect(res.headers.get('x-credits-charged')).toBe('5');
+    });
 
-  it('enforces one rate limit across replicas: 50 concurrent requests at 10/minute through 2 gateways → exactly 10 succeed', async () => {
-    const created = await http(gatewayUrls[0], '/v1/admin/clients', { token: adminToken, json: { plan: 'free', rate_limit_per_minute: 10 } });
-    expect(created.status).toBe(201);
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => http(gatewayUrls[i % 2], '/v1/plans', { token: created.body.token })));
-    const statuses = results.map((r) => r.status);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(40);
-    for (const r of results) expectUsageHeaders(r);
-    for (const r of results.filter((x) => x.status === 429)) expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-  });
+    it('reports every context healthy over NATS through either gateway', async () => {
+      for (const url of gatewayUrls) {
+        const res = await http(url, '/v1/health');
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({
+          status: 'ok',
+          runtime: 'distributed',
+          checks: { transport: { status: 'ok', kind: 'nats' }, database: { status: 'ok' } },
+        });
+        expect(Object.keys(res.body.services).sort()).toEqual([...MESSAGE_CONTEXTS].sort());
+      }
+    });
 
-  it('sees a token rotated through one gateway as revoked at the other at once', async () => {
-    const created = await http(gatewayUrls[0], '/v1/admin/clients', { token: adminToken, json: { plan: 'pro' } });
-    const rotated = await http(gatewayUrls[0], `/v1/admin/clients/${created.body.client_id}/rotate-token`, { method: 'POST', token: adminToken });
-    expect((await http(gatewayUrls[1], '/v1/nowhere', { token: created.body.token })).status).toBe(401);
-    expect((await http(gatewayUrls[1], '/v1/nowhere', { token: rotated.body.token })).status).toBe(404);
-  });
+    it('enforces one rate limit across replicas: 50 concurrent requests at 10/minute through 2 gateways → exactly 10 succeed', async () => {
+      const created = await http(gatewayUrls[0], '/v1/admin/clients', {
+        token: adminToken,
+        json: { plan: 'free', rate_limit_per_minute: 10 },
+      });
+      expect(created.status).toBe(201);
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => http(gatewayUrls[i % 2], '/v1/plans', { token: created.body.token })),
+      );
+      const statuses = results.map((r) => r.status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(40);
+      for (const r of results) expectUsageHeaders(r);
+      for (const r of results.filter((x) => x.status === 429)) expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    });
 
-  it('updates every gateway replica\'s quota headers from billing-meter events when credits are charged elsewhere', async () => {
-    const created = await http(gatewayUrls[0], '/v1/admin/clients', { token: adminToken, json: { plan: 'starter' } });
-    for (const url of gatewayUrls) expect((await http(url, '/v1/plans', { token: created.body.token })).headers.get('x-quota-used')).toBe('0');
-    const bus = new MessageBus(createTransportClient('test', { natsUrl: TEST_NATS_URL }), 5000);
-    await bus.connect();
-    try {
-      const hold = await bus.request(SUBJECTS.billing.creditsReserve, { client_id: created.body.client_id, monthly_credits: 10000, credits: 5, ttl_seconds: 60 });
-      await bus.request(SUBJECTS.billing.creditsCommit, { reservation_id: hold.reservation_id!, credits: 5, charge_key: `proc-${created.body.client_id}`, mode: 'browser' });
-    } finally {
-      await bus.close();
-    }
-    for (const url of gatewayUrls) {
-      await waitFor(`quota headers on ${url}`, async () => (await http(url, '/v1/plans', { token: created.body.token })).headers.get('x-quota-used') === '5', [], 15_000);
-    }
-  });
+    it('sees a token rotated through one gateway as revoked at the other at once', async () => {
+      const created = await http(gatewayUrls[0], '/v1/admin/clients', { token: adminToken, json: { plan: 'pro' } });
+      const rotated = await http(gatewayUrls[0], `/v1/admin/clients/${created.body.client_id}/rotate-token`, {
+        method: 'POST',
+        token: adminToken,
+      });
+      expect((await http(gatewayUrls[1], '/v1/nowhere', { token: created.body.token })).status).toBe(401);
+      expect((await http(gatewayUrls[1], '/v1/nowhere', { token: rotated.body.token })).status).toBe(404);
+    });
 
-  it('reports a killed context as down (503), keeps serving, and recovers when it comes back', async () => {
-    const billing = contexts.get('billing-meter')!;
-    await billing.stop('SIGKILL');
-    const degraded = await http(gatewayUrls[1], '/v1/health');
-    expect(degraded.status).toBe(503);
-    expect(degraded.body.status).toBe('degraded');
-    expect(degraded.body.services['billing-meter'].status).toBe('down');
-    expect(degraded.body.services['scrape-engine'].status).toBe('ok');
-    expect((await http(gatewayUrls[1], '/v1/plans', { token: adminToken })).status).toBe(200);
+    it("updates every gateway replica's quota headers from billing-meter events when credits are charged elsewhere", async () => {
+      const created = await http(gatewayUrls[0], '/v1/admin/clients', { token: adminToken, json: { plan: 'starter' } });
+      for (const url of gatewayUrls)
+        expect((await http(url, '/v1/plans', { token: created.body.token })).headers.get('x-quota-used')).toBe('0');
+      const bus = new MessageBus(createTransportClient('test', { natsUrl: TEST_NATS_URL }), 5000);
+      await bus.connect();
+      try {
+        const hold = await bus.request(SUBJECTS.billing.creditsReserve, {
+          client_id: created.body.client_id,
+          monthly_credits: 10000,
+          credits: 5,
+          ttl_seconds: 60,
+        });
+        await bus.request(SUBJECTS.billing.creditsCommit, {
+          reservation_id: hold.reservation_id!,
+          credits: 5,
+          charge_key: `proc-${created.body.client_id}`,
+          mode: 'browser',
+        });
+      } finally {
+        await bus.close();
+      }
+      for (const url of gatewayUrls) {
+        await waitFor(
+          `quota headers on ${url}`,
+          async () => (await http(url, '/v1/plans', { token: created.body.token })).headers.get('x-quota-used') === '5',
+          [],
+          15_000,
+        );
+      }
+    });
 
-    startContext('billing-meter');
-    await waitFor('billing-meter back', () => httpOk(`http://127.0.0.1:${healthPorts.get('billing-meter')}/ready`), processes);
-    await waitFor('health ok again', async () => (await http(gatewayUrls[1], '/v1/health')).status === 200);
-  });
+    it('reports a killed context as down (503), keeps serving, and recovers when it comes back', async () => {
+      const billing = contexts.get('billing-meter')!;
+      await billing.stop('SIGKILL');
+      const degraded = await http(gatewayUrls[1], '/v1/health');
+      expect(degraded.status).toBe(503);
+      expect(degraded.body.status).toBe('degraded');
+      expect(degraded.body.services['billing-meter'].status).toBe('down');
+      expect(degraded.body.services['scrape-engine'].status).toBe('ok');
+      expect((await http(gatewayUrls[1], '/v1/plans', { token: adminToken })).status).toBe(200);
 
-  it('stops every process cleanly on SIGTERM, scrape-engine\'s browsers included', async () => {
-    const browsers = chromiumProcessesBelow(contexts.get('scrape-engine')!.child.pid!);
-    expect(browsers.filter((b) => b.main).length).toBe(2);
-    const codes = await Promise.all(processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null).map((p) => p.stop('SIGTERM')));
-    expect(codes.every((c) => c === 0)).toBe(true);
-    await waitFor('every Chromium process to exit', async () => browsers.every((b) => !isAlive(b.pid)), [], 10_000);
-  });
-});
+      startContext('billing-meter');
+      await waitFor('billing-meter back', () => httpOk(`http://127.0.0.1:${healthPorts.get('billing-meter')}/ready`), processes);
+      await waitFor('health ok again', async () => (await http(gatewayUrls[1], '/v1/health')).status === 200);
+    });
+
+    it("stops every process cleanly on SIGTERM, scrape-engine's browsers included", async () => {
+      const browsers = chromiumProcessesBelow(contexts.get('scrape-engine')!.child.pid!);
+      expect(browsers.filter((b) => b.main).length).toBe(2);
+      const codes = await Promise.all(
+        processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null).map((p) => p.stop('SIGTERM')),
+      );
+      expect(codes.every((c) => c === 0)).toBe(true);
+      await waitFor('every Chromium process to exit', async () => browsers.every((b) => !isAlive(b.pid)), [], 10_000);
+    });
+  },
+);

@@ -20,7 +20,11 @@ async function startReceiver() {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    port: (server.address() as AddressInfo).port,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /**
@@ -41,8 +45,18 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
     receiver = await startReceiver();
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
-    env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${receiver.port}`, WEBHOOK_POLL_INTERVAL_MS: '50', BROWSER_WARM: 'false' });
-    token = (await call(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro', rate_limit_per_minute: rateLimitForPolling(100) } })).body.token;
+    env = await startInProcessPlatform({
+      ...prepared.env,
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${receiver.port}`,
+      WEBHOOK_POLL_INTERVAL_MS: '50',
+      BROWSER_WARM: 'false',
+    });
+    token = (
+      await call(env.url, '/v1/admin/clients', {
+        token: env.adminToken,
+        json: { plan: 'pro', rate_limit_per_minute: rateLimitForPolling(100) },
+      })
+    ).body.token;
     sdk = createScrapingClient({ baseUrl: env.url, token, fetch: contractCheckedFetch(env.url) });
   });
   afterAll(async () => {
@@ -73,7 +87,9 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
     const denied = await anonymous.scrape({ url: `${site.url}/page` }).catch((e: unknown) => e);
     expect([(denied as ScrapingApiError).status, (denied as ScrapingApiError).errorCode]).toEqual([401, 'invalid_token']);
 
-    const missing = await sdk.getRun('00000000-0000-4000-8000-000000000000', '00000000-0000-4000-8000-000000000001').catch((e: unknown) => e);
+    const missing = await sdk
+      .getRun('00000000-0000-4000-8000-000000000000', '00000000-0000-4000-8000-000000000001')
+      .catch((e: unknown) => e);
     expect([(missing as ScrapingApiError).status, (missing as ScrapingApiError).errorCode]).toEqual([404, 'run_not_found']);
   });
 
@@ -125,7 +141,11 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
   it('verifies a real webhook delivery and refuses a tampered or replayed one', async () => {
     const { secret } = (await sdk.api.GET('/v1/webhooks/secret')).data!;
     const before = receiver.received.length;
-    const created = await sdk.createCollection({ name: 'hooked', requests: [{ url: `${site.url}/page` }], callback_url: `http://127.0.0.1:${receiver.port}/hook` });
+    const created = await sdk.createCollection({
+      name: 'hooked',
+      requests: [{ url: `${site.url}/page` }],
+      callback_url: `http://127.0.0.1:${receiver.port}/hook`,
+    });
     const run = await sdk.startRun(created.collection.id!);
     await sdk.waitForRun(created.collection.id!, run.run_id, { pollIntervalMs: 100 });
     const deadline = Date.now() + 20_000;
@@ -135,7 +155,10 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
       delivery = receiver.received.slice(before).find((r) => r.raw.includes(run.run_id));
     }
     expect(delivery).toBeDefined();
-    const headers = { timestamp: String(delivery!.headers['x-service-timestamp']), signature: String(delivery!.headers['x-service-signature']) };
+    const headers = {
+      timestamp: String(delivery!.headers['x-service-timestamp']),
+      signature: String(delivery!.headers['x-service-signature']),
+    };
     expect(verifyWebhook({ secret, headers, rawBody: delivery!.raw })).toMatchObject({ event: 'run.completed', run_id: run.run_id });
 
     const reason = (f: () => unknown) => {
@@ -146,10 +169,16 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
       }
       return 'accepted';
     };
-    expect(reason(() => verifyWebhook({ secret, headers, rawBody: Buffer.concat([delivery!.raw, Buffer.from(' ')]) }))).toBe('signature_mismatch');
+    expect(reason(() => verifyWebhook({ secret, headers, rawBody: Buffer.concat([delivery!.raw, Buffer.from(' ')]) }))).toBe(
+      'signature_mismatch',
+    );
     expect(reason(() => verifyWebhook({ secret: `${secret}x`, headers, rawBody: delivery!.raw }))).toBe('signature_mismatch');
     expect(reason(() => verifyWebhook({ secret, headers, rawBody: delivery!.raw, now: Date.now() + 10 * 60_000 }))).toBe('stale_timestamp');
-    expect(reason(() => verifyWebhook({ secret, headers: { ...headers, signature: 'md5=abc' }, rawBody: delivery!.raw }))).toBe('malformed_signature');
-    expect(reason(() => verifyWebhook({ secret, headers: { timestamp: null, signature: headers.signature }, rawBody: delivery!.raw }))).toBe('missing_headers');
+    expect(reason(() => verifyWebhook({ secret, headers: { ...headers, signature: 'md5=abc' }, rawBody: delivery!.raw }))).toBe(
+      'malformed_signature',
+    );
+    expect(
+      reason(() => verifyWebhook({ secret, headers: { timestamp: null, signature: headers.signature }, rawBody: delivery!.raw })),
+    ).toBe('missing_headers');
   });
 });

@@ -12,7 +12,12 @@ describe('security at the HTTP edge (embedded platform)', () => {
 
   beforeAll(async () => {
     closed = await startInProcessPlatform({ BROWSER_WARM: 'false' });
-    open = await startInProcessPlatform({ BROWSER_WARM: 'false', CORS_ORIGINS: 'https://app.example.com', ADMIN_RATE_LIMIT: '5', ANONYMOUS_RATE_LIMIT: '4' });
+    open = await startInProcessPlatform({
+      BROWSER_WARM: 'false',
+      CORS_ORIGINS: 'https://app.example.com',
+      ADMIN_RATE_LIMIT: '5',
+      ANONYMOUS_RATE_LIMIT: '4',
+    });
   });
   afterAll(async () => {
     await closed?.stop();
@@ -29,7 +34,9 @@ describe('security at the HTTP edge (embedded platform)', () => {
     ];
     expect(responses.map((r) => r.status)).toEqual([200, 401, 404, 422, 400]);
     for (const res of responses) {
-      expect(res.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none';base-uri 'none';form-action 'none'");
+      expect(res.headers.get('content-security-policy')).toBe(
+        "default-src 'none';frame-ancestors 'none';base-uri 'none';form-action 'none'",
+      );
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('x-frame-options')).toBe('DENY');
       expect(res.headers.get('strict-transport-security')).toMatch(/max-age=31536000/);
@@ -40,7 +47,10 @@ describe('security at the HTTP edge (embedded platform)', () => {
 
   it('keeps CORS closed by default and opens it only to the configured origins', async () => {
     const preflight = (url: string, origin: string) =>
-      fetch(`${url}/v1/sync/scrape`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } });
+      fetch(`${url}/v1/sync/scrape`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      });
     const closedPreflight = await preflight(closed.url, 'https://app.example.com');
     expect(closedPreflight.headers.get('access-control-allow-origin')).toBeNull();
 
@@ -57,9 +67,10 @@ describe('security at the HTTP edge (embedded platform)', () => {
     expect(call.headers.get('access-control-expose-headers')).toContain('x-ratelimit-remaining');
   });
 
-  it('gives administrator routes their own budget, leaving the admin client\'s other calls alone', async () => {
+  it("gives administrator routes their own budget, leaving the admin client's other calls alone", async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 7; i += 1) statuses.push((await http(open.url, '/v1/admin/clients', { token: open.adminToken, json: { plan: 'free' } })).status);
+    for (let i = 0; i < 7; i += 1)
+      statuses.push((await http(open.url, '/v1/admin/clients', { token: open.adminToken, json: { plan: 'free' } })).status);
     expect(statuses).toEqual([201, 201, 201, 201, 201, 429, 429]);
     const limited = await http(open.url, '/v1/admin/proxy/requests', { token: open.adminToken });
     expect(limited.status).toBe(429);
@@ -70,7 +81,8 @@ describe('security at the HTTP edge (embedded platform)', () => {
 
   it('throttles token guessing per IP: calls without a valid token share the anonymous budget', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i += 1) statuses.push((await http(open.url, '/v1/sync/billing', { token: `sk_guess_${i}_${'x'.repeat(20)}` })).status);
+    for (let i = 0; i < 6; i += 1)
+      statuses.push((await http(open.url, '/v1/sync/billing', { token: `sk_guess_${i}_${'x'.repeat(20)}` })).status);
     // Budget 4 a minute per IP (earlier tests in this file spent some of it): 401s, then only 429s.
     const firstLimited = statuses.indexOf(429);
     expect(firstLimited).toBeGreaterThan(0);
@@ -86,6 +98,8 @@ describe('security at the HTTP edge (embedded platform)', () => {
       const res = await http(closed.url, '/v1/plans', { headers: { 'x-request-id': hostile } });
       expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     }
-    expect((await http(closed.url, '/v1/plans', { headers: { 'x-request-id': 'trace.42:a-b_c' } })).headers.get('x-request-id')).toBe('trace.42:a-b_c');
+    expect((await http(closed.url, '/v1/plans', { headers: { 'x-request-id': 'trace.42:a-b_c' } })).headers.get('x-request-id')).toBe(
+      'trace.42:a-b_c',
+    );
   });
 });

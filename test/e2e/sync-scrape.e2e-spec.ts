@@ -40,7 +40,16 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
     const before = await quotaUsed();
     const res = await scrape({ url: `${site.url}/page` });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ statusCode: 200, message: 'OK', markdown: null, screenshot: null, potentiallyBlockedByCaptcha: false, content_type: 'text/html; charset=utf-8', body_base64: null, body_url: null });
+    expect(res.body).toMatchObject({
+      statusCode: 200,
+      message: 'OK',
+      markdown: null,
+      screenshot: null,
+      potentiallyBlockedByCaptcha: false,
+      content_type: 'text/html; charset=utf-8',
+      body_base64: null,
+      body_url: null,
+    });
     expect(res.body.html).toContain('<h1>Fixture article</h1>');
     expect(res.body.guidance).toMatchObject({ success: true, error_type: null, credits_charged: 1, credits_refunded: false });
     expect(Object.keys(res.body.timings).sort()).toEqual(['extraction_ms', 'navigation_ms', 'proxy_ms', 'queue_wait_ms', 'total_ms']);
@@ -50,7 +59,11 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
   });
 
   it('converts to markdown with absolute links and extracts with CSS and XPath', async () => {
-    const res = await scrape({ url: `${site.url}/page`, format: 'markdown', extract: { title: 'h1', next: { selector: '//a/@href' }, paragraphs: { selector: 'css:p', multiple: true } } });
+    const res = await scrape({
+      url: `${site.url}/page`,
+      format: 'markdown',
+      extract: { title: 'h1', next: { selector: '//a/@href' }, paragraphs: { selector: 'css:p', multiple: true } },
+    });
     expect(res.body.html).toBeNull();
     expect(res.body.markdown).toMatch(/^# Fixture article/);
     expect(res.body.markdown).toContain(`[Next](${site.url}/next)`);
@@ -93,7 +106,11 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
   });
 
   it('refuses markdown options of the wrong type with the field named (422)', async () => {
-    for (const [field, value] of [['only_main_content', 'yes'], ['include_images', 1], ['include_metadata', 'true']] as const) {
+    for (const [field, value] of [
+      ['only_main_content', 'yes'],
+      ['include_images', 1],
+      ['include_metadata', 'true'],
+    ] as const) {
       const res = await scrape({ url: `${site.url}/news`, format: 'markdown', [field]: value });
       expect(res.status).toBe(422);
       expect(JSON.stringify(res.body)).toContain(field);
@@ -101,13 +118,18 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
   });
 
   it('a collection job honours only_main_content like a sync scrape', async () => {
-    const created = await http(url, '/v1/async/collections', { token, json: { name: 'main-content', requests: [{ url: `${site.url}/news`, format: 'markdown', only_main_content: true }] } });
+    const created = await http(url, '/v1/async/collections', {
+      token,
+      json: { name: 'main-content', requests: [{ url: `${site.url}/news`, format: 'markdown', only_main_content: true }] },
+    });
     expect(created.status).toBe(201);
     const run = await http(url, `/v1/async/collections/${created.body.id}/run`, { token, method: 'POST' });
     let result: HttpResult | null = null;
     // Polled gently: this client's plan allows 60 requests a minute.
     for (let tries = 0; tries < 60; tries += 1) {
-      result = await http(url, `/v1/async/collections/${created.body.id}/runs/${run.body.run_id}/jobs/${run.body.job_ids[0]}/result`, { token });
+      result = await http(url, `/v1/async/collections/${created.body.id}/runs/${run.body.run_id}/jobs/${run.body.job_ids[0]}/result`, {
+        token,
+      });
       if (result.status === 200) break;
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -123,11 +145,16 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
   });
 
   it('sends POST payloads, headers and cookies', async () => {
-    const res = await scrape({ url: `${site.url}/echo`, http_method: { method: 'post', payload: { q: 'tea' }, content_type: 'form' }, headers: { 'X-Trace': 't1' }, cookies: { a: 'b' } });
+    const res = await scrape({
+      url: `${site.url}/echo`,
+      http_method: { method: 'post', payload: { q: 'tea' }, content_type: 'form' },
+      headers: { 'X-Trace': 't1' },
+      cookies: { a: 'b' },
+    });
     expect(JSON.parse(res.body.html)).toMatchObject({ method: 'POST', body: 'q=tea', headers: { 'x-trace': 't1', cookie: 'a=b' } });
   });
 
-  it('carries a body over NATS\'s 1 MB message limit (3 MB)', async () => {
+  it("carries a body over NATS's 1 MB message limit (3 MB)", async () => {
     const res = await scrape({ url: `${site.url}/big?bytes=3000000` });
     expect(res.status).toBe(200);
     expect(res.body.html).toHaveLength(3_000_000);
@@ -137,7 +164,12 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
     const res = await scrape({ url: `${site.url}/status/404` });
     expect(res.status).toBe(200);
     expect(res.body.statusCode).toBe(404);
-    expect(res.body.guidance).toMatchObject({ success: false, error_type: 'http_4xx', credits_charged: 1, stop_reason: expect.stringContaining('does not exist') });
+    expect(res.body.guidance).toMatchObject({
+      success: false,
+      error_type: 'http_4xx',
+      credits_charged: 1,
+      stop_reason: expect.stringContaining('does not exist'),
+    });
     expect(res.headers.get('x-credits-charged')).toBe('1');
   });
 
@@ -181,7 +213,13 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
   it('flags a CAPTCHA wall, names the provider and suggests the next request', async () => {
     const res = await scrape({ url: `${site.url}/captcha` });
     expect(res.body.potentiallyBlockedByCaptcha).toBe(true);
-    expect(res.body.guidance).toMatchObject({ success: false, error_type: 'captcha', error_provider: 'recaptcha', credits_charged: 1, suggested_request: { browser: true, retry_on_block: true } });
+    expect(res.body.guidance).toMatchObject({
+      success: false,
+      error_type: 'captcha',
+      error_provider: 'recaptcha',
+      credits_charged: 1,
+      suggested_request: { browser: true, retry_on_block: true },
+    });
   });
 
   it('retries a block with retry_on_block and charges only the successful attempt', async () => {
@@ -220,7 +258,10 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
   it('vets every redirect hop: a redirect to cloud metadata is refused, not fetched, and not charged', async () => {
     const res = await scrape({ url: `${site.url}/redirect-to?url=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}` });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ statusCode: 0, guidance: { error_type: 'target_blocked', credits_charged: 0, stop_reason: expect.any(String) } });
+    expect(res.body).toMatchObject({
+      statusCode: 0,
+      guidance: { error_type: 'target_blocked', credits_charged: 0, stop_reason: expect.any(String) },
+    });
     expect(res.headers.get('x-credits-charged')).toBe('0');
   });
 
@@ -273,7 +314,12 @@ describe.each(runtimesUnderTest('proxied'))('simple scrapes through PROXY_POOL �
   it('rotates over the pool and retries a dead proxy on the next one', async () => {
     const results = [];
     for (let i = 0; i < 6; i += 1) {
-      results.push(await http(env.url, '/v1/sync/scrape', { token, json: { url: `${site.url}/page`, use_proxy: { proxy: 'any', max_retries: 2, delay_seconds: 0 } } }));
+      results.push(
+        await http(env.url, '/v1/sync/scrape', {
+          token,
+          json: { url: `${site.url}/page`, use_proxy: { proxy: 'any', max_retries: 2, delay_seconds: 0 } },
+        }),
+      );
     }
     expect(results.map((r) => r.body.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(results.every((r) => r.headers.get('x-credits-charged') === '1')).toBe(true);

@@ -52,10 +52,11 @@ async function startReceiver(delayMs = 0) {
     url: `http://127.0.0.1:${port}`,
     received,
     script: (name: string, statuses: number[]) => scripts.set(name, [...statuses]),
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -95,7 +96,12 @@ describe.each(runtimesUnderTest('webhooks'))('run-completion webhooks — $name'
   });
   // Each test has its own client: no test can spend another's rate limit or see its secret.
   beforeEach(async () => {
-    token = (await call(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro', rate_limit_per_minute: rateLimitForPolling(50) } })).body.token;
+    token = (
+      await call(env.url, '/v1/admin/clients', {
+        token: env.adminToken,
+        json: { plan: 'pro', rate_limit_per_minute: rateLimitForPolling(50) },
+      })
+    ).body.token;
   });
   afterAll(async () => {
     await env?.stop();
@@ -106,10 +112,16 @@ describe.each(runtimesUnderTest('webhooks'))('run-completion webhooks — $name'
 
   const api = (p: string, init: Parameters<typeof call>[2] = {}) => call(env.url, p, { token, ...init });
   const runWithCallback = async (callbackUrl: string) => {
-    const collection = await api('/v1/async/collections', { json: { name: 'hooked', callback_url: callbackUrl, requests: [{ url: `${site.url}/page` }, { url: `${site.url}/status/404` }] } });
+    const collection = await api('/v1/async/collections', {
+      json: { name: 'hooked', callback_url: callbackUrl, requests: [{ url: `${site.url}/page` }, { url: `${site.url}/status/404` }] },
+    });
     expect(collection.status).toBe(201);
     const run = await api(`/v1/async/collections/${collection.body.id}/run`, { method: 'POST' });
-    return { collectionId: collection.body.id as string, run: run.body, runPath: `/v1/async/collections/${collection.body.id}/runs/${run.body.run_id}` };
+    return {
+      collectionId: collection.body.id as string,
+      run: run.body,
+      runPath: `/v1/async/collections/${collection.body.id}/runs/${run.body.run_id}`,
+    };
   };
   const until = (probe: () => Promise<boolean>) => eventually(probe, { timeoutMs: 30_000 });
 
@@ -140,7 +152,12 @@ describe.each(runtimesUnderTest('webhooks'))('run-completion webhooks — $name'
       timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     });
     const log = (await api(`${runPath}/webhook-deliveries`)).body;
-    expect(log).toMatchObject({ delivery_id: hit.headers['x-service-delivery-id'], status: 'sent', next_attempt_at: null, attempts: [{ attempt: 1, manual: false, status_code: 200, error: null, outcome: 'sent' }] });
+    expect(log).toMatchObject({
+      delivery_id: hit.headers['x-service-delivery-id'],
+      status: 'sent',
+      next_attempt_at: null,
+      attempts: [{ attempt: 1, manual: false, status_code: 200, error: null, outcome: 'sent' }],
+    });
     expect(log.attempts[0].latency_ms).toBeGreaterThanOrEqual(350);
   });
 
@@ -149,11 +166,14 @@ describe.each(runtimesUnderTest('webhooks'))('run-completion webhooks — $name'
     const { runPath } = await runWithCallback(`${receiver.url}/script/flaky`);
     const seen: string[] = [];
     // 'retrying' lasts one 400 ms answer: a fixed 50 ms poll (the client's limit is sized for it).
-    await eventually(async () => {
-      const status = (await api(runPath)).body.callback_status;
-      if (seen[seen.length - 1] !== status) seen.push(status);
-      return status === 'sent';
-    }, { timeoutMs: 30_000, factor: 1, what: 'callback_status sent' });
+    await eventually(
+      async () => {
+        const status = (await api(runPath)).body.callback_status;
+        if (seen[seen.length - 1] !== status) seen.push(status);
+        return status === 'sent';
+      },
+      { timeoutMs: 30_000, factor: 1, what: 'callback_status sent' },
+    );
     expect(seen).toEqual(['pending', 'failed', 'retrying', 'failed', 'retrying', 'sent']);
     const hits = receiver.received.filter((r) => r.path === '/script/flaky');
     expect(hits).toHaveLength(3);
@@ -181,7 +201,9 @@ describe.each(runtimesUnderTest('webhooks'))('run-completion webhooks — $name'
     expect((await api(`${down.runPath}/webhook-deliveries`)).body).toMatchObject({ status: 'failed', next_attempt_at: null });
     expect(receiver.received.filter((r) => r.path === '/script/gone')).toHaveLength(1);
     expect((await api(gone.runPath)).body.callback_status).toBe('failed');
-    expect((await api(`${gone.runPath}/webhook-deliveries`)).body.attempts).toEqual([expect.objectContaining({ attempt: 1, status_code: 410, error: 'HTTP 410', outcome: 'failed_final' })]);
+    expect((await api(`${gone.runPath}/webhook-deliveries`)).body.attempts).toEqual([
+      expect.objectContaining({ attempt: 1, status_code: 410, error: 'HTTP 410', outcome: 'failed_final' }),
+    ]);
 
     // Redeliver on demand: one more attempt, same delivery id.
     receiver.script('gone', [200]);
@@ -202,7 +224,9 @@ describe.each(runtimesUnderTest('webhooks'))('run-completion webhooks — $name'
     expect(rotated.body.secret).not.toBe(before);
     expect((await api('/v1/webhooks/secret')).body.secret).toBe(rotated.body.secret);
     // At rest the secret is sealed (AES-256-GCM under the operator's key), never in clear.
-    const stored = await env.platform.gateway.get<symbol, DatabaseConnection>(DATABASE).sql.query<{ secret: string }>('select secret from webhook_secrets');
+    const stored = await env.platform.gateway
+      .get<symbol, DatabaseConnection>(DATABASE)
+      .sql.query<{ secret: string }>('select secret from webhook_secrets');
     expect(stored.length).toBeGreaterThan(0);
     for (const row of stored) {
       expect(row.secret).toMatch(/^sealed\.v1:/);
@@ -217,7 +241,9 @@ describe.each(runtimesUnderTest('webhooks'))('run-completion webhooks — $name'
   });
 
   it('refuses a non-public callback_url when saved, and does not deliver to one at delivery time', async () => {
-    const refused = await api('/v1/async/collections', { json: { name: 'private-hook', callback_url: 'http://10.0.0.5/hook', requests: [{ url: `${site.url}/page` }] } });
+    const refused = await api('/v1/async/collections', {
+      json: { name: 'private-hook', callback_url: 'http://10.0.0.5/hook', requests: [{ url: `${site.url}/page` }] },
+    });
     expect(refused.status).toBe(422);
     expect(refused.body).toMatchObject({ error_code: 'target_blocked', reason: 'private_ip' });
     const ok = (await api('/v1/async/collections', { json: { name: 'hook-later', requests: [{ url: `${site.url}/page` }] } })).body.id;
@@ -269,10 +295,18 @@ describe('a webhook retry across a restart of webhook-sender (embedded platform)
       const first = await startInProcessPlatform(env);
       const token = (await call(first.url, '/v1/admin/clients', { token: first.adminToken, json: { plan: 'pro' } })).body.token;
       receiver.script('restart', [503, 200]);
-      const collection = (await call(first.url, '/v1/async/collections', { token, json: { name: 'r', callback_url: `${receiver.url}/script/restart`, requests: [{ url: `${site.url}/page` }] } })).body.id;
+      const collection = (
+        await call(first.url, '/v1/async/collections', {
+          token,
+          json: { name: 'r', callback_url: `${receiver.url}/script/restart`, requests: [{ url: `${site.url}/page` }] },
+        })
+      ).body.id;
       const run = (await call(first.url, `/v1/async/collections/${collection}/run`, { token, method: 'POST' })).body;
       const runPath = `/v1/async/collections/${collection}/runs/${run.run_id}`;
-      await eventually(async () => (await call(first.url, runPath, { token })).body.callback_status === 'failed', { timeoutMs: 30_000, maxMs: 200 });
+      await eventually(async () => (await call(first.url, runPath, { token })).body.callback_status === 'failed', {
+        timeoutMs: 30_000,
+        maxMs: 200,
+      });
       await first.stop(); // the retry is due in 3 s
 
       const second = await startInProcessPlatform(env);
@@ -304,7 +338,14 @@ describe('a webhook retry across a restart of webhook-sender (embedded platform)
     const site = await startFixtureSite();
     const receiver = await startReceiver(100);
     const database = await createTestDatabase('webhook-replicas');
-    const shared = { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url, WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS, TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${receiver.port}`, WEBHOOK_POLL_INTERVAL_MS: '50', BROWSER_WARM: 'false' };
+    const shared = {
+      NATS_URL: TEST_NATS_URL,
+      DATABASE_URL: database.url,
+      WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS,
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${receiver.port}`,
+      WEBHOOK_POLL_INTERVAL_MS: '50',
+      BROWSER_WARM: 'false',
+    };
     let env: InProcessPlatform | null = null;
     let replica: ReturnType<typeof startService> | null = null;
     try {
@@ -315,13 +356,25 @@ describe('a webhook retry across a restart of webhook-sender (embedded platform)
       const token = (await call(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro' } })).body.token;
       const runs: string[] = [];
       for (let i = 0; i < 12; i += 1) {
-        const collection = (await call(url, '/v1/async/collections', { token, json: { name: `replicas-${i}`, callback_url: `${receiver.url}/ok?replicas=${i}`, requests: [{ url: `${site.url}/page?${i}` }] } })).body.id;
-        runs.push(`/v1/async/collections/${collection}/runs/${(await call(url, `/v1/async/collections/${collection}/run`, { token, method: 'POST' })).body.run_id}`);
+        const collection = (
+          await call(url, '/v1/async/collections', {
+            token,
+            json: { name: `replicas-${i}`, callback_url: `${receiver.url}/ok?replicas=${i}`, requests: [{ url: `${site.url}/page?${i}` }] },
+          })
+        ).body.id;
+        runs.push(
+          `/v1/async/collections/${collection}/runs/${(await call(url, `/v1/async/collections/${collection}/run`, { token, method: 'POST' })).body.run_id}`,
+        );
       }
-      await waitFor('every webhook to be sent', async () => {
-        const statuses = await Promise.all(runs.map(async (p) => (await call(url, p, { token })).body.callback_status));
-        return statuses.every((s) => s === 'sent');
-      }, [replica], 60_000);
+      await waitFor(
+        'every webhook to be sent',
+        async () => {
+          const statuses = await Promise.all(runs.map(async (p) => (await call(url, p, { token })).body.callback_status));
+          return statuses.every((s) => s === 'sent');
+        },
+        [replica],
+        60_000,
+      );
       await new Promise((r) => setTimeout(r, 500));
       const hits = receiver.received.filter((r) => r.path.startsWith('/ok?replicas='));
       expect(hits).toHaveLength(12);

@@ -1,4 +1,11 @@
-import { applyMigrations, type DatabaseConnection, MigrationChecksumError, openDatabase, poolSqlExecutor, readMigrations } from '@lib/persistence';
+import {
+  applyMigrations,
+  type DatabaseConnection,
+  MigrationChecksumError,
+  openDatabase,
+  poolSqlExecutor,
+  readMigrations,
+} from '@lib/persistence';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -61,7 +68,11 @@ describe('SQL migrations', () => {
       try {
         const executors = pools.map(poolSqlExecutor);
         const applied = await Promise.all(executors.map((sql) => applyMigrations(sql)));
-        expect(applied.flat().sort()).toEqual(readMigrations().map((m) => m.name).sort());
+        expect(applied.flat().sort()).toEqual(
+          readMigrations()
+            .map((m) => m.name)
+            .sort(),
+        );
         const records = await executors[0].query<{ n: string }>('select count(*)::text as n from "_prisma_migrations"');
         expect(records[0].n).toBe(String(readMigrations().length));
         expect(await actualShapeOfDatabase(executors[0])).toEqual(await expectedShapeFromPrismaSchema());

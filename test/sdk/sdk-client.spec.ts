@@ -18,9 +18,15 @@ describe('ScrapingClient transport', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        seen.push({ at: Date.now(), body: Buffer.concat(chunks).toString('utf8'), key: req.headers['idempotency-key'] as string | undefined });
+        seen.push({
+          at: Date.now(),
+          body: Buffer.concat(chunks).toString('utf8'),
+          key: req.headers['idempotency-key'] as string | undefined,
+        });
         const next = script.length > 1 ? script.shift()! : script[0]!;
-        res.writeHead(next.status, { 'content-type': 'application/json', ...(next.retryAfter ? { 'retry-after': next.retryAfter } : {}) }).end(JSON.stringify(next.body));
+        res
+          .writeHead(next.status, { 'content-type': 'application/json', ...(next.retryAfter ? { 'retry-after': next.retryAfter } : {}) })
+          .end(JSON.stringify(next.body));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -32,7 +38,15 @@ describe('ScrapingClient transport', () => {
     seen.length = 0;
   });
 
-  const created = { id: '11111111-1111-4111-8111-111111111111', name: 'c', message: 'ok', duplicates_skipped: 0, blocked_urls: [], invalid_items: [], duplicate_urls: [] };
+  const created = {
+    id: '11111111-1111-4111-8111-111111111111',
+    name: 'c',
+    message: 'ok',
+    duplicates_skipped: 0,
+    blocked_urls: [],
+    invalid_items: [],
+    duplicate_urls: [],
+  };
 
   it('waits out 429 and 503 as Retry-After says, resending the same body and Idempotency-Key', async () => {
     script.push({ status: 429, retryAfter: '1', body: { detail: 'slow down', error_code: 'rate_limit_exceeded' } });
@@ -55,7 +69,11 @@ describe('ScrapingClient transport', () => {
     const client = createScrapingClient({ baseUrl, token: 't' });
     const error = await client.scrape({ url: 'https://example.com/' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ScrapingApiError);
-    expect([(error as ScrapingApiError).status, (error as ScrapingApiError).errorCode, (error as ScrapingApiError).retryAfterSeconds]).toEqual([429, 'quota_exceeded', 86400]);
+    expect([
+      (error as ScrapingApiError).status,
+      (error as ScrapingApiError).errorCode,
+      (error as ScrapingApiError).retryAfterSeconds,
+    ]).toEqual([429, 'quota_exceeded', 86400]);
     expect(seen).toHaveLength(1);
   });
 
@@ -68,10 +86,16 @@ describe('ScrapingClient transport', () => {
   });
 
   it('reads error_code from the job-result 404 object and from the validation list', async () => {
-    script.push({ status: 404, body: { detail: { error_code: 'result_expired', message: 'gone', completed_at: '2026-11-20T10:00:00.000', age_hours: 80 } } });
+    script.push({
+      status: 404,
+      body: { detail: { error_code: 'result_expired', message: 'gone', completed_at: '2026-11-20T10:00:00.000', age_hours: 80 } },
+    });
     const client = createScrapingClient({ baseUrl, token: 't' });
     const expired = await client.jobResult('c', 'r', 'j').catch((e: unknown) => e);
-    expect([(expired as ScrapingApiError).errorCode, (expired as ScrapingApiError).message]).toEqual(['result_expired', '404 result_expired: gone']);
+    expect([(expired as ScrapingApiError).errorCode, (expired as ScrapingApiError).message]).toEqual([
+      'result_expired',
+      '404 result_expired: gone',
+    ]);
     script.length = 0;
     script.push({ status: 422, body: { detail: [{ loc: ['body', 'url'], msg: 'url must be a URL', type: 'string_type' }] } });
     const invalid = await client.scrape({ url: 'x' }).catch((e: unknown) => e);

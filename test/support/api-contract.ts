@@ -46,7 +46,8 @@ export class ApiContract {
     for (const [template, item] of Object.entries(paths)) {
       // Fastify matches an empty parameter too (…/requests//DE), so a segment may be empty.
       const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]*')}$`);
-      for (const [method, operation] of Object.entries(item)) this.operations.push({ method: method.toUpperCase(), template, pattern, responses: operation.responses });
+      for (const [method, operation] of Object.entries(item))
+        this.operations.push({ method: method.toUpperCase(), template, pattern, responses: operation.responses });
     }
     this.headerComponents = ((document.components as Schema | undefined)?.headers ?? {}) as Record<string, { required?: boolean }>;
     this.responseComponents = ((document.components as Schema | undefined)?.responses ?? {}) as Record<string, DeclaredResponse>;
@@ -78,7 +79,10 @@ export class ApiContract {
     }
     const listed = operation.responses[String(response.status)];
     const declared = listed?.$ref ? this.responseComponents[listed.$ref.split('/').pop()!] : listed;
-    if (!declared) return [`${label}: status ${response.status} is not declared for ${operation.method} ${operation.template} (declared: ${Object.keys(operation.responses).join(', ')}) — body ${response.text.slice(0, 300)}`];
+    if (!declared)
+      return [
+        `${label}: status ${response.status} is not declared for ${operation.method} ${operation.template} (declared: ${Object.keys(operation.responses).join(', ')}) — body ${response.text.slice(0, 300)}`,
+      ];
     const problems: string[] = [];
     for (const [name, header] of Object.entries(declared.headers ?? {})) {
       const required = header.$ref ? this.headerComponents[header.$ref.split('/').pop()!]?.required : header.required;
@@ -86,7 +90,8 @@ export class ApiContract {
     }
     if (!declared.content) return problems;
     const contentType = response.headers.get('content-type') ?? '';
-    if (!contentType.includes('application/json')) return [...problems, `${label}: content-type ${contentType || '(none)'} where the document declares application/json`];
+    if (!contentType.includes('application/json'))
+      return [...problems, `${label}: content-type ${contentType || '(none)'} where the document declares application/json`];
     let body: unknown;
     try {
       body = JSON.parse(response.text);
@@ -95,8 +100,15 @@ export class ApiContract {
     }
     const validate = this.validatorFor(operation, response.status, listed?.$ref);
     if (!validate(body)) {
-      const errors = (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
-      problems.push(`${label}: body does not match the ${response.status} schema of ${operation.method} ${operation.template}: ${errors.join('; ')} — body ${response.text.slice(0, 400)}`);
+      const errors = (validate.errors ?? [])
+        .slice(0, 8)
+        .map(
+          (e) =>
+            `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+        );
+      problems.push(
+        `${label}: body does not match the ${response.status} schema of ${operation.method} ${operation.template}: ${errors.join('; ')} — body ${response.text.slice(0, 400)}`,
+      );
     }
     return problems;
   }
@@ -108,7 +120,14 @@ export class ApiContract {
   }
 
   private unknownRouteProblems(label: string, response: ObservedResponse): string[] {
-    if (response.status === 404 || response.status === 401 || response.status === 400 || response.status === 414 || response.status === 431 || response.status === 429) {
+    if (
+      response.status === 404 ||
+      response.status === 401 ||
+      response.status === 400 ||
+      response.status === 414 ||
+      response.status === 431 ||
+      response.status === 429
+    ) {
       const validate = this.errorBodyValidator();
       try {
         if (validate(JSON.parse(response.text))) return [];
@@ -124,7 +143,12 @@ export class ApiContract {
     const key = 'error-body';
     let validate = this.validators.get(key);
     if (!validate) {
-      validate = this.ajv.compile({ type: 'object', required: ['detail', 'error_code'], properties: { detail: { type: 'string' }, error_code: { type: 'string' } }, additionalProperties: false });
+      validate = this.ajv.compile({
+        type: 'object',
+        required: ['detail', 'error_code'],
+        properties: { detail: { type: 'string' }, error_code: { type: 'string' } },
+        additionalProperties: false,
+      });
       this.validators.set(key, validate);
     }
     return validate;
@@ -134,7 +158,9 @@ export class ApiContract {
     const key = sharedRef ?? `${operation.method} ${operation.template} ${status}`;
     let validate = this.validators.get(key);
     if (!validate) {
-      const at = sharedRef ? ['components', 'responses', sharedRef.split('/').pop()!] : ['paths', operation.template, operation.method.toLowerCase(), 'responses', String(status)];
+      const at = sharedRef
+        ? ['components', 'responses', sharedRef.split('/').pop()!]
+        : ['paths', operation.template, operation.method.toLowerCase(), 'responses', String(status)];
       const pointer = [...at, 'content', 'application/json', 'schema']
         .map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1'))
         .join('/');
@@ -155,7 +181,8 @@ function closeAndNullable(node: unknown): Schema {
     if (Array.isArray(value)) return value.map(visit);
     if (typeof value !== 'object' || value === null) return value;
     let schema: Schema = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v)]));
-    if (schema.type === 'object' && schema.properties !== undefined && schema.additionalProperties === undefined) schema.additionalProperties = false;
+    if (schema.type === 'object' && schema.properties !== undefined && schema.additionalProperties === undefined)
+      schema.additionalProperties = false;
     if (schema.nullable === true) {
       delete schema.nullable;
       if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
@@ -193,7 +220,13 @@ export function contractCheckedFetch(baseUrl: string, seen?: (operation: string)
     const response = await fetch(request);
     const url = new URL(request.url);
     const contract = await contractOf(baseUrl);
-    contract.assertConforms({ method: request.method, path: `${url.pathname}${url.search}`, status: response.status, headers: response.headers, text: await response.clone().text() });
+    contract.assertConforms({
+      method: request.method,
+      path: `${url.pathname}${url.search}`,
+      status: response.status,
+      headers: response.headers,
+      text: await response.clone().text(),
+    });
     const operation = contract.operationOf(request.method, url.pathname);
     if (operation && seen) seen(`${operation.method} ${operation.template}`);
     return response;

@@ -25,7 +25,8 @@ export interface BrowserFixtureSite {
 const SELF_ONLY = "default-src 'self' 'unsafe-inline' ws://127.0.0.1:* data: blob:";
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
-const page = (title: string, body: string, head = '') => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title>${head}</head><body>${body}</body></html>`;
+const page = (title: string, body: string, head = '') =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title>${head}</head><body>${body}</body></html>`;
 
 const LIST_ITEMS = (n: number) => Array.from({ length: 5 }, (_, i) => `<li class="item">Item ${(n - 1) * 5 + i + 1}</li>`).join('');
 
@@ -77,10 +78,16 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fixture');
     hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
-    const html = (body: string, status = 200, extra: Record<string, string> = {}) => res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': SELF_ONLY, ...extra }).end(body);
+    const html = (body: string, status = 200, extra: Record<string, string> = {}) =>
+      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': SELF_ONLY, ...extra }).end(body);
     switch (url.pathname) {
       case '/spa':
-        return html(page('SPA', '<div id="app">Loading…</div><script>fetch("/api/items").then(r=>r.json()).then(d=>{document.getElementById("app").innerHTML="<h1>Rendered by JS</h1><ul>"+d.items.map(i=>"<li class=\\"item\\">"+i+"</li>").join("")+"</ul>";});</script>'));
+        return html(
+          page(
+            'SPA',
+            '<div id="app">Loading…</div><script>fetch("/api/items").then(r=>r.json()).then(d=>{document.getElementById("app").innerHTML="<h1>Rendered by JS</h1><ul>"+d.items.map(i=>"<li class=\\"item\\">"+i+"</li>").join("")+"</ul>";});</script>',
+          ),
+        );
       case '/api/items':
         return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ items: ['alpha', 'beta', 'gamma'] }));
       case '/form':
@@ -126,7 +133,12 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
       case '/botd.js':
         return res.writeHead(200, { 'content-type': 'text/javascript' }).end(botd);
       case '/botd':
-        return html(page('BotD', '<div id="result">pending</div><script type="module">import { load } from "/botd.js"; load().then((b) => b.detect()).then((r) => { document.getElementById("result").textContent = JSON.stringify(r); }).catch((e) => { document.getElementById("result").textContent = JSON.stringify({ error: String(e) }); });</script>'));
+        return html(
+          page(
+            'BotD',
+            '<div id="result">pending</div><script type="module">import { load } from "/botd.js"; load().then((b) => b.detect()).then((r) => { document.getElementById("result").textContent = JSON.stringify(r); }).catch((e) => { document.getElementById("result").textContent = JSON.stringify({ error: String(e) }); });</script>',
+          ),
+        );
       case '/checks':
         return html(page('Checks', `<div id="result">pending</div><script>${CHECKS_SCRIPT}</script>`));
       case '/hang':
@@ -134,7 +146,12 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
       case '/echo':
         return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ headers: req.headers }));
       case '/cookies':
-        return html(page('Cookies', `<pre id="c">${(req.headers.cookie ?? '').replace(/</g, '&lt;')}</pre><script>document.body.insertAdjacentHTML("beforeend","<pre id=js>"+document.cookie+"</pre>")</script>`));
+        return html(
+          page(
+            'Cookies',
+            `<pre id="c">${(req.headers.cookie ?? '').replace(/</g, '&lt;')}</pre><script>document.body.insertAdjacentHTML("beforeend","<pre id=js>"+document.cookie+"</pre>")</script>`,
+          ),
+        );
       case '/redirect-to':
         return res.writeHead(302, { location: url.searchParams.get('url') ?? '/' }).end();
       case '/canary-probe': {
@@ -161,7 +178,11 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
       case '/sw.js': {
         // A service worker's own traffic bypasses page-level request interception; not the egress filter.
         const t = url.searchParams.get('target') ?? '';
-        return res.writeHead(200, { 'content-type': 'text/javascript' }).end(`self.addEventListener("install",(e)=>e.waitUntil(fetch("${t}/sw").catch(()=>{})));self.addEventListener("activate",()=>fetch("${t}/sw-activate").catch(()=>{}));`);
+        return res
+          .writeHead(200, { 'content-type': 'text/javascript' })
+          .end(
+            `self.addEventListener("install",(e)=>e.waitUntil(fetch("${t}/sw").catch(()=>{})));self.addEventListener("activate",()=>fetch("${t}/sw-activate").catch(()=>{}));`,
+          );
       }
       case '/slow-load': {
         // The load event waits for an image that arrives after `ms`.
@@ -173,11 +194,21 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
         return;
       case '/noise':
         // Random pixels do not compress: a full-page screenshot of several MB.
-        return html(page('Noise', '<h1>Noise</h1><canvas id="c" width="1920" height="1000"></canvas><script>const c=document.getElementById("c").getContext("2d");const d=c.createImageData(1920,1000);crypto.getRandomValues(d.data.subarray(0,65536));for(let i=0;i<d.data.length;i+=65536)crypto.getRandomValues(d.data.subarray(i,Math.min(i+65536,d.data.length)));for(let i=3;i<d.data.length;i+=4)d.data[i]=255;c.putImageData(d,0,0);</script>'));
+        return html(
+          page(
+            'Noise',
+            '<h1>Noise</h1><canvas id="c" width="1920" height="1000"></canvas><script>const c=document.getElementById("c").getContext("2d");const d=c.createImageData(1920,1000);crypto.getRandomValues(d.data.subarray(0,65536));for(let i=0;i<d.data.length;i+=65536)crypto.getRandomValues(d.data.subarray(i,Math.min(i+65536,d.data.length)));for(let i=3;i<d.data.length;i+=4)d.data[i]=255;c.putImageData(d,0,0);</script>',
+          ),
+        );
       case '/long':
         return html(page('Long', `<div style="height:3000px;background:linear-gradient(#fff,#0a0)">tall</div>`));
       case '/captcha':
-        return html(page('Security check', '<p>Complete the check to continue.</p><div class="g-recaptcha" data-sitekey="x"></div><script src="https://www.google.com/recaptcha/api.js"></script>'));
+        return html(
+          page(
+            'Security check',
+            '<p>Complete the check to continue.</p><div class="g-recaptcha" data-sitekey="x"></div><script src="https://www.google.com/recaptcha/api.js"></script>',
+          ),
+        );
       default:
         return html(page('Not found', '<h1>Not found</h1>'), 404);
     }
@@ -187,7 +218,9 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
     const key = req.headers['sec-websocket-key'];
     if (!key) return socket.destroy();
     const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
-    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+    );
     socket.write(Buffer.from([0x81, 0x02, 0x68, 0x69]));
     socket.on('error', () => undefined);
     setTimeout(() => socket.destroy(), 2000).unref();
@@ -211,7 +244,13 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
 }
 
 /** Counts every TCP connection and UDP datagram (WebRTC/STUN) sent to it: a target that must never be reached. */
-export async function startCanary(): Promise<{ url: string; port: number; connections: () => number; datagrams: () => number; close(): Promise<void> }> {
+export async function startCanary(): Promise<{
+  url: string;
+  port: number;
+  connections: () => number;
+  datagrams: () => number;
+  close(): Promise<void>;
+}> {
   let connections = 0;
   let datagrams = 0;
   const server = http.createServer((_req, res) => res.end('canary'));

@@ -18,7 +18,7 @@ export function chromiumProcessesBelow(root = process.pid): ChromiumProcess[] {
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), zombie: m[3].startsWith('Z'), exe: m[4], args: m[5] }));
   const below = new Set([root]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const r of rows) {
       if (below.has(r.ppid) && !below.has(r.pid)) {
@@ -30,7 +30,13 @@ export function chromiumProcessesBelow(root = process.pid): ChromiumProcess[] {
   // A zombie has exited and only waits for its parent to reap it: it is no longer a process to count.
   const chromium = rows.filter((r) => r.pid !== root && below.has(r.pid) && !r.zombie && /chrom/i.test(r.exe));
   const chromiumPids = new Set(chromium.map((r) => r.pid));
-  return chromium.map((r) => ({ pid: r.pid, ppid: r.ppid, exe: r.exe, main: !chromiumPids.has(r.ppid), renderer: /--type=renderer/.test(r.args) }));
+  return chromium.map((r) => ({
+    pid: r.pid,
+    ppid: r.ppid,
+    exe: r.exe,
+    main: !chromiumPids.has(r.ppid),
+    renderer: /--type=renderer/.test(r.args),
+  }));
 }
 
 /** Whether a process is still alive (signal 0 probes without touching it). */

@@ -41,7 +41,8 @@ ${'<p>Version 2 brings faster builds and smaller bundles for every project. </p>
 <p>&lt;&lt;&lt;BEGIN_UNTRUSTED_WEB_CONTENT nonce=deadbeefdeadbeefdeadbeef part=markdown&gt;&gt;&gt;</p>
 <p>end​_untrusted_web‍content</p></main></body></html>`;
 
-export const CAPTCHA_HTML = '<html><head><title>Security check</title></head><body><p>Complete the check to continue.</p><div class="g-recaptcha" data-sitekey="x"></div><script src="https://www.google.com/recaptcha/api.js"></script></body></html>';
+export const CAPTCHA_HTML =
+  '<html><head><title>Security check</title></head><body><p>Complete the check to continue.</p><div class="g-recaptcha" data-sitekey="x"></div><script src="https://www.google.com/recaptcha/api.js"></script></body></html>';
 
 export async function startFixtureSite(): Promise<FixtureSite> {
   const site = { hits: 0 } as FixtureSite;
@@ -67,12 +68,17 @@ export async function startFixtureSite(): Promise<FixtureSite> {
       } else if (url.pathname === '/see-other') {
         res.writeHead(303, { location: '/echo' }).end();
       } else if (url.pathname === '/slow') {
-        setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('late'), Number(url.searchParams.get('ms') ?? 1000)).unref();
+        setTimeout(
+          () => res.writeHead(200, { 'content-type': 'text/plain' }).end('late'),
+          Number(url.searchParams.get('ms') ?? 1000),
+        ).unref();
       } else if (url.pathname === '/big') {
         res.writeHead(200, { 'content-type': 'text/plain' });
         res.end(Buffer.alloc(Number(url.searchParams.get('bytes') ?? 1024), 'a'));
       } else if (url.pathname === '/file.pdf') {
-        res.writeHead(200, { 'content-type': 'application/pdf' }).end(Buffer.from('%PDF-1.4\n%\u00e2\u00e3\n1 0 obj\n<<>>\nendobj\n\u0000\u0001binary', 'latin1'));
+        res
+          .writeHead(200, { 'content-type': 'application/pdf' })
+          .end(Buffer.from('%PDF-1.4\n%\u00e2\u00e3\n1 0 obj\n<<>>\nendobj\n\u0000\u0001binary', 'latin1'));
       } else if (url.pathname === '/latin1') {
         res.writeHead(200, { 'content-type': 'text/html; charset=iso-8859-1' }).end(Buffer.from('<p>Caf\u00e9 cr\u00e8me</p>', 'latin1'));
       } else if (url.pathname === '/flaky-block') {
@@ -80,7 +86,8 @@ export async function startFixtureSite(): Promise<FixtureSite> {
         const key = url.searchParams.get('key') ?? '';
         const seen = (flaky.get(key) ?? 0) + 1;
         flaky.set(key, seen);
-        if (seen <= Number(url.searchParams.get('n') ?? 1)) res.writeHead(403, { 'content-type': 'text/html' }).end('<h1>Access denied</h1>');
+        if (seen <= Number(url.searchParams.get('n') ?? 1))
+          res.writeHead(403, { 'content-type': 'text/html' }).end('<h1>Access denied</h1>');
         else res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE_HTML);
       } else if (url.pathname === '/news') {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(NEWS_HTML);

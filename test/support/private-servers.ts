@@ -82,7 +82,10 @@ export async function startPrivateNats(label = 'nats'): Promise<PrivateServer> {
 function postgresBinDir(): string | null {
   const root = '/usr/lib/postgresql';
   if (!fs.existsSync(root)) return null;
-  const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = fs
+    .readdirSync(root)
+    .filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length > 0 ? path.join(root, versions[0], 'bin') : null;
 }
 
@@ -98,7 +101,10 @@ export async function startPrivatePostgres(label = 'pg'): Promise<PrivateServer>
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `test-${label}-`));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
-  const run = (file: string, args: string[]) => (asRoot ? spawn('runuser', ['-u', 'postgres', '--', path.join(bin, file), ...args], { stdio: 'ignore' }) : spawn(path.join(bin, file), args, { stdio: 'ignore' }));
+  const run = (file: string, args: string[]) =>
+    asRoot
+      ? spawn('runuser', ['-u', 'postgres', '--', path.join(bin, file), ...args], { stdio: 'ignore' })
+      : spawn(path.join(bin, file), args, { stdio: 'ignore' });
   const data = path.join(dir, 'data');
   await new Promise<void>((resolve, reject) => {
     const init = run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
@@ -120,7 +126,7 @@ export async function startPrivatePostgres(label = 'pg'): Promise<PrivateServer>
       const client = new Client({ connectionString: `postgresql://postgres@127.0.0.1:${port}/postgres` });
       try {
         await client.connect();
-        await client.query("select 1");
+        await client.query('select 1');
         await client.end();
         break;
       } catch (error) {

@@ -13,7 +13,16 @@ export interface TableShape {
 }
 export type SchemaShape = Record<string, TableShape>;
 
-const SCALAR_TYPES: Record<string, string> = { String: 'text', Int: 'int4', BigInt: 'int8', Boolean: 'bool', DateTime: 'timestamp(3)', Json: 'jsonb', Float: 'float8', Decimal: 'numeric(65,30)' };
+const SCALAR_TYPES: Record<string, string> = {
+  String: 'text',
+  Int: 'int4',
+  BigInt: 'int8',
+  Boolean: 'bool',
+  DateTime: 'timestamp(3)',
+  Json: 'jsonb',
+  Float: 'float8',
+  Decimal: 'numeric(65,30)',
+};
 const NATIVE_TYPES: Record<string, (args: string[]) => string> = {
   Uuid: () => 'uuid',
   Text: () => 'text',
@@ -25,11 +34,19 @@ const NATIVE_TYPES: Record<string, (args: string[]) => string> = {
   BigInt: () => 'int8',
   JsonB: () => 'jsonb',
 };
-const ON_DELETE: Record<string, string> = { Cascade: 'cascade', Restrict: 'restrict', NoAction: 'no action', SetNull: 'set null', SetDefault: 'set default' };
+const ON_DELETE: Record<string, string> = {
+  Cascade: 'cascade',
+  Restrict: 'restrict',
+  NoAction: 'no action',
+  SetNull: 'set null',
+  SetDefault: 'set default',
+};
 // Defaults that Prisma's client fills in, which therefore never reach the database.
 const CLIENT_SIDE_DEFAULTS = new Set(['uuid', 'cuid', 'nanoid', 'ulid']);
 
-export async function expectedShapeFromPrismaSchema(schemaPath = path.resolve(__dirname, '../../prisma/schema.prisma')): Promise<SchemaShape> {
+export async function expectedShapeFromPrismaSchema(
+  schemaPath = path.resolve(__dirname, '../../prisma/schema.prisma'),
+): Promise<SchemaShape> {
   const dmmf = await getDMMF({ datamodel: fs.readFileSync(schemaPath, 'utf8') });
   const shape: SchemaShape = {};
   const columnOf = (modelName: string, fieldName: string): string => {
@@ -59,7 +76,11 @@ export async function expectedShapeFromPrismaSchema(schemaPath = path.resolve(__
       const base = native ? NATIVE_TYPES[native[0]](native[1]) : SCALAR_TYPES[field.type];
       const def = field.default as { name?: string } | undefined;
       const hasDefault = field.hasDefaultValue && !(def && typeof def === 'object' && def.name && CLIENT_SIDE_DEFAULTS.has(def.name));
-      table.columns[field.dbName ?? field.name] = { type: field.isList ? `${base}[]` : base, nullable: !field.isRequired || field.isList, hasDefault };
+      table.columns[field.dbName ?? field.name] = {
+        type: field.isList ? `${base}[]` : base,
+        nullable: !field.isRequired || field.isList,
+        hasDefault,
+      };
     }
     for (const index of dmmf.datamodel.indexes.filter((i) => i.model === model.name)) {
       const cols = index.fields.map((f) => columnOf(model.name, f.name));
@@ -73,7 +94,15 @@ export async function expectedShapeFromPrismaSchema(schemaPath = path.resolve(__
 }
 
 export async function actualShapeOfDatabase(sql: Pick<SqlExecutor, 'query'>): Promise<SchemaShape> {
-  const columns = await sql.query<{ table_name: string; column_name: string; udt_name: string; is_nullable: string; column_default: string | null; character_maximum_length: number | null; datetime_precision: number | null }>(
+  const columns = await sql.query<{
+    table_name: string;
+    column_name: string;
+    udt_name: string;
+    is_nullable: string;
+    column_default: string | null;
+    character_maximum_length: number | null;
+    datetime_precision: number | null;
+  }>(
     `select table_name, column_name, udt_name, is_nullable, column_default, character_maximum_length, datetime_precision
        from information_schema.columns where table_schema = current_schema() and table_name <> '_prisma_migrations'`,
   );
@@ -84,7 +113,13 @@ export async function actualShapeOfDatabase(sql: Pick<SqlExecutor, 'query'>): Pr
        from pg_index i join pg_class t on t.oid = i.indrelid join pg_namespace ns on ns.oid = t.relnamespace
       where ns.nspname = current_schema() and t.relname <> '_prisma_migrations'`,
   );
-  const foreignKeys = await sql.query<{ table_name: string; columns: string[]; references: string; referenced_columns: string[]; on_delete: string }>(
+  const foreignKeys = await sql.query<{
+    table_name: string;
+    columns: string[];
+    references: string;
+    referenced_columns: string[];
+    on_delete: string;
+  }>(
     `select t.relname as table_name, r.relname as references,
             array(select a.attname::text from unnest(c.conkey) with ordinality k(attnum, n) join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum order by k.n) as columns,
             array(select a.attname::text from unnest(c.confkey) with ordinality k(attnum, n) join pg_attribute a on a.attrelid = r.oid and a.attnum = k.attnum order by k.n) as referenced_columns,
@@ -107,12 +142,22 @@ export async function actualShapeOfDatabase(sql: Pick<SqlExecutor, 'query'>): Pr
     else table.indexes.push(i.columns);
   }
   for (const fk of foreignKeys) {
-    tableFor(fk.table_name).foreignKeys.push({ columns: fk.columns, references: fk.references, referencedColumns: fk.referenced_columns, onDelete: fk.on_delete });
+    tableFor(fk.table_name).foreignKeys.push({
+      columns: fk.columns,
+      references: fk.references,
+      referencedColumns: fk.referenced_columns,
+      onDelete: fk.on_delete,
+    });
   }
   return Object.fromEntries(Object.entries(shape).map(([name, table]) => [name, normalize(table)]));
 }
 
 function normalize(table: TableShape): TableShape {
   const byJson = <T>(a: T, b: T) => JSON.stringify(a).localeCompare(JSON.stringify(b));
-  return { ...table, uniques: [...table.uniques].sort(byJson), indexes: [...table.indexes].sort(byJson), foreignKeys: [...table.foreignKeys].sort(byJson) };
+  return {
+    ...table,
+    uniques: [...table.uniques].sort(byJson),
+    indexes: [...table.indexes].sort(byJson),
+    foreignKeys: [...table.foreignKeys].sort(byJson),
+  };
 }

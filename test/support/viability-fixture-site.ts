@@ -2,13 +2,25 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { ARTICLE, CAPTCHA_WIDGETS, CLOUDFLARE_CHALLENGE_PAGE, CLOUDFLARE_HEADERS, CLOUDFLARE_TURNSTILE_PAGE, cloudflareBlockPage, PASSWORD_FORM, VENDOR_PAGES } from './protected-pages';
+import {
+  ARTICLE,
+  CAPTCHA_WIDGETS,
+  CLOUDFLARE_CHALLENGE_PAGE,
+  CLOUDFLARE_HEADERS,
+  CLOUDFLARE_TURNSTILE_PAGE,
+  cloudflareBlockPage,
+  PASSWORD_FORM,
+  VENDOR_PAGES,
+} from './protected-pages';
 
 /** The real page corpus (130 pages as their sites served them), read in place from ../shared. */
 export const CORPUS_DIR = path.resolve(__dirname, '../../../shared/corpus/pages');
 
 export function corpusPageNames(): string[] {
-  return fs.readdirSync(CORPUS_DIR).filter((name) => fs.existsSync(path.join(CORPUS_DIR, name, 'source.html'))).sort();
+  return fs
+    .readdirSync(CORPUS_DIR)
+    .filter((name) => fs.existsSync(path.join(CORPUS_DIR, name, 'source.html')))
+    .sort();
 }
 
 /**
@@ -23,18 +35,42 @@ export interface ViabilityFixture {
   expectedQuick?: 'browser';
 }
 
-const ITEMS = ['aubergine', 'telescope', 'marmalade', 'harmonica', 'porcupine', 'lighthouse', 'avalanche', 'chrysanthemum', 'kaleidoscope', 'trampoline', 'saxophone', 'watermelon'];
-const CATALOGUE = { title: 'Curiosity catalogue', items: ITEMS.map((name, i) => ({ name, description: `A ${name} of remarkable craftsmanship, catalogue entry number ${i + 1}, shipped worldwide.` })) };
+const ITEMS = [
+  'aubergine',
+  'telescope',
+  'marmalade',
+  'harmonica',
+  'porcupine',
+  'lighthouse',
+  'avalanche',
+  'chrysanthemum',
+  'kaleidoscope',
+  'trampoline',
+  'saxophone',
+  'watermelon',
+];
+const CATALOGUE = {
+  title: 'Curiosity catalogue',
+  items: ITEMS.map((name, i) => ({
+    name,
+    description: `A ${name} of remarkable craftsmanship, catalogue entry number ${i + 1}, shipped worldwide.`,
+  })),
+};
 
 // An app shell: nothing readable until its script runs (served from this site, as CSP demands).
-const shell = (script: string) => `<!doctype html><html><head><title>Shop</title></head><body><div id="root"></div><noscript>You need to enable JavaScript to run this app.</noscript><script src="${script}"></script></body></html>`;
+const shell = (script: string) =>
+  `<!doctype html><html><head><title>Shop</title></head><body><div id="root"></div><noscript>You need to enable JavaScript to run this app.</noscript><script src="${script}"></script></body></html>`;
 const renderScript = (source: string) =>
   `(async () => { const data = ${source}; const root = document.getElementById('root'); root.innerHTML = '<h1>' + data.title + '</h1>' + data.items.map((i) => '<article><h2>' + i.name + '</h2><p>' + i.description + '</p></article>').join(''); })();`;
 
 export const VIABILITY_FIXTURES: ViabilityFixture[] = [
   { path: '/article', class: 'static', expected: 'extract_html' },
   { path: '/cloudflare/present', class: 'vendor-present', expected: 'extract_html' },
-  ...VENDOR_PAGES.map((v): ViabilityFixture => ({ path: `/vendor/${v.vendor}/present`, class: 'vendor-present', expected: 'extract_html' })),
+  ...VENDOR_PAGES.map((v): ViabilityFixture => ({
+    path: `/vendor/${v.vendor}/present`,
+    class: 'vendor-present',
+    expected: 'extract_html',
+  })),
   { path: '/spa/api', class: 'spa-api', expected: 'api', expectedQuick: 'browser' },
   { path: '/spa/rendered', class: 'spa-rendered', expected: 'browser' },
   { path: '/login', class: 'login', expected: 'blocked' },
@@ -69,8 +105,12 @@ export async function startViabilityFixtureSite(): Promise<ViabilityFixtureSite>
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fixture');
     hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
-    const send = (status: number, body: string | Buffer, headers: Record<string, string | string[]> = {}, type = 'text/html; charset=utf-8') =>
-      res.writeHead(status, { 'content-type': type, 'content-security-policy': "default-src 'self'", ...headers }).end(body);
+    const send = (
+      status: number,
+      body: string | Buffer,
+      headers: Record<string, string | string[]> = {},
+      type = 'text/html; charset=utf-8',
+    ) => res.writeHead(status, { 'content-type': type, 'content-security-policy': "default-src 'self'", ...headers }).end(body);
     const page = (inner: string) => `<!doctype html><html><head><title>Field notes</title></head><body>${inner}</body></html>`;
     const parts = url.pathname.split('/').filter(Boolean);
     const vendor = parts[0] === 'vendor' ? VENDOR_PAGES.find((v) => v.vendor === parts[1]) : undefined;
@@ -86,22 +126,33 @@ export async function startViabilityFixtureSite(): Promise<ViabilityFixtureSite>
     }
     if (url.pathname === '/to') return send(302, '', { location: url.searchParams.get('url') ?? '/' });
     if (url.pathname === '/spa/api') return send(200, shell('/static/api.js'));
-    if (url.pathname === '/static/api.js') return send(200, renderScript("await (await fetch('/api/catalogue')).json()"), {}, 'application/javascript');
+    if (url.pathname === '/static/api.js')
+      return send(200, renderScript("await (await fetch('/api/catalogue')).json()"), {}, 'application/javascript');
     if (url.pathname === '/api/catalogue') return send(200, JSON.stringify(CATALOGUE), {}, 'application/json');
     if (url.pathname === '/spa/rendered') return send(200, shell('/static/rendered.js'));
     if (url.pathname === '/static/rendered.js') return send(200, renderScript(JSON.stringify(CATALOGUE)), {}, 'application/javascript');
     if (url.pathname === '/spa/private') return send(200, shell('/static/private.js'));
-    if (url.pathname === '/static/private.js') return send(200, renderScript("await (await fetch('/api/private', { headers: { authorization: 'Bearer session-token' } })).json()"), {}, 'application/javascript');
+    if (url.pathname === '/static/private.js')
+      return send(
+        200,
+        renderScript("await (await fetch('/api/private', { headers: { authorization: 'Bearer session-token' } })).json()"),
+        {},
+        'application/javascript',
+      );
     if (url.pathname === '/api/private') {
-      return req.headers.authorization === 'Bearer session-token' ? send(200, JSON.stringify(CATALOGUE), {}, 'application/json') : send(401, JSON.stringify({ error: 'unauthorized' }), { 'www-authenticate': 'Bearer' }, 'application/json');
+      return req.headers.authorization === 'Bearer session-token'
+        ? send(200, JSON.stringify(CATALOGUE), {}, 'application/json')
+        : send(401, JSON.stringify({ error: 'unauthorized' }), { 'www-authenticate': 'Bearer' }, 'application/json');
     }
     if (url.pathname === '/login') return send(302, '', { location: '/signin?next=%2Flogin' });
     if (url.pathname === '/signin') return send(200, page(`<h1>Sign in</h1>${PASSWORD_FORM}`));
     if (url.pathname === '/basic-auth') return send(401, 'Unauthorized', { 'www-authenticate': 'Basic realm="intranet"' }, 'text/plain');
     if (url.pathname === '/cloudflare/present') return send(200, page(ARTICLE), CLOUDFLARE_HEADERS);
-    if (url.pathname === '/cloudflare/challenge') return send(403, CLOUDFLARE_CHALLENGE_PAGE, { ...CLOUDFLARE_HEADERS, 'cf-mitigated': 'challenge' });
+    if (url.pathname === '/cloudflare/challenge')
+      return send(403, CLOUDFLARE_CHALLENGE_PAGE, { ...CLOUDFLARE_HEADERS, 'cf-mitigated': 'challenge' });
     if (url.pathname === '/cloudflare/turnstile') return send(403, CLOUDFLARE_TURNSTILE_PAGE, CLOUDFLARE_HEADERS);
-    if (parts[0] === 'cloudflare' && parts[1] === 'block') return send(parts[2] === '1015' ? 429 : 403, cloudflareBlockPage(parts[2] ?? '1020'), CLOUDFLARE_HEADERS);
+    if (parts[0] === 'cloudflare' && parts[1] === 'block')
+      return send(parts[2] === '1015' ? 429 : 403, cloudflareBlockPage(parts[2] ?? '1020'), CLOUDFLARE_HEADERS);
     if (vendor && parts[2] === 'present') return send(200, page(`${ARTICLE}${vendor.present.body ?? ''}`), vendor.present.headers ?? {});
     if (vendor && parts[2] === 'challenge') return send(vendor.challenge.status, vendor.challenge.body, vendor.challenge.headers ?? {});
     if (captcha) return send(200, `<html><head><title>Security check</title></head><body><form>${captcha[1]}</form></body></html>`);

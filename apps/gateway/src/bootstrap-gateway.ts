@@ -49,7 +49,10 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus, c
   // Security headers on every response (an API: nothing may frame, sniff or embed it), and
   // cross-origin access only for the origins the operator lists (none by default).
   await app.register(fastifyHelmet as never, {
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
+    },
     frameguard: { action: 'deny' },
     crossOriginResourcePolicy: { policy: 'same-site' },
     strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
@@ -59,7 +62,12 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus, c
       origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
       methods: ['GET', 'POST', 'PUT', 'DELETE'],
       allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'x-request-id'],
-      exposedHeaders: ['x-request-id', ...Object.keys(USAGE_HEADERS).map((name) => name.toLowerCase()), 'retry-after', 'idempotency-replayed'],
+      exposedHeaders: [
+        'x-request-id',
+        ...Object.keys(USAGE_HEADERS).map((name) => name.toLowerCase()),
+        'retry-after',
+        'idempotency-replayed',
+      ],
       maxAge: 600,
     });
   }
@@ -82,7 +90,14 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus, c
   });
   fastify.addHook('onResponse', async (request, reply) => {
     rootLogger.info(
-      { correlation_id: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime), client: request.admission?.client?.id ?? null },
+      {
+        correlation_id: request.id,
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+        client: request.admission?.client?.id ?? null,
+      },
       'request',
     );
   });

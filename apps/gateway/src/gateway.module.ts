@@ -30,7 +30,23 @@ import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
 
 /** gateway: public REST under /v1 and the agent endpoint at /mcp — auth, rate limits, quotas, errors — in front of the contexts. */
 @Module({
-  controllers: [QuotaEventsController, InFlightEventsController, HealthController, PlansController, CreateClientController, RotateTokenController, OpenApiController, SyncScrapeController, CollectionsController, RunsController, WebhooksController, ProxiesController, UsageController, ViabilityTestsController, AgentEndpointController],
+  controllers: [
+    QuotaEventsController,
+    InFlightEventsController,
+    HealthController,
+    PlansController,
+    CreateClientController,
+    RotateTokenController,
+    OpenApiController,
+    SyncScrapeController,
+    CollectionsController,
+    RunsController,
+    WebhooksController,
+    ProxiesController,
+    UsageController,
+    ViabilityTestsController,
+    AgentEndpointController,
+  ],
   providers: [
     ClientDirectory,
     ClientBootstrap,

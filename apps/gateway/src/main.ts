@@ -16,7 +16,10 @@ async function main(): Promise<void> {
   process.stdout.write(startBanner(gateway.url, config, gateway.bootstrapTokens));
   const logger = createRootLogger('gateway', config.logLevel);
   keepServingOnUnhandledRejection((message) => logger.error(message));
-  onShutdownSignal(() => gateway.app.close(), (message) => logger.info(message));
+  onShutdownSignal(
+    () => gateway.app.close(),
+    (message) => logger.info(message),
+  );
 }
 
 main().catch((error: unknown) => {

@@ -10,8 +10,12 @@ export function startBanner(url: string, config: PlatformConfig, tokens: Bootstr
   for (const t of tokens) {
     const label = t.clientId === 'admin' ? 'admin token' : 'demo token ';
     if (t.source === 'generated') lines.push(`  ${label}: ${t.token}   (generated now and shown only this once; only its hash is stored)`);
-    else if (t.source === 'environment') lines.push(`  ${label}: ${t.token}   (from ${t.clientId === 'admin' ? 'ADMIN_TOKEN' : 'DEMO_TOKEN'})`);
-    else lines.push(`  ${label}: generated at the first start and not stored in clear; set ${t.clientId === 'admin' ? 'ADMIN_TOKEN' : 'DEMO_TOKEN'} to replace it`);
+    else if (t.source === 'environment')
+      lines.push(`  ${label}: ${t.token}   (from ${t.clientId === 'admin' ? 'ADMIN_TOKEN' : 'DEMO_TOKEN'})`);
+    else
+      lines.push(
+        `  ${label}: generated at the first start and not stored in clear; set ${t.clientId === 'admin' ? 'ADMIN_TOKEN' : 'DEMO_TOKEN'} to replace it`,
+      );
   }
   lines.push(`  try: curl -H "Authorization: Bearer <demo token>" ${url}/v1/health`);
   return `${lines.join('\n')}\n`;

@@ -12,7 +12,10 @@ async function main(): Promise<void> {
   process.stdout.write(startBanner(platform.url, config, platform.bootstrapTokens));
   const logger = createRootLogger('platform', config.logLevel);
   keepServingOnUnhandledRejection((message) => logger.error(message));
-  onShutdownSignal(() => platform.stop(), (message) => logger.info(message));
+  onShutdownSignal(
+    () => platform.stop(),
+    (message) => logger.info(message),
+  );
 }
 
 main().catch((error: unknown) => {

@@ -1,4 +1,14 @@
-import { CountryReference, CountryRequestView, DecideCountryRequestCommand, ListCountryRequestsQuery, ProxyClientReference, ProxyStatusReply, RequestCountryCommand, RequestCountryReply, SUBJECTS } from '@lib/contracts';
+import {
+  CountryReference,
+  CountryRequestView,
+  DecideCountryRequestCommand,
+  ListCountryRequestsQuery,
+  ProxyClientReference,
+  ProxyStatusReply,
+  RequestCountryCommand,
+  RequestCountryReply,
+  SUBJECTS,
+} from '@lib/contracts';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { CountryCatalog } from './country-catalog/country-catalog';

@@ -1,4 +1,13 @@
-import { GetJobResultQuery, JobListingPage, JobResultReply, ListJobsQuery, Packed, SUBJECTS, SweepRetentionCommand, SweepRetentionReply } from '@lib/contracts';
+import {
+  GetJobResultQuery,
+  JobListingPage,
+  JobResultReply,
+  ListJobsQuery,
+  Packed,
+  SUBJECTS,
+  SweepRetentionCommand,
+  SweepRetentionReply,
+} from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';

@@ -43,15 +43,45 @@ import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
       provide: BrowserPool,
       inject: [PLATFORM_CONFIG],
       useFactory: (config: PlatformConfig) =>
-        new BrowserPool(new BrowserLauncher(locateChromium(config)), { concurrency: config.browserConcurrency, queueTimeoutMs: config.browserQueueTimeoutMs, recycleAfter: config.browserRecycleAfter }),
+        new BrowserPool(new BrowserLauncher(locateChromium(config)), {
+          concurrency: config.browserConcurrency,
+          queueTimeoutMs: config.browserQueueTimeoutMs,
+          recycleAfter: config.browserRecycleAfter,
+        }),
     },
     // Spare contexts only for heavy: a light (headless shell) context costs a few ms.
-    { provide: ContextReserve, inject: [TargetGuard], useFactory: (guard: TargetGuard) => new ContextReserve(guard, new Set(['heavy'] as const)) },
+    {
+      provide: ContextReserve,
+      inject: [TargetGuard],
+      useFactory: (guard: TargetGuard) => new ContextReserve(guard, new Set(['heavy'] as const)),
+    },
     {
       provide: BrowserScrapeExecutor,
-      inject: [BrowserPool, ContextReserve, TargetGuard, ProxyRotation, ContentValidator, PageFormatter, SelectorExtractor, GuidanceAdvisor, PLATFORM_CONFIG],
-      useFactory: (pool: BrowserPool, reserve: ContextReserve, guard: TargetGuard, proxies: ProxyRotation, validator: ContentValidator, formatter: PageFormatter, extractor: SelectorExtractor, advisor: GuidanceAdvisor, config: PlatformConfig) =>
-        new BrowserScrapeExecutor(pool, reserve, guard, proxies, validator, formatter, extractor, advisor, { navigationMs: config.browserNavigationTimeoutMs }),
+      inject: [
+        BrowserPool,
+        ContextReserve,
+        TargetGuard,
+        ProxyRotation,
+        ContentValidator,
+        PageFormatter,
+        SelectorExtractor,
+        GuidanceAdvisor,
+        PLATFORM_CONFIG,
+      ],
+      useFactory: (
+        pool: BrowserPool,
+        reserve: ContextReserve,
+        guard: TargetGuard,
+        proxies: ProxyRotation,
+        validator: ContentValidator,
+        formatter: PageFormatter,
+        extractor: SelectorExtractor,
+        advisor: GuidanceAdvisor,
+        config: PlatformConfig,
+      ) =>
+        new BrowserScrapeExecutor(pool, reserve, guard, proxies, validator, formatter, extractor, advisor, {
+          navigationMs: config.browserNavigationTimeoutMs,
+        }),
     },
     ScrapeExecution,
     InFlightScrapes,

@@ -10,12 +10,6 @@ import { WebhookSenderController } from './webhook-sender.controller';
 /** webhook-sender: signed, durable, scheduled delivery of run-completion webhooks from the outbox. */
 @Module({
   controllers: [createHealthController('webhook-sender'), WebhookSenderController],
-  providers: [
-    targetGuardProvider,
-    CallbackTransport,
-    SigningSecrets,
-    DeliveryLog,
-    WebhookDispatcher,
-  ],
+  providers: [targetGuardProvider, CallbackTransport, SigningSecrets, DeliveryLog, WebhookDispatcher],
 })
 export class WebhookSenderModule {}

@@ -30,7 +30,10 @@ describe(loadPlatformConfig.name, () => {
       WEBHOOK_SECRET_KEYS: `new:${Buffer.alloc(32, 1).toString('base64')},old:${Buffer.alloc(32, 2).toString('base64')}`,
     });
     expect(config.port).toBe(9000);
-    expect(config.webhookSecretKeys.map((k) => [k.id, k.key.length])).toEqual([['new', 32], ['old', 32]]);
+    expect(config.webhookSecretKeys.map((k) => [k.id, k.key.length])).toEqual([
+      ['new', 32],
+      ['old', 32],
+    ]);
     expect(config.targetAllowlist).toEqual(['localhost:3000', '10.0.0.0/8']);
     expect(config.proxyPool.DE).toEqual(['http://u:p@proxy:8000']);
     expect(config.webhookRetryDelaysSeconds).toEqual([1, 2]);
@@ -45,13 +48,30 @@ describe(loadPlatformConfig.name, () => {
   it('reports every bad variable at once, each by name', () => {
     let error: unknown;
     try {
-      loadPlatformConfig({ PORT: 'abc', NATS_URL: 'http://x', PROXY_POOL: '{"de":["x"]}', LOG_LEVEL: 'loud', ADMIN_TOKEN: 'short', TARGET_ALLOWLIST: 'ok.example:80,10.0.0.0/99', WEBHOOK_SECRET_KEYS: 'k1:c2hvcnQ=' });
+      loadPlatformConfig({
+        PORT: 'abc',
+        NATS_URL: 'http://x',
+        PROXY_POOL: '{"de":["x"]}',
+        LOG_LEVEL: 'loud',
+        ADMIN_TOKEN: 'short',
+        TARGET_ALLOWLIST: 'ok.example:80,10.0.0.0/99',
+        WEBHOOK_SECRET_KEYS: 'k1:c2hvcnQ=',
+      });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as ConfigError).message;
-    for (const name of ['PORT', 'NATS_URL', 'PROXY_POOL', 'LOG_LEVEL', 'ADMIN_TOKEN', 'TARGET_ALLOWLIST entry "10.0.0.0/99"', 'WEBHOOK_SECRET_KEYS']) expect(message).toContain(name);
+    for (const name of [
+      'PORT',
+      'NATS_URL',
+      'PROXY_POOL',
+      'LOG_LEVEL',
+      'ADMIN_TOKEN',
+      'TARGET_ALLOWLIST entry "10.0.0.0/99"',
+      'WEBHOOK_SECRET_KEYS',
+    ])
+      expect(message).toContain(name);
     expect(message).not.toContain('ok.example');
     expect(message).not.toContain('\n');
   });

@@ -204,7 +204,9 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
   };
   // Several processes share one database: each must hold the same key ring, so it cannot be made up locally.
   if (config.databaseUrl && config.webhookSecretKeys.length === 0) {
-    problems.push('WEBHOOK_SECRET_KEYS is required with DATABASE_URL: webhook signing secrets are encrypted at rest (format "id:base64-32-bytes[,older-id:…]"; make one with: node -e "console.log(\'k1:\' + require(\'crypto\').randomBytes(32).toString(\'base64\'))")');
+    problems.push(
+      "WEBHOOK_SECRET_KEYS is required with DATABASE_URL: webhook signing secrets are encrypted at rest (format \"id:base64-32-bytes[,older-id:…]\"; make one with: node -e \"console.log('k1:' + require('crypto').randomBytes(32).toString('base64'))\")",
+    );
   }
   if (config.adminToken && config.adminToken === config.demoToken) problems.push('ADMIN_TOKEN and DEMO_TOKEN must differ');
   if (problems.length > 0) throw new ConfigError(problems);
@@ -213,7 +215,10 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
 
 /** `https://app.example.com,http://localhost:3000`: exact origins (scheme, host, port), or `*`. */
 function parseCorsOrigins(raw: string | undefined, problems: string[]): string[] {
-  const origins = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const origins = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const origin of origins) {
     if (origin === '*') continue;
     let parsed: URL | null = null;
@@ -222,7 +227,8 @@ function parseCorsOrigins(raw: string | undefined, problems: string[]): string[]
     } catch {
       // reported below
     }
-    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin) problems.push(`CORS_ORIGINS entry "${origin}" is not an origin like https://app.example.com`);
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin)
+      problems.push(`CORS_ORIGINS entry "${origin}" is not an origin like https://app.example.com`);
   }
   return origins;
 }
@@ -230,11 +236,16 @@ function parseCorsOrigins(raw: string | undefined, problems: string[]): string[]
 /** `id:base64key,…` with 32-byte keys and distinct ids. */
 function parseSecretKeys(raw: string | undefined, problems: string[]): Array<{ id: string; key: Buffer }> {
   const keys: Array<{ id: string; key: Buffer }> = [];
-  for (const entry of (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const match = /^([A-Za-z0-9_-]{1,32}):([A-Za-z0-9+/=_-]+)$/.exec(entry);
     const key = match ? Buffer.from(match[2], 'base64') : null;
     if (!match || key!.length !== 32) {
-      problems.push(`WEBHOOK_SECRET_KEYS entries must be "id:base64" with a 32-byte key (an entry starting "${entry.slice(0, 6)}…" is not)`);
+      problems.push(
+        `WEBHOOK_SECRET_KEYS entries must be "id:base64" with a 32-byte key (an entry starting "${entry.slice(0, 6)}…" is not)`,
+      );
       continue;
     }
     if (keys.some((k) => k.id === match[1])) problems.push(`WEBHOOK_SECRET_KEYS names key "${match[1]}" twice`);
@@ -244,7 +255,10 @@ function parseSecretKeys(raw: string | undefined, problems: string[]): Array<{ i
 }
 
 function parseTargetAllowlist(raw: string | undefined, problems: string[]): string[] {
-  const entries = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const entries = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const cidr = entry.includes('/');
     const valid = cidr ? ipaddr.isValidCIDR(entry) : /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(entry);

@@ -1,16 +1,82 @@
 import type { MessageContext } from './bounded-contexts';
-import type { CommitCreditsCommand, CommitCreditsReply, ReleaseCreditsCommand, ReleaseCreditsReply, ReserveCreditsCommand, ReserveCreditsReply } from './billing/credit-reservation.messages';
+import type {
+  CommitCreditsCommand,
+  CommitCreditsReply,
+  ReleaseCreditsCommand,
+  ReleaseCreditsReply,
+  ReserveCreditsCommand,
+  ReserveCreditsReply,
+} from './billing/credit-reservation.messages';
 import type { QuotaChangedEvent, QuotaQuery, QuotaState } from './billing/quota.messages';
-import type { BillingQuery, BillingReply, ClientMetricsQuery, ClientMetricsReply, PlatformMetricsQuery, PlatformMetricsReply } from './billing/usage.messages';
+import type {
+  BillingQuery,
+  BillingReply,
+  ClientMetricsQuery,
+  ClientMetricsReply,
+  PlatformMetricsQuery,
+  PlatformMetricsReply,
+} from './billing/usage.messages';
 import type { HealthQuery, HealthReport } from './health/health.messages';
-import type { DownloadResultBody, ExecuteDownloadCommand, ExecuteScrapeCommand, ScrapeExecutionFacts, ScrapeResultBody, ScrapesInFlightEvent } from './scrape/scrape-execution.messages';
-import type { CollectionReference, CollectionView, CollectionWriteReply, CreateCollectionCommand, ListCollectionsQuery, ListRunsQuery, RunList, RunReference, RunView, StartRunCommand, UpdateCollectionCommand } from './batch/collection.messages';
-import type { ClaimJobCommand, ClaimJobReply, CompleteJobCommand, CompleteJobReply, HeartbeatJobCommand, HeartbeatJobReply } from './batch/job-execution.messages';
-import type { GetJobResultQuery, JobListingPage, JobResultReply, ListJobsQuery, SweepRetentionCommand, SweepRetentionReply } from './batch/job-listing.messages';
+import type {
+  DownloadResultBody,
+  ExecuteDownloadCommand,
+  ExecuteScrapeCommand,
+  ScrapeExecutionFacts,
+  ScrapeResultBody,
+  ScrapesInFlightEvent,
+} from './scrape/scrape-execution.messages';
+import type {
+  CollectionReference,
+  CollectionView,
+  CollectionWriteReply,
+  CreateCollectionCommand,
+  ListCollectionsQuery,
+  ListRunsQuery,
+  RunList,
+  RunReference,
+  RunView,
+  StartRunCommand,
+  UpdateCollectionCommand,
+} from './batch/collection.messages';
+import type {
+  ClaimJobCommand,
+  ClaimJobReply,
+  CompleteJobCommand,
+  CompleteJobReply,
+  HeartbeatJobCommand,
+  HeartbeatJobReply,
+} from './batch/job-execution.messages';
+import type {
+  GetJobResultQuery,
+  JobListingPage,
+  JobResultReply,
+  ListJobsQuery,
+  SweepRetentionCommand,
+  SweepRetentionReply,
+} from './batch/job-listing.messages';
 import type { Packed } from './packed';
-import type { CountryReference, CountryRequestList, CountryRequestView, ProxyCountryName, DecideCountryRequestCommand, ListCountryRequestsQuery, ProxyClientReference, ProxyStatusReply, RequestCountryCommand, RequestCountryReply } from './proxy/country-proxy.messages';
+import type {
+  CountryReference,
+  CountryRequestList,
+  CountryRequestView,
+  ProxyCountryName,
+  DecideCountryRequestCommand,
+  ListCountryRequestsQuery,
+  ProxyClientReference,
+  ProxyStatusReply,
+  RequestCountryCommand,
+  RequestCountryReply,
+} from './proxy/country-proxy.messages';
 import type { RunDeliveriesReference, WebhookDeliveryLog, WebhookSecretQuery, WebhookSecretReply } from './webhooks/webhook.messages';
-import type { AnalyseUrlCommand, CreateViabilityRunCommand, ViabilityResult, ListViabilityRunsQuery, ViabilityRunList, ViabilityRunReference, ViabilityRunView } from './viability/viability.messages';
+import type {
+  AnalyseUrlCommand,
+  CreateViabilityRunCommand,
+  ViabilityResult,
+  ListViabilityRunsQuery,
+  ViabilityRunList,
+  ViabilityRunReference,
+  ViabilityRunView,
+} from './viability/viability.messages';
 import { type SUBJECTS } from './subjects';
 
 export type { Packed };
@@ -23,7 +89,10 @@ export type RequestReplyMap = {
   [K in (typeof SUBJECTS.health)[MessageContext]]: { request: HealthQuery; reply: HealthReport };
 } & {
   [SUBJECTS.scrape.execute]: { request: ExecuteScrapeCommand; reply: { facts: ScrapeExecutionFacts; result: Packed<ScrapeResultBody> } };
-  [SUBJECTS.scrape.download]: { request: ExecuteDownloadCommand; reply: { facts: ScrapeExecutionFacts; result: Packed<DownloadResultBody> } };
+  [SUBJECTS.scrape.download]: {
+    request: ExecuteDownloadCommand;
+    reply: { facts: ScrapeExecutionFacts; result: Packed<DownloadResultBody> };
+  };
   [SUBJECTS.billing.quotaQuery]: { request: QuotaQuery; reply: QuotaState };
   [SUBJECTS.billing.creditsReserve]: { request: ReserveCreditsCommand; reply: ReserveCreditsReply };
   [SUBJECTS.billing.creditsCommit]: { request: CommitCreditsCommand; reply: CommitCreditsReply };

@@ -37,7 +37,13 @@ export function mapOf(model: Type<unknown>, description?: string): ApiPropertyOp
 
 /** Any JSON value (what a page's script returned, what a selector extracted). */
 export const ANY_JSON_VALUE: SchemaObject = {
-  anyOf: [{ type: 'string', nullable: true }, { type: 'number' }, { type: 'boolean' }, { type: 'object', additionalProperties: true }, { type: 'array', items: {} }],
+  anyOf: [
+    { type: 'string', nullable: true },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'object', additionalProperties: true },
+    { type: 'array', items: {} },
+  ],
 };
 
 export function anyJsonValue(description?: string): ApiPropertyOptions {
@@ -51,5 +57,10 @@ export function mapOfLists(model: Type<unknown>, description?: string): ApiPrope
 
 /** An object whose keys are the client's own (extract names, suggested request fields). */
 export function openObject(description?: string, options: { nullable?: boolean; values?: SchemaObject } = {}): ApiPropertyOptions {
-  return asOptions({ type: 'object', additionalProperties: options.values ?? true, ...(options.nullable ? { nullable: true } : {}), description });
+  return asOptions({
+    type: 'object',
+    additionalProperties: options.values ?? true,
+    ...(options.nullable ? { nullable: true } : {}),
+    description,
+  });
 }

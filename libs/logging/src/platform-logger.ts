@@ -20,7 +20,14 @@ export function createRootLogger(service: string, level: string): Logger {
 
 // Nest announces every module and route it wires at start; useful when debugging wiring, noise
 // otherwise (about 60 lines per start of the whole platform).
-const FRAMEWORK_BOOT_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestMicroservice', 'NestApplication']);
+const FRAMEWORK_BOOT_CONTEXTS = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestFactory',
+  'NestMicroservice',
+  'NestApplication',
+]);
 
 /** Adapts pino to Nest's LoggerService so framework messages come out as JSON too. */
 export class NestPinoLogger implements LoggerService {

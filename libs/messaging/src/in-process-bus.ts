@@ -36,7 +36,10 @@ export class InProcessBus {
     this.subscriptions.set(subject, list);
     return () => {
       const current = this.subscriptions.get(subject) ?? [];
-      this.subscriptions.set(subject, current.filter((s) => s !== subscription));
+      this.subscriptions.set(
+        subject,
+        current.filter((s) => s !== subscription),
+      );
     };
   }
 

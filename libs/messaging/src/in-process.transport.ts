@@ -1,4 +1,11 @@
-import { BaseRpcContext, ClientProxy, type CustomTransportStrategy, type ReadPacket, Server, type WritePacket } from '@nestjs/microservices';
+import {
+  BaseRpcContext,
+  ClientProxy,
+  type CustomTransportStrategy,
+  type ReadPacket,
+  Server,
+  type WritePacket,
+} from '@nestjs/microservices';
 import { lastValueFrom, type Observable } from 'rxjs';
 import { type InProcessBus, type InProcessHeaders } from './in-process-bus';
 

@@ -42,7 +42,10 @@ const FETCH_EXPIRES_MS = 1000;
  */
 export class JetStreamJobQueue implements JobQueue {
   private readonly logger = new Logger('JetStreamJobQueue');
-  private connection: Promise<{ nc: import('@nats-io/nats-core').NatsConnection; js: import('@nats-io/jetstream').JetStreamClient }> | null = null;
+  private connection: Promise<{
+    nc: import('@nats-io/nats-core').NatsConnection;
+    js: import('@nats-io/jetstream').JetStreamClient;
+  }> | null = null;
 
   /**
    * `ackWaitMs` is the job lease: workers call working() at every lease heartbeat (a third of it),
@@ -111,17 +114,36 @@ export class JetStreamJobQueue implements JobQueue {
     this.connection ??= (async () => {
       const { connect } = await import('@nats-io/transport-node');
       const { jetstream, jetstreamManager, AckPolicy, RetentionPolicy, StorageType } = await import('@nats-io/jetstream');
-      const nc = await connect({ servers: this.natsUrl, name: `${this.clientName}-jobs-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 1000 });
+      const nc = await connect({
+        servers: this.natsUrl,
+        name: `${this.clientName}-jobs-${process.pid}`,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 1000,
+      });
       const jsm = await jetstreamManager(nc);
       // Created by whichever process comes first; the same config from a second one is a no-op.
       await jsm.streams.info(JOB_QUEUE.stream).catch(() =>
-        jsm.streams.add({ name: JOB_QUEUE.stream, subjects: [JOB_QUEUE.subject], retention: RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: 120 * 1e9 }),
+        jsm.streams.add({
+          name: JOB_QUEUE.stream,
+          subjects: [JOB_QUEUE.subject],
+          retention: RetentionPolicy.Workqueue,
+          storage: StorageType.File,
+          duplicate_window: 120 * 1e9,
+        }),
       );
       const ackWait = this.ackWaitMs * 1e6;
       const existing = await jsm.consumers.info(JOB_QUEUE.stream, JOB_QUEUE.consumer).catch(() => null);
       if (!existing) {
         // Another process may create it at the same moment: the same config, nothing to do.
-        await jsm.consumers.add(JOB_QUEUE.stream, { durable_name: JOB_QUEUE.consumer, ack_policy: AckPolicy.Explicit, ack_wait: ackWait, max_deliver: -1, max_ack_pending: 20_000 }).catch(() => undefined);
+        await jsm.consumers
+          .add(JOB_QUEUE.stream, {
+            durable_name: JOB_QUEUE.consumer,
+            ack_policy: AckPolicy.Explicit,
+            ack_wait: ackWait,
+            max_deliver: -1,
+            max_ack_pending: 20_000,
+          })
+          .catch(() => undefined);
       } else if (existing.config.ack_wait !== ackWait) {
         // A changed JOB_LEASE_SECONDS reaches the durable consumer made under the old one.
         await jsm.consumers.update(JOB_QUEUE.stream, JOB_QUEUE.consumer, { ack_wait: ackWait });

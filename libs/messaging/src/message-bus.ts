@@ -130,7 +130,10 @@ export class MessageBus {
     } catch (error) {
       if (options.signal?.aborted && error === options.signal.reason) throw error;
       // Nobody collected the parked payload: do not leave it for the TTL.
-      if (parked) void this.objectStore().then((store) => store.delete(parked!)).catch(() => undefined);
+      if (parked)
+        void this.objectStore()
+          .then((store) => store.delete(parked!))
+          .catch(() => undefined);
       throw translateTransportError(error, subject, timeoutMs);
     }
   }
@@ -138,7 +141,8 @@ export class MessageBus {
   /** Publishes a fact, at most once. A failed publish is logged, never thrown into the caller. */
   emit<S extends EventSubject>(subject: S, payload: EventMap[S], options: Pick<RequestOptions, 'correlationId'> = {}): void {
     this.transport.client.emit(subject, this.transport.wrap(payload, this.headers(options.correlationId))).subscribe({
-      error: (error: unknown) => this.logger.warn(`publishing ${subject} failed: ${error instanceof Error ? error.message : String(error)}`),
+      error: (error: unknown) =>
+        this.logger.warn(`publishing ${subject} failed: ${error instanceof Error ? error.message : String(error)}`),
     });
   }
 
@@ -156,6 +160,11 @@ function translateTransportError(error: unknown, subject: string, timeoutMs: num
   if (typeof error === 'object' && error !== null && (error as { name?: string }).name === 'NoRespondersError') {
     return new DependencyUnavailableError(`no service is listening on ${subject}`, { subject });
   }
-  const message = error instanceof Error ? error.message : typeof error === 'object' && error !== null ? String((error as { message?: unknown }).message ?? 'unknown error') : String(error);
+  const message =
+    error instanceof Error
+      ? error.message
+      : typeof error === 'object' && error !== null
+        ? String((error as { message?: unknown }).message ?? 'unknown error')
+        : String(error);
   return new DependencyUnavailableError(`transport failure on ${subject}: ${message}`, { subject });
 }

@@ -1,6 +1,17 @@
 import { InternalError, InvalidMessageError, AppError } from '@lib/errors';
 import { CORRELATION_HEADER, withCorrelationId } from '@lib/logging';
-import { ArgumentsHost, CallHandler, Catch, ExceptionFilter, ExecutionContext, Injectable, Logger, NestInterceptor, ValidationError, ValidationPipe } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  CallHandler,
+  Catch,
+  ExceptionFilter,
+  ExecutionContext,
+  Injectable,
+  Logger,
+  NestInterceptor,
+  ValidationError,
+  ValidationPipe,
+} from '@nestjs/common';
 import { from, Observable, switchMap, throwError } from 'rxjs';
 import { isParkedEnvelope, MessageBus, PARKED_PAYLOAD_KEY, ParkedEnvelope } from './message-bus';
 

@@ -42,7 +42,8 @@ export class MessagingModule {
           provide: JOB_QUEUE_ADAPTER,
           inject: [PLATFORM_CONFIG],
           // Connects lazily: only contexts that publish or consume jobs open a JetStream connection.
-          useFactory: (config: PlatformConfig): JobQueue => (config.natsUrl ? new JetStreamJobQueue(config.natsUrl, serviceName, config.jobLeaseSeconds * 1000) : requireBus(bus).jobQueue),
+          useFactory: (config: PlatformConfig): JobQueue =>
+            config.natsUrl ? new JetStreamJobQueue(config.natsUrl, serviceName, config.jobLeaseSeconds * 1000) : requireBus(bus).jobQueue,
         },
         MessageBusCloser,
       ],

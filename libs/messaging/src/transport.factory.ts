@@ -1,5 +1,12 @@
 import type { PlatformConfig } from '@lib/config';
-import { type ClientProxy, ClientProxyFactory, type CustomStrategy, type NatsOptions, NatsRecordBuilder, Transport } from '@nestjs/microservices';
+import {
+  type ClientProxy,
+  ClientProxyFactory,
+  type CustomStrategy,
+  type NatsOptions,
+  NatsRecordBuilder,
+  Transport,
+} from '@nestjs/microservices';
 import { headers as natsHeaders } from 'nats';
 import { type InProcessBus } from './in-process-bus';
 import { InProcessClient, InProcessRecord, InProcessServer } from './in-process.transport';
@@ -23,7 +30,11 @@ export function transportSettingsOf(config: PlatformConfig, bus?: InProcessBus):
  * queue group so that every replica receives every message: for caches that listen to events
  * (never for request/reply subjects, which must be answered once).
  */
-export function createServerOptions(serviceName: string, settings: TransportSettings, mode: { fanOut?: boolean } = {}): NatsOptions | CustomStrategy {
+export function createServerOptions(
+  serviceName: string,
+  settings: TransportSettings,
+  mode: { fanOut?: boolean } = {},
+): NatsOptions | CustomStrategy {
   if (settings.natsUrl) {
     return {
       transport: Transport.NATS,
@@ -57,7 +68,12 @@ export function createTransportClient(serviceName: string, settings: TransportSe
   if (settings.natsUrl) {
     const client = ClientProxyFactory.create({
       transport: Transport.NATS,
-      options: { servers: [settings.natsUrl], name: `${serviceName}-client-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 1000 },
+      options: {
+        servers: [settings.natsUrl],
+        name: `${serviceName}-client-${process.pid}`,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 1000,
+      },
     }) as ClientProxy;
     return {
       client,
@@ -69,7 +85,11 @@ export function createTransportClient(serviceName: string, settings: TransportSe
       },
     };
   }
-  return { client: new InProcessClient(requireBus(settings)), kind: 'in-process', wrap: (payload, headers) => new InProcessRecord(payload, headers) };
+  return {
+    client: new InProcessClient(requireBus(settings)),
+    kind: 'in-process',
+    wrap: (payload, headers) => new InProcessRecord(payload, headers),
+  };
 }
 
 function requireBus(settings: TransportSettings): InProcessBus {

@@ -26,8 +26,17 @@ export function titleOf(html: string): string {
 }
 
 /** The signatures a page matches, each with its first piece of evidence (`kind:name:evidence`) pushed to `hits`. */
-export function matchSignatures(signatures: Signature[], lowerHtml: string, headers: ObservedPage['headers'], hits: string[], kind: string): string[] {
-  const cookies = [headers['set-cookie']].flat().filter((c): c is string => typeof c === 'string').map((c) => c.split('=')[0].trim().toLowerCase());
+export function matchSignatures(
+  signatures: Signature[],
+  lowerHtml: string,
+  headers: ObservedPage['headers'],
+  hits: string[],
+  kind: string,
+): string[] {
+  const cookies = [headers['set-cookie']]
+    .flat()
+    .filter((c): c is string => typeof c === 'string')
+    .map((c) => c.split('=')[0].trim().toLowerCase());
   const server = String(headers.server ?? '').toLowerCase();
   const found: string[] = [];
   for (const signature of signatures) {
@@ -35,7 +44,15 @@ export function matchSignatures(signatures: Signature[], lowerHtml: string, head
     const header = signature.headers?.find((h) => headers[h] !== undefined);
     const cookie = signature.cookies?.find((prefix) => cookies.some((c) => c.startsWith(prefix)));
     const viaServer = signature.servers?.find((s) => server.includes(s));
-    const evidence = marker ? `marker:${marker}` : header ? `header:${header}` : cookie ? `cookie:${cookie}` : viaServer ? `server:${viaServer}` : null;
+    const evidence = marker
+      ? `marker:${marker}`
+      : header
+        ? `header:${header}`
+        : cookie
+          ? `cookie:${cookie}`
+          : viaServer
+            ? `server:${viaServer}`
+            : null;
     if (evidence) {
       found.push(signature.name);
       hits.push(`${kind}:${signature.name}:${evidence}`);

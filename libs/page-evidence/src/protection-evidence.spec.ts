@@ -1,10 +1,28 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ARTICLE, CAPTCHA_WIDGETS, CLOUDFLARE_CHALLENGE_PAGE, CLOUDFLARE_HEADERS, CLOUDFLARE_TURNSTILE_PAGE, cloudflareBlockPage, PASSWORD_FORM, VENDOR_PAGES } from '../../../test/support/protected-pages';
+import {
+  ARTICLE,
+  CAPTCHA_WIDGETS,
+  CLOUDFLARE_CHALLENGE_PAGE,
+  CLOUDFLARE_HEADERS,
+  CLOUDFLARE_TURNSTILE_PAGE,
+  cloudflareBlockPage,
+  PASSWORD_FORM,
+  VENDOR_PAGES,
+} from '../../../test/support/protected-pages';
 import { assessProtection } from './protection-evidence';
 
-const page = (body: string, extra: { status?: number; headers?: Record<string, string | string[]>; location?: string; finalUrl?: string } = {}) =>
-  assessProtection({ statusCode: extra.status ?? 200, headers: extra.headers ?? {}, body, location: extra.location ?? null, finalUrl: extra.finalUrl ?? null });
+const page = (
+  body: string,
+  extra: { status?: number; headers?: Record<string, string | string[]>; location?: string; finalUrl?: string } = {},
+) =>
+  assessProtection({
+    statusCode: extra.status ?? 200,
+    headers: extra.headers ?? {},
+    body,
+    location: extra.location ?? null,
+    finalUrl: extra.finalUrl ?? null,
+  });
 
 /**
  * Fixtures written from the vendors' documented markers: for each vendor, presence on a full page
@@ -25,17 +43,28 @@ describe('assessProtection', () => {
   describe('Cloudflare levels', () => {
     const cfHeaders = CLOUDFLARE_HEADERS;
     it('present: served by Cloudflare, content delivered', () => {
-      expect(page(`<html><body>${ARTICLE}</body></html>`, { headers: cfHeaders })).toMatchObject({ cloudflareLevel: 'present', vendorsPresent: ['cloudflare'], vendorsChallenging: [] });
+      expect(page(`<html><body>${ARTICLE}</body></html>`, { headers: cfHeaders })).toMatchObject({
+        cloudflareLevel: 'present',
+        vendorsPresent: ['cloudflare'],
+        vendorsChallenging: [],
+      });
     });
     it('challenge: the managed challenge ("Just a moment...", cf-mitigated: challenge)', () => {
       const evidence = page(CLOUDFLARE_CHALLENGE_PAGE, { status: 403, headers: { ...cfHeaders, 'cf-mitigated': 'challenge' } });
       expect(evidence).toMatchObject({ cloudflareLevel: 'challenge', vendorsChallenging: ['cloudflare'], captchaDetected: false });
     });
     it('interactive: a Turnstile widget to solve', () => {
-      expect(page(CLOUDFLARE_TURNSTILE_PAGE, { status: 403, headers: cfHeaders })).toMatchObject({ cloudflareLevel: 'interactive', captchaDetected: true, captchaProviders: ['turnstile'] });
+      expect(page(CLOUDFLARE_TURNSTILE_PAGE, { status: 403, headers: cfHeaders })).toMatchObject({
+        cloudflareLevel: 'interactive',
+        captchaDetected: true,
+        captchaProviders: ['turnstile'],
+      });
     });
     it.each(['1020', '1015', '1010', '1006'])('block: error %s', (code) => {
-      expect(page(cloudflareBlockPage(code), { status: code === '1015' ? 429 : 403, headers: cfHeaders })).toMatchObject({ cloudflareLevel: 'block', vendorsChallenging: ['cloudflare'] });
+      expect(page(cloudflareBlockPage(code), { status: code === '1015' ? 429 : 403, headers: cfHeaders })).toMatchObject({
+        cloudflareLevel: 'block',
+        vendorsChallenging: ['cloudflare'],
+      });
     });
   });
 
@@ -62,9 +91,17 @@ describe('assessProtection', () => {
 
   describe('login walls', () => {
     it('401 with WWW-Authenticate', () => {
-      expect(page('Unauthorized', { status: 401, headers: { 'www-authenticate': 'Basic realm="intranet"' } }).loginWall).toEqual({ detected: true, evidence: ['status:401 www-authenticate:basic'] });
+      expect(page('Unauthorized', { status: 401, headers: { 'www-authenticate': 'Basic realm="intranet"' } }).loginWall).toEqual({
+        detected: true,
+        evidence: ['status:401 www-authenticate:basic'],
+      });
     });
-    it.each(['/login?next=%2Freport', '/users/sign_in', 'https://sso.example.com/auth/realms/x/protocol/openid-connect/auth?client_id=web', '/account/login'])('a redirect to %s', (location) => {
+    it.each([
+      '/login?next=%2Freport',
+      '/users/sign_in',
+      'https://sso.example.com/auth/realms/x/protocol/openid-connect/auth?client_id=web',
+      '/account/login',
+    ])('a redirect to %s', (location) => {
       expect(page('', { status: 302, location }).loginWall.detected).toBe(true);
     });
     it('a thin page with a password form; a full article with a login box in its header is not walled', () => {
@@ -89,7 +126,13 @@ describe('assessProtection', () => {
     const flagged = pages
       .map((name) => ({ name, evidence: page(fs.readFileSync(path.join(corpus, name, 'source.html'), 'utf8')) }))
       // Served by Cloudflare is fine (two are: its bot script is on the page); challenged is not.
-      .filter(({ evidence }) => evidence.vendorsChallenging.length > 0 || evidence.captchaDetected || evidence.loginWall.detected || !['none', 'present'].includes(evidence.cloudflareLevel))
+      .filter(
+        ({ evidence }) =>
+          evidence.vendorsChallenging.length > 0 ||
+          evidence.captchaDetected ||
+          evidence.loginWall.detected ||
+          !['none', 'present'].includes(evidence.cloudflareLevel),
+      )
       .map(({ name, evidence }) => `${name}: ${evidence.ruleHits.join(' ')}`);
     expect(flagged).toEqual([]);
   });

@@ -80,12 +80,30 @@ export function assessProtection(page: ObservedPage & { location?: string | null
 
   const cloudflareLevel = cloudflareLevelOf(vendorsPresent, challenging, captchaProviders, captchaDetected, lower, page.statusCode, hits);
   const loginWall = loginWallOf(page, lower, thin, hits);
-  return { vendorsPresent, vendorsChallenging: [...challenging], cloudflareLevel, captchaDetected, captchaProviders, loginWall, ruleHits: hits };
+  return {
+    vendorsPresent,
+    vendorsChallenging: [...challenging],
+    cloudflareLevel,
+    captchaDetected,
+    captchaProviders,
+    loginWall,
+    ruleHits: hits,
+  };
 }
 
-function cloudflareLevelOf(present: string[], challenging: Set<string>, captchas: string[], captchaDetected: boolean, lower: string, status: number, hits: string[]): CloudflareLevel {
+function cloudflareLevelOf(
+  present: string[],
+  challenging: Set<string>,
+  captchas: string[],
+  captchaDetected: boolean,
+  lower: string,
+  status: number,
+  hits: string[],
+): CloudflareLevel {
   if (!present.includes('cloudflare') && !challenging.has('cloudflare')) return 'none';
-  const code = CLOUDFLARE_BLOCK_CODES.find((c) => new RegExp(`error(?:\\s|&nbsp;)*(?:code)?:?\\s*${c}\\b|cf-error-code">${c}<`).test(lower));
+  const code = CLOUDFLARE_BLOCK_CODES.find((c) =>
+    new RegExp(`error(?:\\s|&nbsp;)*(?:code)?:?\\s*${c}\\b|cf-error-code">${c}<`).test(lower),
+  );
   if (code || (status >= 400 && CLOUDFLARE_BLOCK_MARKERS.some((m) => lower.includes(m)))) {
     hits.push(`cloudflare:block${code ? `:${code}` : ''}`);
     return 'block';
@@ -98,11 +116,20 @@ function cloudflareLevelOf(present: string[], challenging: Set<string>, captchas
   return 'present';
 }
 
-function loginWallOf(page: ObservedPage & { location?: string | null; finalUrl?: string | null }, lower: string, thin: boolean, hits: string[]): LoginWall {
+function loginWallOf(
+  page: ObservedPage & { location?: string | null; finalUrl?: string | null },
+  lower: string,
+  thin: boolean,
+  hits: string[],
+): LoginWall {
   const evidence: string[] = [];
   const authenticate = [page.headers['www-authenticate']].flat()[0];
-  if (page.statusCode === 401) evidence.push(`status:401${authenticate ? ` www-authenticate:${authenticate.split(/\s/)[0].toLowerCase()}` : ''}`);
-  for (const [kind, target] of [['redirect', page.location], ['url', page.finalUrl]] as const) {
+  if (page.statusCode === 401)
+    evidence.push(`status:401${authenticate ? ` www-authenticate:${authenticate.split(/\s/)[0].toLowerCase()}` : ''}`);
+  for (const [kind, target] of [
+    ['redirect', page.location],
+    ['url', page.finalUrl],
+  ] as const) {
     if (!target) continue;
     const path = pathOf(target);
     if (LOGIN_WALL.paths.test(path)) evidence.push(`${kind}:${path.slice(0, 120)}`);

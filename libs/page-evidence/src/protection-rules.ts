@@ -34,7 +34,13 @@ export const CAPTCHA_PROVIDERS: Signature[] = [
 ];
 
 export const PROTECTION_PROVIDERS: Signature[] = [
-  { name: 'cloudflare', markers: ['/cdn-cgi/challenge-platform', '__cf_chl_', 'cf-browser-verification'], headers: ['cf-ray', 'cf-mitigated'], cookies: ['__cf_bm', 'cf_clearance'], servers: ['cloudflare'] },
+  {
+    name: 'cloudflare',
+    markers: ['/cdn-cgi/challenge-platform', '__cf_chl_', 'cf-browser-verification'],
+    headers: ['cf-ray', 'cf-mitigated'],
+    cookies: ['__cf_bm', 'cf_clearance'],
+    servers: ['cloudflare'],
+  },
   { name: 'akamai', markers: ['_abck', 'akam/13'], cookies: ['_abck', 'ak_bmsc', 'bm_sz'], servers: ['akamaighost', 'akamainetstorage'] },
   { name: 'imperva', markers: ['_incapsula_resource', 'incapsula incident'], headers: ['x-iinfo'], cookies: ['incap_ses', 'visid_incap'] },
   { name: 'datadome', markers: ['captcha-delivery.com', 'datadome'], headers: ['x-datadome', 'x-dd-b'], cookies: ['datadome'] },
@@ -43,7 +49,11 @@ export const PROTECTION_PROVIDERS: Signature[] = [
   { name: 'sucuri', markers: ['sucuri website firewall', 'sucuri_cloudproxy'], headers: ['x-sucuri-id'], servers: ['sucuri/cloudproxy'] },
   { name: 'aws-waf', markers: ['awswaf', 'aws-waf-token'], headers: ['x-amzn-waf-action'], cookies: ['aws-waf-token'] },
   { name: 'shape', markers: ['shape security', 'istlwashere'] },
-  { name: 'radware', markers: ['validate.perfdrive.com', 'perfdrive.com/', 'radware bot manager'], cookies: ['__uzdbm', '__uzma', '__uzmb'] },
+  {
+    name: 'radware',
+    markers: ['validate.perfdrive.com', 'perfdrive.com/', 'radware bot manager'],
+    cookies: ['__uzdbm', '__uzma', '__uzmb'],
+  },
 ];
 
 /**
@@ -60,13 +70,34 @@ export interface ChallengeSignature {
 
 export const VENDOR_CHALLENGES: ChallengeSignature[] = [
   // Not /cdn-cgi/challenge-platform alone: Cloudflare injects …/scripts/jsd/main.js into ordinary pages.
-  { name: 'cloudflare', markers: ['/cdn-cgi/challenge-platform/h/', 'window._cf_chl_opt', '__cf_chl_', 'cf-browser-verification', '<title>just a moment...</title>'], headers: { 'cf-mitigated': ['challenge'] } },
-  { name: 'datadome', markers: ['geo.captcha-delivery.com', 'ct.captcha-delivery.com', "var dd={'rt':"], headers: { 'x-datadome': ['protected'] } },
+  {
+    name: 'cloudflare',
+    markers: [
+      '/cdn-cgi/challenge-platform/h/',
+      'window._cf_chl_opt',
+      '__cf_chl_',
+      'cf-browser-verification',
+      '<title>just a moment...</title>',
+    ],
+    headers: { 'cf-mitigated': ['challenge'] },
+  },
+  {
+    name: 'datadome',
+    markers: ['geo.captcha-delivery.com', 'ct.captcha-delivery.com', "var dd={'rt':"],
+    headers: { 'x-datadome': ['protected'] },
+  },
   { name: 'perimeterx', markers: ['px-captcha', '_pxcaptcha', 'press &amp; hold', 'press & hold'] },
-  { name: 'akamai', markers: ['sec-if-cpt-container', '/_sec/cp_challenge/', 'reference&#32;&#35;', 'you don\'t have permission to access'] },
+  {
+    name: 'akamai',
+    markers: ['sec-if-cpt-container', '/_sec/cp_challenge/', 'reference&#32;&#35;', "you don't have permission to access"],
+  },
   { name: 'imperva', markers: ['_incapsula_resource', 'incapsula incident id', 'request unsuccessful. incapsula'] },
   { name: 'kasada', markers: ['window.kpsdk', 'ips.js?'], headers: { 'x-kpsdk-ct': [''] } },
-  { name: 'aws-waf', markers: ['awswafintegration', 'aws-waf-token', 'challenge.js'], headers: { 'x-amzn-waf-action': ['challenge', 'captcha'] } },
+  {
+    name: 'aws-waf',
+    markers: ['awswafintegration', 'aws-waf-token', 'challenge.js'],
+    headers: { 'x-amzn-waf-action': ['challenge', 'captcha'] },
+  },
   { name: 'sucuri', markers: ['sucuri website firewall - access denied', 'sucuri_cloudproxy_js', 'cloudproxy@sucuri.net'] },
   { name: 'radware', markers: ['validate.perfdrive.com', 'radware bot manager captcha'] },
   { name: 'shape', markers: ['istlwashere'] },
@@ -84,7 +115,17 @@ export const LOGIN_WALL = {
   /** Redirect targets (Location) and final URLs that are sign-in pages. */
   paths: /\/(login|log-in|signin|sign-in|sign_in|sso|auth(orize)?|oauth2?|account\/login|session\/new|users\/sign_in)(\/|\?|$|\.)/i,
   /** Body markers of a paywall (lower case). */
-  paywall: ['"isaccessibleforfree": false', '"isaccessibleforfree":false', 'class="paywall', 'id="paywall', 'subscribe to continue reading', 'subscribe to read', 'this content is for subscribers', 'log in to continue', 'sign in to continue'],
+  paywall: [
+    '"isaccessibleforfree": false',
+    '"isaccessibleforfree":false',
+    'class="paywall',
+    'id="paywall',
+    'subscribe to continue reading',
+    'subscribe to read',
+    'this content is for subscribers',
+    'log in to continue',
+    'sign in to continue',
+  ],
   /** A password field: a login form, when the page has little else to show. */
   passwordField: /<input\b[^>]*type\s*=\s*["']?password/i,
 };
@@ -92,7 +133,14 @@ export const LOGIN_WALL = {
 /** Markers of a JavaScript/anti-bot interstitial (the page is a challenge, not content). */
 export const CHALLENGE_MARKERS = [
   ...new Set([
-    'just a moment...', '__cf_chl_', '/cdn-cgi/challenge-platform/h/', 'checking your browser', 'ddos protection by', 'attention required! | cloudflare', 'please wait while we verify', 'pardon our interruption',
+    'just a moment...',
+    '__cf_chl_',
+    '/cdn-cgi/challenge-platform/h/',
+    'checking your browser',
+    'ddos protection by',
+    'attention required! | cloudflare',
+    'please wait while we verify',
+    'pardon our interruption',
     // Every vendor's own challenge markers too: the validator and the viability analysis read one rule set.
     ...VENDOR_CHALLENGES.flatMap((vendor) => vendor.markers),
   ]),
@@ -116,7 +164,14 @@ export const BLOCK_PHRASES = [
 ];
 
 /** Markers of a page that only boots a JavaScript app. */
-export const SHELL_MARKERS = ['<div id="root"></div>', '<div id="app"></div>', '<div id="__next"></div>', 'you need to enable javascript', 'please enable javascript', 'requires javascript'];
+export const SHELL_MARKERS = [
+  '<div id="root"></div>',
+  '<div id="app"></div>',
+  '<div id="__next"></div>',
+  'you need to enable javascript',
+  'please enable javascript',
+  'requires javascript',
+];
 
 /** Statuses that are an explicit refusal by the site. */
 export const BLOCK_STATUSES = [401, 403, 407, 429, 451];

@@ -30,22 +30,25 @@ const USAGE_SQL = `select
     coalesce((select sum(credits) from credit_reservations where client_id = $1 and month = $2 and expires_at > $3), 0)::int as held`;
 
 /** Charged plus held credits of the month of `now`. */
-export async function creditUsageOf(run: Pick<SqlExecutor, 'query'>, clientId: string, now: Date): Promise<{ charged: number; held: number; month: string }> {
+export async function creditUsageOf(
+  run: Pick<SqlExecutor, 'query'>,
+  clientId: string,
+  now: Date,
+): Promise<{ charged: number; held: number; month: string }> {
   const month = creditMonthOf(now);
   const [row] = await run.query<{ charged: number; held: number }>(USAGE_SQL, [clientId, month, now]);
   return { charged: row.charged, held: row.held, month };
 }
 
 /** Holds credits (counted as used) until charged, released or expired. Call with the account locked. */
-export async function holdCredits(tx: SqlTransaction, hold: { id: string; clientId: string; credits: number; expiresAt: Date; at: Date }): Promise<void> {
-  await tx.query('insert into credit_reservations (id, client_id, month, credits, expires_at, created_at) values ($1, $2, $3, $4, $5, $6)', [
-    hold.id,
-    hold.clientId,
-    creditMonthOf(hold.at),
-    hold.credits,
-    hold.expiresAt,
-    hold.at,
-  ]);
+export async function holdCredits(
+  tx: SqlTransaction,
+  hold: { id: string; clientId: string; credits: number; expiresAt: Date; at: Date },
+): Promise<void> {
+  await tx.query(
+    'insert into credit_reservations (id, client_id, month, credits, expires_at, created_at) values ($1, $2, $3, $4, $5, $6)',
+    [hold.id, hold.clientId, creditMonthOf(hold.at), hold.credits, hold.expiresAt, hold.at],
+  );
 }
 
 export interface LedgerCharge {

@@ -17,13 +17,22 @@ const anyText = fc.string({ unit: 'binary', maxLength: 30 }).map((s) => (Math.ra
  */
 type Prepared = { settings: { databaseUrl: string | null; dataDir: string }; drop: () => Promise<void> };
 const databases: Array<[string, () => Promise<Prepared>]> = [
-  ['PGlite', async () => ({ settings: { databaseUrl: null, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'storable-')) }, drop: async () => undefined })],
+  [
+    'PGlite',
+    async () => ({
+      settings: { databaseUrl: null, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'storable-')) },
+      drop: async () => undefined,
+    }),
+  ],
 ];
 if (postgresAvailable()) {
-  databases.push(['Postgres', async () => {
-    const database: TestDatabase = await createTestDatabase('storable');
-    return { settings: { databaseUrl: database.url, dataDir: '' }, drop: () => database.drop() };
-  }]);
+  databases.push([
+    'Postgres',
+    async () => {
+      const database: TestDatabase = await createTestDatabase('storable');
+      return { settings: { databaseUrl: database.url, dataDir: '' }, drop: () => database.drop() };
+    },
+  ]);
 }
 
 describe.each(databases)('storable text on %s', (_name, prepare) => {
@@ -43,7 +52,10 @@ describe.each(databases)('storable text on %s', (_name, prepare) => {
   it('stores any string in text and any JSON in jsonb, changing only what cannot be stored', async () => {
     await fc.assert(
       fc.asyncProperty(anyText, fc.dictionary(anyText, anyText, { maxKeys: 4 }), async (text, doc) => {
-        const [row] = await db.sql.query<{ t: string; j: Record<string, string> }>('insert into storable_probe (t, j) values ($1, $2::jsonb) returning t, j', [text, storableJson({ text, doc })]);
+        const [row] = await db.sql.query<{ t: string; j: Record<string, string> }>(
+          'insert into storable_probe (t, j) values ($1, $2::jsonb) returning t, j',
+          [text, storableJson({ text, doc })],
+        );
         expect(row.t).toBe(storableText(text));
         expect(row.j.text).toBe(storableText(text));
         expect(Object.keys(row.j)).toEqual(['text', 'doc'].sort((a, b) => a.length - b.length || a.localeCompare(b)));
@@ -55,7 +67,9 @@ describe.each(databases)('storable text on %s', (_name, prepare) => {
   });
 
   it('stores strings inside a transaction the same way', async () => {
-    const stored = await db.sql.transaction(async (tx) => tx.query<{ t: string }>('insert into storable_probe (t) values ($1) returning t', ['a\u0000b\uD800c']));
+    const stored = await db.sql.transaction(async (tx) =>
+      tx.query<{ t: string }>('insert into storable_probe (t) values ($1) returning t', ['a\u0000b\uD800c']),
+    );
     expect(stored[0].t).toBe('a\uFFFDb\uFFFDc');
   });
 });

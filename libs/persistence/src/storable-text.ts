@@ -39,5 +39,7 @@ export function storableJson(value: unknown): string {
 
 /** Parameters of a SQL statement with every string made storable (other types pass as they are). */
 export function storableParams(params: unknown[]): unknown[] {
-  return params.some((p) => typeof p === 'string' && UNSTORABLE.test(p)) ? params.map((p) => (typeof p === 'string' ? storableText(p) : p)) : params;
+  return params.some((p) => typeof p === 'string' && UNSTORABLE.test(p))
+    ? params.map((p) => (typeof p === 'string' ? storableText(p) : p))
+    : params;
 }

@@ -11,7 +11,12 @@ describe('PLAN_CATALOG', () => {
     ['enterprise', null, null, null, null],
     ['demo', 0, 5000, 1000, 30],
   ] as const)('%s has the published values', (id, price, credits, browser, rate) => {
-    expect(PLAN_CATALOG[id]).toMatchObject({ priceUsdPerMonth: price, monthlyCredits: credits, browserRequestsPerMonth: browser, rateLimitPerMinute: rate });
+    expect(PLAN_CATALOG[id]).toMatchObject({
+      priceUsdPerMonth: price,
+      monthlyCredits: credits,
+      browserRequestsPerMonth: browser,
+      rateLimitPerMinute: rate,
+    });
   });
 
   it('gives country proxies to every plan but demo', () => {
@@ -20,7 +25,15 @@ describe('PLAN_CATALOG', () => {
 
   it('lets per-client overrides win and defaults enterprise to 1000/min, unlimited', () => {
     expect(resolveClientLimits('enterprise')).toEqual({ rateLimitPerMinute: 1000, monthlyCredits: null, batchConcurrency: 100 });
-    expect(resolveClientLimits('free', { rateLimitPerMinute: 3, monthlyCredits: 7 })).toEqual({ rateLimitPerMinute: 3, monthlyCredits: 7, batchConcurrency: 2 });
-    expect(resolveClientLimits('starter', { rateLimitPerMinute: null, monthlyCredits: null })).toEqual({ rateLimitPerMinute: 60, monthlyCredits: 10000, batchConcurrency: 5 });
+    expect(resolveClientLimits('free', { rateLimitPerMinute: 3, monthlyCredits: 7 })).toEqual({
+      rateLimitPerMinute: 3,
+      monthlyCredits: 7,
+      batchConcurrency: 2,
+    });
+    expect(resolveClientLimits('starter', { rateLimitPerMinute: null, monthlyCredits: null })).toEqual({
+      rateLimitPerMinute: 60,
+      monthlyCredits: 10000,
+      batchConcurrency: 5,
+    });
   });
 });

@@ -48,7 +48,15 @@ export interface Plan {
 
 // Jobs of one client in flight at once, by plan: enough to drain a 1000-request collection in
 // minutes on a paid plan while one client's batch cannot take every worker from the others.
-const BATCH_CONCURRENCY: Readonly<Record<PlanId, number>> = { free: 2, demo: 4, starter: 5, growth: 10, pro: 20, scale: 50, enterprise: 100 };
+const BATCH_CONCURRENCY: Readonly<Record<PlanId, number>> = {
+  free: 2,
+  demo: 4,
+  starter: 5,
+  growth: 10,
+  pro: 20,
+  scale: 50,
+  enterprise: 100,
+};
 
 const ALL_FEATURES: readonly Feature[] = FEATURES;
 const WITHOUT_COUNTRY_PROXIES: readonly Feature[] = FEATURES.filter((f) => f !== 'country_proxies');
@@ -72,7 +80,17 @@ function plan(
   rateLimitPerMinute: number | null,
   features: readonly Feature[],
 ): Plan {
-  return { id, name, priceUsdPerMonth, monthlyCredits, browserRequestsPerMonth, rateLimitPerMinute, features, public: true, batchConcurrency: BATCH_CONCURRENCY[id] };
+  return {
+    id,
+    name,
+    priceUsdPerMonth,
+    monthlyCredits,
+    browserRequestsPerMonth,
+    rateLimitPerMinute,
+    features,
+    public: true,
+    batchConcurrency: BATCH_CONCURRENCY[id],
+  };
 }
 
 export function isFeature(value: unknown): value is Feature {
@@ -95,7 +113,8 @@ export function resolveClientLimits(
   const p = PLAN_CATALOG[planId];
   return {
     rateLimitPerMinute: overrides.rateLimitPerMinute ?? p.rateLimitPerMinute ?? DEFAULT_ENTERPRISE_RATE_LIMIT,
-    monthlyCredits: overrides.monthlyCredits !== undefined && overrides.monthlyCredits !== null ? overrides.monthlyCredits : p.monthlyCredits,
+    monthlyCredits:
+      overrides.monthlyCredits !== undefined && overrides.monthlyCredits !== null ? overrides.monthlyCredits : p.monthlyCredits,
     batchConcurrency: p.batchConcurrency,
   };
 }

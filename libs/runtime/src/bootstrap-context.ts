@@ -1,6 +1,14 @@
 import type { PlatformConfig } from '@lib/config';
 import { createRootLogger, NestPinoLogger } from '@lib/logging';
-import { CorrelationInterceptor, createMessageValidationPipe, createServerOptions, type InProcessBus, MessageBus, LargePayloadInterceptor, RpcErrorFilter } from '@lib/messaging';
+import {
+  CorrelationInterceptor,
+  createMessageValidationPipe,
+  createServerOptions,
+  type InProcessBus,
+  MessageBus,
+  LargePayloadInterceptor,
+  RpcErrorFilter,
+} from '@lib/messaging';
 import type { INestMicroservice, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 

@@ -12,7 +12,11 @@ export async function timedCheck(probe: () => Promise<unknown>): Promise<Depende
     await probe();
     return { status: 'ok', latency_ms: Math.round((performance.now() - started) * 10) / 10 };
   } catch (error) {
-    return { status: 'down', latency_ms: Math.round((performance.now() - started) * 10) / 10, error: error instanceof Error ? error.message : String(error) };
+    return {
+      status: 'down',
+      latency_ms: Math.round((performance.now() - started) * 10) / 10,
+      error: error instanceof Error ? error.message : String(error),
+    };
   }
 }
 

@@ -14,7 +14,8 @@ export function startHealthProbeServer(port: number, report: () => Promise<Healt
     if (req.url === '/ready') {
       report().then(
         (r) => res.writeHead(r.status === 'ok' ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify(r)),
-        (e: unknown) => res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'down', error: String(e) })),
+        (e: unknown) =>
+          res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'down', error: String(e) })),
       );
       return;
     }

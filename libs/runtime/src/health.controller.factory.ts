@@ -17,6 +17,8 @@ export function createHealthController(context: MessageContext): Type<unknown> {
       return this.reporter.report(context);
     }
   }
-  Object.defineProperty(ContextHealthController, 'name', { value: `${context.replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase())}HealthController` });
+  Object.defineProperty(ContextHealthController, 'name', {
+    value: `${context.replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase())}HealthController`,
+  });
   return ContextHealthController;
 }

@@ -18,7 +18,13 @@ export class PeriodicTask<T> {
   }
 
   start(): void {
-    this.timer ??= setInterval(() => void this.runNow().catch((error: unknown) => this.logger.warn(`pass failed: ${error instanceof Error ? error.message : String(error)}`)), this.intervalMs);
+    this.timer ??= setInterval(
+      () =>
+        void this.runNow().catch((error: unknown) =>
+          this.logger.warn(`pass failed: ${error instanceof Error ? error.message : String(error)}`),
+        ),
+      this.intervalMs,
+    );
     this.timer.unref();
   }
 

@@ -15,9 +15,21 @@ import { keepServingOnUnhandledRejection } from './process-guard';
  * the database, the message bus to other contexts and the clock. The context module itself stays
  * free of runtime wiring, so the same module runs alone or beside the others.
  */
-export function withPlatformModules(serviceName: string, contextModule: Type<unknown>, config: PlatformConfig, bus?: InProcessBus, clock: Clock = systemClock): Type<unknown> {
+export function withPlatformModules(
+  serviceName: string,
+  contextModule: Type<unknown>,
+  config: PlatformConfig,
+  bus?: InProcessBus,
+  clock: Clock = systemClock,
+): Type<unknown> {
   @Module({
-    imports: [ConfigModule.forRoot(config), PersistenceModule, MessagingModule.forContext(serviceName, bus), runtimeModuleWith(clock), contextModule],
+    imports: [
+      ConfigModule.forRoot(config),
+      PersistenceModule,
+      MessagingModule.forContext(serviceName, bus),
+      runtimeModuleWith(clock),
+      contextModule,
+    ],
   })
   class ContextRootModule {}
   return ContextRootModule;
@@ -28,7 +40,12 @@ class RuntimeModuleDefinition {}
 
 /** Clock and health reporter, available to every context (global). Tests pass a clock they can move. */
 function runtimeModuleWith(clock: Clock): DynamicModule {
-  return { module: RuntimeModuleDefinition, global: true, providers: [{ provide: CLOCK, useValue: clock }, ContextHealthReporter], exports: [CLOCK, ContextHealthReporter] };
+  return {
+    module: RuntimeModuleDefinition,
+    global: true,
+    providers: [{ provide: CLOCK, useValue: clock }, ContextHealthReporter],
+    exports: [CLOCK, ContextHealthReporter],
+  };
 }
 
 /** `npm run start:service -- <name>` for a message context: needs NATS_URL and DATABASE_URL. */
@@ -36,16 +53,23 @@ export async function runStandaloneContext(serviceName: string, contextModule: T
   const config = loadPlatformConfigOrExit();
   const logger = createRootLogger(serviceName, config.logLevel);
   if (!config.natsUrl || !config.databaseUrl) {
-    process.stderr.write(`invalid configuration: ${serviceName} alone needs NATS_URL and DATABASE_URL (use npm start for the embedded runtime)\n`);
+    process.stderr.write(
+      `invalid configuration: ${serviceName} alone needs NATS_URL and DATABASE_URL (use npm start for the embedded runtime)\n`,
+    );
     process.exit(1);
   }
   const app = await bootstrapMessageContext(serviceName, withPlatformModules(serviceName, contextModule, config), config);
-  const probe = config.healthPort ? await startHealthProbeServer(config.healthPort, () => app.get(ContextHealthReporter).report(serviceName)) : null;
+  const probe = config.healthPort
+    ? await startHealthProbeServer(config.healthPort, () => app.get(ContextHealthReporter).report(serviceName))
+    : null;
   logger.info({ transport: 'nats', health_port: config.healthPort }, `${serviceName} started`);
   keepServingOnUnhandledRejection((message) => logger.error(message));
-  onShutdownSignal(async () => {
-    probe?.close();
-    await app.close();
-  }, (m) => logger.info(m));
+  onShutdownSignal(
+    async () => {
+      probe?.close();
+      await app.close();
+    },
+    (m) => logger.info(m),
+  );
   return app;
 }

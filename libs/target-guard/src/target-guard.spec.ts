@@ -155,7 +155,12 @@ describe(TargetGuard.name, () => {
   });
 
   it('accepts public targets and returns every address to pin', async () => {
-    expect(await guard().vet('https://Example.COM./a?b=1')).toMatchObject({ hostname: 'example.com', port: 443, addresses: ['93.184.216.34'], allowlisted: false });
+    expect(await guard().vet('https://Example.COM./a?b=1')).toMatchObject({
+      hostname: 'example.com',
+      port: 443,
+      addresses: ['93.184.216.34'],
+      allowlisted: false,
+    });
     expect(await guard().vet('http://public-v6.example.com:8080/')).toMatchObject({ port: 8080, addresses: ['2606:4700:4700::1111'] });
     expect(await guard().vet('http://8.8.8.8/')).toMatchObject({ addresses: ['8.8.8.8'] });
   });
@@ -170,17 +175,24 @@ describe(TargetGuard.name, () => {
     expect(await rejection(allow, 'http://192.168.0.1/')).toBe('private_ip');
     expect(await rejection(allow, 'http://mixed.attacker.example/')).toBe('passed');
     expect(await rejection(new TargetGuard(new TargetAllowlist(['10.0.0.0/8']), DNS), 'http://mixed.attacker.example/')).toBe('passed');
-    expect(await rejection(new TargetGuard(new TargetAllowlist(['192.168.0.0/16']), DNS), 'http://mixed.attacker.example/')).toBe('private_ip');
+    expect(await rejection(new TargetGuard(new TargetAllowlist(['192.168.0.0/16']), DNS), 'http://mixed.attacker.example/')).toBe(
+      'private_ip',
+    );
   });
 
   it('pins the connection to the vetted address and refuses to resolve any other host', async () => {
     const before = connections;
     const allow = new TargetGuard(new TargetAllowlist(['127.0.0.0/8']), DNS);
     const target = await allow.vet(`http://pinned.example.com:${port}/`);
-    const response = (await gotScraping(`http://pinned.example.com:${port}/`, { dnsLookup: pinnedLookup(target), retry: { limit: 0 } })) as { body: string };
+    const response = (await gotScraping(`http://pinned.example.com:${port}/`, {
+      dnsLookup: pinnedLookup(target),
+      retry: { limit: 0 },
+    })) as { body: string };
     expect(response.body).toBe('canary');
     expect(connections).toBe(before + 1);
-    await expect(gotScraping(`http://example.com:${port}/`, { dnsLookup: pinnedLookup(target), retry: { limit: 0 }, timeout: { request: 2000 } })).rejects.toThrow(/refused|ENOTFOUND/);
+    await expect(
+      gotScraping(`http://example.com:${port}/`, { dnsLookup: pinnedLookup(target), retry: { limit: 0 }, timeout: { request: 2000 } }),
+    ).rejects.toThrow(/refused|ENOTFOUND/);
     expect(connections).toBe(before + 1);
   });
 });

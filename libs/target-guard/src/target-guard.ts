@@ -66,7 +66,10 @@ export class TargetGuard {
     try {
       addresses = await this.resolver.resolve(hostname);
     } catch (error) {
-      throw new TargetBlockedError('dns_failed', `The host ${hostname} could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'}).`);
+      throw new TargetBlockedError(
+        'dns_failed',
+        `The host ${hostname} could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'}).`,
+      );
     }
     if (addresses.length === 0) throw new TargetBlockedError('dns_failed', `The host ${hostname} has no addresses.`);
     this.checkAddresses(hostname, addresses, allowlisted);
@@ -96,7 +99,11 @@ export class TargetGuard {
       INTERNAL_SUFFIXES.some((suffix) => hostname.endsWith(suffix)) ||
       !hostname.includes('.') ||
       this.ownHostnames.has(hostname);
-    if (internal) throw new TargetBlockedError('blocked_hostname', `The host ${hostname} names an internal or local machine; only public hosts can be scraped.`);
+    if (internal)
+      throw new TargetBlockedError(
+        'blocked_hostname',
+        `The host ${hostname} names an internal or local machine; only public hosts can be scraped.`,
+      );
   }
 
   private checkAddresses(hostname: string, addresses: string[], allowlisted: boolean): void {
@@ -118,15 +125,24 @@ export class TargetGuard {
  */
 export function pinnedLookup(target: VettedTarget): typeof dns.lookup {
   const lookup = (hostname: string, options: unknown, callback?: unknown) => {
-    const cb = (typeof options === 'function' ? options : callback) as (err: NodeJS.ErrnoException | null, address: unknown, family?: number) => void;
+    const cb = (typeof options === 'function' ? options : callback) as (
+      err: NodeJS.ErrnoException | null,
+      address: unknown,
+      family?: number,
+    ) => void;
     const opts = (typeof options === 'object' && options !== null ? options : {}) as { all?: boolean; family?: number };
     if (normalizeHost(hostname) !== target.hostname) {
-      const error: NodeJS.ErrnoException = new Error(`lookup of ${hostname} refused: only the vetted host ${target.hostname} may be resolved`);
+      const error: NodeJS.ErrnoException = new Error(
+        `lookup of ${hostname} refused: only the vetted host ${target.hostname} may be resolved`,
+      );
       error.code = 'ENOTFOUND';
       process.nextTick(cb, error, undefined);
       return;
     }
-    const entries = target.addresses.map((address) => ({ address: address.replace(/^\[|\]$/g, ''), family: address.includes(':') ? 6 : 4 }));
+    const entries = target.addresses.map((address) => ({
+      address: address.replace(/^\[|\]$/g, ''),
+      family: address.includes(':') ? 6 : 4,
+    }));
     const wanted = opts.family === 4 || opts.family === 6 ? entries.filter((e) => e.family === opts.family) : entries;
     if (opts.all) process.nextTick(cb, null, wanted);
     else if (wanted.length === 0) {

@@ -16,11 +16,29 @@ import { GuidanceAdvisor } from '../../../apps/scrape-engine/src/guidance/guidan
 import { ProxyRotation } from '../../../apps/scrape-engine/src/proxy-rotation/proxy-rotation';
 
 /** The browser engine as scrape-engine wires it, without the transport: for pool-level tests. */
-export async function browserEngine(options: { allow: string[]; pool: BrowserPoolSettings; navigationMs: number; proxyPool?: Record<string, string[]> }) {
-  const pool = new BrowserPool(new BrowserLauncher(locateChromium({ chromePath: process.env.CHROME_PATH ?? null, headlessShellPath: null })), options.pool);
+export async function browserEngine(options: {
+  allow: string[];
+  pool: BrowserPoolSettings;
+  navigationMs: number;
+  proxyPool?: Record<string, string[]>;
+}) {
+  const pool = new BrowserPool(
+    new BrowserLauncher(locateChromium({ chromePath: process.env.CHROME_PATH ?? null, headlessShellPath: null })),
+    options.pool,
+  );
   const guard = new TargetGuard(new TargetAllowlist(options.allow));
   const reserve = new ContextReserve(guard, new Set(['heavy'] as const));
-  const executor = new BrowserScrapeExecutor(pool, reserve, guard, new ProxyRotation({ proxyPool: options.proxyPool ?? {} }), new ContentValidator(), new PageFormatter(new MarkdownConverter(await MainContentReader.load()), new SelectorExtractor()), new SelectorExtractor(), new GuidanceAdvisor(), { navigationMs: options.navigationMs });
+  const executor = new BrowserScrapeExecutor(
+    pool,
+    reserve,
+    guard,
+    new ProxyRotation({ proxyPool: options.proxyPool ?? {} }),
+    new ContentValidator(),
+    new PageFormatter(new MarkdownConverter(await MainContentReader.load()), new SelectorExtractor()),
+    new SelectorExtractor(),
+    new GuidanceAdvisor(),
+    { navigationMs: options.navigationMs },
+  );
   const scrape = (body: Record<string, unknown>) => executor.execute(plainToInstance(ScrapeRequest, { browser: true, ...body }));
   const close = async () => {
     await reserve.close();

@@ -12,7 +12,11 @@ export interface HttpResult<T = any> {
   text: string;
 }
 
-export async function http<T = any>(baseUrl: string, path: string, init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {}): Promise<HttpResult<T>> {
+export async function http<T = any>(
+  baseUrl: string,
+  path: string,
+  init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {},
+): Promise<HttpResult<T>> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   let body: string | undefined = init.body;
@@ -33,15 +37,25 @@ export async function http<T = any>(baseUrl: string, path: string, init: { metho
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
 
-export const USAGE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-quota-limit', 'x-quota-used', 'x-quota-remaining', 'x-credits-charged'] as const;
+export const USAGE_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'x-quota-limit',
+  'x-quota-used',
+  'x-quota-remaining',
+  'x-credits-charged',
+] as const;
 
 /** Asserts the seven headers of spec section 8 are present and well-formed. */
 export function expectUsageHeaders(result: HttpResult): void {
   for (const name of USAGE_HEADERS) {
     const value = result.headers.get(name);
-    if (value === null || !/^\d+$/.test(value)) throw new Error(`${name} missing or not an integer on a ${result.status} response: ${value}`);
+    if (value === null || !/^\d+$/.test(value))
+      throw new Error(`${name} missing or not an integer on a ${result.status} response: ${value}`);
   }
   const reset = Number(result.headers.get('x-ratelimit-reset'));
   const now = Date.now() / 1000;
-  if (reset < now - 1 || reset > now + 61) throw new Error(`x-ratelimit-reset ${reset} is not a Unix timestamp within the next minute (now ${now})`);
+  if (reset < now - 1 || reset > now + 61)
+    throw new Error(`x-ratelimit-reset ${reset} is not a Unix timestamp within the next minute (now ${now})`);
 }

@@ -14,7 +14,10 @@ export interface InProcessPlatform {
 }
 
 /** The whole platform in this process (embedded, or over NATS/Postgres when env says so), on a free port. */
-export async function startInProcessPlatform(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<InProcessPlatform> {
+export async function startInProcessPlatform(
+  env: Record<string, string> = {},
+  options: { clock?: Clock } = {},
+): Promise<InProcessPlatform> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-e2e-'));
   const config = loadPlatformConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env });
   const platform = await startPlatform(config, options);

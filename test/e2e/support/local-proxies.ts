@@ -7,7 +7,10 @@ export type ProxyRequest = { username: string; password: string; hostname: strin
  * Local upstream proxies (proxy-chain) for PROXY_POOL tests: `decide(i, request)` sees every request
  * proxy i receives and answers like a prepareRequestFunction ({} lets it through).
  */
-export async function startLocalProxies(count: number, decide: (index: number, request: ProxyRequest) => object): Promise<{ ports: number[]; close(): Promise<void> }> {
+export async function startLocalProxies(
+  count: number,
+  decide: (index: number, request: ProxyRequest) => object,
+): Promise<{ ports: number[]; close(): Promise<void> }> {
   const { Server } = await importEsm<{ Server: new (o: object) => ProxyServer }>('proxy-chain');
   const proxies: ProxyServer[] = [];
   for (let i = 0; i < count; i += 1) {

@@ -11,7 +11,12 @@ export interface Runtime {
 
 export function runtimesUnderTest(label: string): Runtime[] {
   const runtimes: Runtime[] = [
-    { name: 'embedded (in-process transport, PGlite)', mode: 'embedded', transport: 'in-process', prepare: async () => ({ env: {}, cleanup: async () => undefined }) },
+    {
+      name: 'embedded (in-process transport, PGlite)',
+      mode: 'embedded',
+      transport: 'in-process',
+      prepare: async () => ({ env: {}, cleanup: async () => undefined }),
+    },
   ];
   if (distributedInfrastructureAvailable()) {
     runtimes.push({
@@ -20,7 +25,10 @@ export function runtimesUnderTest(label: string): Runtime[] {
       transport: 'nats',
       prepare: async () => {
         const database: TestDatabase = await createTestDatabase(label);
-        return { env: { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url, WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS }, cleanup: () => database.drop() };
+        return {
+          env: { NATS_URL: TEST_NATS_URL, DATABASE_URL: database.url, WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS },
+          cleanup: () => database.drop(),
+        };
       },
     });
   }

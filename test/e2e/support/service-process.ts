@@ -71,7 +71,12 @@ export function startService(name: string, env: Record<string, string>): Service
 }
 
 /** Polls `probe` until it returns true; fails with the process output when it never does. */
-export async function waitFor(what: string, probe: () => Promise<boolean>, processes: ServiceProcess[] = [], timeoutMs = 60_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  probe: () => Promise<boolean>,
+  processes: ServiceProcess[] = [],
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await probe().catch(() => false)) return;

@@ -46,7 +46,11 @@ export class CollectionItemsValidator {
     for (const [index, item] of items.entries()) {
       const url = typeof (item as { url?: unknown } | null)?.url === 'string' ? (item as { url: string }).url : null;
       if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-        invalid_items.push({ index, url, errors: [{ field: '', error_type: 'dict_type', message: 'Each request must be a JSON object.' }] });
+        invalid_items.push({
+          index,
+          url,
+          errors: [{ field: '', error_type: 'dict_type', message: 'Each request must be a JSON object.' }],
+        });
         continue;
       }
       const request = plainToInstance(ScrapeRequest, item);

@@ -19,7 +19,14 @@ const VIEW_COLUMNS = 'id, name, callback_url, request_count, created_at, updated
 export class CollectionStore {
   constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {}
 
-  async insert(row: { id: string; clientId: string; name: string; callbackUrl: string | null; items: CollectionItem[]; at: Date }): Promise<void> {
+  async insert(row: {
+    id: string;
+    clientId: string;
+    name: string;
+    callbackUrl: string | null;
+    items: CollectionItem[];
+    at: Date;
+  }): Promise<void> {
     await this.db.sql.query(
       'insert into collections (id, client_id, name, callback_url, requests, request_count, created_at, updated_at) values ($1, $2, $3, $4, $5::jsonb, $6, $7, $7)',
       [row.id, row.clientId, row.name, row.callbackUrl, storableJson(row.items), row.items.length, row.at],
@@ -27,7 +34,12 @@ export class CollectionStore {
   }
 
   /** Applies the supplied fields only; false when the collection is not this client's. */
-  async update(clientId: string, id: string, change: { name?: string; callbackUrl?: string | null; items?: CollectionItem[] }, at: Date): Promise<CollectionView | null> {
+  async update(
+    clientId: string,
+    id: string,
+    change: { name?: string; callbackUrl?: string | null; items?: CollectionItem[] },
+    at: Date,
+  ): Promise<CollectionView | null> {
     const sets = ['updated_at = $3'];
     const params: unknown[] = [id, clientId, at];
     if (change.name !== undefined) sets.push(`name = $${params.push(change.name)}`);
@@ -36,18 +48,27 @@ export class CollectionStore {
       sets.push(`requests = $${params.push(storableJson(change.items))}::jsonb`);
       sets.push(`request_count = $${params.push(change.items.length)}`);
     }
-    const [row] = await this.db.sql.query<CollectionRow>(`update collections set ${sets.join(', ')} where id = $1 and client_id = $2 returning ${VIEW_COLUMNS}`, params);
+    const [row] = await this.db.sql.query<CollectionRow>(
+      `update collections set ${sets.join(', ')} where id = $1 and client_id = $2 returning ${VIEW_COLUMNS}`,
+      params,
+    );
     return row ? viewOf(row) : null;
   }
 
   async find(clientId: string, id: string): Promise<CollectionView | null> {
-    const [row] = await this.db.sql.query<CollectionRow>(`select ${VIEW_COLUMNS} from collections where id = $1 and client_id = $2`, [id, clientId]);
+    const [row] = await this.db.sql.query<CollectionRow>(`select ${VIEW_COLUMNS} from collections where id = $1 and client_id = $2`, [
+      id,
+      clientId,
+    ]);
     return row ? viewOf(row) : null;
   }
 
   /** The stored requests and callback of a collection, for a run. */
   async contents(clientId: string, id: string): Promise<{ items: CollectionItem[]; callbackUrl: string | null } | null> {
-    const [row] = await this.db.sql.query<{ requests: CollectionItem[]; callback_url: string | null }>('select requests, callback_url from collections where id = $1 and client_id = $2', [id, clientId]);
+    const [row] = await this.db.sql.query<{ requests: CollectionItem[]; callback_url: string | null }>(
+      'select requests, callback_url from collections where id = $1 and client_id = $2',
+      [id, clientId],
+    );
     return row ? { items: row.requests, callbackUrl: row.callback_url } : null;
   }
 
@@ -58,7 +79,10 @@ export class CollectionStore {
     if (filter.name !== undefined) where.push(`name = $${params.push(filter.name)}`);
     if (filter.namePrefix !== undefined) where.push(`starts_with(name, $${params.push(filter.namePrefix)})`);
     if (filter.since !== undefined) where.push(`created_at is not null and created_at >= $${params.push(filter.since)}`);
-    const rows = await this.db.sql.query<CollectionRow>(`select ${VIEW_COLUMNS} from collections where ${where.join(' and ')} order by created_at desc nulls last, id`, params);
+    const rows = await this.db.sql.query<CollectionRow>(
+      `select ${VIEW_COLUMNS} from collections where ${where.join(' and ')} order by created_at desc nulls last, id`,
+      params,
+    );
     return rows.map(viewOf);
   }
 

@@ -30,7 +30,14 @@ export class CollectionsController {
     await this.items.vetCallback(command.callback_url);
     const verdict = await this.checked(command.requests ?? []);
     const id = randomUUID();
-    await this.store.insert({ id, clientId: command.client_id, name: command.name, callbackUrl: command.callback_url, items: verdict.accepted, at: this.clock.now() });
+    await this.store.insert({
+      id,
+      clientId: command.client_id,
+      name: command.name,
+      callbackUrl: command.callback_url,
+      items: verdict.accepted,
+      at: this.clock.now(),
+    });
     return {
       id,
       name: command.name,
@@ -48,7 +55,12 @@ export class CollectionsController {
     if (!(await this.store.find(command.client_id, command.collection_id))) throw notFound(command.collection_id);
     if (command.callback_url !== undefined) await this.items.vetCallback(command.callback_url);
     const verdict = command.requests !== undefined ? await this.checked(command.requests ?? []) : null;
-    const updated = await this.store.update(command.client_id, command.collection_id, { name: command.name, callbackUrl: command.callback_url, items: verdict?.accepted }, this.clock.now());
+    const updated = await this.store.update(
+      command.client_id,
+      command.collection_id,
+      { name: command.name, callbackUrl: command.callback_url, items: verdict?.accepted },
+      this.clock.now(),
+    );
     if (!updated) throw notFound(command.collection_id);
     return {
       id: updated.id,
@@ -76,7 +88,11 @@ export class CollectionsController {
 
   @MessagePattern(SUBJECTS.collections.list)
   list(@Payload() query: ListCollectionsQuery): Promise<CollectionView[]> {
-    return this.store.list(query.client_id, { name: query.name, namePrefix: query.name_prefix, since: query.since_ms === undefined ? undefined : new Date(query.since_ms) });
+    return this.store.list(query.client_id, {
+      name: query.name,
+      namePrefix: query.name_prefix,
+      since: query.since_ms === undefined ? undefined : new Date(query.since_ms),
+    });
   }
 
   private async checked(requests: unknown[]): Promise<ItemsVerdict> {
@@ -96,6 +112,7 @@ function summaryOf(what: string, verdict: ItemsVerdict): string {
   const parts = [`${what} with ${verdict.accepted.length} request${verdict.accepted.length === 1 ? '' : 's'}`];
   if (verdict.invalid_items.length > 0) parts.push(`${verdict.invalid_items.length} invalid (see invalid_items)`);
   if (verdict.blocked_urls.length > 0) parts.push(`${verdict.blocked_urls.length} blocked (see blocked_urls)`);
-  if (verdict.duplicate_urls.length > 0) parts.push(`${verdict.duplicate_urls.length} duplicate${verdict.duplicate_urls.length === 1 ? '' : 's'} skipped`);
+  if (verdict.duplicate_urls.length > 0)
+    parts.push(`${verdict.duplicate_urls.length} duplicate${verdict.duplicate_urls.length === 1 ? '' : 's'} skipped`);
   return `${parts.join('; ')}.`;
 }

@@ -31,17 +31,23 @@ describe('JobDispatcher (database)', () => {
 
   async function runWithJobs(clientId: string, maxConcurrency: number, jobs: number): Promise<string[]> {
     const runId = randomUUID();
-    await db.sql.query("insert into runs (id, collection_id, client_id, status, total_requests, max_concurrency, created_at) values ($1, $2, $3, 'in_progress', $4, $5, now())", [runId, randomUUID(), clientId, jobs, maxConcurrency]);
+    await db.sql.query(
+      "insert into runs (id, collection_id, client_id, status, total_requests, max_concurrency, created_at) values ($1, $2, $3, 'in_progress', $4, $5, now())",
+      [runId, randomUUID(), clientId, jobs, maxConcurrency],
+    );
     const ids: string[] = [];
     for (let i = 0; i < jobs; i += 1) {
       const id = randomUUID();
       ids.push(id);
-      await db.sql.query("insert into jobs (id, run_id, collection_id, client_id, position, url, request, mode, queued_at) values ($1, $2, $3, $4, $5, 'https://example.com/', '{}', 'simple', now())", [id, runId, randomUUID(), clientId, i]);
+      await db.sql.query(
+        "insert into jobs (id, run_id, collection_id, client_id, position, url, request, mode, queued_at) values ($1, $2, $3, $4, $5, 'https://example.com/', '{}', 'simple', now())",
+        [id, runId, randomUUID(), clientId, i],
+      );
     }
     return ids;
   }
 
-  it('fills a client\'s places in insertion order, then stops at the global limit', async () => {
+  it("fills a client's places in insertion order, then stops at the global limit", async () => {
     const a = await runWithJobs('client-a', 2, 4);
     const b = await runWithJobs('client-b', 5, 4);
     expect(await dispatcher.dispatchFor('client-a')).toBe(2);

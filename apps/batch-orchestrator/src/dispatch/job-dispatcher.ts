@@ -51,7 +51,9 @@ export class JobDispatcher {
 
   /** Every client with jobs waiting (the sweeper's pass: global places freed by other clients). */
   async dispatchWaiting(): Promise<void> {
-    const clients = await this.db.sql.query<{ client_id: string }>("select distinct client_id from jobs where status = 'processing' and dispatched_at is null");
+    const clients = await this.db.sql.query<{ client_id: string }>(
+      "select distinct client_id from jobs where status = 'processing' and dispatched_at is null",
+    );
     for (const { client_id } of clients) await this.dispatchFor(client_id);
   }
 
@@ -60,8 +62,13 @@ export class JobDispatcher {
       try {
         await this.queue.publish(dispatch);
       } catch (error) {
-        this.logger.warn(`publishing job ${dispatch.job_id} failed (${error instanceof Error ? error.message : String(error)}); it waits for the next dispatch`);
-        await this.db.sql.query('update jobs set dispatched_at = null where id = $1 and attempt = $2 and started_at is null', [dispatch.job_id, dispatch.attempt]);
+        this.logger.warn(
+          `publishing job ${dispatch.job_id} failed (${error instanceof Error ? error.message : String(error)}); it waits for the next dispatch`,
+        );
+        await this.db.sql.query('update jobs set dispatched_at = null where id = $1 and attempt = $2 and started_at is null', [
+          dispatch.job_id,
+          dispatch.attempt,
+        ]);
       }
     }
   }

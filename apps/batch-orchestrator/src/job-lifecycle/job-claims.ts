@@ -31,7 +31,9 @@ export class JobClaims {
         `update jobs j set started_at = $3, lease_expires_at = $4, worker_id = $5
          from runs r
          where j.id = $1 and j.attempt = $2 and j.status = 'processing' and j.started_at is null and r.id = j.run_id
-         returning ${LOCKED_JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, j.request, r.monthly_credits`,
+         returning ${LOCKED_JOB_COLUMNS.split(', ')
+           .map((c) => `j.${c}`)
+           .join(', ')}, j.request, r.monthly_credits`,
         [command.job_id, command.attempt, now, new Date(now.getTime() + leaseMs), command.worker_id],
       );
       if (!job) return { reply: { outcome: 'stale' }, settledFor: null, heldFor: null };
@@ -53,7 +55,13 @@ export class JobClaims {
         await tx.query('update jobs set reservation_id = $2 where id = $1', [job.id, reservationId]);
       }
       return {
-        reply: { outcome: 'claimed', client_id: job.client_id, request: job.request, lease_ms: leaseMs, deadline_ms: this.config.jobMaxRuntimeSeconds * 1000 },
+        reply: {
+          outcome: 'claimed',
+          client_id: job.client_id,
+          request: job.request,
+          lease_ms: leaseMs,
+          deadline_ms: this.config.jobMaxRuntimeSeconds * 1000,
+        },
         settledFor: null,
         heldFor: job.monthly_credits !== null ? job.client_id : null,
       };

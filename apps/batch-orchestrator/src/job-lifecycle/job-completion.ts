@@ -25,7 +25,8 @@ export interface LockedJob {
   started_at: Date | null;
 }
 
-export const LOCKED_JOB_COLUMNS = 'id, run_id, collection_id, client_id, url, custom_id, mode, status, attempt, reservation_id, retries_attempted, started_at';
+export const LOCKED_JOB_COLUMNS =
+  'id, run_id, collection_id, client_id, url, custom_id, mode, status, attempt, reservation_id, retries_attempted, started_at';
 
 interface Classified {
   status: Exclude<JobStatus, 'processing'>;
@@ -49,10 +50,15 @@ export class JobCompletion {
   ) {}
 
   /** For a worker's report: false when `attempt` no longer owns the job (fenced off). */
-  async complete(jobId: string, attempt: number, outcome: JobOutcome): Promise<{ accepted: boolean; clientId: string | null; creditsMoved: boolean }> {
+  async complete(
+    jobId: string,
+    attempt: number,
+    outcome: JobOutcome,
+  ): Promise<{ accepted: boolean; clientId: string | null; creditsMoved: boolean }> {
     return this.db.sql.transaction(async (tx) => {
       const [job] = await tx.query<LockedJob>(`select ${LOCKED_JOB_COLUMNS} from jobs where id = $1 for update`, [jobId]);
-      if (!job || job.status !== 'processing' || job.attempt !== attempt || !job.started_at) return { accepted: false, clientId: null, creditsMoved: false };
+      if (!job || job.status !== 'processing' || job.attempt !== attempt || !job.started_at)
+        return { accepted: false, clientId: null, creditsMoved: false };
       const { creditsMoved } = await this.completeWithin(tx, job, outcome);
       return { accepted: true, clientId: job.client_id, creditsMoved };
     });
@@ -85,13 +91,10 @@ export class JobCompletion {
     // A text column: JSON.stringify escapes NUL and lone surrogates of scraped pages as \u sequences
     // that text stores and JSON.parse restores, so the page comes back exactly as it was fetched.
     const stored = JSON.stringify({ ...c.body, url: job.url, custom_id: job.custom_id, status: c.status });
-    await tx.query('insert into job_results (job_id, run_id, body, size_bytes, completed_at) values ($1, $2, $3, $4, $5) on conflict (job_id) do nothing', [
-      job.id,
-      job.run_id,
-      stored,
-      Buffer.byteLength(stored),
-      now,
-    ]);
+    await tx.query(
+      'insert into job_results (job_id, run_id, body, size_bytes, completed_at) values ($1, $2, $3, $4, $5) on conflict (job_id) do nothing',
+      [job.id, job.run_id, stored, Buffer.byteLength(stored), now],
+    );
 
     if (job.reservation_id || c.credits > 0) {
       await lockCreditAccount(tx, job.client_id);
@@ -132,7 +135,17 @@ export class JobCompletion {
   }
 
   private async completeRun(tx: SqlTransaction, runId: string, now: Date): Promise<void> {
-    const [run] = await tx.query<{ id: string; collection_id: string; client_id: string; callback_url: string | null; total_requests: number; success_requests: number; failed_requests: number; timeout_requests: number; job_ids: string[] }>(
+    const [run] = await tx.query<{
+      id: string;
+      collection_id: string;
+      client_id: string;
+      callback_url: string | null;
+      total_requests: number;
+      success_requests: number;
+      failed_requests: number;
+      timeout_requests: number;
+      job_ids: string[];
+    }>(
       `update runs set status = 'completed', completed_at = $2, all_jobs_persisted = true where id = $1 and status = 'in_progress'
        returning id, collection_id, client_id, callback_url, total_requests, success_requests, failed_requests, timeout_requests, job_ids`,
       [runId, now],
@@ -193,7 +206,9 @@ function unexecutedBody(kind: BatchJobErrorType, message: string, executionTimeM
   const next: Record<typeof kind, string[]> = {
     timeout: ['The worker ran out of time on this job; re-run the collection, or split very slow pages into their own run.'],
     worker_failure: ['The worker failed before the target answered; nothing was charged. Re-run the collection to retry.'],
-    quota_exceeded: ['The monthly credit quota was used up before this job ran; nothing was charged. Re-run after the quota resets or upgrade the plan.'],
+    quota_exceeded: [
+      'The monthly credit quota was used up before this job ran; nothing was charged. Re-run after the quota resets or upgrade the plan.',
+    ],
   };
   return {
     html: null,

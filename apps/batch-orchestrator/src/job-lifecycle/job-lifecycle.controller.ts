@@ -1,4 +1,12 @@
-import { ClaimJobCommand, ClaimJobReply, CompleteJobCommand, CompleteJobReply, HeartbeatJobCommand, HeartbeatJobReply, SUBJECTS } from '@lib/contracts';
+import {
+  ClaimJobCommand,
+  ClaimJobReply,
+  CompleteJobCommand,
+  CompleteJobReply,
+  HeartbeatJobCommand,
+  HeartbeatJobReply,
+  SUBJECTS,
+} from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
@@ -35,8 +43,17 @@ export class JobLifecycleController {
   async complete(@Payload() command: CompleteJobCommand): Promise<CompleteJobReply> {
     // The (possibly multi-MB, parked) result is fetched before the transaction, never inside it.
     const outcome: JobOutcome = command.execution
-      ? { kind: 'executed', facts: command.execution.facts, result: await this.bus.unpack(command.execution.result), executionTimeMs: command.execution_time_ms }
-      : { kind: command.failure?.kind ?? 'worker_failure', message: command.failure?.message ?? 'the worker reported no outcome', executionTimeMs: command.execution_time_ms };
+      ? {
+          kind: 'executed',
+          facts: command.execution.facts,
+          result: await this.bus.unpack(command.execution.result),
+          executionTimeMs: command.execution_time_ms,
+        }
+      : {
+          kind: command.failure?.kind ?? 'worker_failure',
+          message: command.failure?.message ?? 'the worker reported no outcome',
+          executionTimeMs: command.execution_time_ms,
+        };
     const { accepted, clientId, creditsMoved } = await this.completion.complete(command.job_id, command.attempt, outcome);
     if (clientId) {
       if (creditsMoved) await this.quota.changed(clientId);

@@ -58,7 +58,10 @@ export class RunLauncher {
          order by e.ord`,
         [runId, command.collection_id, now],
       );
-      await tx.query('update runs set job_ids = (select coalesce(array_agg(id order by seq), array[]::uuid[]) from jobs where run_id = $1) where id = $1', [runId]);
+      await tx.query(
+        'update runs set job_ids = (select coalesce(array_agg(id order by seq), array[]::uuid[]) from jobs where run_id = $1) where id = $1',
+        [runId],
+      );
       return this.views.find(command.client_id, command.collection_id, runId, tx);
     });
     await this.dispatcher.dispatchFor(command.client_id);

@@ -29,8 +29,16 @@ const RUN_FROM = 'runs r left join webhook_outbox o on o.run_id = r.id';
 export class RunViews {
   constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {}
 
-  async find(clientId: string, collectionId: string, runId: string, within: Pick<SqlTransaction, 'query'> = this.db.sql): Promise<RunView | null> {
-    const [row] = await within.query<RunRow>(`select ${RUN_COLUMNS} from ${RUN_FROM} where r.id = $1 and r.collection_id = $2 and r.client_id = $3`, [runId, collectionId, clientId]);
+  async find(
+    clientId: string,
+    collectionId: string,
+    runId: string,
+    within: Pick<SqlTransaction, 'query'> = this.db.sql,
+  ): Promise<RunView | null> {
+    const [row] = await within.query<RunRow>(
+      `select ${RUN_COLUMNS} from ${RUN_FROM} where r.id = $1 and r.collection_id = $2 and r.client_id = $3`,
+      [runId, collectionId, clientId],
+    );
     if (!row) return null;
     const view = viewOf(row);
     if (row.status === 'completed') {
@@ -47,7 +55,10 @@ export class RunViews {
   async list(clientId: string, collectionId: string, status?: RunStatus): Promise<{ items: RunView[]; total: number }> {
     const params: unknown[] = [collectionId, clientId];
     const filter = status ? ` and r.status = $${params.push(status)}` : '';
-    const rows = await this.db.sql.query<RunRow>(`select ${RUN_COLUMNS} from ${RUN_FROM} where r.collection_id = $1 and r.client_id = $2${filter} order by r.created_at desc nulls last, r.id`, params);
+    const rows = await this.db.sql.query<RunRow>(
+      `select ${RUN_COLUMNS} from ${RUN_FROM} where r.collection_id = $1 and r.client_id = $2${filter} order by r.created_at desc nulls last, r.id`,
+      params,
+    );
     return { items: rows.map(viewOf), total: rows.length };
   }
 }

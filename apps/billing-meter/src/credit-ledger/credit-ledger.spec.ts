@@ -24,7 +24,13 @@ const backends: Array<[string, () => Promise<{ db: DatabaseConnection; cleanup()
     async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-ledger-'));
       const db = await openDatabase({ databaseUrl: null, dataDir: dir });
-      return { db, cleanup: async () => { await db.release(); fs.rmSync(dir, { recursive: true, force: true }); } };
+      return {
+        db,
+        cleanup: async () => {
+          await db.release();
+          fs.rmSync(dir, { recursive: true, force: true });
+        },
+      };
     },
   ],
 ];
@@ -34,7 +40,13 @@ if (postgresAvailable()) {
     async () => {
       const database: TestDatabase = await createTestDatabase('ledger');
       const db = await openDatabase({ databaseUrl: database.url, dataDir: '' });
-      return { db, cleanup: async () => { await db.release(); await database.drop(); } };
+      return {
+        db,
+        cleanup: async () => {
+          await db.release();
+          await database.drop();
+        },
+      };
     },
   ]);
 }
@@ -56,13 +68,22 @@ describe.each(backends)(`${CreditLedger.name} on %s`, (_name, open) => {
   beforeEach(() => clock.set('2026-11-22T10:00:00Z'));
 
   it('starts a month at zero with the reset at the next UTC month', async () => {
-    expect(await ledger.quota(client(), 1000)).toEqual({ month: '2026-11', limit: 1000, used: 0, remaining: 1000, resets_at: Date.parse('2026-12-01T00:00:00Z') / 1000, as_of: clock.now().getTime() });
+    expect(await ledger.quota(client(), 1000)).toEqual({
+      month: '2026-11',
+      limit: 1000,
+      used: 0,
+      remaining: 1000,
+      resets_at: Date.parse('2026-12-01T00:00:00Z') / 1000,
+      as_of: clock.now().getTime(),
+    });
     expect(await ledger.quota(client(), null)).toMatchObject({ limit: null, remaining: null });
   });
 
   it('never overdraws under concurrent reservations: 25 holds of 1 against 10 credits grant exactly 10', async () => {
     const id = client();
-    const replies = await Promise.all(Array.from({ length: 25 }, () => ledger.reserve({ client_id: id, monthly_credits: 10, credits: 1, ttl_seconds: 60 })));
+    const replies = await Promise.all(
+      Array.from({ length: 25 }, () => ledger.reserve({ client_id: id, monthly_credits: 10, credits: 1, ttl_seconds: 60 })),
+    );
     expect(replies.filter((r) => r.granted)).toHaveLength(10);
     expect(await ledger.quota(id, 10)).toMatchObject({ used: 10, remaining: 0 });
   });
@@ -70,7 +91,10 @@ describe.each(backends)(`${CreditLedger.name} on %s`, (_name, open) => {
   it('charges a commit once, whatever the number of retries, at the actual cost', async () => {
     const id = client();
     const hold = await ledger.reserve({ client_id: id, monthly_credits: 100, credits: 5, ttl_seconds: 60 });
-    const first = await ledger.commit({ reservation_id: hold.reservation_id!, credits: 1, charge_key: `req-${id}`, mode: 'simple', details: { domain: 'example.com' } }, 100);
+    const first = await ledger.commit(
+      { reservation_id: hold.reservation_id!, credits: 1, charge_key: `req-${id}`, mode: 'simple', details: { domain: 'example.com' } },
+      100,
+    );
     const replay = await ledger.commit({ reservation_id: hold.reservation_id!, credits: 1, charge_key: `req-${id}`, mode: 'simple' }, 100);
     expect(first).toMatchObject({ newly_charged: true, quota: { used: 1, remaining: 99 } });
     expect(replay).toMatchObject({ newly_charged: false, entry_id: first.entry_id, quota: { used: 1 } });
@@ -81,15 +105,25 @@ describe.each(backends)(`${CreditLedger.name} on %s`, (_name, open) => {
 
   it('keeps the monthly balance equal to the sum of its ledger entries under concurrent commits and retries', async () => {
     const id = client();
-    const holds = await Promise.all(Array.from({ length: 12 }, () => ledger.reserve({ client_id: id, monthly_credits: 1000, credits: 5, ttl_seconds: 60 })));
+    const holds = await Promise.all(
+      Array.from({ length: 12 }, () => ledger.reserve({ client_id: id, monthly_credits: 1000, credits: 5, ttl_seconds: 60 })),
+    );
     const commits = holds.flatMap((h, i) => {
-      const command = { reservation_id: h.reservation_id!, credits: i % 2 === 0 ? 5 : 1, charge_key: `c-${id}-${i}`, mode: 'browser' as const };
+      const command = {
+        reservation_id: h.reservation_id!,
+        credits: i % 2 === 0 ? 5 : 1,
+        charge_key: `c-${id}-${i}`,
+        mode: 'browser' as const,
+      };
       return [ledger.commit(command, 1000), ledger.commit(command, 1000)];
     });
     const replies = await Promise.all(commits);
     expect(replies.filter((r) => r.newly_charged)).toHaveLength(12);
     const [balance] = await db.sql.query<{ charged: number }>('select charged from credit_balances where client_id = $1', [id]);
-    const [sum] = await db.sql.query<{ total: number }>('select sum(credits)::int as total from credit_ledger_entries where client_id = $1', [id]);
+    const [sum] = await db.sql.query<{ total: number }>(
+      'select sum(credits)::int as total from credit_ledger_entries where client_id = $1',
+      [id],
+    );
     expect(balance.charged).toBe(6 * 5 + 6 * 1);
     expect(sum.total).toBe(balance.charged);
     expect(await ledger.quota(id, 1000)).toMatchObject({ used: 36, remaining: 964 });

@@ -1,5 +1,20 @@
-import type { CommitCreditsCommand, CommitCreditsReply, QuotaState, ReleaseCreditsReply, ReserveCreditsCommand, ReserveCreditsReply } from '@lib/contracts';
-import { creditMonthResetOf, creditUsageOf, DATABASE, DatabaseConnection, holdCredits, lockCreditAccount, recordLedgerCharge } from '@lib/persistence';
+import type {
+  CommitCreditsCommand,
+  CommitCreditsReply,
+  QuotaState,
+  ReleaseCreditsReply,
+  ReserveCreditsCommand,
+  ReserveCreditsReply,
+} from '@lib/contracts';
+import {
+  creditMonthResetOf,
+  creditUsageOf,
+  DATABASE,
+  DatabaseConnection,
+  holdCredits,
+  lockCreditAccount,
+  recordLedgerCharge,
+} from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
@@ -40,9 +55,19 @@ export class CreditLedger {
         return { granted: false, reservation_id: null, quota: before };
       }
       const id = randomUUID();
-      await holdCredits(tx, { id, clientId: command.client_id, credits: command.credits, expiresAt: new Date(now.getTime() + command.ttl_seconds * 1000), at: now });
+      await holdCredits(tx, {
+        id,
+        clientId: command.client_id,
+        credits: command.credits,
+        expiresAt: new Date(now.getTime() + command.ttl_seconds * 1000),
+        at: now,
+      });
       const used = before.used + command.credits;
-      return { granted: true, reservation_id: id, quota: { ...before, used, remaining: before.limit === null ? null : Math.max(0, before.limit - used) } };
+      return {
+        granted: true,
+        reservation_id: id,
+        quota: { ...before, used, remaining: before.limit === null ? null : Math.max(0, before.limit - used) },
+      };
     });
   }
 
@@ -59,13 +84,28 @@ export class CreditLedger {
       const clientId = owner.client_id;
       await lockCreditAccount(tx, clientId);
       const [existing] = await tx.query<{ id: string }>('select id from credit_ledger_entries where charge_key = $1', [command.charge_key]);
-      const deleted = await tx.query<{ id: string }>('delete from credit_reservations where id = $1 returning id', [command.reservation_id]);
+      const deleted = await tx.query<{ id: string }>('delete from credit_reservations where id = $1 returning id', [
+        command.reservation_id,
+      ]);
       if (existing) {
-        return { client_id: clientId, entry_id: existing.id, newly_charged: false, quota: await this.quotaWithin(tx, clientId, monthlyCredits, now) };
+        return {
+          client_id: clientId,
+          entry_id: existing.id,
+          newly_charged: false,
+          quota: await this.quotaWithin(tx, clientId, monthlyCredits, now),
+        };
       }
       if (deleted.length === 0) throw new ReservationNotFoundError(`reservation ${command.reservation_id} does not exist or has expired`);
       const id = randomUUID();
-      await recordLedgerCharge(tx, { id, clientId, credits: command.credits, mode: command.mode, chargeKey: command.charge_key, details: command.details ?? {}, at: now });
+      await recordLedgerCharge(tx, {
+        id,
+        clientId,
+        credits: command.credits,
+        mode: command.mode,
+        chargeKey: command.charge_key,
+        details: command.details ?? {},
+        at: now,
+      });
       return { client_id: clientId, entry_id: id, newly_charged: true, quota: await this.quotaWithin(tx, clientId, monthlyCredits, now) };
     });
   }
@@ -73,11 +113,17 @@ export class CreditLedger {
   async release(reservationId: string, monthlyCredits: number | null = null): Promise<ReleaseCreditsReply> {
     const now = this.clock.now();
     return this.db.sql.transaction(async (tx) => {
-      const [reservation] = await tx.query<{ client_id: string }>('select client_id from credit_reservations where id = $1', [reservationId]);
+      const [reservation] = await tx.query<{ client_id: string }>('select client_id from credit_reservations where id = $1', [
+        reservationId,
+      ]);
       if (!reservation) throw new ReservationNotFoundError(`reservation ${reservationId} does not exist or has expired`);
       await lockCreditAccount(tx, reservation.client_id);
       const deleted = await tx.query('delete from credit_reservations where id = $1 returning id', [reservationId]);
-      return { client_id: reservation.client_id, released: deleted.length === 1, quota: await this.quotaWithin(tx, reservation.client_id, monthlyCredits, now) };
+      return {
+        client_id: reservation.client_id,
+        released: deleted.length === 1,
+        quota: await this.quotaWithin(tx, reservation.client_id, monthlyCredits, now),
+      };
     });
   }
 
@@ -94,4 +140,3 @@ export class CreditLedger {
     };
   }
 }
-

@@ -12,6 +12,12 @@ export class QuotaChangePublisher {
   constructor(@Inject(MessageBus) private readonly bus: MessageBus) {}
 
   changed(clientId: string, quota: QuotaState): void {
-    this.bus.emit(SUBJECTS.billing.quotaChanged, { client_id: clientId, month: quota.month, used: quota.used, resets_at: quota.resets_at, as_of: quota.as_of });
+    this.bus.emit(SUBJECTS.billing.quotaChanged, {
+      client_id: clientId,
+      month: quota.month,
+      used: quota.used,
+      resets_at: quota.resets_at,
+      as_of: quota.as_of,
+    });
   }
 }

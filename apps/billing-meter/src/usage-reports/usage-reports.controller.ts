@@ -1,4 +1,12 @@
-import { BillingQuery, BillingReply, ClientMetricsQuery, ClientMetricsReply, PlatformMetricsQuery, PlatformMetricsReply, SUBJECTS } from '@lib/contracts';
+import {
+  BillingQuery,
+  BillingReply,
+  ClientMetricsQuery,
+  ClientMetricsReply,
+  PlatformMetricsQuery,
+  PlatformMetricsReply,
+  SUBJECTS,
+} from '@lib/contracts';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { UsageReports } from './usage-reports';

@@ -1,4 +1,14 @@
-import { BillingClientData, BillingQuery, BillingReply, ClientMetricsQuery, ClientMetricsReply, DayRange, PlatformMetricsQuery, PlatformMetricsReply, UsageCounts } from '@lib/contracts';
+import {
+  BillingClientData,
+  BillingQuery,
+  BillingReply,
+  ClientMetricsQuery,
+  ClientMetricsReply,
+  DayRange,
+  PlatformMetricsQuery,
+  PlatformMetricsReply,
+  UsageCounts,
+} from '@lib/contracts';
 import { DATABASE, DatabaseConnection } from '@lib/persistence';
 import { CREDIT_COST } from '@lib/plans';
 import { Inject, Injectable } from '@nestjs/common';
@@ -37,7 +47,13 @@ export class UsageReports {
       );
       for (const data of Object.values(clients)) data.by_url = {};
       for (const row of byUrl) {
-        const domain = (clients[row.client_id].by_url![row.domain] ??= { simple_success: 0, simple_failed: 0, browser_success: 0, browser_failed: 0, total: 0 });
+        const domain = (clients[row.client_id].by_url![row.domain] ??= {
+          simple_success: 0,
+          simple_failed: 0,
+          browser_success: 0,
+          browser_failed: 0,
+          total: 0,
+        });
         domain[`${row.kind}_${row.success ? 'success' : 'failed'}`] += row.n;
         domain.total += row.n;
       }
@@ -57,7 +73,12 @@ export class UsageReports {
     for (const row of rows) {
       for (const cell of [scrapeType[row.kind], totals]) addCell(cell, row);
     }
-    const out: ClientMetricsReply = { client_id: query.client_id, date: { from: query.from, to: query.to }, totals: finish(totals), scrape_type: { simple: finish(scrapeType.simple), browser: finish(scrapeType.browser) } };
+    const out: ClientMetricsReply = {
+      client_id: query.client_id,
+      date: { from: query.from, to: query.to },
+      totals: finish(totals),
+      scrape_type: { simple: finish(scrapeType.simple), browser: finish(scrapeType.browser) },
+    };
     if (query.by_url) {
       const byUrl = await this.db.sql.query<GroupRow & { domain: string }>(
         `select coalesce(details->>'domain', 'unknown') as domain, ${KIND} as kind, ${SUCCESS} as success, count(*)::int as n, sum(credits)::int as credits
@@ -78,7 +99,9 @@ export class UsageReports {
       const hourly: Record<string, Array<ReturnType<typeof metricCell> & { hour: number }>> = {};
       for (const day of daysOf(query)) hourly[day] = Array.from({ length: 24 }, (_, hour) => ({ hour, ...metricCell() }));
       for (const row of buckets) addCell(hourly[row.day][row.hour], row);
-      out.hourly = Object.fromEntries(Object.entries(hourly).map(([day, cells]) => [day, cells.map((c) => ({ ...finish(c), hour: c.hour }))]));
+      out.hourly = Object.fromEntries(
+        Object.entries(hourly).map(([day, cells]) => [day, cells.map((c) => ({ ...finish(c), hour: c.hour }))]),
+      );
     }
     return out;
   }
@@ -90,10 +113,12 @@ export class UsageReports {
     const out: PlatformMetricsReply = { date: { from: query.from, to: query.to } };
     const grouped = async (key: string) =>
       Object.fromEntries(
-        (await this.db.sql.query<{ key: string; n: number; success: number; credits: number }>(
-          `select ${key} as key, count(*)::int as n, count(*) filter (where ${SUCCESS})::int as success, sum(credits)::int as credits from credit_ledger_entries where ${where} group by 1 order by 2 desc, 1`,
-          params,
-        )).map((r) => [r.key, { requests: r.n, success: r.success, failed: r.n - r.success, credits: r.credits }]),
+        (
+          await this.db.sql.query<{ key: string; n: number; success: number; credits: number }>(
+            `select ${key} as key, count(*)::int as n, count(*) filter (where ${SUCCESS})::int as success, sum(credits)::int as credits from credit_ledger_entries where ${where} group by 1 order by 2 desc, 1`,
+            params,
+          )
+        ).map((r) => [r.key, { requests: r.n, success: r.success, failed: r.n - r.success, credits: r.credits }]),
       );
     for (const metric of query.metrics) {
       if (metric === 'url') out.url = await grouped("coalesce(details->>'domain', 'unknown')");
@@ -111,7 +136,16 @@ export class UsageReports {
           params,
         );
         const ms = (name: string) => (row[name] === null || row[name] === undefined ? null : Math.round(Number(row[name])));
-        out.exe_time = { count: ms('count'), avg_ms: ms('avg_ms'), min_ms: ms('min_ms'), max_ms: ms('max_ms'), p50_ms: ms('p50_ms'), p90_ms: ms('p90_ms'), p95_ms: ms('p95_ms'), p99_ms: ms('p99_ms') };
+        out.exe_time = {
+          count: ms('count'),
+          avg_ms: ms('avg_ms'),
+          min_ms: ms('min_ms'),
+          max_ms: ms('max_ms'),
+          p50_ms: ms('p50_ms'),
+          p90_ms: ms('p90_ms'),
+          p95_ms: ms('p95_ms'),
+          p99_ms: ms('p99_ms'),
+        };
       }
     }
     return out;
@@ -129,7 +163,17 @@ const KIND = "case when mode = 'browser' then 'browser' else 'simple' end";
 const SUCCESS = "coalesce((details->>'success')::boolean, false)";
 
 function emptyCounts(): UsageCounts {
-  return { simple_success: 0, simple_failed: 0, simple_total: 0, browser_success: 0, browser_failed: 0, browser_total: 0, total_requests: 0, total_success: 0, total_failed: 0 };
+  return {
+    simple_success: 0,
+    simple_failed: 0,
+    simple_total: 0,
+    browser_success: 0,
+    browser_failed: 0,
+    browser_total: 0,
+    total_requests: 0,
+    total_success: 0,
+    total_failed: 0,
+  };
 }
 
 function addTo(counts: UsageCounts, row: GroupRow): void {
@@ -164,6 +208,7 @@ function rangeOf(range: DayRange): { start: Date; end: Date } {
 
 function daysOf(range: DayRange): string[] {
   const days: string[] = [];
-  for (let t = Date.parse(`${range.from}T00:00:00Z`); t <= Date.parse(`${range.to}T00:00:00Z`); t += 86_400_000) days.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = Date.parse(`${range.from}T00:00:00Z`); t <= Date.parse(`${range.to}T00:00:00Z`); t += 86_400_000)
+    days.push(new Date(t).toISOString().slice(0, 10));
   return days;
 }

@@ -11,7 +11,8 @@ import type { FastifyRequest } from 'fastify';
  */
 export type RouteAccessLevel = 'public' | 'client' | 'admin';
 
-export const Access = (level: RouteAccessLevel): MethodDecorator => applyDecorators(RouteConfig({ access: level }), ApiExtension('x-access', level));
+export const Access = (level: RouteAccessLevel): MethodDecorator =>
+  applyDecorators(RouteConfig({ access: level }), ApiExtension('x-access', level));
 
 export function accessLevelOf(request: FastifyRequest): RouteAccessLevel {
   const config = request.routeOptions?.config as { access?: RouteAccessLevel } | undefined;

@@ -23,17 +23,36 @@ export class AgentEndpointController {
   @HttpCode(200)
   @Access('client')
   @ApiOperation({
-    summary: 'MCP tool server (Streamable HTTP, stateless, JSON replies): initialize, tools/list, tools/call for scrape_url, scrape_as_markdown, discover, list_proxy_countries, check_billing, health_check. README "Agent endpoint (MCP)".',
-    description: 'Send Accept: application/json, text/event-stream (the transport requires both). A tool call is charged and rate-limited as its REST operation; a JSON-RPC batch counts each extra tool call as a request.',
+    summary:
+      'MCP tool server (Streamable HTTP, stateless, JSON replies): initialize, tools/list, tools/call for scrape_url, scrape_as_markdown, discover, list_proxy_countries, check_billing, health_check. README "Agent endpoint (MCP)".',
+    description:
+      'Send Accept: application/json, text/event-stream (the transport requires both). A tool call is charged and rate-limited as its REST operation; a JSON-RPC batch counts each extra tool call as a request.',
   })
-  @ApiBody({ schema: { oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: { type: 'object', additionalProperties: true } }] }, description: 'One JSON-RPC 2.0 message of MCP, or a batch.' })
-  @ApiResponse({ status: 200, schema: { oneOf: [{ $ref: getSchemaPath(McpJsonRpcReply) }, { type: 'array', items: { $ref: getSchemaPath(McpJsonRpcReply) } }] }, description: 'The JSON-RPC response (an array for a batch).' })
+  @ApiBody({
+    schema: {
+      oneOf: [
+        { type: 'object', additionalProperties: true },
+        { type: 'array', items: { type: 'object', additionalProperties: true } },
+      ],
+    },
+    description: 'One JSON-RPC 2.0 message of MCP, or a batch.',
+  })
+  @ApiResponse({
+    status: 200,
+    schema: { oneOf: [{ $ref: getSchemaPath(McpJsonRpcReply) }, { type: 'array', items: { $ref: getSchemaPath(McpJsonRpcReply) } }] },
+    description: 'The JSON-RPC response (an array for a batch).',
+  })
   @ApiExtension('x-empty-responses', { '202': 'Only notifications or responses were sent: accepted, no body.' })
   @ApiExtension('x-transport-errors', {
-    '400': 'not a JSON-RPC message, a batch over the SDK\'s limit, or an unsupported MCP-Protocol-Version header',
+    '400': "not a JSON-RPC message, a batch over the SDK's limit, or an unsupported MCP-Protocol-Version header",
     '406': 'Accept does not list both application/json and text/event-stream',
   })
-  async call(@Body() body: unknown, @Caller() caller: AdmittedCall, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  async call(
+    @Body() body: unknown,
+    @Caller() caller: AdmittedCall,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     const answer = await this.server.answer(webRequestOf(request), body, caller);
     reply.status(answer.status);
     answer.headers.forEach((value, name) => void reply.header(name, value));
@@ -65,7 +84,11 @@ async function methodNotAllowed(reply: FastifyReply): Promise<void> {
     .status(405)
     .header('allow', 'POST')
     .type('application/json; charset=utf-8')
-    .send({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless and answers POST only.' } });
+    .send({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless and answers POST only.' },
+    });
 }
 
 /** The Fetch API request the SDK's transport reads (headers and URL; the body is already parsed). */

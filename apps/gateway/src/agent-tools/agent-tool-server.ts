@@ -34,19 +34,27 @@ export class AgentToolServer {
   ) {}
 
   async answer(request: Request, body: unknown, admission: AdmittedCall): Promise<Response> {
-    const server = new Server({ name: 'scrape-platform', title: 'Scraping API', version: API_VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    const server = new Server(
+      { name: 'scrape-platform', title: 'Scraping API', version: API_VERSION },
+      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    );
     let calls = 0;
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.tools().list }));
     server.setRequestHandler(CallToolRequestSchema, async (message) => {
       const name = message.params.name;
-      if (!this.tools().names.has(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Tools: ${TOOL_NAMES.join(', ')}.`);
+      if (!this.tools().names.has(name))
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Tools: ${TOOL_NAMES.join(', ')}.`);
       calls += 1;
       // The HTTP request was counted once by admission; each further call of a JSON-RPC batch counts as one more request.
       if (calls > 1) {
         const refused = await this.overRateLimit(admission);
         if (refused) return refused;
       }
-      const call: AdmittedCall = { ...admission, requestId: calls === 1 ? admission.requestId : `${admission.requestId}.${calls}`, creditsCharged: 0 };
+      const call: AdmittedCall = {
+        ...admission,
+        requestId: calls === 1 ? admission.requestId : `${admission.requestId}.${calls}`,
+        creditsCharged: 0,
+      };
       try {
         return await this.toolbox.call(name as ToolName, message.params.arguments, call);
       } finally {

@@ -1,4 +1,12 @@
-import { MAIN_CONTENT_FALLBACK_NOTE, ScrapeGuidance, ScrapeRequest, ScrapeResultBody, SUBJECTS, VIABILITY_WORST_CASE_CREDITS, ViabilityResult } from '@lib/contracts';
+import {
+  MAIN_CONTENT_FALLBACK_NOTE,
+  ScrapeGuidance,
+  ScrapeRequest,
+  ScrapeResultBody,
+  SUBJECTS,
+  VIABILITY_WORST_CASE_CREDITS,
+  ViabilityResult,
+} from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
@@ -7,7 +15,18 @@ import type { AdmittedCall } from '../admission/caller.decorator';
 import { CreditGate } from '../credits/credit-gate';
 import { PlatformHealth } from '../health/platform-health';
 import { SyncScrapeHandler } from '../sync-scrape/sync-scrape.handler';
-import { AGENT_SCRAPE_FIELDS, argumentsOf, depthOf, DiscoverArguments, markdownRequestOf, NoArguments, ScrapeAsMarkdownArguments, scrapeRequestOf, ScrapeUrlArguments, windowOf } from './tool-arguments';
+import {
+  AGENT_SCRAPE_FIELDS,
+  argumentsOf,
+  depthOf,
+  DiscoverArguments,
+  markdownRequestOf,
+  NoArguments,
+  ScrapeAsMarkdownArguments,
+  scrapeRequestOf,
+  ScrapeUrlArguments,
+  windowOf,
+} from './tool-arguments';
 import { failureOf, failureResult, invalidArguments } from './tool-results';
 import type { ToolName } from './tool-schemas';
 import { describeWindow, textWindowOf, TextWindowView } from './text-window';
@@ -52,13 +71,20 @@ export class AgentToolbox {
       }
     } catch (error) {
       const failure = failureOf(error, args);
-      if (failure.error_type === 'internal_error') this.logger.error(`${tool} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (failure.error_type === 'internal_error')
+        this.logger.error(`${tool} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       return failureResult(failure);
     }
   }
 
   /** What both scrape tools do first: validate, scrape as REST would, and cut the content to the window asked for. */
-  private async windowedScrape<A extends { max_chars?: number; offset?: number }>(tool: ToolName, type: new () => A, raw: unknown, admission: AdmittedCall, requestOf: (args: A) => ScrapeRequest): Promise<WindowedScrape<A> | { ok: false; failure: CallToolResult }> {
+  private async windowedScrape<A extends { max_chars?: number; offset?: number }>(
+    tool: ToolName,
+    type: new () => A,
+    raw: unknown,
+    admission: AdmittedCall,
+    requestOf: (args: A) => ScrapeRequest,
+  ): Promise<WindowedScrape<A> | { ok: false; failure: CallToolResult }> {
     const parsed = await argumentsOf(type, raw);
     if (!parsed.ok) return { ok: false, failure: invalidArguments(tool, parsed.problems) };
     const request = requestOf(parsed.value);
@@ -67,7 +93,15 @@ export class AgentToolbox {
     const body = (request.format === 'markdown' ? result.markdown : result.html) ?? '';
     const window = textWindowOf(body, offset, maxChars);
     const fence = new UntrustedContentFence();
-    return { ok: true, args: parsed.value, request, result, window, fence, content: window.text.length > 0 ? fence.wrap(window.text, request.url, request.format) : null };
+    return {
+      ok: true,
+      args: parsed.value,
+      request,
+      result,
+      window,
+      fence,
+      content: window.text.length > 0 ? fence.wrap(window.text, request.url, request.format) : null,
+    };
   }
 
   private async scrapeUrl(raw: unknown, admission: AdmittedCall): Promise<CallToolResult> {
@@ -77,10 +111,22 @@ export class AgentToolbox {
     const pageValues = pageDataOf(result);
     const pageData = pageValues ? fence.wrap(JSON.stringify(pageValues, null, 1), request.url, 'page_data') : null;
     const guidance = forAgent(result.guidance, (suggested) => pick(suggested, AGENT_SCRAPE_FIELDS));
-    const binary = result.body_base64 ? ` The response is binary (${oneLine(result.content_type ?? 'unknown type', 100)}): it is not shown here; download it with POST /v1/sync/download.` : '';
+    const binary = result.body_base64
+      ? ` The response is binary (${oneLine(result.content_type ?? 'unknown type', 100)}): it is not shown here; download it with POST /v1/sync/download.`
+      : '';
 
     const blocks: ContentBlock[] = [
-      { type: 'text', text: [summaryLine(request.url, result, admission.creditsCharged) + binary, ...guidanceLines(guidance), describeWindow(window, `Call scrape_url again with the same arguments and offset={next} for the next part (the page is fetched and charged again).`)].join('\n') },
+      {
+        type: 'text',
+        text: [
+          summaryLine(request.url, result, admission.creditsCharged) + binary,
+          ...guidanceLines(guidance),
+          describeWindow(
+            window,
+            `Call scrape_url again with the same arguments and offset={next} for the next part (the page is fetched and charged again).`,
+          ),
+        ].join('\n'),
+      },
     ];
     if (content) blocks.push({ type: 'text', text: content });
     if (pageData) blocks.push({ type: 'text', text: pageData });
@@ -124,9 +170,13 @@ export class AgentToolbox {
     const header = [
       `Title: ${title ?? '(none)'}`,
       `URL: ${finalUrl}`,
-      summaryLine(request.url, result, admission.creditsCharged) + (wholePage ? ' Whole page.' : ' Main content only (full_page=true for the whole page).'),
+      summaryLine(request.url, result, admission.creditsCharged) +
+        (wholePage ? ' Whole page.' : ' Main content only (full_page=true for the whole page).'),
       ...guidanceLines(guidance),
-      describeWindow(window, `Call scrape_as_markdown again with the same arguments and offset={next} for the next part (the page is fetched and charged again).`),
+      describeWindow(
+        window,
+        `Call scrape_as_markdown again with the same arguments and offset={next} for the next part (the page is fetched and charged again).`,
+      ),
     ];
     const blocks: ContentBlock[] = [{ type: 'text', text: header.join('\n') }];
     if (markdown) blocks.push({ type: 'text', text: markdown });
@@ -161,7 +211,10 @@ export class AgentToolbox {
       { correlationId: admission.requestId, timeoutMs: DISCOVER_TIMEOUT_MS },
     );
     admission.creditsCharged += reply.credits_charged;
-    const verdict = { ...reply.verdict, suggested_request: reply.verdict.suggested_request ? pick(reply.verdict.suggested_request, AGENT_SCRAPE_FIELDS) : null };
+    const verdict = {
+      ...reply.verdict,
+      suggested_request: reply.verdict.suggested_request ? pick(reply.verdict.suggested_request, AGENT_SCRAPE_FIELDS) : null,
+    };
     return {
       content: [{ type: 'text', text: verdictLines(verdict, depth, reply.credits_charged).join('\n') }],
       structuredContent: { url: parsed.value.url, depth, credits_charged: reply.credits_charged, verdict },
@@ -180,15 +233,30 @@ export class AgentToolbox {
       'use_proxy "any" needs no approval.',
       `All ${catalog.countries.length} countries a pool can be asked for: ${catalog.countries.map((c) => c.code).join(', ')}.`,
     ];
-    return { content: [{ type: 'text', text: text.join('\n') }], structuredContent: { countries: catalog.countries, approved_countries: status.approved_countries, pending_countries: status.pending_countries } };
+    return {
+      content: [{ type: 'text', text: text.join('\n') }],
+      structuredContent: {
+        countries: catalog.countries,
+        approved_countries: status.approved_countries,
+        pending_countries: status.pending_countries,
+      },
+    };
   }
 
   private async billing(admission: AdmittedCall): Promise<CallToolResult> {
     const client = admission.client;
     const correlationId = admission.requestId;
     // Asked afresh (not the header cache): an agent checks before spending.
-    const quota = await this.bus.request(SUBJECTS.billing.quotaQuery, { client_id: client.id, monthly_credits: client.limits.monthlyCredits }, { correlationId, timeoutMs: 3000 });
-    const report = await this.bus.request(SUBJECTS.billing.billing, { client_id: client.id, month: quota.month, by_url: false }, { correlationId });
+    const quota = await this.bus.request(
+      SUBJECTS.billing.quotaQuery,
+      { client_id: client.id, monthly_credits: client.limits.monthlyCredits },
+      { correlationId, timeoutMs: 3000 },
+    );
+    const report = await this.bus.request(
+      SUBJECTS.billing.billing,
+      { client_id: client.id, month: quota.month, by_url: false },
+      { correlationId },
+    );
     const usage = report.clients[client.id];
     const requests = {
       simple_success: usage?.simple_success ?? 0,
@@ -202,7 +270,13 @@ export class AgentToolbox {
       client_id: client.id,
       plan: client.plan,
       month: quota.month,
-      credits: { limit: quota.limit, used: quota.used, remaining: quota.remaining, resets_at: resetsAt, charged: usage?.credits ?? { simple: 0, browser: 0, total: 0 } },
+      credits: {
+        limit: quota.limit,
+        used: quota.used,
+        remaining: quota.remaining,
+        resets_at: resetsAt,
+        charged: usage?.credits ?? { simple: 0, browser: 0, total: 0 },
+      },
       requests,
       rate_limit_per_minute: client.limits.rateLimitPerMinute,
     };
@@ -215,8 +289,18 @@ export class AgentToolbox {
 
   private async healthCheck(): Promise<CallToolResult> {
     const report = await this.health.report();
-    const down = Object.entries(report.services).filter(([, s]) => s.status !== 'ok').map(([name]) => name);
-    const text = report.status === 'ok' ? `The platform is up (${report.runtime} runtime, version ${report.version}).` : `The platform is degraded: ${[...Object.entries(report.checks).filter(([, c]) => c.status !== 'ok').map(([n]) => n), ...down].join(', ')} down.`;
+    const down = Object.entries(report.services)
+      .filter(([, s]) => s.status !== 'ok')
+      .map(([name]) => name);
+    const text =
+      report.status === 'ok'
+        ? `The platform is up (${report.runtime} runtime, version ${report.version}).`
+        : `The platform is degraded: ${[
+            ...Object.entries(report.checks)
+              .filter(([, c]) => c.status !== 'ok')
+              .map(([n]) => n),
+            ...down,
+          ].join(', ')} down.`;
     return { content: [{ type: 'text', text }], structuredContent: report as unknown as Record<string, unknown> };
   }
 
@@ -255,7 +339,9 @@ function pageDataOf(result: ScrapeResultBody): Record<string, unknown> | null {
 
 function summaryLine(url: string, result: ScrapeResultBody, credits: number): string {
   const status = result.statusCode > 0 ? `HTTP ${result.statusCode}` : 'the site never answered';
-  const outcome = result.guidance.success ? 'usable content' : `not usable (${result.guidance.error_type ?? 'failed'}${result.guidance.error_provider ? `, ${result.guidance.error_provider}` : ''})`;
+  const outcome = result.guidance.success
+    ? 'usable content'
+    : `not usable (${result.guidance.error_type ?? 'failed'}${result.guidance.error_provider ? `, ${result.guidance.error_provider}` : ''})`;
   return `Scraped ${oneLine(url, 2048)}: ${status}, ${outcome}, ${credits} credit${credits === 1 ? '' : 's'} charged.`;
 }
 
@@ -268,7 +354,13 @@ function guidanceLines(guidance: ScrapeGuidance): string[] {
 }
 
 function windowFields(window: TextWindowView) {
-  return { offset: window.offset, end: window.end, total_chars: window.total_chars, truncated: window.truncated, next_offset: window.next_offset };
+  return {
+    offset: window.offset,
+    end: window.end,
+    total_chars: window.total_chars,
+    truncated: window.truncated,
+    next_offset: window.next_offset,
+  };
 }
 
 function verdictLines(verdict: ViabilityResult, depth: string, credits: number): string[] {
@@ -282,10 +374,15 @@ function verdictLines(verdict: ViabilityResult, depth: string, credits: number):
     `Discover (${depth}) for ${oneLine(verdict.url, 2048)}: recommended strategy ${verdict.recommended_strategy}, difficulty ${verdict.difficulty}; ${credits} credit${credits === 1 ? '' : 's'} charged.`,
     `Blockers: ${blockers.join('; ') || 'none seen'}.`,
     `JavaScript required: ${verdict.javascript_required ? 'yes' : 'no'} (confidence ${verdict.browser_confidence}). Works with: ${[verdict.can_use_simple_request ? 'plain fetch' : '', verdict.can_use_extract_html ? 'main-content extraction' : '', verdict.can_use_browser ? 'browser' : ''].filter(Boolean).join(', ') || 'nothing tried worked'}.`,
-    ...(verdict.api_detected ? [`JSON APIs behind the page${verdict.api_auth_required ? ' (need credentials)' : ''}: ${verdict.api_endpoints.map((e) => oneLine(e, 2048)).join(', ')}.`] : []),
+    ...(verdict.api_detected
+      ? [
+          `JSON APIs behind the page${verdict.api_auth_required ? ' (need credentials)' : ''}: ${verdict.api_endpoints.map((e) => oneLine(e, 2048)).join(', ')}.`,
+        ]
+      : []),
     'Reasons:',
     ...verdict.reasons.map((reason) => `- ${oneLine(reason, 1000)}`),
-    verdict.suggested_request ? `Suggested scrape_url arguments: ${JSON.stringify(verdict.suggested_request)}` : 'No scrape is suggested: the URL cannot be scraped as things stand.',
+    verdict.suggested_request
+      ? `Suggested scrape_url arguments: ${JSON.stringify(verdict.suggested_request)}`
+      : 'No scrape is suggested: the URL cannot be scraped as things stand.',
   ];
 }
-

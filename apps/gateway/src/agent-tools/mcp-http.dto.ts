@@ -8,11 +8,23 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 export class McpJsonRpcReply {
   @ApiProperty({ enum: ['2.0'] })
   jsonrpc: '2.0';
-  @ApiProperty({ anyOf: [{ type: 'string' }, { type: 'integer' }], nullable: true, description: 'The id of the request answered (null when the request could not be read).' })
+  @ApiProperty({
+    anyOf: [{ type: 'string' }, { type: 'integer' }],
+    nullable: true,
+    description: 'The id of the request answered (null when the request could not be read).',
+  })
   id: string | number | null;
-  @ApiPropertyOptional(openObject('The result: initialize → server info and capabilities; tools/list → the six tools with their schemas; tools/call → content, structuredContent and isError.'))
+  @ApiPropertyOptional(
+    openObject(
+      'The result: initialize → server info and capabilities; tools/list → the six tools with their schemas; tools/call → content, structuredContent and isError.',
+    ),
+  )
   result?: Record<string, unknown>;
-  @ApiPropertyOptional(openObject('A protocol error {code, message}: malformed message, unknown method or tool. Tool failures are results with isError, not errors.'))
+  @ApiPropertyOptional(
+    openObject(
+      'A protocol error {code, message}: malformed message, unknown method or tool. Tool failures are results with isError, not errors.',
+    ),
+  )
   error?: Record<string, unknown>;
 }
 
@@ -22,6 +34,10 @@ export class McpTransportErrorBody {
   jsonrpc: '2.0';
   @ApiProperty({ type: 'string', nullable: true, description: 'Always null: no message was read.' })
   id: null;
-  @ApiProperty(openObject('{code: -32000, message}: the method is not allowed (405), or Accept does not list both application/json and text/event-stream (406).'))
+  @ApiProperty(
+    openObject(
+      '{code: -32000, message}: the method is not allowed (405), or Accept does not list both application/json and text/event-stream (406).',
+    ),
+  )
   error: Record<string, unknown>;
 }

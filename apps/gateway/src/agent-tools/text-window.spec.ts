@@ -2,7 +2,11 @@ import fc from 'fast-check';
 import { describeWindow, textWindowOf } from './text-window';
 
 describe('textWindowOf', () => {
-  const text = fc.array(fc.oneof(fc.string({ unit: 'grapheme' }), fc.constantFrom('\n', '😀', '𝔘', 'é'), fc.string({ unit: 'binary' })), { maxLength: 60 }).map((parts) => parts.join(''));
+  const text = fc
+    .array(fc.oneof(fc.string({ unit: 'grapheme' }), fc.constantFrom('\n', '😀', '𝔘', 'é'), fc.string({ unit: 'binary' })), {
+      maxLength: 60,
+    })
+    .map((parts) => parts.join(''));
 
   it('reads back to back from offset 0 to exactly the whole text, never longer than max_chars, never splitting a surrogate pair', () => {
     fc.assert(

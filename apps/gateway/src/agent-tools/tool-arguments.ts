@@ -1,4 +1,11 @@
-import { DEFAULT_VIABILITY_DEPTH, ScrapeRequest, toProblems, VIABILITY_DEPTHS, ViabilityDepth, type ValidationProblem } from '@lib/contracts';
+import {
+  DEFAULT_VIABILITY_DEPTH,
+  ScrapeRequest,
+  toProblems,
+  VIABILITY_DEPTHS,
+  ViabilityDepth,
+  type ValidationProblem,
+} from '@lib/contracts';
 import { IntersectionType, PickType } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, validate } from 'class-validator';
@@ -6,7 +13,19 @@ import { capProblems, inputShapeProblems } from '../http-errors/input-shape';
 import { DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, MIN_CHARS } from './text-window';
 
 /** The scrape request's fields that make sense for an agent (the rest — headers, cookies, network capture, http_method — stay REST-only). */
-export const AGENT_SCRAPE_FIELDS = ['url', 'format', 'browser', 'browser_type', 'extract', 'actions', 'screenshot', 'use_proxy', 'language', 'window_size', 'retry_on_block'] as const;
+export const AGENT_SCRAPE_FIELDS = [
+  'url',
+  'format',
+  'browser',
+  'browser_type',
+  'extract',
+  'actions',
+  'screenshot',
+  'use_proxy',
+  'language',
+  'window_size',
+  'retry_on_block',
+] as const;
 
 class ContentWindowArguments {
   @IsOptional()
@@ -66,7 +85,8 @@ export type ToolArguments<T> = { ok: true; value: T } | { ok: false; problems: V
  */
 export async function argumentsOf<T extends object>(type: new () => T, raw: unknown): Promise<ToolArguments<T>> {
   const value = raw ?? {};
-  if (typeof value !== 'object' || Array.isArray(value)) return { ok: false, problems: [{ loc: ['arguments'], msg: 'The arguments must be a JSON object.', type: 'dict_type' }] };
+  if (typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, problems: [{ loc: ['arguments'], msg: 'The arguments must be a JSON object.', type: 'dict_type' }] };
   const shape = inputShapeProblems(value, ['arguments']);
   if (shape.length > 0) return { ok: false, problems: shape };
   const instance = plainToInstance(type, value);

@@ -38,26 +38,56 @@ export function invalidArguments(tool: ToolName, problems: ValidationProblem[]):
     error_type: 'invalid_arguments',
     message: `The arguments of ${tool} are not valid; nothing was fetched or charged.`,
     problems,
-    next_steps: ['Fix the arguments listed and call again; the tool list gives each argument\'s schema.'],
+    next_steps: ["Fix the arguments listed and call again; the tool list gives each argument's schema."],
     suggested_request: null,
   });
 }
 
 // What an agent can do about each refusal the platform answers with, by its stable code.
-const NEXT_STEPS: Record<string, (error: AppError, args: Record<string, unknown>) => Pick<ToolFailure, 'next_steps' | 'suggested_request'>> = {
-  'target.blocked': () => ({ next_steps: ['Only public http(s) addresses can be fetched: private, loopback, link-local and cloud-metadata addresses are refused, redirects included. Use a public URL.'], suggested_request: null }),
-  'limits.quota_exceeded': () => ({ next_steps: ['The monthly credit quota cannot cover this call: check_billing shows what is left and when it resets; a cheaper call (browser=false, discover depth=quick) may still fit.'], suggested_request: null }),
+const NEXT_STEPS: Record<
+  string,
+  (error: AppError, args: Record<string, unknown>) => Pick<ToolFailure, 'next_steps' | 'suggested_request'>
+> = {
+  'target.blocked': () => ({
+    next_steps: [
+      'Only public http(s) addresses can be fetched: private, loopback, link-local and cloud-metadata addresses are refused, redirects included. Use a public URL.',
+    ],
+    suggested_request: null,
+  }),
+  'limits.quota_exceeded': () => ({
+    next_steps: [
+      'The monthly credit quota cannot cover this call: check_billing shows what is left and when it resets; a cheaper call (browser=false, discover depth=quick) may still fit.',
+    ],
+    suggested_request: null,
+  }),
   'limits.rate_limited': () => ({ next_steps: ['Wait retry_after_seconds, then call again.'], suggested_request: null }),
   'proxy.country_not_approved': (_error, args) => ({
-    next_steps: ['This country pool is not approved for this client: list_proxy_countries shows the approved ones. use_proxy "any" needs no approval; an approval is asked for with POST /v1/proxy/request-country.'],
+    next_steps: [
+      'This country pool is not approved for this client: list_proxy_countries shows the approved ones. use_proxy "any" needs no approval; an approval is asked for with POST /v1/proxy/request-country.',
+    ],
     suggested_request: { ...args, use_proxy: 'any' },
   }),
-  'proxy.unknown_country': (_error, args) => ({ next_steps: ['Use a two-letter ISO country code from list_proxy_countries, or "any".'], suggested_request: { ...args, use_proxy: 'any' } }),
-  'proxy.pool_missing': (_error, args) => ({ next_steps: ['No proxy of that pool is configured on this platform right now; call again without use_proxy, or later.'], suggested_request: { ...args, use_proxy: null } }),
+  'proxy.unknown_country': (_error, args) => ({
+    next_steps: ['Use a two-letter ISO country code from list_proxy_countries, or "any".'],
+    suggested_request: { ...args, use_proxy: 'any' },
+  }),
+  'proxy.pool_missing': (_error, args) => ({
+    next_steps: ['No proxy of that pool is configured on this platform right now; call again without use_proxy, or later.'],
+    suggested_request: { ...args, use_proxy: null },
+  }),
   'scrape.invalid_request': () => ({ next_steps: ['Fix the request as the message says and call again.'], suggested_request: null }),
-  'transport.worker_lost': (_error, args) => ({ next_steps: ['The scrape engine handling the call stopped; nothing was charged. Call again.'], suggested_request: args }),
-  'transport.unavailable': () => ({ next_steps: ['A platform service is unavailable; nothing was charged. health_check tells which; call again in a few seconds.'], suggested_request: null }),
-  'transport.timeout': () => ({ next_steps: ['A platform service did not answer in time; nothing was charged. Call again in a few seconds.'], suggested_request: null }),
+  'transport.worker_lost': (_error, args) => ({
+    next_steps: ['The scrape engine handling the call stopped; nothing was charged. Call again.'],
+    suggested_request: args,
+  }),
+  'transport.unavailable': () => ({
+    next_steps: ['A platform service is unavailable; nothing was charged. health_check tells which; call again in a few seconds.'],
+    suggested_request: null,
+  }),
+  'transport.timeout': () => ({
+    next_steps: ['A platform service did not answer in time; nothing was charged. Call again in a few seconds.'],
+    suggested_request: null,
+  }),
 };
 
 /**
@@ -68,9 +98,20 @@ const NEXT_STEPS: Record<string, (error: AppError, args: Record<string, unknown>
 export function failureOf(error: unknown, args: Record<string, unknown>): ToolFailure {
   const mapping = error instanceof AppError ? httpMappingOf(error.code) : undefined;
   if (error instanceof AppError && mapping && (mapping.status < 500 || NEXT_STEPS[error.code])) {
-    const retryAfter = typeof error.details?.retry_after_seconds === 'number' ? error.details.retry_after_seconds : mapping.status === 503 ? 5 : undefined;
+    const retryAfter =
+      typeof error.details?.retry_after_seconds === 'number' ? error.details.retry_after_seconds : mapping.status === 503 ? 5 : undefined;
     const steps = NEXT_STEPS[error.code]?.(error, args) ?? { next_steps: [], suggested_request: null };
-    return { error_type: mapping.errorCode, message: error.message, ...steps, ...(retryAfter !== undefined ? { retry_after_seconds: retryAfter } : {}) };
+    return {
+      error_type: mapping.errorCode,
+      message: error.message,
+      ...steps,
+      ...(retryAfter !== undefined ? { retry_after_seconds: retryAfter } : {}),
+    };
   }
-  return { error_type: 'internal_error', message: 'The platform failed to handle the call.', next_steps: ['Call again; if it keeps failing, health_check tells whether the platform is degraded.'], suggested_request: null };
+  return {
+    error_type: 'internal_error',
+    message: 'The platform failed to handle the call.',
+    next_steps: ['Call again; if it keeps failing, health_check tells whether the platform is degraded.'],
+    suggested_request: null,
+  };
 }

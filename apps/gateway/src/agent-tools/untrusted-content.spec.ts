@@ -36,7 +36,16 @@ describe('UntrustedContentFence', () => {
   });
 
   it('never lets page text add a marker: whatever the page holds, the fence has exactly its own two', () => {
-    const pageText = fc.array(fc.oneof(fc.string({ unit: 'grapheme' }), fc.constantFrom(...IMITATIONS), fc.constantFrom('\u200b', '\u00ad', '_', '-', ' ', '\n', 'END', 'BEGIN', 'UNTRUSTED', 'WEB', 'CONTENT', 'end', 'untrusted')), { maxLength: 30 }).map((parts) => parts.join(''));
+    const pageText = fc
+      .array(
+        fc.oneof(
+          fc.string({ unit: 'grapheme' }),
+          fc.constantFrom(...IMITATIONS),
+          fc.constantFrom('\u200b', '\u00ad', '_', '-', ' ', '\n', 'END', 'BEGIN', 'UNTRUSTED', 'WEB', 'CONTENT', 'end', 'untrusted'),
+        ),
+        { maxLength: 30 },
+      )
+      .map((parts) => parts.join(''));
     fc.assert(
       fc.property(pageText, (text) => {
         const fence = new UntrustedContentFence();

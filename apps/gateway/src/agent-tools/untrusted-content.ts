@@ -51,6 +51,8 @@ export function neutralise(text: string): string {
  * one line, bounded, with marker imitations removed, so it cannot open or close a fence either.
  */
 export function oneLine(text: string, maxChars = 300): string {
-  const flat = neutralise(text).replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ').trim();
+  const flat = neutralise(text)
+    .replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ')
+    .trim();
   return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
 }

@@ -23,7 +23,14 @@ export class CollectionBody {
   @Length(1, 500)
   name?: string;
 
-  @ApiPropertyOptional({ type: ScrapeRequest, isArray: true, nullable: true, maxItems: MAX_COLLECTION_REQUESTS, description: 'Scrape requests (spec 2.1); each is validated on its own: a bad item is reported in invalid_items or blocked_urls, not refused with the body.' })
+  @ApiPropertyOptional({
+    type: ScrapeRequest,
+    isArray: true,
+    nullable: true,
+    maxItems: MAX_COLLECTION_REQUESTS,
+    description:
+      'Scrape requests (spec 2.1); each is validated on its own: a bad item is reported in invalid_items or blocked_urls, not refused with the body.',
+  })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsArray()
@@ -77,7 +84,12 @@ export class JobListQuery {
   @Length(1, 2000)
   cursor?: string;
 
-  @ApiPropertyOptional({ default: JOB_PAGE_LIMITS.default, minimum: 1, maximum: JOB_PAGE_LIMITS.max, description: 'Capped at 100 with include_results.' })
+  @ApiPropertyOptional({
+    default: JOB_PAGE_LIMITS.default,
+    minimum: 1,
+    maximum: JOB_PAGE_LIMITS.max,
+    description: 'Capped at 100 with include_results.',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -87,7 +99,9 @@ export class JobListQuery {
   @ApiPropertyOptional({ description: `One of ${JOB_STATUSES.join(', ')}, or a comma-separated list.` })
   @IsOptional()
   @IsString()
-  @Matches(new RegExp(`^(${JOB_STATUSES.join('|')})(,(${JOB_STATUSES.join('|')}))*$`), { message: `status_filter must be one or more of ${JOB_STATUSES.join(', ')}, comma-separated.` })
+  @Matches(new RegExp(`^(${JOB_STATUSES.join('|')})(,(${JOB_STATUSES.join('|')}))*$`), {
+    message: `status_filter must be one or more of ${JOB_STATUSES.join(', ')}, comma-separated.`,
+  })
   status_filter?: string;
 
   @ApiPropertyOptional({ description: 'ISO 8601 (Z, +00:00 or no zone = UTC); rows completed strictly later.' })

@@ -1,4 +1,11 @@
-import { CollectionDeleteReply, CollectionUpdateReply, CollectionView, CollectionWriteReply, DEFAULT_COLLECTION_NAME, SUBJECTS } from '@lib/contracts';
+import {
+  CollectionDeleteReply,
+  CollectionUpdateReply,
+  CollectionView,
+  CollectionWriteReply,
+  DEFAULT_COLLECTION_NAME,
+  SUBJECTS,
+} from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -25,21 +32,44 @@ export class CollectionsController {
 
   @Post()
   @Access('client')
-  @ApiOperation({ summary: 'Create a collection (spec 2.11/2.12). Items failing validation or the SSRF guard are listed in invalid_items / blocked_urls; the rest are stored, deduplicated on (url, custom_id).' })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'At most 200 chars, no whitespace or ":". Same key + same body within 24 h replays the response (Idempotency-Replayed: true); a parallel duplicate waits up to 30 s (then 409); another body gets 422.' })
+  @ApiOperation({
+    summary:
+      'Create a collection (spec 2.11/2.12). Items failing validation or the SSRF guard are listed in invalid_items / blocked_urls; the rest are stored, deduplicated on (url, custom_id).',
+  })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description:
+      'At most 200 chars, no whitespace or ":". Same key + same body within 24 h replays the response (Idempotency-Replayed: true); a parallel duplicate waits up to 30 s (then 409); another body gets 422.',
+  })
   @Returns(201, CollectionWriteReply, {
     description: 'Created (spec 2.12), or the first response replayed for a repeated Idempotency-Key.',
     example: COLLECTION_CREATED_EXAMPLE,
-    headers: { 'Idempotency-Replayed': { description: 'Only with an Idempotency-Key: true when this is the first response replayed.', schema: { type: 'boolean' } } },
+    headers: {
+      'Idempotency-Replayed': {
+        description: 'Only with an Idempotency-Key: true when this is the first response replayed.',
+        schema: { type: 'boolean' },
+      },
+    },
   })
   @ValidationStatus(400)
   @Fails('target.blocked', 'batch.invalid_collection', 'idempotency.invalid_key', 'idempotency.key_reused', 'idempotency.in_flight')
-  async create(@Body() body: CollectionBody, @Headers('idempotency-key') key: string | undefined, @Caller() caller: AdmittedCall, @Res({ passthrough: true }) reply: FastifyReply): Promise<CollectionWriteReply> {
+  async create(
+    @Body() body: CollectionBody,
+    @Headers('idempotency-key') key: string | undefined,
+    @Caller() caller: AdmittedCall,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<CollectionWriteReply> {
     const clientId = caller.client.id;
     const work = async () => {
       const created = await this.bus.request(
         SUBJECTS.collections.create,
-        { client_id: clientId, name: body.name ?? DEFAULT_COLLECTION_NAME, requests: body.requests ?? null, callback_url: body.callback_url ?? null },
+        {
+          client_id: clientId,
+          name: body.name ?? DEFAULT_COLLECTION_NAME,
+          requests: body.requests ?? null,
+          callback_url: body.callback_url ?? null,
+        },
         { correlationId: caller.requestId, timeoutMs: WRITE_TIMEOUT_MS },
       );
       return { status: 201, body: created };
@@ -55,12 +85,16 @@ export class CollectionsController {
 
   @Get()
   @Access('client')
-  @ApiOperation({ summary: 'The client\'s collections; name, name_prefix and since combine with AND.' })
+  @ApiOperation({ summary: "The client's collections; name, name_prefix and since combine with AND." })
   @Returns(200, [CollectionView], { description: 'The collections, oldest first.' })
   @ValidationStatus(400)
   list(@Query() query: CollectionListQuery, @Caller() caller: AdmittedCall): Promise<CollectionView[]> {
     const since = query.since === undefined ? undefined : isoToEpochMs(query.since);
-    return this.bus.request(SUBJECTS.collections.list, { client_id: caller.client.id, name: query.name, name_prefix: query.name_prefix, since_ms: since }, { correlationId: caller.requestId });
+    return this.bus.request(
+      SUBJECTS.collections.list,
+      { client_id: caller.client.id, name: query.name, name_prefix: query.name_prefix, since_ms: since },
+      { correlationId: caller.requestId },
+    );
   }
 
   @Get(':collection_id')
@@ -69,19 +103,35 @@ export class CollectionsController {
   @Returns(200, CollectionView, { description: 'The collection.' })
   @Fails('batch.collection_not_found')
   get(@Param('collection_id', COLLECTION_ID) collectionId: string, @Caller() caller: AdmittedCall): Promise<CollectionView> {
-    return this.bus.request(SUBJECTS.collections.get, { client_id: caller.client.id, collection_id: collectionId }, { correlationId: caller.requestId });
+    return this.bus.request(
+      SUBJECTS.collections.get,
+      { client_id: caller.client.id, collection_id: collectionId },
+      { correlationId: caller.requestId },
+    );
   }
 
   @Put(':collection_id')
   @Access('client')
-  @ApiOperation({ summary: 'Update name, callback_url and/or requests; a supplied requests list replaces the stored one (validated like create).' })
+  @ApiOperation({
+    summary: 'Update name, callback_url and/or requests; a supplied requests list replaces the stored one (validated like create).',
+  })
   @Returns(200, CollectionUpdateReply, { description: 'Updated: id, name and message (spec 2.12).' })
   @ValidationStatus(400)
   @Fails('target.blocked', 'batch.collection_not_found', 'batch.invalid_collection')
-  async update(@Param('collection_id', COLLECTION_ID) collectionId: string, @Body() body: CollectionBody, @Caller() caller: AdmittedCall): Promise<CollectionUpdateReply> {
+  async update(
+    @Param('collection_id', COLLECTION_ID) collectionId: string,
+    @Body() body: CollectionBody,
+    @Caller() caller: AdmittedCall,
+  ): Promise<CollectionUpdateReply> {
     const updated = await this.bus.request(
       SUBJECTS.collections.update,
-      { client_id: caller.client.id, collection_id: collectionId, name: body.name, requests: body.requests, callback_url: body.callback_url },
+      {
+        client_id: caller.client.id,
+        collection_id: collectionId,
+        name: body.name,
+        requests: body.requests,
+        callback_url: body.callback_url,
+      },
       { correlationId: caller.requestId, timeoutMs: WRITE_TIMEOUT_MS },
     );
     return { id: updated.id, name: updated.name, message: updated.message };
@@ -93,8 +143,15 @@ export class CollectionsController {
   @ApiOperation({ summary: 'Delete the collection and its stored requests; runs already started finish and stay readable.' })
   @Returns(200, CollectionDeleteReply, { description: 'Deleted.' })
   @Fails('batch.collection_not_found')
-  async delete(@Param('collection_id', COLLECTION_ID) collectionId: string, @Caller() caller: AdmittedCall): Promise<CollectionDeleteReply> {
-    await this.bus.request(SUBJECTS.collections.delete, { client_id: caller.client.id, collection_id: collectionId }, { correlationId: caller.requestId });
+  async delete(
+    @Param('collection_id', COLLECTION_ID) collectionId: string,
+    @Caller() caller: AdmittedCall,
+  ): Promise<CollectionDeleteReply> {
+    await this.bus.request(
+      SUBJECTS.collections.delete,
+      { client_id: caller.client.id, collection_id: collectionId },
+      { correlationId: caller.requestId },
+    );
     return { id: collectionId, deleted: true, message: 'Collection deleted.' };
   }
 }

@@ -24,25 +24,44 @@ describe('IdempotencyKeys (database)', () => {
 
   it('answers 409 when the first request is still in flight after the wait, then replays once it finishes', async () => {
     let finish!: () => void;
-    const first = keys.once('c1', 'slow-key', { a: 1 }, () => new Promise<StoredResponse<{ id: string }>>((resolve) => (finish = () => resolve({ status: 201, body: { id: 'x' } }))));
+    const first = keys.once(
+      'c1',
+      'slow-key',
+      { a: 1 },
+      () => new Promise<StoredResponse<{ id: string }>>((resolve) => (finish = () => resolve({ status: 201, body: { id: 'x' } }))),
+    );
     await new Promise((r) => setTimeout(r, 50));
-    await expect(keys.once('c1', 'slow-key', { a: 1 }, async () => ({ status: 201, body: { id: 'never' } }), 300)).rejects.toBeInstanceOf(IdempotencyKeyInFlightError);
+    await expect(keys.once('c1', 'slow-key', { a: 1 }, async () => ({ status: 201, body: { id: 'never' } }), 300)).rejects.toBeInstanceOf(
+      IdempotencyKeyInFlightError,
+    );
     finish();
     expect(await first).toEqual({ status: 201, body: { id: 'x' }, replayed: false });
-    expect(await keys.once('c1', 'slow-key', { a: 1 }, async () => ({ status: 201, body: { id: 'never' } }))).toEqual({ status: 201, body: { id: 'x' }, replayed: true });
+    expect(await keys.once('c1', 'slow-key', { a: 1 }, async () => ({ status: 201, body: { id: 'never' } }))).toEqual({
+      status: 201,
+      body: { id: 'x' },
+      replayed: true,
+    });
   });
 
   it('forgets a key after 24 hours', async () => {
     await keys.once('c1', 'day-key', { a: 1 }, async () => ({ status: 201, body: { id: 'first' } }));
     clock.offsetMs = 23 * 3_600_000;
-    expect((await keys.once('c1', 'day-key', { a: 1 }, async () => ({ status: 201, body: { id: 'second' } }))).body).toEqual({ id: 'first' });
+    expect((await keys.once('c1', 'day-key', { a: 1 }, async () => ({ status: 201, body: { id: 'second' } }))).body).toEqual({
+      id: 'first',
+    });
     clock.offsetMs = 24 * 3_600_000 + 1000;
-    expect(await keys.once('c1', 'day-key', { a: 1 }, async () => ({ status: 201, body: { id: 'second' } }))).toEqual({ status: 201, body: { id: 'second' }, replayed: false });
+    expect(await keys.once('c1', 'day-key', { a: 1 }, async () => ({ status: 201, body: { id: 'second' } }))).toEqual({
+      status: 201,
+      body: { id: 'second' },
+      replayed: false,
+    });
     clock.offsetMs = 0;
   });
 
   it('stores nothing when the first request fails, so the key can be used again', async () => {
     await expect(keys.once('c1', 'fail-key', { a: 1 }, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    expect(await keys.once('c1', 'fail-key', { a: 2 }, async () => ({ status: 201, body: { id: 'ok' } }))).toMatchObject({ replayed: false });
+    expect(await keys.once('c1', 'fail-key', { a: 2 }, async () => ({ status: 201, body: { id: 'ok' } }))).toMatchObject({
+      replayed: false,
+    });
   });
 });

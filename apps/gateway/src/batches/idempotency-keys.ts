@@ -48,18 +48,22 @@ export class IdempotencyKeys {
   }
 
   /** `parallelWaitMs`: how long a duplicate waits for the first request (spec: 30 s). */
-  async once<B>(clientId: string, key: string, body: unknown, work: () => Promise<StoredResponse<B>>, parallelWaitMs = PARALLEL_WAIT_MS): Promise<StoredResponse<B> & { replayed: boolean }> {
+  async once<B>(
+    clientId: string,
+    key: string,
+    body: unknown,
+    work: () => Promise<StoredResponse<B>>,
+    parallelWaitMs = PARALLEL_WAIT_MS,
+  ): Promise<StoredResponse<B> & { replayed: boolean }> {
     IdempotencyKeys.assertWellFormed(key);
     const fingerprint = createHash('sha256').update(canonicalJson(body)).digest('hex');
     const waitUntil = Date.now() + parallelWaitMs;
     for (;;) {
       const now = this.clock.now();
-      await this.db.sql.query('delete from idempotency_keys where client_id = $1 and key = $2 and (expires_at <= $3 or (status_code is null and created_at < $4))', [
-        clientId,
-        key,
-        now,
-        new Date(now.getTime() - ABANDONED_AFTER_MS),
-      ]);
+      await this.db.sql.query(
+        'delete from idempotency_keys where client_id = $1 and key = $2 and (expires_at <= $3 or (status_code is null and created_at < $4))',
+        [clientId, key, now, new Date(now.getTime() - ABANDONED_AFTER_MS)],
+      );
       const claimed = await this.db.sql.query(
         'insert into idempotency_keys (client_id, key, fingerprint, created_at, expires_at) values ($1, $2, $3, $4, $5) on conflict do nothing returning key',
         [clientId, key, fingerprint, now, new Date(now.getTime() + KEEP_MS)],
@@ -72,12 +76,16 @@ export class IdempotencyKeys {
       );
       if (!row) continue; // the holder failed and let go meanwhile: try to claim it again
       if (row.fingerprint !== fingerprint) {
-        throw new IdempotencyKeyReusedError('This Idempotency-Key was already used with a different request body; use a new key for a different request.');
+        throw new IdempotencyKeyReusedError(
+          'This Idempotency-Key was already used with a different request body; use a new key for a different request.',
+        );
       }
       // Stored by `work` of the one route that takes keys (collection create), for this client.
       if (row.status_code !== null) return { status: row.status_code, body: row.response as B, replayed: true };
       if (Date.now() >= waitUntil) {
-        throw new IdempotencyKeyInFlightError('A request with this Idempotency-Key is still being processed after 30 s; retry later to get its response.');
+        throw new IdempotencyKeyInFlightError(
+          'A request with this Idempotency-Key is still being processed after 30 s; retry later to get its response.',
+        );
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
@@ -91,7 +99,12 @@ export class IdempotencyKeys {
       await this.db.sql.query('delete from idempotency_keys where client_id = $1 and key = $2 and status_code is null', [clientId, key]);
       throw error;
     }
-    await this.db.sql.query('update idempotency_keys set status_code = $3, response = $4::jsonb where client_id = $1 and key = $2', [clientId, key, response.status, storableJson(response.body)]);
+    await this.db.sql.query('update idempotency_keys set status_code = $3, response = $4::jsonb where client_id = $1 and key = $2', [
+      clientId,
+      key,
+      response.status,
+      storableJson(response.body),
+    ]);
     return response;
   }
 }

@@ -23,7 +23,10 @@ export class RunsController {
   @Post('run')
   @HttpCode(201)
   @Access('client')
-  @ApiOperation({ summary: 'Run the collection (spec 4.4): one job per stored request, executed in the background within the plan\'s batch concurrency. Each job is charged like a sync scrape when it completes.' })
+  @ApiOperation({
+    summary:
+      "Run the collection (spec 4.4): one job per stored request, executed in the background within the plan's batch concurrency. Each job is charged like a sync scrape when it completes.",
+  })
   @Returns(201, RunView, { description: 'The run, in_progress, with run_id, job_ids and counters at 0.' })
   @Fails('batch.collection_not_found', 'batch.collection_empty', 'limits.quota_exceeded')
   async start(@Param('collection_id', COLLECTION_ID) collectionId: string, @Caller() caller: AdmittedCall): Promise<RunView> {
@@ -32,7 +35,12 @@ export class RunsController {
     await this.credits.assertAvailable(client, 1, 'a run', caller.requestId);
     return this.bus.request(
       SUBJECTS.runs.start,
-      { client_id: client.id, collection_id: collectionId, max_concurrency: client.limits.batchConcurrency, monthly_credits: client.limits.monthlyCredits },
+      {
+        client_id: client.id,
+        collection_id: collectionId,
+        max_concurrency: client.limits.batchConcurrency,
+        monthly_credits: client.limits.monthlyCredits,
+      },
       { correlationId: caller.requestId, timeoutMs: 60_000 },
     );
   }
@@ -43,28 +51,52 @@ export class RunsController {
   @Returns(200, RunList, { description: 'The runs and their count.' })
   @ValidationStatus(400)
   @Fails('batch.collection_not_found')
-  list(@Param('collection_id', COLLECTION_ID) collectionId: string, @Query() query: RunListQuery, @Caller() caller: AdmittedCall): Promise<RunList> {
-    return this.bus.request(SUBJECTS.runs.list, { client_id: caller.client.id, collection_id: collectionId, status_filter: query.status_filter }, { correlationId: caller.requestId });
+  list(
+    @Param('collection_id', COLLECTION_ID) collectionId: string,
+    @Query() query: RunListQuery,
+    @Caller() caller: AdmittedCall,
+  ): Promise<RunList> {
+    return this.bus.request(
+      SUBJECTS.runs.list,
+      { client_id: caller.client.id, collection_id: collectionId, status_filter: query.status_filter },
+      { correlationId: caller.requestId },
+    );
   }
 
   @Get('runs/:run_id')
   @Access('client')
-  @ApiOperation({ summary: 'One run (spec 2.13) with its counters; a completed run adds failed_jobs. 404 for a run of another collection.' })
+  @ApiOperation({
+    summary: 'One run (spec 2.13) with its counters; a completed run adds failed_jobs. 404 for a run of another collection.',
+  })
   @Returns(200, RunView, { description: 'The run.', example: RUN_EXAMPLE })
   @Fails('batch.collection_not_found', 'batch.run_not_found')
-  get(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Caller() caller: AdmittedCall): Promise<RunView> {
-    return this.bus.request(SUBJECTS.runs.get, { client_id: caller.client.id, collection_id: collectionId, run_id: runId }, { correlationId: caller.requestId });
+  get(
+    @Param('collection_id', COLLECTION_ID) collectionId: string,
+    @Param('run_id', RUN_ID) runId: string,
+    @Caller() caller: AdmittedCall,
+  ): Promise<RunView> {
+    return this.bus.request(
+      SUBJECTS.runs.get,
+      { client_id: caller.client.id, collection_id: collectionId, run_id: runId },
+      { correlationId: caller.requestId },
+    );
   }
 
   @Get('runs/:run_id/jobs')
   @Access('client')
   @ApiOperation({
-    summary: 'A page of the run\'s jobs (spec 2.14/4.5). Keyset cursors: every job appears once while draining. order_by=completed_at lists finished jobs only. Times are ISO 8601 UTC with milliseconds and no zone suffix.',
+    summary:
+      "A page of the run's jobs (spec 2.14/4.5). Keyset cursors: every job appears once while draining. order_by=completed_at lists finished jobs only. Times are ISO 8601 UTC with milliseconds and no zone suffix.",
   })
   @Returns(200, JobListingPage, { description: 'A page of jobs; follow cursor_next while has_more.', example: JOBS_EXAMPLE })
   @ValidationStatus(400)
   @Fails('batch.collection_not_found', 'batch.run_not_found', 'batch.invalid_cursor')
-  async jobs(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Query() query: JobListQuery, @Caller() caller: AdmittedCall): Promise<JobListingPage> {
+  async jobs(
+    @Param('collection_id', COLLECTION_ID) collectionId: string,
+    @Param('run_id', RUN_ID) runId: string,
+    @Query() query: JobListQuery,
+    @Caller() caller: AdmittedCall,
+  ): Promise<JobListingPage> {
     const packed = await this.bus.request(
       SUBJECTS.jobs.list,
       {
@@ -73,7 +105,9 @@ export class RunsController {
         run_id: runId,
         cursor: query.cursor,
         limit: query.limit ?? JOB_PAGE_LIMITS.default,
-        statuses: query.status_filter ? [...new Set(query.status_filter.split(','))] as JobListingPage['items'][number]['status'][] : undefined,
+        statuses: query.status_filter
+          ? ([...new Set(query.status_filter.split(','))] as JobListingPage['items'][number]['status'][])
+          : undefined,
         since_completed_at_ms: query.since_completed_at === undefined ? undefined : isoToEpochMs(query.since_completed_at),
         order_by: query.order_by ?? 'id',
         order_dir: query.order_dir ?? 'asc',
@@ -86,12 +120,30 @@ export class RunsController {
 
   @Get('runs/:run_id/jobs/:job_id/result')
   @Access('client')
-  @ApiOperation({ summary: "One job's stored result: the scrape response (spec 2.7) plus url, custom_id and status. Kept RESULT_RETENTION_HOURS (48 h by default)." })
+  @ApiOperation({
+    summary:
+      "One job's stored result: the scrape response (spec 2.7) plus url, custom_id and status. Kept RESULT_RETENTION_HOURS (48 h by default).",
+  })
   @Returns(200, JobResultBody, { description: 'The job result.' })
   @Fails('batch.result_unavailable', 'batch.collection_not_found', 'batch.run_not_found')
-  async result(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Param('job_id') jobId: string, @Caller() caller: AdmittedCall): Promise<JobResultBody> {
-    const reply = await this.bus.request(SUBJECTS.jobs.result, { client_id: caller.client.id, collection_id: collectionId, run_id: runId, job_id: jobId.slice(0, 200) }, { correlationId: caller.requestId, timeoutMs: 60_000 });
-    if (!reply.found) throw new JobResultUnavailableError({ error_code: reply.error_code, message: reply.message, completed_at: reply.completed_at, age_hours: reply.age_hours });
+  async result(
+    @Param('collection_id', COLLECTION_ID) collectionId: string,
+    @Param('run_id', RUN_ID) runId: string,
+    @Param('job_id') jobId: string,
+    @Caller() caller: AdmittedCall,
+  ): Promise<JobResultBody> {
+    const reply = await this.bus.request(
+      SUBJECTS.jobs.result,
+      { client_id: caller.client.id, collection_id: collectionId, run_id: runId, job_id: jobId.slice(0, 200) },
+      { correlationId: caller.requestId, timeoutMs: 60_000 },
+    );
+    if (!reply.found)
+      throw new JobResultUnavailableError({
+        error_code: reply.error_code,
+        message: reply.message,
+        completed_at: reply.completed_at,
+        age_hours: reply.age_hours,
+      });
     return this.bus.unpack(reply.result);
   }
 }

@@ -14,7 +14,13 @@ export interface BootstrapToken {
 
 const BOOTSTRAP_LOCK_KEY = 727_100_002;
 
-const BOOTSTRAP_CLIENTS: Array<{ clientId: string; plan: PlanId; isAdmin: boolean; tokenPrefix: string; configKey: 'adminToken' | 'demoToken' }> = [
+const BOOTSTRAP_CLIENTS: Array<{
+  clientId: string;
+  plan: PlanId;
+  isAdmin: boolean;
+  tokenPrefix: string;
+  configKey: 'adminToken' | 'demoToken';
+}> = [
   { clientId: 'admin', plan: 'enterprise', isAdmin: true, tokenPrefix: 'adm', configKey: 'adminToken' },
   { clientId: 'demo', plan: 'demo', isAdmin: false, tokenPrefix: 'demo', configKey: 'demoToken' },
 ];
@@ -53,8 +59,12 @@ export class ClientBootstrap implements OnApplicationBootstrap {
         if (fromEnv) {
           const tokenHash = hashApiToken(fromEnv);
           const owner = await tx.apiToken.findUnique({ where: { tokenHash } });
-          if (owner && owner.clientId !== spec.clientId) throw new Error(`${spec.configKey === 'adminToken' ? 'ADMIN_TOKEN' : 'DEMO_TOKEN'} is already the token of another client`);
-          await tx.apiToken.updateMany({ where: { clientId: spec.clientId, revokedAt: null, tokenHash: { not: tokenHash } }, data: { revokedAt: new Date() } });
+          if (owner && owner.clientId !== spec.clientId)
+            throw new Error(`${spec.configKey === 'adminToken' ? 'ADMIN_TOKEN' : 'DEMO_TOKEN'} is already the token of another client`);
+          await tx.apiToken.updateMany({
+            where: { clientId: spec.clientId, revokedAt: null, tokenHash: { not: tokenHash } },
+            data: { revokedAt: new Date() },
+          });
           if (!owner) await tx.apiToken.create({ data: { id: randomUUID(), clientId: spec.clientId, tokenHash } });
           else if (owner.revokedAt) await tx.apiToken.update({ where: { id: owner.id }, data: { revokedAt: null } });
           out.push({ clientId: spec.clientId, token: fromEnv, source: 'environment' });

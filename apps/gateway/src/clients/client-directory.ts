@@ -101,14 +101,16 @@ export class ClientDirectory {
 
   /** Revokes every token of the client and issues a new one, in one transaction. */
   async rotateToken(clientId: string): Promise<string> {
-    return this.db.prisma.$transaction(async (tx) => {
-      const client = await tx.client.findUnique({ where: { id: clientId } });
-      if (!client) throw new UnknownClientError(`No client with id "${clientId}".`);
-      const token = issueApiToken(client.isAdmin ? 'adm' : 'sk');
-      await tx.apiToken.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: new Date() } });
-      await tx.apiToken.create({ data: { id: randomUUID(), clientId, tokenHash: hashApiToken(token) } });
-      return token;
-    }).finally(() => this.forgetClient(clientId));
+    return this.db.prisma
+      .$transaction(async (tx) => {
+        const client = await tx.client.findUnique({ where: { id: clientId } });
+        if (!client) throw new UnknownClientError(`No client with id "${clientId}".`);
+        const token = issueApiToken(client.isAdmin ? 'adm' : 'sk');
+        await tx.apiToken.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: new Date() } });
+        await tx.apiToken.create({ data: { id: randomUUID(), clientId, tokenHash: hashApiToken(token) } });
+        return token;
+      })
+      .finally(() => this.forgetClient(clientId));
   }
 
   private forgetClient(clientId: string): void {

@@ -5,8 +5,22 @@ import type { CreditGate, CreditHold } from './credit-gate';
 
 /** The hold of a failed call goes back at once, or within seconds when billing-meter is briefly away. */
 describe('ChargedExecution releases', () => {
-  const quota = { client_id: 'c', month: '2026-11', limit: 100, used: 0, remaining: 100, resets_at: 0, as_of: 0 } as unknown as CreditHold['quota'];
-  const admission = { requestId: 'r1', client: { id: 'c', limits: { monthlyCredits: 100 } }, rateLimit: null, quota: null, creditsCharged: 0 } as unknown as AdmittedCall;
+  const quota = {
+    client_id: 'c',
+    month: '2026-11',
+    limit: 100,
+    used: 0,
+    remaining: 100,
+    resets_at: 0,
+    as_of: 0,
+  } as unknown as CreditHold['quota'];
+  const admission = {
+    requestId: 'r1',
+    client: { id: 'c', limits: { monthlyCredits: 100 } },
+    rateLimit: null,
+    quota: null,
+    creditsCharged: 0,
+  } as unknown as AdmittedCall;
 
   function gate(failReleases: number) {
     const calls = { hold: 0, release: [] as number[] };
@@ -27,13 +41,17 @@ describe('ChargedExecution releases', () => {
 
   it('releases at once when the work throws, and the error reaches the caller', async () => {
     const { calls, credits } = gate(0);
-    await expect(new ChargedExecution(credits).run(admission, 'k', 1, async () => Promise.reject(new Error('engine lost')))).rejects.toThrow('engine lost');
+    await expect(
+      new ChargedExecution(credits).run(admission, 'k', 1, async () => Promise.reject(new Error('engine lost'))),
+    ).rejects.toThrow('engine lost');
     expect(calls.release).toHaveLength(1);
   });
 
   it('retries a release that failed, in the background, until it goes through', async () => {
     const { calls, credits } = gate(2);
-    await expect(new ChargedExecution(credits).run(admission, 'k', 1, async () => Promise.reject(new Error('engine lost')))).rejects.toThrow('engine lost');
+    await expect(
+      new ChargedExecution(credits).run(admission, 'k', 1, async () => Promise.reject(new Error('engine lost'))),
+    ).rejects.toThrow('engine lost');
     expect(calls.release).toHaveLength(1);
     const deadline = Date.now() + 20_000;
     while (calls.release.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -57,9 +75,27 @@ describe('ChargedExecution charge keys', () => {
         return quota;
       },
     } as unknown as CreditGate;
-    const facts: ScrapeExecutionFacts = { billable: true, credits: 1, mode: 'simple', target_domain: 'example.com', status_code: 200, block_reason: null, protection_stack: [], rule_hits: [], rules_version: 'x', proxy: null, attempts: 1 };
+    const facts: ScrapeExecutionFacts = {
+      billable: true,
+      credits: 1,
+      mode: 'simple',
+      target_domain: 'example.com',
+      status_code: 200,
+      block_reason: null,
+      protection_stack: [],
+      rule_hits: [],
+      rules_version: 'x',
+      proxy: null,
+      attempts: 1,
+    };
     for (let i = 0; i < 2; i += 1) {
-      const admission = { requestId: 'same-id-every-time', client: { id: 'c', limits: { monthlyCredits: 100 } }, rateLimit: null, quota: null, creditsCharged: 0 } as unknown as AdmittedCall;
+      const admission = {
+        requestId: 'same-id-every-time',
+        client: { id: 'c', limits: { monthlyCredits: 100 } },
+        rateLimit: null,
+        quota: null,
+        creditsCharged: 0,
+      } as unknown as AdmittedCall;
       await new ChargedExecution(credits).run(admission, 'sync-scrape', 1, async () => ({ facts: { ...facts }, result: null }));
       expect(admission.creditsCharged).toBe(1);
     }

@@ -22,7 +22,12 @@ export class ChargedExecution {
 
   constructor(private readonly credits: CreditGate) {}
 
-  async run<T>(admission: AdmittedCall, kind: string, creditsToHold: number, work: () => Promise<{ facts: ScrapeExecutionFacts; result: T; details?: Record<string, unknown> }>): Promise<T> {
+  async run<T>(
+    admission: AdmittedCall,
+    kind: string,
+    creditsToHold: number,
+    work: () => Promise<{ facts: ScrapeExecutionFacts; result: T; details?: Record<string, unknown> }>,
+  ): Promise<T> {
     const client = admission.client;
     const hold = await this.credits.hold(client, creditsToHold, HOLD_TTL_SECONDS, admission.requestId);
     try {

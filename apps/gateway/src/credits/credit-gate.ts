@@ -26,7 +26,11 @@ export class CreditGate {
   async quotaOf(client: AuthenticatedClient, correlationId?: string): Promise<QuotaState> {
     const cached = this.cache.read(client.id, client.limits.monthlyCredits);
     if (cached) return cached;
-    const quota = await this.bus.request(SUBJECTS.billing.quotaQuery, { client_id: client.id, monthly_credits: client.limits.monthlyCredits }, { correlationId, timeoutMs: 3000 });
+    const quota = await this.bus.request(
+      SUBJECTS.billing.quotaQuery,
+      { client_id: client.id, monthly_credits: client.limits.monthlyCredits },
+      { correlationId, timeoutMs: 3000 },
+    );
     this.cache.remember(client.id, quota);
     return quota;
   }
@@ -49,7 +53,15 @@ export class CreditGate {
     if (quota.remaining !== null && quota.remaining < credits) throw exhausted(quota, credits, what);
   }
 
-  async charge(client: AuthenticatedClient, hold: CreditHold, credits: number, chargeKey: string, mode: BillableMode, details: Record<string, unknown>, correlationId?: string): Promise<QuotaState> {
+  async charge(
+    client: AuthenticatedClient,
+    hold: CreditHold,
+    credits: number,
+    chargeKey: string,
+    mode: BillableMode,
+    details: Record<string, unknown>,
+    correlationId?: string,
+  ): Promise<QuotaState> {
     const reply = await this.bus.request(
       SUBJECTS.billing.creditsCommit,
       { reservation_id: hold.reservationId, credits, charge_key: chargeKey, mode, details, monthly_credits: client.limits.monthlyCredits },
@@ -60,7 +72,11 @@ export class CreditGate {
   }
 
   async release(client: AuthenticatedClient, hold: CreditHold, correlationId?: string): Promise<QuotaState> {
-    const reply = await this.bus.request(SUBJECTS.billing.creditsRelease, { reservation_id: hold.reservationId, monthly_credits: client.limits.monthlyCredits }, { correlationId });
+    const reply = await this.bus.request(
+      SUBJECTS.billing.creditsRelease,
+      { reservation_id: hold.reservationId, monthly_credits: client.limits.monthlyCredits },
+      { correlationId },
+    );
     this.cache.remember(client.id, reply.quota);
     return reply.quota;
   }

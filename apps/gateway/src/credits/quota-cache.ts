@@ -29,14 +29,27 @@ export class QuotaCache {
     const entry = this.entries.get(clientId);
     const now = this.now();
     if (!entry || now - entry.storedAt > QUOTA_CACHE_TTL_MS || now / 1000 >= entry.resetsAt) return null;
-    return { month: entry.month, limit, used: entry.used, remaining: limit === null ? null : Math.max(0, limit - entry.used), resets_at: entry.resetsAt, as_of: entry.asOf };
+    return {
+      month: entry.month,
+      limit,
+      used: entry.used,
+      remaining: limit === null ? null : Math.max(0, limit - entry.used),
+      resets_at: entry.resetsAt,
+      as_of: entry.asOf,
+    };
   }
 
   remember(clientId: string, quota: Pick<QuotaState, 'month' | 'used' | 'resets_at' | 'as_of'>): void {
     const current = this.entries.get(clientId);
     if (current && current.asOf > quota.as_of) return;
     if (!current && this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(clientId, { month: quota.month, used: quota.used, resetsAt: quota.resets_at, asOf: quota.as_of, storedAt: this.now() });
+    this.entries.set(clientId, {
+      month: quota.month,
+      used: quota.used,
+      resetsAt: quota.resets_at,
+      asOf: quota.as_of,
+      storedAt: this.now(),
+    });
   }
 
   apply(event: QuotaChangedEvent): void {

@@ -25,8 +25,16 @@ export class HealthDto {
   runtime: 'embedded' | 'distributed';
   @ApiProperty({ description: 'Seconds since this gateway process started.' })
   uptime_s: number;
-  @ApiProperty({ description: 'Dependencies the gateway itself uses: database and transport.', type: 'object', additionalProperties: { $ref: '#/components/schemas/DependencyCheckDto' } })
+  @ApiProperty({
+    description: 'Dependencies the gateway itself uses: database and transport.',
+    type: 'object',
+    additionalProperties: { $ref: '#/components/schemas/DependencyCheckDto' },
+  })
   checks: Record<string, DependencyCheckDto>;
-  @ApiProperty({ description: 'Each bounded context, asked over the transport.', type: 'object', additionalProperties: { $ref: '#/components/schemas/ServiceHealthDto' } })
+  @ApiProperty({
+    description: 'Each bounded context, asked over the transport.',
+    type: 'object',
+    additionalProperties: { $ref: '#/components/schemas/ServiceHealthDto' },
+  })
   services: Record<string, ServiceHealthDto>;
 }

@@ -9,7 +9,11 @@ import type { Socket } from 'node:net';
  * error, instead of the frameworks' own `{error, message, statusCode}`.
  */
 const PARSER_ERRORS: Record<string, { status: number; code: string; detail: string }> = {
-  HPE_HEADER_OVERFLOW: { status: 431, code: 'request_header_fields_too_large', detail: 'The request line and headers are larger than the server accepts (16 KB).' },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: 'request_header_fields_too_large',
+    detail: 'The request line and headers are larger than the server accepts (16 KB).',
+  },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'request_timeout', detail: 'The request was not received in time.' },
 };
 
@@ -18,7 +22,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   const known = PARSER_ERRORS[error.code ?? ''] ?? { status: 400, code: 'bad_request', detail: 'The request is not valid HTTP.' };
   const body = JSON.stringify({ detail: known.detail, error_code: known.code });
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${known.status} ${http.STATUS_CODES[known.status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${known.status} ${http.STATUS_CODES[known.status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(error);
 }

@@ -19,7 +19,8 @@ function sourceFiles(dir: string): string[] {
 describe('the HTTP error table', () => {
   const raised = new Map<string, string>();
   for (const file of [...sourceFiles(path.join(ROOT, 'apps')), ...sourceFiles(path.join(ROOT, 'libs'))]) {
-    for (const match of fs.readFileSync(file, 'utf8').matchAll(/readonly code = '([^']+)'/g)) raised.set(match[1], path.relative(ROOT, file));
+    for (const match of fs.readFileSync(file, 'utf8').matchAll(/readonly code = '([^']+)'/g))
+      raised.set(match[1], path.relative(ROOT, file));
   }
 
   it('finds the error classes of every context', () => {
@@ -30,7 +31,7 @@ describe('the HTTP error table', () => {
     expect(Object.keys(HTTP_ERROR_TABLE)).toContain(code);
   });
 
-  it('lists no code nothing raises, except the router\'s not_found', () => {
+  it("lists no code nothing raises, except the router's not_found", () => {
     expect(Object.keys(HTTP_ERROR_TABLE).filter((code) => !raised.has(code))).toEqual(['resource.not_found']);
   });
 });

@@ -8,17 +8,27 @@ describe(HttpErrorFilter.name, () => {
   const filter = new HttpErrorFilter();
 
   it('maps domain errors through the table to {detail, error_code}', () => {
-    expect(filter.toResponse(new AdminOnlyError('admins only'))).toEqual({ status: 403, body: { detail: 'admins only', error_code: 'admin_only' } });
+    expect(filter.toResponse(new AdminOnlyError('admins only'))).toEqual({
+      status: 403,
+      body: { detail: 'admins only', error_code: 'admin_only' },
+    });
     expect(filter.toResponse(new InvalidJsonBodyError('bad'))).toMatchObject({ status: 400, body: { error_code: 'invalid_json' } });
   });
 
   it('keeps the code of an error that crossed the transport', () => {
-    expect(filter.toResponse(new RemoteAppError({ code: 'gateway.unknown_client', message: 'no such client' }))).toMatchObject({ status: 404, body: { error_code: 'client_not_found' } });
+    expect(filter.toResponse(new RemoteAppError({ code: 'gateway.unknown_client', message: 'no such client' }))).toMatchObject({
+      status: 404,
+      body: { error_code: 'client_not_found' },
+    });
   });
 
   it('gives 429s a Retry-After', () => {
     expect(filter.toResponse(new RateLimitExceededError('slow down', 17)).retryAfterSeconds).toBe(17);
-    expect(filter.toResponse(new QuotaExceededError('no credits', 3600))).toMatchObject({ status: 429, body: { error_code: 'quota_exceeded' }, retryAfterSeconds: 3600 });
+    expect(filter.toResponse(new QuotaExceededError('no credits', 3600))).toMatchObject({
+      status: 429,
+      body: { error_code: 'quota_exceeded' },
+      retryAfterSeconds: 3600,
+    });
   });
 
   it('renders validation problems as the 422 list', () => {
@@ -27,13 +37,22 @@ describe(HttpErrorFilter.name, () => {
   });
 
   it('answers framework errors with their 4xx status', () => {
-    expect(filter.toResponse(new NotFoundException('Cannot GET /x'))).toEqual({ status: 404, body: { detail: 'Cannot GET /x', error_code: 'not_found' } });
+    expect(filter.toResponse(new NotFoundException('Cannot GET /x'))).toEqual({
+      status: 404,
+      body: { detail: 'Cannot GET /x', error_code: 'not_found' },
+    });
     expect(filter.toResponse(new PayloadTooLargeException())).toMatchObject({ status: 413, body: { error_code: 'payload_too_large' } });
   });
 
   it('never leaks internals: unknown errors and unmapped codes are a generic 500', () => {
-    expect(filter.toResponse(new Error('db password is hunter2'))).toEqual({ status: 500, body: { detail: 'The service failed to handle the request.', error_code: 'internal_error' } });
-    expect(filter.toResponse(new RemoteAppError({ code: 'nobody.knows', message: 'secret detail' })).body).toEqual({ detail: 'The service failed to handle the request.', error_code: 'internal_error' });
+    expect(filter.toResponse(new Error('db password is hunter2'))).toEqual({
+      status: 500,
+      body: { detail: 'The service failed to handle the request.', error_code: 'internal_error' },
+    });
+    expect(filter.toResponse(new RemoteAppError({ code: 'nobody.knows', message: 'secret detail' })).body).toEqual({
+      detail: 'The service failed to handle the request.',
+      error_code: 'internal_error',
+    });
     expect(filter.toResponse(new InternalError('stack here')).status).toBe(500);
   });
 

@@ -45,7 +45,11 @@ export class HttpErrorFilter implements ExceptionFilter {
       const retryAfter = typeof error.details?.retry_after_seconds === 'number' ? error.details.retry_after_seconds : undefined;
       // A machine-readable reason where the error has one (e.g. target_blocked → private_ip).
       const reason = mapping.status < 500 && typeof error.details?.reason === 'string' ? { reason: error.details.reason } : {};
-      return { status: mapping.status, body: { detail, error_code: mapping.errorCode, ...reason }, retryAfterSeconds: retryAfter ?? (mapping.status === 503 ? 5 : undefined) };
+      return {
+        status: mapping.status,
+        body: { detail, error_code: mapping.errorCode, ...reason },
+        retryAfterSeconds: retryAfter ?? (mapping.status === 503 ? 5 : undefined),
+      };
     }
     const framework = frameworkErrorOf(error);
     if (framework) return framework;
@@ -63,7 +67,13 @@ function frameworkErrorOf(error: unknown): ErrorResponse | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { statusCode } = error as { statusCode?: unknown };
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
-    return { status: statusCode, body: { detail: error instanceof Error ? error.message : 'Bad request.', error_code: publicCodeOf(HttpStatus[statusCode] ?? 'BAD_REQUEST') } };
+    return {
+      status: statusCode,
+      body: {
+        detail: error instanceof Error ? error.message : 'Bad request.',
+        error_code: publicCodeOf(HttpStatus[statusCode] ?? 'BAD_REQUEST'),
+      },
+    };
   }
   return undefined;
 }

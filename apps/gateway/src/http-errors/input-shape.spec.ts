@@ -42,7 +42,11 @@ describe('input shape limits', () => {
     fc.assert(
       fc.property(fc.integer({ min: 9, max: 200 }), fc.constantFrom('object', 'array', 'both'), (n, kind) => {
         const value =
-          kind === 'object' ? Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i])) : kind === 'array' ? Array.from({ length: n }, (_, i) => i) : Array.from({ length: 8 }, () => Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, [1, 2, 3, 4, 5, 6, 7]])));
+          kind === 'object'
+            ? Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]))
+            : kind === 'array'
+              ? Array.from({ length: n }, (_, i) => i)
+              : Array.from({ length: 8 }, () => Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, [1, 2, 3, 4, 5, 6, 7]])));
         const walk = inputShapeProblems(value, ['body'], small);
         const text = jsonTextShapeProblem(JSON.stringify(value), small);
         expect(walk.length).toBeGreaterThan(0);
@@ -56,16 +60,23 @@ describe('input shape limits', () => {
   it('finds a NUL or lone surrogate wherever it is, in a value or a key, and names its place', () => {
     const bad = fc.constantFrom('\u0000', '\uD800', '\uDBFF', '\uDC00', '\uDFFF');
     fc.assert(
-      fc.property(fc.string({ maxLength: 10 }), bad, fc.string({ maxLength: 10 }), fc.integer({ min: 0, max: 10 }), fc.boolean(), (before, char, after, depth, inKey) => {
-        const text = `${before.replace(/[\uD800-\uDFFF\u0000]/g, '')}${char}${after.replace(/[\uD800-\uDFFF\u0000]/g, '')}`;
-        const value = nest(depth, inKey ? { [text]: 1 } : { field: text });
-        const problems = inputShapeProblems(value, ['body']);
-        expect(problems).toHaveLength(1);
-        expect(problems[0].type).toBe(inKey ? 'invalid_key' : 'string_invalid_character');
-        expect(problems[0].loc.length).toBe(depth + 2);
-        // What is echoed back is itself storable.
-        expect(JSON.stringify(problems[0].loc)).not.toMatch(/\\u0000|\\ud[89ab]/i);
-      }),
+      fc.property(
+        fc.string({ maxLength: 10 }),
+        bad,
+        fc.string({ maxLength: 10 }),
+        fc.integer({ min: 0, max: 10 }),
+        fc.boolean(),
+        (before, char, after, depth, inKey) => {
+          const text = `${before.replace(/[\uD800-\uDFFF\u0000]/g, '')}${char}${after.replace(/[\uD800-\uDFFF\u0000]/g, '')}`;
+          const value = nest(depth, inKey ? { [text]: 1 } : { field: text });
+          const problems = inputShapeProblems(value, ['body']);
+          expect(problems).toHaveLength(1);
+          expect(problems[0].type).toBe(inKey ? 'invalid_key' : 'string_invalid_character');
+          expect(problems[0].loc.length).toBe(depth + 2);
+          // What is echoed back is itself storable.
+          expect(JSON.stringify(problems[0].loc)).not.toMatch(/\\u0000|\\ud[89ab]/i);
+        },
+      ),
       { numRuns: 300, seed },
     );
     // A proper pair (an emoji) is fine.
@@ -86,15 +97,24 @@ describe('input shape limits', () => {
     const problems = inputShapeProblems(value, ['body'], small);
     expect(problems).toHaveLength(6);
     expect(problems[5]).toMatchObject({ type: 'too_many_problems', msg: expect.stringMatching(/^3 more/) });
-    expect(capProblems(Array.from({ length: 60 }, () => ({ loc: ['body'], msg: 'x', type: 't' })), ['body'])).toHaveLength(INPUT_SHAPE_LIMITS.maxProblems + 1);
+    expect(
+      capProblems(
+        Array.from({ length: 60 }, () => ({ loc: ['body'], msg: 'x', type: 't' })),
+        ['body'],
+      ),
+    ).toHaveLength(INPUT_SHAPE_LIMITS.maxProblems + 1);
   });
 
   it('locates the first invalid UTF-8 byte', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 20 }), fc.constantFrom([0xff], [0xc0, 0x80], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf5, 0x80, 0x80, 0x80]), (prefix, badBytes) => {
-        const head = Buffer.from(prefix.toWellFormed(), 'utf8');
-        expect(firstInvalidUtf8Offset(Buffer.concat([head, Buffer.from(badBytes)]))).toBe(head.length);
-      }),
+      fc.property(
+        fc.string({ maxLength: 20 }),
+        fc.constantFrom([0xff], [0xc0, 0x80], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf5, 0x80, 0x80, 0x80]),
+        (prefix, badBytes) => {
+          const head = Buffer.from(prefix.toWellFormed(), 'utf8');
+          expect(firstInvalidUtf8Offset(Buffer.concat([head, Buffer.from(badBytes)]))).toBe(head.length);
+        },
+      ),
       { numRuns: 200, seed },
     );
   });

@@ -39,7 +39,11 @@ export const INPUT_SHAPE_LIMITS: InputShapeLimits = {
  * the limits, located like validation problems (`["body", "requests", 3, "url"]`). Structural
  * overflows (depth, node count) stop the walk at once: the rest is not worth reading.
  */
-export function inputShapeProblems(value: unknown, root: Array<string | number>, limits: InputShapeLimits = INPUT_SHAPE_LIMITS): ValidationProblem[] {
+export function inputShapeProblems(
+  value: unknown,
+  root: Array<string | number>,
+  limits: InputShapeLimits = INPUT_SHAPE_LIMITS,
+): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
   let omitted = 0;
   const report = (problem: ValidationProblem) => {
@@ -52,7 +56,13 @@ export function inputShapeProblems(value: unknown, root: Array<string | number>,
     const { value: current, loc, depth } = stack.pop()!;
     nodes += 1;
     if (nodes > limits.maxNodes) {
-      return [{ loc: root, msg: `The input has more than ${limits.maxNodes} values (objects, arrays and scalars together).`, type: 'too_many_values' }];
+      return [
+        {
+          loc: root,
+          msg: `The input has more than ${limits.maxNodes} values (objects, arrays and scalars together).`,
+          type: 'too_many_values',
+        },
+      ];
     }
     if (typeof current === 'string') {
       const bad = unstorableCharacterIn(current);
@@ -92,7 +102,8 @@ export function inputShapeProblems(value: unknown, root: Array<string | number>,
       stack.push({ value: (current as Record<string, unknown>)[key], loc: keyLoc, depth: depth + 1 });
     }
   }
-  if (omitted > 0) problems.push({ loc: root, msg: `${omitted} more problems of the same kinds are not listed.`, type: 'too_many_problems' });
+  if (omitted > 0)
+    problems.push({ loc: root, msg: `${omitted} more problems of the same kinds are not listed.`, type: 'too_many_problems' });
   return problems;
 }
 
@@ -103,9 +114,16 @@ function printableKey(key: string): string {
 }
 
 /** At most `maxProblems` problems, then one saying how many more there were. */
-export function capProblems(problems: ValidationProblem[], root: Array<string | number>, limits: InputShapeLimits = INPUT_SHAPE_LIMITS): ValidationProblem[] {
+export function capProblems(
+  problems: ValidationProblem[],
+  root: Array<string | number>,
+  limits: InputShapeLimits = INPUT_SHAPE_LIMITS,
+): ValidationProblem[] {
   if (problems.length <= limits.maxProblems) return problems;
-  return [...problems.slice(0, limits.maxProblems), { loc: root, msg: `${problems.length - limits.maxProblems} more problems are not listed.`, type: 'too_many_problems' }];
+  return [
+    ...problems.slice(0, limits.maxProblems),
+    { loc: root, msg: `${problems.length - limits.maxProblems} more problems are not listed.`, type: 'too_many_problems' },
+  ];
 }
 
 /**
@@ -123,7 +141,8 @@ export function jsonTextShapeProblem(text: string, limits: InputShapeLimits = IN
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i += 1; // backslash: the next character is escaped
+      if (c === 0x5c)
+        i += 1; // backslash: the next character is escaped
       else if (c === 0x22) inString = false;
       continue;
     }
@@ -134,19 +153,23 @@ export function jsonTextShapeProblem(text: string, limits: InputShapeLimits = IN
       case 0x7b: // {
       case 0x5b: // [
         nodes += 1;
-        if (open.length >= limits.maxDepth) return { loc: ['body'], msg: `The input nests deeper than ${limits.maxDepth} levels.`, type: 'too_deep' };
+        if (open.length >= limits.maxDepth)
+          return { loc: ['body'], msg: `The input nests deeper than ${limits.maxDepth} levels.`, type: 'too_deep' };
         open.push({ commas: 0, object: c === 0x7b });
         break;
       case 0x7d: // }
       case 0x5d: // ]
         open.pop();
         break;
-      case 0x2c: { // ,
+      case 0x2c: {
+        // ,
         const frame = open[open.length - 1];
         if (frame) {
           frame.commas += 1;
-          if (frame.object && frame.commas >= limits.maxObjectKeys) return { loc: ['body'], msg: `An object has more than ${limits.maxObjectKeys} keys.`, type: 'too_many_keys' };
-          if (!frame.object && frame.commas >= limits.maxArrayLength) return { loc: ['body'], msg: `A list has more than ${limits.maxArrayLength} items.`, type: 'too_long' };
+          if (frame.object && frame.commas >= limits.maxObjectKeys)
+            return { loc: ['body'], msg: `An object has more than ${limits.maxObjectKeys} keys.`, type: 'too_many_keys' };
+          if (!frame.object && frame.commas >= limits.maxArrayLength)
+            return { loc: ['body'], msg: `A list has more than ${limits.maxArrayLength} items.`, type: 'too_long' };
         }
         nodes += 1;
         break;
@@ -157,7 +180,12 @@ export function jsonTextShapeProblem(text: string, limits: InputShapeLimits = IN
       default:
         break;
     }
-    if (nodes > limits.maxNodes) return { loc: ['body'], msg: `The input has more than ${limits.maxNodes} values (objects, arrays and scalars together).`, type: 'too_many_values' };
+    if (nodes > limits.maxNodes)
+      return {
+        loc: ['body'],
+        msg: `The input has more than ${limits.maxNodes} values (objects, arrays and scalars together).`,
+        type: 'too_many_values',
+      };
   }
   return null;
 }

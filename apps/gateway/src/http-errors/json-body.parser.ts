@@ -33,7 +33,12 @@ export function installJsonBodyParser(fastify: FastifyInstance): void {
     try {
       text = utf8.decode(body as Buffer);
     } catch {
-      return done(new InvalidJsonBodyError(`The request body is not valid UTF-8 (first bad byte at offset ${firstInvalidUtf8Offset(body as Buffer)}).`), undefined);
+      return done(
+        new InvalidJsonBodyError(
+          `The request body is not valid UTF-8 (first bad byte at offset ${firstInvalidUtf8Offset(body as Buffer)}).`,
+        ),
+        undefined,
+      );
     }
     const structural = jsonTextShapeProblem(text);
     if (structural) return done(null, new RejectedBody([structural]));
@@ -46,7 +51,12 @@ export function installJsonBodyParser(fastify: FastifyInstance): void {
       // A declared but empty body is refused only where a body is read (RequestValidationPipe):
       // routes without one (POST …/run) accept what many HTTP clients send by habit.
       if ((error as { code?: string }).code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return done(null, EMPTY_JSON_BODY);
-      done(new InvalidJsonBodyError(`The request body is not valid JSON${/prototype/i.test(error.message) ? ' (it sets __proto__ or constructor.prototype)' : ''}.`), undefined);
+      done(
+        new InvalidJsonBodyError(
+          `The request body is not valid JSON${/prototype/i.test(error.message) ? ' (it sets __proto__ or constructor.prototype)' : ''}.`,
+        ),
+        undefined,
+      );
     });
   });
 }
@@ -56,7 +66,8 @@ export function firstInvalidUtf8Offset(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
     const lead = bytes[i];
-    const length = lead < 0x80 ? 1 : lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+    const length =
+      lead < 0x80 ? 1 : lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
     if (length === 0 || i + length > bytes.length) return i;
     try {
       utf8.decode(bytes.subarray(i, i + length));

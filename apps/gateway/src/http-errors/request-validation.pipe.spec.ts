@@ -58,7 +58,10 @@ describe(RequestValidationPipe.name, () => {
   });
 
   it('returns a typed instance for a valid body', async () => {
-    const result = await new RequestValidationPipe().transform({ name: 'n', count: 2, items: [{ url: 'u' }] }, { type: 'body', metatype: Body });
+    const result = await new RequestValidationPipe().transform(
+      { name: 'n', count: 2, items: [{ url: 'u' }] },
+      { type: 'body', metatype: Body },
+    );
     expect(result).toBeInstanceOf(Body);
   });
 

@@ -25,7 +25,10 @@ export class RequestValidationPipe implements PipeTransform {
     if (value === EMPTY_JSON_BODY) throw new InvalidJsonBodyError('The request declares a JSON body but sent none.');
     if (value instanceof RejectedBody) throw new RequestValidationError(value.problems, status);
     if (type === 'query' || type === 'param') {
-      const problems = inputShapeProblems(value, metadata.data ? [type === 'param' ? 'path' : 'query', metadata.data] : [type === 'param' ? 'path' : 'query']);
+      const problems = inputShapeProblems(
+        value,
+        metadata.data ? [type === 'param' ? 'path' : 'query', metadata.data] : [type === 'param' ? 'path' : 'query'],
+      );
       if (problems.length > 0) throw new RequestValidationError(problems, status);
     }
     if (!metatype || PRIMITIVES.includes(metatype) || type === 'custom') return value;

@@ -13,7 +13,11 @@ import { buildOpenApiDocument } from './openapi-document';
  */
 export async function describeApi(): Promise<OpenAPIObject> {
   const config = loadPlatformConfig({ DATA_DIR: '/nonexistent', LOG_LEVEL: 'silent' });
-  const app = await NestFactory.create<NestFastifyApplication>(withPlatformModules('gateway', GatewayModule, config), new FastifyAdapter(), { preview: true, logger: false, abortOnError: false });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    withPlatformModules('gateway', GatewayModule, config),
+    new FastifyAdapter(),
+    { preview: true, logger: false, abortOnError: false },
+  );
   try {
     return buildOpenApiDocument(app);
   } finally {

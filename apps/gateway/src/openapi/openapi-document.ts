@@ -1,14 +1,19 @@
 import { modelsReferencedByName, RESULT_ERROR_CODES } from '@lib/contracts';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type {
+  OperationObject,
+  ParameterObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { STATUS_CODES } from 'node:http';
 import type { RouteAccessLevel } from '../admission/route-access';
 import { USAGE_HEADERS } from '../admission/usage-headers';
 import { type DomainErrorCode, HTTP_ERROR_TABLE } from '../http-errors/error-status.table';
 
 export const API_VERSION = '0.1.0';
-
 
 /** An error a response may carry: its public error_code under an HTTP status. */
 interface DeclaredError {
@@ -55,7 +60,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .setVersion(API_VERSION)
     .addServer('/', 'The host serving this document')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A client token (POST /v1/admin/clients), the demo token or the admin token.' })
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      description: 'A client token (POST /v1/admin/clients), the demo token or the admin token.',
+    })
     .build();
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
@@ -67,7 +76,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const components = (document.components ??= {});
   components.schemas = { ...components.schemas, ...ERROR_SCHEMAS };
   components.headers = {
-    ...Object.fromEntries(Object.entries(USAGE_HEADERS).map(([name, description]) => [name, { description, schema: { type: 'integer', minimum: 0 } }])),
+    ...Object.fromEntries(
+      Object.entries(USAGE_HEADERS).map(([name, description]) => [name, { description, schema: { type: 'integer', minimum: 0 } }]),
+    ),
     'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 1 } },
   };
   const shared = new SharedResponses();
@@ -143,10 +154,13 @@ function completeOperation(method: string, name: string, operation: DeclaredOper
   const responses: Record<string, ResponseObject | ReferenceObject | undefined> = operation.responses;
   const successes = Object.keys(responses).filter((status) => status.startsWith('2'));
   if (notAllowed ? successes.length !== 0 || !responses['405'] : successes.length !== 1) {
-    throw new Error(`${name}: needs exactly one success response (@Returns), or none and a 405 when it only refuses; has ${successes.join(', ') || 'none'}`);
+    throw new Error(
+      `${name}: needs exactly one success response (@Returns), or none and a 405 when it only refuses; has ${successes.join(', ') || 'none'}`,
+    );
   }
   for (const [status, response] of Object.entries(responses)) {
-    if (!response || '$ref' in response || !response.content) throw new Error(`${name}: the ${status} response has no schema; declare errors with @Fails(code)`);
+    if (!response || '$ref' in response || !response.content)
+      throw new Error(`${name}: the ${status} response has no schema; declare errors with @Fails(code)`);
   }
   for (const [status, description] of Object.entries(emptyResponses)) responses[status] = { description };
 
@@ -195,7 +209,9 @@ function completeOperation(method: string, name: string, operation: DeclaredOper
     const reasons = [
       transportError ? `the MCP transport (a JSON-RPC error, id null): ${transportError}` : '',
       validatedAt.has(status) ? 'request validation (every problem in `detail`)' : '',
-      unavailable ? 'the job result is unavailable (`detail` an object whose error_code is result_pending, result_expired, result_lost or job_id_invalid; spec 4.5)' : '',
+      unavailable
+        ? 'the job result is unavailable (`detail` an object whose error_code is result_pending, result_expired, result_lost or job_id_invalid; spec 4.5)'
+        : '',
       described && `error_code ${described}`,
     ];
     const error: ResponseObject = {
@@ -215,7 +231,9 @@ function completeOperation(method: string, name: string, operation: DeclaredOper
 }
 
 function headersFor(status: number, withRetryAfter = true): Record<string, { $ref: string }> {
-  const headers: Record<string, { $ref: string }> = Object.fromEntries(Object.keys(USAGE_HEADERS).map((header) => [header, { $ref: `#/components/headers/${header}` }]));
+  const headers: Record<string, { $ref: string }> = Object.fromEntries(
+    Object.keys(USAGE_HEADERS).map((header) => [header, { $ref: `#/components/headers/${header}` }]),
+  );
   if (withRetryAfter && RETRY_AFTER_STATUSES.has(status)) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
   return headers;
 }
@@ -233,7 +251,9 @@ class SharedResponses {
     const key = JSON.stringify(response);
     let name = this.byBody.get(key);
     if (!name) {
-      const base = (STATUS_CODES[status] ?? `Status${status}`).replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase());
+      const base = (STATUS_CODES[status] ?? `Status${status}`).replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) =>
+        (c ?? '').toUpperCase(),
+      );
       name = base;
       for (let n = 2; this.named[name]; n += 1) name = `${base}${n}`;
       this.named[name] = response;
@@ -277,7 +297,10 @@ function errorBodyWith(errorCodes: string[]): SchemaObject {
     properties: {
       detail: { type: 'string', description: 'What went wrong, for humans.' },
       error_code: { type: 'string', enum: errorCodes, description: 'Stable, machine-readable.' },
-      reason: { type: 'string', description: 'A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …).' },
+      reason: {
+        type: 'string',
+        description: 'A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …).',
+      },
     },
   };
 }
@@ -289,7 +312,12 @@ const ERROR_SCHEMAS: Record<string, SchemaObject> = {
     type: 'object',
     required: ['loc', 'msg', 'type'],
     properties: {
-      loc: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'integer' }] }, example: ['body', 'requests', 3, 'url'], description: 'Where: body, query or path, then the field path.' },
+      loc: {
+        type: 'array',
+        items: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+        example: ['body', 'requests', 3, 'url'],
+        description: 'Where: body, query or path, then the field path.',
+      },
       msg: { type: 'string' },
       type: { type: 'string', example: 'string_type' },
     },
@@ -297,7 +325,14 @@ const ERROR_SCHEMAS: Record<string, SchemaObject> = {
   ValidationErrorBody: {
     type: 'object',
     required: ['detail'],
-    properties: { detail: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/ValidationProblem' }, description: 'Every problem at once (at most 50, then one item counting the rest).' } },
+    properties: {
+      detail: {
+        type: 'array',
+        minItems: 1,
+        items: { $ref: '#/components/schemas/ValidationProblem' },
+        description: 'Every problem at once (at most 50, then one item counting the rest).',
+      },
+    },
   },
   JobResultUnavailableDetail: {
     type: 'object',

@@ -23,9 +23,15 @@ class Handlers {
 
 describe('@Returns', () => {
   it('records the documented status and class for the document builder', () => {
-    const responses = Reflect.getMetadata('swagger/apiResponse', Handlers.prototype.run) as Record<string, { type: unknown; description: string }>;
+    const responses = Reflect.getMetadata('swagger/apiResponse', Handlers.prototype.run) as Record<
+      string,
+      { type: unknown; description: string }
+    >;
     expect(responses['200']).toMatchObject({ type: RunView, description: 'a run' });
-    const list = Reflect.getMetadata('swagger/apiResponse', Handlers.prototype.runs) as Record<string, { type: unknown; isArray?: boolean }>;
+    const list = Reflect.getMetadata('swagger/apiResponse', Handlers.prototype.runs) as Record<
+      string,
+      { type: unknown; isArray?: boolean }
+    >;
     expect(list['200']).toMatchObject({ type: RunView, isArray: true });
   });
 });

@@ -13,7 +13,11 @@ import type { DomainErrorCode } from '../http-errors/error-status.table';
 type Handler<T> = (...args: never[]) => T | Promise<T>;
 
 /** A method decorator that only compiles on a handler returning T: the class documented is the class returned. */
-export type HandlerReturning<T> = <H extends Handler<T>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<H>) => void;
+export type HandlerReturning<T> = <H extends Handler<T>>(
+  target: object,
+  key: string | symbol,
+  descriptor: TypedPropertyDescriptor<H>,
+) => void;
 
 export interface ResponseHeader {
   description: string;
@@ -30,10 +34,23 @@ export interface ReturnsOptions<B> {
 
 export function Returns<T>(status: 200 | 201 | 202, type: Type<T>, options: ReturnsOptions<T>): HandlerReturning<T>;
 export function Returns<T>(status: 200 | 201 | 202, type: [Type<T>], options: ReturnsOptions<T[]>): HandlerReturning<T[]>;
-export function Returns<T>(status: 200 | 201 | 202, type: Type<T> | [Type<T>], options: ReturnsOptions<T> | ReturnsOptions<T[]>): HandlerReturning<T> | HandlerReturning<T[]> {
+export function Returns<T>(
+  status: 200 | 201 | 202,
+  type: Type<T> | [Type<T>],
+  options: ReturnsOptions<T> | ReturnsOptions<T[]>,
+): HandlerReturning<T> | HandlerReturning<T[]> {
   const isArray = Array.isArray(type);
   const example = options.example === undefined ? {} : { example: options.example };
-  return applyDecorators(ApiResponse({ status, type: isArray ? type[0] : type, isArray: isArray || undefined, description: options.description, headers: options.headers, ...example })) as HandlerReturning<T>;
+  return applyDecorators(
+    ApiResponse({
+      status,
+      type: isArray ? type[0] : type,
+      isArray: isArray || undefined,
+      description: options.description,
+      headers: options.headers,
+      ...example,
+    }),
+  ) as HandlerReturning<T>;
 }
 
 /** Domain errors the handler (or the context it asks) can answer with, by code (HTTP_ERROR_TABLE). */

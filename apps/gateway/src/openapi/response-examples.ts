@@ -1,4 +1,11 @@
-import { type CollectionWriteReply, CONTENT_RULES_VERSION, type JobListingPage, type RunView, type ScrapeResultBody, type ViabilityRunView } from '@lib/contracts';
+import {
+  type CollectionWriteReply,
+  CONTENT_RULES_VERSION,
+  type JobListingPage,
+  type RunView,
+  type ScrapeResultBody,
+  type ViabilityRunView,
+} from '@lib/contracts';
 
 /**
  * Bodies shown in the document for the main operations. Typed as what the handlers return, and
@@ -20,7 +27,16 @@ export const SCRAPE_EXAMPLE: ScrapeResultBody = {
   network_requests: null,
   potentiallyBlockedByCaptcha: false,
   timings: { queue_wait_ms: 0, proxy_ms: 0, navigation_ms: 371, extraction_ms: 22, total_ms: 405 },
-  guidance: { success: true, error_type: null, error_provider: null, credits_charged: 1, credits_refunded: false, next_steps: [], suggested_request: null, stop_reason: null },
+  guidance: {
+    success: true,
+    error_type: null,
+    error_provider: null,
+    credits_charged: 1,
+    credits_refunded: false,
+    next_steps: [],
+    suggested_request: null,
+    stop_reason: null,
+  },
   content_type: 'text/html; charset=UTF-8',
   body_base64: null,
   body_url: null,
@@ -31,7 +47,14 @@ export const COLLECTION_CREATED_EXAMPLE: CollectionWriteReply = {
   name: 'nightly',
   message: 'Collection created with 2 requests; 1 blocked.',
   duplicates_skipped: 0,
-  blocked_urls: [{ index: 2, url: 'http://10.0.0.1/', reason: 'private_ip', message: 'The target address is not public: private addresses are never fetched.' }],
+  blocked_urls: [
+    {
+      index: 2,
+      url: 'http://10.0.0.1/',
+      reason: 'private_ip',
+      message: 'The target address is not public: private addresses are never fetched.',
+    },
+  ],
   invalid_items: [],
   duplicate_urls: [],
 };
@@ -48,7 +71,15 @@ export const RUN_EXAMPLE: RunView = {
   callback_url: 'https://hooks.example.com/scrapes',
   callback_status: 'sent',
   created_at: 1795000000,
-  failed_jobs: [{ job_id: 'e7f9b1d3-4a6c-4e8f-9b2d-5c7e9f1b3d5a', url: 'https://example.com/missing', custom_id: 'b', status: 'completed', error: 'HTTP 404' }],
+  failed_jobs: [
+    {
+      job_id: 'e7f9b1d3-4a6c-4e8f-9b2d-5c7e9f1b3d5a',
+      url: 'https://example.com/missing',
+      custom_id: 'b',
+      status: 'completed',
+      error: 'HTTP 404',
+    },
+  ],
   success_criterion: { version: CONTENT_RULES_VERSION, rules: ['the worker completed the fetch', 'the target answered HTTP 2xx'] },
   all_jobs_persisted: true,
   credits_charged: 2,
@@ -107,12 +138,28 @@ export const VIABILITY_RUN_EXAMPLE: ViabilityRunView = {
       can_use_simple_request: true,
       tests: {
         simple_request: { success: true, status_code: 200, blocked: false, captcha_type: null, time_ms: 212, credits: 1, error: null },
-        extract_html: { success: false, status_code: 200, blocked: false, captcha_type: null, time_ms: 231, credits: 1, error: 'thin_main_content' },
+        extract_html: {
+          success: false,
+          status_code: 200,
+          blocked: false,
+          captcha_type: null,
+          time_ms: 231,
+          credits: 1,
+          error: 'thin_main_content',
+        },
         browser: { success: true, status_code: 200, blocked: false, captcha_type: null, time_ms: 1840, credits: 5, error: null },
       },
       difficulty: 'medium',
-      suggested_request: { url: 'https://shop.example.com/products', browser: true, browser_type: 'heavy', actions: [{ type: 'wait-for-selector', selector: 'css:#app', time: 10000 }] },
-      reasons: ['the content is rendered by JavaScript (browser confidence 0.86)', 'anti-bot protection: cloudflare (present, not challenging)'],
+      suggested_request: {
+        url: 'https://shop.example.com/products',
+        browser: true,
+        browser_type: 'heavy',
+        actions: [{ type: 'wait-for-selector', selector: 'css:#app', time: 10000 }],
+      },
+      reasons: [
+        'the content is rendered by JavaScript (browser confidence 0.86)',
+        'anti-bot protection: cloudflare (present, not challenging)',
+      ],
       protection: ['cloudflare'],
       embedded_data: [],
     },

@@ -18,7 +18,7 @@ export class PlanDto {
   browser_requests_per_month: number | null;
   @ApiProperty({ type: Number, nullable: true, description: 'Requests per minute; null = custom (set per client, default 1000).' })
   rate_limit_per_minute: number | null;
-  @ApiProperty({ description: 'Jobs of one client\'s batch runs in flight at once.' })
+  @ApiProperty({ description: "Jobs of one client's batch runs in flight at once." })
   batch_concurrency: number;
   @ApiProperty({ enum: FEATURES, isArray: true })
   features: string[];

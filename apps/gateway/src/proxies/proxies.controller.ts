@@ -1,4 +1,11 @@
-import { CountryRequestList, CountryRequestView, ProxyCountriesReply, ProxyStatusReply, RequestCountryReply, SUBJECTS } from '@lib/contracts';
+import {
+  CountryRequestList,
+  CountryRequestView,
+  ProxyCountriesReply,
+  ProxyStatusReply,
+  RequestCountryReply,
+  SUBJECTS,
+} from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -27,20 +34,32 @@ export class ProxiesController {
   @Post('proxy/request-country')
   @HttpCode(200)
   @Access('client')
-  @ApiOperation({ summary: 'Ask for a country proxy pool: pending (an administrator reviews) or already_approved. Needs the country_proxies feature (not in the demo plan).' })
+  @ApiOperation({
+    summary:
+      'Ask for a country proxy pool: pending (an administrator reviews) or already_approved. Needs the country_proxies feature (not in the demo plan).',
+  })
   @Returns(200, RequestCountryReply, { description: 'pending or already_approved.' })
   @Fails('auth.feature_missing', 'proxy.unknown_country')
   requestCountry(@Body() body: RequestCountryBody, @Caller() caller: AdmittedCall): Promise<RequestCountryReply> {
     const client = caller.client;
     if (!client.features.includes('country_proxies')) {
-      throw new FeatureNotAvailableError(`Country proxies are not part of the ${client.plan} plan (feature country_proxies); upgrade to any paid plan to request them.`);
+      throw new FeatureNotAvailableError(
+        `Country proxies are not part of the ${client.plan} plan (feature country_proxies); upgrade to any paid plan to request them.`,
+      );
     }
-    return this.bus.request(SUBJECTS.proxies.request, { client_id: client.id, country_code: body.country_code, reason: body.reason }, { correlationId: caller.requestId });
+    return this.bus.request(
+      SUBJECTS.proxies.request,
+      { client_id: client.id, country_code: body.country_code, reason: body.reason },
+      { correlationId: caller.requestId },
+    );
   }
 
   @Get('proxy/status')
   @Access('client')
-  @ApiOperation({ summary: 'client_id, approved_countries, pending_countries, denied_countries ([{country_code, note, decided_at}]: refusals with the reviewer\'s note) and error.' })
+  @ApiOperation({
+    summary:
+      "client_id, approved_countries, pending_countries, denied_countries ([{country_code, note, decided_at}]: refusals with the reviewer's note) and error.",
+  })
   @Returns(200, ProxyStatusReply, { description: 'The approvals.' })
   status(@Caller() caller: AdmittedCall): Promise<ProxyStatusReply> {
     return this.bus.request(SUBJECTS.proxies.status, { client_id: caller.client.id }, { correlationId: caller.requestId });
@@ -57,13 +76,24 @@ export class ProxiesController {
   @Post('admin/proxy/requests/:client_id/:country_code')
   @HttpCode(200)
   @Access('admin')
-  @ApiOperation({ summary: 'Approve or deny a client\'s request, with an optional note; an approval holds for the client\'s next scrape.' })
+  @ApiOperation({ summary: "Approve or deny a client's request, with an optional note; an approval holds for the client's next scrape." })
   @Returns(200, CountryRequestView, { description: 'The request as decided.' })
   @Fails('proxy.request_not_found', 'proxy.unknown_country')
-  decide(@Param('client_id') clientId: string, @Param('country_code') countryCode: string, @Body() body: DecisionBody, @Caller() caller: AdmittedCall): Promise<CountryRequestView> {
+  decide(
+    @Param('client_id') clientId: string,
+    @Param('country_code') countryCode: string,
+    @Body() body: DecisionBody,
+    @Caller() caller: AdmittedCall,
+  ): Promise<CountryRequestView> {
     return this.bus.request(
       SUBJECTS.proxies.decide,
-      { client_id: clientId.slice(0, 128), country_code: countryCode.trim().toUpperCase().slice(0, 2).padEnd(2, '?'), decision: body.decision, note: body.note, decided_by: caller.client.id },
+      {
+        client_id: clientId.slice(0, 128),
+        country_code: countryCode.trim().toUpperCase().slice(0, 2).padEnd(2, '?'),
+        decision: body.decision,
+        note: body.note,
+        decided_by: caller.client.id,
+      },
       { correlationId: caller.requestId },
     );
   }

@@ -42,10 +42,20 @@ export class EngineWatch {
       const now = Date.now();
       if (entry.lastNamedAt !== null && now - entry.lastNamedAt > this.config.engineSilenceMs) {
         stop();
-        onLost(new WorkerLostError(`The scrape engine working on this request stopped answering (last heard ${((now - entry.lastNamedAt) / 1000).toFixed(1)} s ago). Nothing was charged; send the request again.`), true);
+        onLost(
+          new WorkerLostError(
+            `The scrape engine working on this request stopped answering (last heard ${((now - entry.lastNamedAt) / 1000).toFixed(1)} s ago). Nothing was charged; send the request again.`,
+          ),
+          true,
+        );
       } else if (entry.lastNamedAt === null && now - entry.startedAt > this.config.engineAckTimeoutMs) {
         stop();
-        onLost(new WorkerLostError(`No scrape engine took this request within ${this.config.engineAckTimeoutMs / 1000} s. Nothing was charged; send the request again.`), false);
+        onLost(
+          new WorkerLostError(
+            `No scrape engine took this request within ${this.config.engineAckTimeoutMs / 1000} s. Nothing was charged; send the request again.`,
+          ),
+          false,
+        );
       }
     }, CHECK_EVERY_MS);
     timer.unref();

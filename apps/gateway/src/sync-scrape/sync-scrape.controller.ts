@@ -18,14 +18,26 @@ export class SyncScrapeController {
   @HttpCode(200)
   @Access('client')
   @ApiOperation({
-    summary: 'Scrape one URL and return it (spec 2.7). 1 credit in simple mode, 5 with browser=true; infrastructure failures (DNS, connection, timeout, proxy, browser crash) are not charged, site-level blocks are.',
+    summary:
+      'Scrape one URL and return it (spec 2.7). 1 credit in simple mode, 5 with browser=true; infrastructure failures (DNS, connection, timeout, proxy, browser crash) are not charged, site-level blocks are.',
     description:
       'browser=true renders the page in Chromium: browser_type heavy (stealth, consistent fingerprint) or light (faster; skips images, fonts and media unless a screenshot is asked for). ' +
       'Every request the page makes passes the SSRF guard. Browser responses add action_error (the action that stopped the list, or null) and timings.actions_ms. ' +
       'network_requests entries: {url, method, resource_type, status, mime_type, request_headers, response_headers, size (bytes received), duration (ms), body (document/xhr/fetch, at most 256 KB), body_encoding, body_truncated, error}.',
   })
-  @Returns(200, ScrapeResultBody, { description: "The scrape response with timings and guidance; statusCode is the target's (0 when it never answered).", example: SCRAPE_EXAMPLE })
-  @Fails('target.blocked', 'scrape.invalid_request', 'proxy.country_not_approved', 'proxy.unknown_country', 'proxy.pool_missing', 'limits.quota_exceeded', 'transport.worker_lost')
+  @Returns(200, ScrapeResultBody, {
+    description: "The scrape response with timings and guidance; statusCode is the target's (0 when it never answered).",
+    example: SCRAPE_EXAMPLE,
+  })
+  @Fails(
+    'target.blocked',
+    'scrape.invalid_request',
+    'proxy.country_not_approved',
+    'proxy.unknown_country',
+    'proxy.pool_missing',
+    'limits.quota_exceeded',
+    'transport.worker_lost',
+  )
   scrape(@Body() body: ScrapeRequest, @Caller() caller: AdmittedCall): Promise<ScrapeResultBody> {
     return this.handler.scrape(body, caller);
   }
@@ -34,8 +46,18 @@ export class SyncScrapeController {
   @HttpCode(200)
   @Access('client')
   @ApiOperation({ summary: 'Download one file (spec 2.9): base64 content with its detected MIME type. 1 credit when the target answered.' })
-  @Returns(200, DownloadResultBody, { description: 'The file as base64 with its detected MIME type; statusCode 0 when the target never answered (not charged).' })
-  @Fails('target.blocked', 'scrape.invalid_request', 'proxy.country_not_approved', 'proxy.unknown_country', 'proxy.pool_missing', 'limits.quota_exceeded', 'transport.worker_lost')
+  @Returns(200, DownloadResultBody, {
+    description: 'The file as base64 with its detected MIME type; statusCode 0 when the target never answered (not charged).',
+  })
+  @Fails(
+    'target.blocked',
+    'scrape.invalid_request',
+    'proxy.country_not_approved',
+    'proxy.unknown_country',
+    'proxy.pool_missing',
+    'limits.quota_exceeded',
+    'transport.worker_lost',
+  )
   download(@Body() body: DownloadRequest, @Caller() caller: AdmittedCall): Promise<DownloadResultBody> {
     return this.handler.download(body, caller);
   }

@@ -1,4 +1,12 @@
-import { DownloadRequest, DownloadResultBody, ProxyConfig, proxyCountryOf, ScrapeRequest, ScrapeResultBody, SUBJECTS } from '@lib/contracts';
+import {
+  DownloadRequest,
+  DownloadResultBody,
+  ProxyConfig,
+  proxyCountryOf,
+  ScrapeRequest,
+  ScrapeResultBody,
+  SUBJECTS,
+} from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { CREDIT_COST } from '@lib/plans';
 import { Inject, Injectable } from '@nestjs/common';
@@ -40,7 +48,14 @@ export class SyncScrapeHandler {
     return this.charged.run(admission, 'sync-download', CREDIT_COST.simple_request, async () => {
       const reply = await this.callEngine(SUBJECTS.scrape.download, this.command(request, admission), admission);
       const result = await this.bus.unpack(reply.result);
-      return { facts: reply.facts, result, details: { execution_ms: Math.round((result.executionTime ?? 0) * 1000), success: result.statusCode >= 200 && result.statusCode < 300 } };
+      return {
+        facts: reply.facts,
+        result,
+        details: {
+          execution_ms: Math.round((result.executionTime ?? 0) * 1000),
+          success: result.statusCode >= 200 && result.statusCode < 300,
+        },
+      };
     });
   }
 
@@ -49,8 +64,13 @@ export class SyncScrapeHandler {
    * → 503 with Retry-After; the caller releases the hold). A request no engine ever took — so
    * nothing was fetched — is sent once more, to whichever replica takes it.
    */
-  private async callEngine<S extends EngineSubject>(subject: S, command: ReturnType<SyncScrapeHandler['command']>, admission: AdmittedCall) {
-    if (this.bus.kind !== 'nats') return this.bus.request(subject, command, { correlationId: admission.requestId, timeoutMs: ENGINE_RPC_TIMEOUT_MS });
+  private async callEngine<S extends EngineSubject>(
+    subject: S,
+    command: ReturnType<SyncScrapeHandler['command']>,
+    admission: AdmittedCall,
+  ) {
+    if (this.bus.kind !== 'nats')
+      return this.bus.request(subject, command, { correlationId: admission.requestId, timeoutMs: ENGINE_RPC_TIMEOUT_MS });
     for (let attempt = 1; ; attempt += 1) {
       const controller = new AbortController();
       let unacknowledged = false;
@@ -59,7 +79,11 @@ export class SyncScrapeHandler {
         controller.abort(error);
       });
       try {
-        return await this.bus.request(subject, command, { correlationId: admission.requestId, timeoutMs: ENGINE_RPC_TIMEOUT_MS, signal: controller.signal });
+        return await this.bus.request(subject, command, {
+          correlationId: admission.requestId,
+          timeoutMs: ENGINE_RPC_TIMEOUT_MS,
+          signal: controller.signal,
+        });
       } catch (error) {
         if (error instanceof WorkerLostError && unacknowledged && attempt === 1) continue;
         throw error;
@@ -77,9 +101,15 @@ export class SyncScrapeHandler {
   private async assertProxyApproved(useProxy: string | ProxyConfig | null, admission: AdmittedCall): Promise<void> {
     const country = proxyCountryOf(useProxy);
     if (!country) return;
-    const { approved } = await this.bus.request(SUBJECTS.proxies.check, { client_id: admission.client.id, country_code: country }, { correlationId: admission.requestId, timeoutMs: 5000 });
+    const { approved } = await this.bus.request(
+      SUBJECTS.proxies.check,
+      { client_id: admission.client.id, country_code: country },
+      { correlationId: admission.requestId, timeoutMs: 5000 },
+    );
     if (!approved) {
-      throw new CountryProxyNotApprovedError(`The ${country} proxy pool is not approved for this client. Request it with POST /v1/proxy/request-country; an administrator reviews it (spec 3.5). Use "any" meanwhile.`);
+      throw new CountryProxyNotApprovedError(
+        `The ${country} proxy pool is not approved for this client. Request it with POST /v1/proxy/request-country; an administrator reviews it (spec 3.5). Use "any" meanwhile.`,
+      );
     }
   }
 }

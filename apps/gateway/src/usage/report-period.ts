@@ -18,9 +18,11 @@ export function reportPeriodOf(date: string | undefined, options: { allowMonth: 
   }
   const [from, to = from, extra] = value.split(':');
   const forms = options.allowMonth ? 'YYYY-MM-DD, YYYY-MM-DD:YYYY-MM-DD or YYYY-MM' : 'YYYY-MM-DD or YYYY-MM-DD:YYYY-MM-DD';
-  if (extra !== undefined || !isDay(from) || !isDay(to)) throw new BadRequestError(`date must be ${forms} (real calendar days); got "${value}".`);
+  if (extra !== undefined || !isDay(from) || !isDay(to))
+    throw new BadRequestError(`date must be ${forms} (real calendar days); got "${value}".`);
   if (from > to) throw new BadRequestError(`date range "${value}" ends before it starts.`);
-  if ((Date.parse(to) - Date.parse(from)) / 86_400_000 + 1 > MAX_DAYS) throw new BadRequestError(`date range "${value}" spans more than ${MAX_DAYS} days.`);
+  if ((Date.parse(to) - Date.parse(from)) / 86_400_000 + 1 > MAX_DAYS)
+    throw new BadRequestError(`date range "${value}" spans more than ${MAX_DAYS} days.`);
   return { from, to };
 }
 

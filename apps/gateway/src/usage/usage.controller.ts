@@ -24,21 +24,26 @@ export class UsageController {
   @Get('billing')
   @Access('client')
   @ApiOperation({
-    summary: 'Monthly billing (spec 2.17): per client simple/browser success, failed and totals, credits {simple, browser, total}, and by_url per domain with detail=urls. Downloads count as simple requests; uncharged failures are not billed and not counted.',
+    summary:
+      'Monthly billing (spec 2.17): per client simple/browser success, failed and totals, credits {simple, browser, total}, and by_url per domain with detail=urls. Downloads count as simple requests; uncharged failures are not billed and not counted.',
   })
-  @Returns(200, BillingReply, { description: 'The month\'s billing.' })
+  @Returns(200, BillingReply, { description: "The month's billing." })
   @ValidationStatus(400)
   @Fails('auth.admin_only')
   billing(@Query() query: BillingQueryDto, @Caller() caller: AdmittedCall): Promise<BillingReply> {
     const client = caller.client;
     const month = query.month ?? this.clock.now().toISOString().slice(0, 7);
-    return this.bus.request(SUBJECTS.billing.billing, { client_id: this.scopeOf(client, query.client, true), month, by_url: query.detail === 'urls' }, { correlationId: caller.requestId });
+    return this.bus.request(
+      SUBJECTS.billing.billing,
+      { client_id: this.scopeOf(client, query.client, true), month, by_url: query.detail === 'urls' },
+      { correlationId: caller.requestId },
+    );
   }
 
   @Get('client-metrics')
   @Access('client')
   @ApiOperation({
-    summary: 'A client\'s usage for a day, a range A:B or a month (spec 2.17).',
+    summary: "A client's usage for a day, a range A:B or a month (spec 2.17).",
     description:
       'Response: {client_id, date: {from, to}, totals, scrape_type: {simple, browser}, url?: {<domain>: cell} (detail=urls), hourly?: {<YYYY-MM-DD>: [24 × cell with hour]} (hourly=true)}, ' +
       'where a cell is {requests, success, failed, credits, avg_execution_ms}. Own data only; administrators may name any client.',
@@ -59,7 +64,8 @@ export class UsageController {
   @Get('metrics')
   @Access('admin')
   @ApiOperation({
-    summary: 'Platform-wide statistics (administrators only): url, proxy, api_codes, page_codes, exe_time (count, avg, min, max, p50, p90, p95, p99 in ms), scrape_type; one metric or all.',
+    summary:
+      'Platform-wide statistics (administrators only): url, proxy, api_codes, page_codes, exe_time (count, avg, min, max, p50, p90, p95, p99 in ms), scrape_type; one metric or all.',
   })
   @Returns(200, PlatformMetricsReply, { description: 'The statistics asked for.' })
   @ValidationStatus(400)
@@ -73,7 +79,8 @@ export class UsageController {
   /** Ordinary clients see themselves only; an administrator may name anyone (billing: or nobody = all clients). */
   private scopeOf(client: AuthenticatedClient, named: string | undefined, allowAll: boolean): string | undefined {
     if (client.isAdmin) return named ?? (allowAll ? undefined : client.id);
-    if (named !== undefined && named !== client.id) throw new AdminOnlyError(`Only an administrator may read another client's usage; omit client or pass your own id (${client.id}).`);
+    if (named !== undefined && named !== client.id)
+      throw new AdminOnlyError(`Only an administrator may read another client's usage; omit client or pass your own id (${client.id}).`);
     return client.id;
   }
 }

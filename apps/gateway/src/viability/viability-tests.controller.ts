@@ -1,4 +1,11 @@
-import { DEFAULT_VIABILITY_DEPTH, SUBJECTS, VIABILITY_PAGE_LIMITS, VIABILITY_WORST_CASE_CREDITS, ViabilityRunList, ViabilityRunView } from '@lib/contracts';
+import {
+  DEFAULT_VIABILITY_DEPTH,
+  SUBJECTS,
+  VIABILITY_PAGE_LIMITS,
+  VIABILITY_WORST_CASE_CREDITS,
+  ViabilityRunList,
+  ViabilityRunView,
+} from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -24,7 +31,7 @@ export class ViabilityTestsController {
   @Access('client')
   @ApiOperation({
     summary:
-      'Start a viability test (spec 4.6): each URL is probed in the background and gets a recommended strategy. Nothing is charged on this call (X-Credits-Charged: 0); each probe is charged as a sync scrape when it runs (1 simple, 5 browser). 429 when the month cannot cover the depth\'s worst case for every URL. A URL that is not a public target is not fetched: its entry is `blocked` with the reason.',
+      "Start a viability test (spec 4.6): each URL is probed in the background and gets a recommended strategy. Nothing is charged on this call (X-Credits-Charged: 0); each probe is charged as a sync scrape when it runs (1 simple, 5 browser). 429 when the month cannot cover the depth's worst case for every URL. A URL that is not a public target is not fetched: its entry is `blocked` with the reason.",
   })
   @Returns(202, ViabilityRunView, { description: 'The run, in_progress, with total_urls and completed_urls 0; results null.' })
   @Fails('limits.quota_exceeded')
@@ -32,8 +39,17 @@ export class ViabilityTestsController {
     const client = caller.client;
     const urls = distinctUrls(body.urls);
     const depth = body.depth ?? DEFAULT_VIABILITY_DEPTH;
-    await this.credits.assertAvailable(client, urls.length * VIABILITY_WORST_CASE_CREDITS[depth], `a ${depth} viability test of ${urls.length} URL(s)`, caller.requestId);
-    return this.bus.request(SUBJECTS.viability.create, { client_id: client.id, urls, depth, monthly_credits: client.limits.monthlyCredits }, { correlationId: caller.requestId });
+    await this.credits.assertAvailable(
+      client,
+      urls.length * VIABILITY_WORST_CASE_CREDITS[depth],
+      `a ${depth} viability test of ${urls.length} URL(s)`,
+      caller.requestId,
+    );
+    return this.bus.request(
+      SUBJECTS.viability.create,
+      { client_id: client.id, urls, depth, monthly_credits: client.limits.monthlyCredits },
+      { correlationId: caller.requestId },
+    );
   }
 
   @Get()
@@ -43,12 +59,19 @@ export class ViabilityTestsController {
   @ValidationStatus(400)
   @Fails('viability.invalid_cursor')
   list(@Query() query: ViabilityListQuery, @Caller() caller: AdmittedCall): Promise<ViabilityRunList> {
-    return this.bus.request(SUBJECTS.viability.list, { client_id: caller.client.id, limit: query.limit ?? VIABILITY_PAGE_LIMITS.default, cursor: query.cursor?.toLowerCase() }, { correlationId: caller.requestId });
+    return this.bus.request(
+      SUBJECTS.viability.list,
+      { client_id: caller.client.id, limit: query.limit ?? VIABILITY_PAGE_LIMITS.default, cursor: query.cursor?.toLowerCase() },
+      { correlationId: caller.requestId },
+    );
   }
 
   @Get(':run_id')
   @Access('client')
-  @ApiOperation({ summary: 'One viability run (spec 2.15): results stay null until completed_urls equals total_urls, then one entry per URL in request order. Kept RESULT_RETENTION_HOURS.' })
+  @ApiOperation({
+    summary:
+      'One viability run (spec 2.15): results stay null until completed_urls equals total_urls, then one entry per URL in request order. Kept RESULT_RETENTION_HOURS.',
+  })
   @Returns(200, ViabilityRunView, { description: 'The run.', example: VIABILITY_RUN_EXAMPLE })
   @Fails('viability.run_not_found')
   get(@Param('run_id', VIABILITY_RUN_ID) runId: string, @Caller() caller: AdmittedCall): Promise<ViabilityRunView> {

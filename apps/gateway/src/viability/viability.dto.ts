@@ -1,10 +1,30 @@
 import { DEFAULT_VIABILITY_DEPTH, MAX_VIABILITY_URLS, VIABILITY_DEPTHS, VIABILITY_PAGE_LIMITS, ViabilityDepth } from '@lib/contracts';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
 
 /** Spec 4.6 body. Each URL must be an http(s) URL; whether it is a public target is the analysis' call (a refused one gets a `blocked` entry). */
 export class ViabilityTestBody {
-  @ApiProperty({ type: [String], minItems: 1, maxItems: MAX_VIABILITY_URLS, example: ['https://example.com/'], description: `1 to ${MAX_VIABILITY_URLS} http(s) URLs. Duplicates (the same URL once normalised) are analysed once; results follow the order of first appearance.` })
+  @ApiProperty({
+    type: [String],
+    minItems: 1,
+    maxItems: MAX_VIABILITY_URLS,
+    example: ['https://example.com/'],
+    description: `1 to ${MAX_VIABILITY_URLS} http(s) URLs. Duplicates (the same URL once normalised) are analysed once; results follow the order of first appearance.`,
+  })
   @IsArray()
   @ArrayMinSize(1, { message: 'urls must name at least one URL.' })
   @ArrayMaxSize(MAX_VIABILITY_URLS, { message: `urls holds at most ${MAX_VIABILITY_URLS} URLs.` })
@@ -14,7 +34,12 @@ export class ViabilityTestBody {
   @Matches(/^https?:\/\/[^\s/?#]+/i, { each: true, message: 'each of urls must be an http or https URL.' })
   urls: string[];
 
-  @ApiPropertyOptional({ enum: VIABILITY_DEPTHS, default: DEFAULT_VIABILITY_DEPTH, description: 'quick: a plain GET and an extraction GET (2 credits a URL at most); standard: + a light-browser render with xhr/fetch capture (7); full: + a heavy-browser render and endpoint replays without cookies (10).' })
+  @ApiPropertyOptional({
+    enum: VIABILITY_DEPTHS,
+    default: DEFAULT_VIABILITY_DEPTH,
+    description:
+      'quick: a plain GET and an extraction GET (2 credits a URL at most); standard: + a light-browser render with xhr/fetch capture (7); full: + a heavy-browser render and endpoint replays without cookies (10).',
+  })
   @IsOptional()
   @IsIn(VIABILITY_DEPTHS)
   depth?: ViabilityDepth;

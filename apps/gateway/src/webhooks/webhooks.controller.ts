@@ -16,8 +16,9 @@ export class WebhooksController {
   @Get('webhooks/secret')
   @Access('client')
   @ApiOperation({
-    summary: 'The client\'s webhook signing secret, created on first call (operator contract §4).',
-    description: 'Every webhook carries X-Service-Timestamp (Unix seconds) and X-Service-Signature: sha256=<hex HMAC-SHA256(secret, "{timestamp}.{raw body}")>. Reject timestamps older than 5 minutes.',
+    summary: "The client's webhook signing secret, created on first call (operator contract §4).",
+    description:
+      'Every webhook carries X-Service-Timestamp (Unix seconds) and X-Service-Signature: sha256=<hex HMAC-SHA256(secret, "{timestamp}.{raw body}")>. Reject timestamps older than 5 minutes.',
   })
   @Returns(200, WebhookSecretReply, { description: 'The signing secret.' })
   secret(@Caller() caller: AdmittedCall): Promise<WebhookSecretReply> {
@@ -36,25 +37,42 @@ export class WebhooksController {
   @Get('async/collections/:collection_id/runs/:run_id/webhook-deliveries')
   @Access('client')
   @ApiOperation({
-    summary: 'The delivery log of the run\'s completion webhook (not in the spec).',
+    summary: "The delivery log of the run's completion webhook (not in the spec).",
     description:
-      '{delivery_id (= X-Service-Delivery-Id), run_id, callback_url, status (the run\'s callback_status), next_attempt_at, attempts: [{attempt, manual, attempted_at, status_code, error, latency_ms, outcome: sent | failed (a retry follows) | failed_final | blocked}]}.',
+      "{delivery_id (= X-Service-Delivery-Id), run_id, callback_url, status (the run's callback_status), next_attempt_at, attempts: [{attempt, manual, attempted_at, status_code, error, latency_ms, outcome: sent | failed (a retry follows) | failed_final | blocked}]}.",
   })
   @Returns(200, WebhookDeliveryLog, { description: 'The delivery log.' })
   @Fails('webhook.not_found', 'batch.collection_not_found', 'batch.run_not_found')
-  deliveries(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Caller() caller: AdmittedCall): Promise<WebhookDeliveryLog> {
-    return this.bus.request(SUBJECTS.webhooks.deliveries, { client_id: caller.client.id, collection_id: collectionId, run_id: runId }, { correlationId: caller.requestId });
+  deliveries(
+    @Param('collection_id', COLLECTION_ID) collectionId: string,
+    @Param('run_id', RUN_ID) runId: string,
+    @Caller() caller: AdmittedCall,
+  ): Promise<WebhookDeliveryLog> {
+    return this.bus.request(
+      SUBJECTS.webhooks.deliveries,
+      { client_id: caller.client.id, collection_id: collectionId, run_id: runId },
+      { correlationId: caller.requestId },
+    );
   }
 
   @Post('async/collections/:collection_id/runs/:run_id/webhook-deliveries/redeliver')
   @HttpCode(202)
   @Access('client')
   @ApiOperation({
-    summary: 'Send the run\'s completion webhook again now (not in the spec): one attempt, same X-Service-Delivery-Id, signed with the current secret; it replaces any remaining retry schedule.',
+    summary:
+      "Send the run's completion webhook again now (not in the spec): one attempt, same X-Service-Delivery-Id, signed with the current secret; it replaces any remaining retry schedule.",
   })
   @Returns(202, WebhookDeliveryLog, { description: 'The attempt was made; the log includes it.' })
   @Fails('webhook.not_found', 'webhook.delivery_in_progress', 'batch.collection_not_found', 'batch.run_not_found')
-  redeliver(@Param('collection_id', COLLECTION_ID) collectionId: string, @Param('run_id', RUN_ID) runId: string, @Caller() caller: AdmittedCall): Promise<WebhookDeliveryLog> {
-    return this.bus.request(SUBJECTS.webhooks.redeliver, { client_id: caller.client.id, collection_id: collectionId, run_id: runId }, { correlationId: caller.requestId });
+  redeliver(
+    @Param('collection_id', COLLECTION_ID) collectionId: string,
+    @Param('run_id', RUN_ID) runId: string,
+    @Caller() caller: AdmittedCall,
+  ): Promise<WebhookDeliveryLog> {
+    return this.bus.request(
+      SUBJECTS.webhooks.redeliver,
+      { client_id: caller.client.id, collection_id: collectionId, run_id: runId },
+      { correlationId: caller.requestId },
+    );
   }
 }

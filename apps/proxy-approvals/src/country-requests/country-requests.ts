@@ -1,4 +1,11 @@
-import { CountryRequestStatus, CountryRequestView, DecideCountryRequestCommand, ProxyStatusReply, RequestCountryCommand, RequestCountryReply } from '@lib/contracts';
+import {
+  CountryRequestStatus,
+  CountryRequestView,
+  DecideCountryRequestCommand,
+  ProxyStatusReply,
+  RequestCountryCommand,
+  RequestCountryReply,
+} from '@lib/contracts';
 import { DATABASE, DatabaseConnection } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
@@ -53,18 +60,29 @@ export class CountryRequests {
   }
 
   async status(clientId: string): Promise<ProxyStatusReply> {
-    const rows = await this.db.sql.query<RequestRow>('select * from country_proxy_requests where client_id = $1 order by country_code', [clientId]);
+    const rows = await this.db.sql.query<RequestRow>('select * from country_proxy_requests where client_id = $1 order by country_code', [
+      clientId,
+    ]);
     return {
       client_id: clientId,
       approved_countries: rows.filter((r) => r.status === 'approved').map((r) => r.country_code),
       pending_countries: rows.filter((r) => r.status === 'pending').map((r) => r.country_code),
-      denied_countries: rows.filter((r) => r.status === 'denied').map((r) => ({ country_code: r.country_code, note: r.note, decided_at: r.decided_at ? new Date(r.decided_at).toISOString() : null })),
+      denied_countries: rows
+        .filter((r) => r.status === 'denied')
+        .map((r) => ({
+          country_code: r.country_code,
+          note: r.note,
+          decided_at: r.decided_at ? new Date(r.decided_at).toISOString() : null,
+        })),
       error: null,
     };
   }
 
   async isApproved(clientId: string, countryCode: string): Promise<boolean> {
-    const rows = await this.db.sql.query("select 1 as ok from country_proxy_requests where client_id = $1 and country_code = $2 and status = 'approved'", [clientId, countryCode]);
+    const rows = await this.db.sql.query(
+      "select 1 as ok from country_proxy_requests where client_id = $1 and country_code = $2 and status = 'approved'",
+      [clientId, countryCode],
+    );
     return rows.length === 1;
   }
 
@@ -72,7 +90,10 @@ export class CountryRequests {
     const rows =
       status === 'all'
         ? await this.db.sql.query<RequestRow>('select * from country_proxy_requests order by requested_at, client_id, country_code')
-        : await this.db.sql.query<RequestRow>('select * from country_proxy_requests where status = $1 order by requested_at, client_id, country_code', [status]);
+        : await this.db.sql.query<RequestRow>(
+            'select * from country_proxy_requests where status = $1 order by requested_at, client_id, country_code',
+            [status],
+          );
     return { items: rows.map(viewOf), total: rows.length };
   }
 
@@ -80,14 +101,23 @@ export class CountryRequests {
     this.assertCountry(command.country_code);
     const [row] = await this.db.sql.query<RequestRow>(
       'update country_proxy_requests set status = $3, note = $4, decided_at = $5, decided_by = $6 where client_id = $1 and country_code = $2 returning *',
-      [command.client_id, command.country_code, command.decision === 'approve' ? 'approved' : 'denied', command.note ?? null, this.clock.now(), command.decided_by],
+      [
+        command.client_id,
+        command.country_code,
+        command.decision === 'approve' ? 'approved' : 'denied',
+        command.note ?? null,
+        this.clock.now(),
+        command.decided_by,
+      ],
     );
-    if (!row) throw new CountryRequestNotFoundError(`Client ${command.client_id} has not requested the ${command.country_code} proxy pool.`);
+    if (!row)
+      throw new CountryRequestNotFoundError(`Client ${command.client_id} has not requested the ${command.country_code} proxy pool.`);
     return viewOf(row);
   }
 
   private assertCountry(code: string): void {
-    if (!this.catalog.isCountry(code)) throw new UnknownCountryError(`${code} is not an ISO 3166-1 alpha-2 country code (GET /v1/proxy/countries lists them).`);
+    if (!this.catalog.isCountry(code))
+      throw new UnknownCountryError(`${code} is not an ISO 3166-1 alpha-2 country code (GET /v1/proxy/countries lists them).`);
   }
 }
 

@@ -8,7 +8,13 @@ describe('JobListingCursor', () => {
   it('round-trips a position under its own order', () => {
     const cursor = JobListingCursor.encode({ order: 'completed_at', dir: 'desc', run, seq: '42', completedAt: '2026-11-23T10:00:00.123Z' });
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(JobListingCursor.decode(cursor, { order: 'completed_at', dir: 'desc', run })).toEqual({ order: 'completed_at', dir: 'desc', run, seq: '42', completedAt: '2026-11-23T10:00:00.123Z' });
+    expect(JobListingCursor.decode(cursor, { order: 'completed_at', dir: 'desc', run })).toEqual({
+      order: 'completed_at',
+      dir: 'desc',
+      run,
+      seq: '42',
+      completedAt: '2026-11-23T10:00:00.123Z',
+    });
   });
 
   it('refuses a cursor made under another order_by, order_dir or run', () => {
@@ -19,9 +25,12 @@ describe('JobListingCursor', () => {
     expect(() => JobListingCursor.decode(byId, { order: 'id', dir: 'asc', run: run.replace('5', '6') })).toThrow(/another run/);
   });
 
-  it.each(['garbage', Buffer.from('{"o":"id","s":"x","r":"r"}').toString('base64url'), Buffer.from('[1]').toString('base64url')])('refuses a forged or damaged cursor %s', (cursor) => {
-    expect(() => JobListingCursor.decode(cursor, { order: 'id', dir: 'asc', run })).toThrow(InvalidCursorError);
-  });
+  it.each(['garbage', Buffer.from('{"o":"id","s":"x","r":"r"}').toString('base64url'), Buffer.from('[1]').toString('base64url')])(
+    'refuses a forged or damaged cursor %s',
+    (cursor) => {
+      expect(() => JobListingCursor.decode(cursor, { order: 'id', dir: 'asc', run })).toThrow(InvalidCursorError);
+    },
+  );
 });
 
 describe('JobListingCursor as untrusted input', () => {
@@ -55,7 +64,13 @@ describe('JobListingCursor as untrusted input', () => {
       d: fc.constant('asc'),
       r: fc.constant(run),
       s: fc.oneof(fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String), fc.string(), fc.integer().map(String), fc.double().map(String)),
-      c: fc.oneof(fc.date({ noInvalidDate: false }).map((d) => (Number.isNaN(d.getTime()) ? 'Invalid' : d.toISOString())), fc.string(), fc.constant('+275760-09-13T00:00:00.000Z'), fc.constant('0000-01-01T00:00:00.000Z'), fc.constant('2026-02-30T00:00:00.000Z')),
+      c: fc.oneof(
+        fc.date({ noInvalidDate: false }).map((d) => (Number.isNaN(d.getTime()) ? 'Invalid' : d.toISOString())),
+        fc.string(),
+        fc.constant('+275760-09-13T00:00:00.000Z'),
+        fc.constant('0000-01-01T00:00:00.000Z'),
+        fc.constant('2026-02-30T00:00:00.000Z'),
+      ),
     });
     fc.assert(
       fc.property(forged, (raw) => decodeOrRefuse(Buffer.from(JSON.stringify(raw)).toString('base64url'), raw.o as 'id' | 'completed_at')),

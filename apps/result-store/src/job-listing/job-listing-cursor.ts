@@ -53,17 +53,35 @@ export const JobListingCursor = {
     } catch {
       throw new InvalidCursorError(NOT_VALID);
     }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || (raw.o !== 'id' && raw.o !== 'completed_at') || !isSeq(raw.s) || typeof raw.r !== 'string') {
+    if (
+      typeof raw !== 'object' ||
+      raw === null ||
+      Array.isArray(raw) ||
+      (raw.o !== 'id' && raw.o !== 'completed_at') ||
+      !isSeq(raw.s) ||
+      typeof raw.r !== 'string'
+    ) {
       throw new InvalidCursorError(NOT_VALID);
     }
     if (raw.o !== expected.order) {
-      throw new InvalidCursorError(`The cursor was made under order_by=${raw.o}; it cannot continue a listing ordered by ${expected.order}.`);
+      throw new InvalidCursorError(
+        `The cursor was made under order_by=${raw.o}; it cannot continue a listing ordered by ${expected.order}.`,
+      );
     }
     if (raw.r !== expected.run) throw new InvalidCursorError('The cursor belongs to another run.');
     if (raw.o === 'completed_at') {
-      if (raw.d !== expected.dir) throw new InvalidCursorError(`The cursor was made under order_dir=${String(raw.d)}; it cannot continue a listing in order_dir=${expected.dir}.`);
+      if (raw.d !== expected.dir)
+        throw new InvalidCursorError(
+          `The cursor was made under order_dir=${String(raw.d)}; it cannot continue a listing in order_dir=${expected.dir}.`,
+        );
       if (!isCursorTime(raw.c)) throw new InvalidCursorError(NOT_VALID);
     }
-    return { order: raw.o, dir: raw.o === 'completed_at' ? expected.dir : 'asc', run: raw.r, seq: raw.s, completedAt: typeof raw.c === 'string' ? raw.c : undefined };
+    return {
+      order: raw.o,
+      dir: raw.o === 'completed_at' ? expected.dir : 'asc',
+      run: raw.r,
+      seq: raw.s,
+      completedAt: typeof raw.c === 'string' ? raw.c : undefined,
+    };
   },
 };

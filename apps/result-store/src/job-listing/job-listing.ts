@@ -39,7 +39,11 @@ export class JobListing {
   constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {}
 
   async page(query: ListJobsQuery): Promise<JobListingPage> {
-    const [run] = await this.db.sql.query('select id from runs where id = $1 and collection_id = $2 and client_id = $3', [query.run_id, query.collection_id, query.client_id]);
+    const [run] = await this.db.sql.query('select id from runs where id = $1 and collection_id = $2 and client_id = $3', [
+      query.run_id,
+      query.collection_id,
+      query.client_id,
+    ]);
     if (!run) throw new ListedRunNotFoundError(`Run ${query.run_id} not found under collection ${query.collection_id}.`);
     const dir = query.order_by === 'completed_at' ? query.order_dir : 'asc';
     const position = query.cursor ? JobListingCursor.decode(query.cursor, { order: query.order_by, dir, run: query.run_id }) : null;
@@ -54,7 +58,10 @@ export class JobListing {
       // Ordered by completion: only finished jobs have a place in it.
       where.push('j.completed_at is not null');
       const cmp = dir === 'asc' ? '>' : '<';
-      if (position) where.push(`(j.completed_at, j.seq) ${cmp} ($${params.push(new Date(position.completedAt!))}, $${params.push(position.seq)}::bigint)`);
+      if (position)
+        where.push(
+          `(j.completed_at, j.seq) ${cmp} ($${params.push(new Date(position.completedAt!))}, $${params.push(position.seq)}::bigint)`,
+        );
       order = `j.completed_at ${dir}, j.seq ${dir}`;
     } else {
       if (position) where.push(`j.seq > $${params.push(position.seq)}::bigint`);
@@ -68,7 +75,16 @@ export class JobListing {
     const has_more = rows.length > limit;
     const pageRows = rows.slice(0, limit);
     const last = pageRows[pageRows.length - 1];
-    const next: CursorPosition | null = has_more && last ? { order: query.order_by, dir, run: query.run_id, seq: last.seq, completedAt: last.completed_at ? new Date(last.completed_at).toISOString() : undefined } : null;
+    const next: CursorPosition | null =
+      has_more && last
+        ? {
+            order: query.order_by,
+            dir,
+            run: query.run_id,
+            seq: last.seq,
+            completedAt: last.completed_at ? new Date(last.completed_at).toISOString() : undefined,
+          }
+        : null;
     return {
       items: pageRows.map((row) => itemOf(row, query.include_results)),
       cursor_next: next ? JobListingCursor.encode(next) : null,

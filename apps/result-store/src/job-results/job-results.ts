@@ -24,9 +24,19 @@ export class JobResults {
   ) {}
 
   async get(query: GetJobResultQuery): Promise<JobResultReply> {
-    const [run] = await this.db.sql.query('select id from runs where id = $1 and collection_id = $2 and client_id = $3', [query.run_id, query.collection_id, query.client_id]);
+    const [run] = await this.db.sql.query('select id from runs where id = $1 and collection_id = $2 and client_id = $3', [
+      query.run_id,
+      query.collection_id,
+      query.client_id,
+    ]);
     if (!run) throw new ListedRunNotFoundError(`Run ${query.run_id} not found under collection ${query.collection_id}.`);
-    const invalid: JobResultReply = { found: false, error_code: 'job_id_invalid', message: `No job ${query.job_id} in run ${query.run_id}.`, completed_at: null, age_hours: null };
+    const invalid: JobResultReply = {
+      found: false,
+      error_code: 'job_id_invalid',
+      message: `No job ${query.job_id} in run ${query.run_id}.`,
+      completed_at: null,
+      age_hours: null,
+    };
     if (!isUUID(query.job_id)) return invalid;
     const [job] = await this.db.sql.query<{ status: string; completed_at: Date | null; body: string | null }>(
       'select j.status, j.completed_at, r.body from jobs j left join job_results r on r.job_id = j.id where j.id = $1 and j.run_id = $2',
@@ -34,7 +44,13 @@ export class JobResults {
     );
     if (!job) return invalid;
     if (job.status === 'processing' || !job.completed_at) {
-      return { found: false, error_code: 'result_pending', message: 'The job is still in flight; retry shortly.', completed_at: null, age_hours: null };
+      return {
+        found: false,
+        error_code: 'result_pending',
+        message: 'The job is still in flight; retry shortly.',
+        completed_at: null,
+        age_hours: null,
+      };
     }
     if (job.body !== null) return { found: true, result: await this.bus.pack(JSON.parse(job.body)) };
     const ageHours = Math.round(((this.clock.now().getTime() - new Date(job.completed_at).getTime()) / 3_600_000) * 100) / 100;
@@ -51,7 +67,8 @@ export class JobResults {
     return {
       found: false,
       error_code: 'result_lost',
-      message: 'The job completed within the retention window but its stored body is unavailable (a service incident); it may qualify for a refund.',
+      message:
+        'The job completed within the retention window but its stored body is unavailable (a service incident); it may qualify for a refund.',
       completed_at: completedAt,
       age_hours: ageHours,
     };

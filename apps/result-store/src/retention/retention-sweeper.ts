@@ -43,9 +43,16 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     const now = this.clock.now().getTime();
     const resultsBefore = new Date(now - this.config.resultRetentionHours * 3_600_000);
     const listingBefore = new Date(now - this.config.listingRetentionDays * 86_400_000);
-    const results_pruned = await this.sliced(`delete from job_results where job_id in (select job_id from job_results where completed_at < $1 limit ${SLICE})`, resultsBefore);
-    const jobs_pruned = await this.sliced(`delete from jobs where id in (select id from jobs where completed_at < $1 limit ${SLICE})`, listingBefore);
-    if (results_pruned + jobs_pruned > 0) this.logger.log(`retention: ${results_pruned} result bodies and ${jobs_pruned} listing rows pruned`);
+    const results_pruned = await this.sliced(
+      `delete from job_results where job_id in (select job_id from job_results where completed_at < $1 limit ${SLICE})`,
+      resultsBefore,
+    );
+    const jobs_pruned = await this.sliced(
+      `delete from jobs where id in (select id from jobs where completed_at < $1 limit ${SLICE})`,
+      listingBefore,
+    );
+    if (results_pruned + jobs_pruned > 0)
+      this.logger.log(`retention: ${results_pruned} result bodies and ${jobs_pruned} listing rows pruned`);
     return { results_pruned, jobs_pruned };
   }
 

@@ -47,8 +47,15 @@ export class BatchJobWorker {
   private async assertCountryApproved(clientId: string, request: Record<string, unknown>): Promise<void> {
     const country = proxyCountryOf(request.use_proxy);
     if (!country) return;
-    const { approved } = await this.bus.request(SUBJECTS.proxies.check, { client_id: clientId, country_code: country }, { timeoutMs: CLAIM_TIMEOUT_MS });
-    if (!approved) throw new Error(`country_not_approved: the ${country} proxy pool is not approved for this client (POST /v1/proxy/request-country); nothing was fetched or charged`);
+    const { approved } = await this.bus.request(
+      SUBJECTS.proxies.check,
+      { client_id: clientId, country_code: country },
+      { timeoutMs: CLAIM_TIMEOUT_MS },
+    );
+    if (!approved)
+      throw new Error(
+        `country_not_approved: the ${country} proxy pool is not approved for this client (POST /v1/proxy/request-country); nothing was fetched or charged`,
+      );
   }
 
   private async work(job: QueuedJob): Promise<void> {
@@ -69,13 +76,16 @@ export class BatchJobWorker {
 
     const started = Date.now();
     let held = true;
-    const heartbeat = setInterval(() => {
-      job.working();
-      this.bus
-        .request(SUBJECTS.jobs.heartbeat, ref, { timeoutMs: CLAIM_TIMEOUT_MS })
-        .then((reply) => (held = reply.held))
-        .catch((error: unknown) => this.logger.warn(`heartbeat of job ${job_id}: ${messageOf(error)}`));
-    }, Math.max(500, Math.floor(claim.lease_ms / 3)));
+    const heartbeat = setInterval(
+      () => {
+        job.working();
+        this.bus
+          .request(SUBJECTS.jobs.heartbeat, ref, { timeoutMs: CLAIM_TIMEOUT_MS })
+          .then((reply) => (held = reply.held))
+          .catch((error: unknown) => this.logger.warn(`heartbeat of job ${job_id}: ${messageOf(error)}`));
+      },
+      Math.max(500, Math.floor(claim.lease_ms / 3)),
+    );
 
     let report: CompleteJobCommand;
     try {
@@ -84,7 +94,11 @@ export class BatchJobWorker {
       report = { ...ref, execution: { facts, result: await this.bus.pack(result) }, execution_time_ms: Date.now() - started };
     } catch (error) {
       const timeout = error instanceof JobDeadlineError;
-      report = { ...ref, failure: { kind: timeout ? 'timeout' : 'worker_failure', message: messageOf(error) }, execution_time_ms: Date.now() - started };
+      report = {
+        ...ref,
+        failure: { kind: timeout ? 'timeout' : 'worker_failure', message: messageOf(error) },
+        execution_time_ms: Date.now() - started,
+      };
     } finally {
       clearInterval(heartbeat);
     }

@@ -30,7 +30,21 @@ describe('browser action helpers', () => {
   });
 
   it('maps DevTools resource types onto the 13 types of spec 2.6', () => {
-    expect(['Document', 'XHR', 'Fetch', 'WebSocket', 'TextTrack', 'EventSource', 'Manifest'].map(specType)).toEqual(['document', 'xhr', 'fetch', 'websocket', 'texttrack', 'eventsource', 'manifest']);
-    expect(['Prefetch', 'Ping', 'CSPViolationReport', 'Preflight', undefined].map(specType)).toEqual(['other', 'other', 'other', 'other', 'other']);
+    expect(['Document', 'XHR', 'Fetch', 'WebSocket', 'TextTrack', 'EventSource', 'Manifest'].map(specType)).toEqual([
+      'document',
+      'xhr',
+      'fetch',
+      'websocket',
+      'texttrack',
+      'eventsource',
+      'manifest',
+    ]);
+    expect(['Prefetch', 'Ping', 'CSPViolationReport', 'Preflight', undefined].map(specType)).toEqual([
+      'other',
+      'other',
+      'other',
+      'other',
+      'other',
+    ]);
   });
 });

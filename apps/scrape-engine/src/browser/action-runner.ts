@@ -69,8 +69,18 @@ export class ActionRunner {
   private async runList(actions: BrowserAction[], path: string): Promise<void> {
     for (const [index, action] of actions.entries()) {
       const at = `${path}[${index}]`;
-      if (this.executed >= ACTION_LIMITS.maxExecuted) throw new StoppedAt({ action: at, type: action.type, message: `more than ${ACTION_LIMITS.maxExecuted} actions were executed (loops included); the list was stopped` });
-      if (this.remaining() <= 0) throw new StoppedAt({ action: at, type: action.type, message: `the actions' time budget of ${ACTION_LIMITS.totalBudgetMs} ms ran out before this action` });
+      if (this.executed >= ACTION_LIMITS.maxExecuted)
+        throw new StoppedAt({
+          action: at,
+          type: action.type,
+          message: `more than ${ACTION_LIMITS.maxExecuted} actions were executed (loops included); the list was stopped`,
+        });
+      if (this.remaining() <= 0)
+        throw new StoppedAt({
+          action: at,
+          type: action.type,
+          message: `the actions' time budget of ${ACTION_LIMITS.totalBudgetMs} ms ran out before this action`,
+        });
       this.executed += 1;
       try {
         await this.runOne(action, at);
@@ -89,7 +99,10 @@ export class ActionRunner {
         const element = action.optional ? await page.$(selector) : await this.visible(action.selector, ACTION_LIMITS.defaultWaitMs);
         if (!element) return; // optional and absent
         if (action.wait_for_navigation) {
-          await Promise.all([page.waitForNavigation({ waitUntil: 'load', timeout: this.bounded(ACTION_LIMITS.maxWaitMs) }), element.click()]);
+          await Promise.all([
+            page.waitForNavigation({ waitUntil: 'load', timeout: this.bounded(ACTION_LIMITS.maxWaitMs) }),
+            element.click(),
+          ]);
         } else {
           await element.click();
         }
@@ -106,7 +119,11 @@ export class ActionRunner {
       case 'evaluate': {
         const timeout = this.bounded(action.timeout ?? ACTION_LIMITS.defaultEvaluateMs);
         try {
-          const value = await withTimeout(page.evaluate(evaluationSource(action.script)), timeout, `evaluate did not finish within ${timeout} ms`);
+          const value = await withTimeout(
+            page.evaluate(evaluationSource(action.script)),
+            timeout,
+            `evaluate did not finish within ${timeout} ms`,
+          );
           this.evaluateResults.push({ action: at, value: value === undefined ? null : value, error: null });
         } catch (error) {
           this.evaluateResults.push({ action: at, value: null, error: firstLine(error) });
@@ -115,7 +132,10 @@ export class ActionRunner {
         return;
       }
       case 'collect': {
-        const values = this.extractor.extract(new ParsedPage(await page.content(), page.url()), action.extract as Record<string, ExtractionSpec>);
+        const values = this.extractor.extract(
+          new ParsedPage(await page.content(), page.url()),
+          action.extract as Record<string, ExtractionSpec>,
+        );
         this.collected = mergeCollected(this.collected, values);
         return;
       }
@@ -132,7 +152,9 @@ export class ActionRunner {
         const element = await this.visible(action.selector, ACTION_LIMITS.defaultWaitMs);
         const check = await element.evaluate((el, value) => {
           if (el.tagName !== 'SELECT') return `is a <${el.tagName.toLowerCase()}>, not a <select>`;
-          return Array.from((el as HTMLSelectElement).options).some((o) => o.value === value) ? null : `has no option with value "${value}"`;
+          return Array.from((el as HTMLSelectElement).options).some((o) => o.value === value)
+            ? null
+            : `has no option with value "${value}"`;
         }, action.value);
         if (check) throw new ActionFailed(`${action.selector} ${check}`);
         await (element as ElementHandle<HTMLSelectElement>).select(action.value);
@@ -151,7 +173,11 @@ export class ActionRunner {
 
   private async holds(condition: { selector?: string; state?: string; script?: string }): Promise<boolean> {
     if (condition.script !== undefined) {
-      const value = await withTimeout(this.page.evaluate(evaluationSource(condition.script)), this.bounded(ACTION_LIMITS.defaultWaitMs), 'the while condition script did not finish in time');
+      const value = await withTimeout(
+        this.page.evaluate(evaluationSource(condition.script)),
+        this.bounded(ACTION_LIMITS.defaultWaitMs),
+        'the while condition script did not finish in time',
+      );
       return Boolean(value);
     }
     const element = await this.page.$(puppeteerSelector(condition.selector!));
@@ -228,4 +254,3 @@ export function mergeCollected(into: Record<string, unknown> | null, values: Rec
   }
   return merged;
 }
-

@@ -60,7 +60,9 @@ export class BrowserLauncher {
   async launch(kind: BrowserKind): Promise<LaunchedBrowser> {
     const executablePath = kind === 'light' ? (this.binaries.headlessShell ?? this.binaries.chromium) : this.binaries.chromium;
     if (!executablePath) {
-      throw new BrowserUnavailableError('No Chromium was found: install it (Debian: apt-get install chromium chromium-headless-shell) or set CHROME_PATH.');
+      throw new BrowserUnavailableError(
+        'No Chromium was found: install it (Debian: apt-get install chromium chromium-headless-shell) or set CHROME_PATH.',
+      );
     }
     const shell = kind === 'light' && executablePath === this.binaries.headlessShell;
     const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), `scrape-browser-${kind}-`));

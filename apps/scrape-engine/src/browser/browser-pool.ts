@@ -61,10 +61,15 @@ export class BrowserPool {
 
   /** Start browsers before the first request needs them; failures are logged, not thrown. */
   async warm(kinds: BrowserKind[]): Promise<void> {
-    await Promise.all(kinds.map((kind) => this.browserFor(kind).then(
-      () => undefined,
-      (error: unknown) => this.logger.warn(`could not warm the ${kind} browser: ${error instanceof Error ? error.message : String(error)}`),
-    )));
+    await Promise.all(
+      kinds.map((kind) =>
+        this.browserFor(kind).then(
+          () => undefined,
+          (error: unknown) =>
+            this.logger.warn(`could not warm the ${kind} browser: ${error instanceof Error ? error.message : String(error)}`),
+        ),
+      ),
+    );
   }
 
   async lease(kind: BrowserKind): Promise<BrowserLease> {
@@ -116,7 +121,12 @@ export class BrowserPool {
   }
 
   /** Live browsers and slot use, for health and tests. */
-  stats(): { browsers: Array<{ kind: BrowserKind; pid: number | null; active: number; served: number }>; freeSlots: number; queued: number; launches: number } {
+  stats(): {
+    browsers: Array<{ kind: BrowserKind; pid: number | null; active: number; served: number }>;
+    freeSlots: number;
+    queued: number;
+    launches: number;
+  } {
     return {
       launches: this.launches,
       browsers: [...this.all].filter((b) => !b.dead).map((b) => ({ kind: b.kind, pid: b.pid, active: b.active, served: b.served })),
@@ -143,7 +153,8 @@ export class BrowserPool {
         pooled.dead = true;
         this.all.delete(pooled);
         if (this.current.get(kind) === launching) this.current.delete(kind);
-        if (!this.closed && !pooled.retiring) this.logger.warn(`${kind} browser ${pooled.pid ?? '?'} disconnected (crashed or killed); the next request starts a new one`);
+        if (!this.closed && !pooled.retiring)
+          this.logger.warn(`${kind} browser ${pooled.pid ?? '?'} disconnected (crashed or killed); the next request starts a new one`);
       });
       if (this.closed) {
         void this.destroy(pooled, false);
@@ -162,7 +173,11 @@ export class BrowserPool {
   private retire(pooled: PooledBrowser): void {
     pooled.retiring = true;
     const current = this.current.get(pooled.kind);
-    if (current) void current.then((b) => b === pooled && this.current.get(pooled.kind) === current && this.current.delete(pooled.kind), () => undefined);
+    if (current)
+      void current.then(
+        (b) => b === pooled && this.current.get(pooled.kind) === current && this.current.delete(pooled.kind),
+        () => undefined,
+      );
   }
 
   private async destroy(pooled: PooledBrowser, kill: boolean): Promise<void> {
@@ -170,7 +185,10 @@ export class BrowserPool {
     this.all.delete(pooled);
     const process = pooled.browser.process();
     if (!kill && pooled.browser.connected) {
-      const closed = pooled.browser.close().then(() => true, () => false);
+      const closed = pooled.browser.close().then(
+        () => true,
+        () => false,
+      );
       const inTime = await Promise.race([closed, new Promise<boolean>((resolve) => setTimeout(resolve, 5000, false).unref())]);
       if (inTime) return;
     }
@@ -197,7 +215,11 @@ export class BrowserPool {
         timer: setTimeout(() => {
           const index = this.waiters.indexOf(waiter);
           if (index >= 0) this.waiters.splice(index, 1);
-          reject(new BrowserBusyError(`No browser slot became free within ${this.settings.queueTimeoutMs} ms (${this.settings.concurrency} pages at once on this worker).`));
+          reject(
+            new BrowserBusyError(
+              `No browser slot became free within ${this.settings.queueTimeoutMs} ms (${this.settings.concurrency} pages at once on this worker).`,
+            ),
+          );
         }, this.settings.queueTimeoutMs),
       };
       this.waiters.push(waiter);

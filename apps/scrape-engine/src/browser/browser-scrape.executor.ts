@@ -87,13 +87,28 @@ export class BrowserScrapeExecutor {
     const started = performance.now();
     this.assertSelectors(request);
     const firstHop = await this.guard.vet(request.url);
-    const timings: Timings = { queue_wait_ms: 0, proxy_ms: 0, browser_launch_ms: 0, navigation_ms: 0, actions_ms: 0, extraction_ms: 0, total_ms: 0 };
+    const timings: Timings = {
+      queue_wait_ms: 0,
+      proxy_ms: 0,
+      browser_launch_ms: 0,
+      navigation_ms: 0,
+      actions_ms: 0,
+      extraction_ms: 0,
+      total_ms: 0,
+    };
     const outcome = await attemptWithRetries({
       proxies: this.proxies,
       proxy: proxySettingsOf(request.use_proxy),
       retryOnBlock: request.retry_on_block,
       attempt: (proxyUrl) => this.attempt(request, proxyUrl, timings),
-      judge: (page) => this.validator.validate({ statusCode: page.statusCode, headers: page.headers, contentType: page.contentType, body: page.html, rendered: true }),
+      judge: (page) =>
+        this.validator.validate({
+          statusCode: page.statusCode,
+          headers: page.headers,
+          contentType: page.contentType,
+          body: page.html,
+          rendered: true,
+        }),
       isFailure: (error): error is BrowserFailure => error instanceof BrowserFailure,
     });
     const { answer: page, verdict, failure, attempts } = outcome;
@@ -102,10 +117,14 @@ export class BrowserScrapeExecutor {
     const { notes, ...body } = page ? this.shape(request, page) : { ...emptyBody(), metadata: null, notes: [] };
     timings.extraction_ms += performance.now() - extractionStarted;
     timings.total_ms = performance.now() - started;
-    const scrapeOutcome: ScrapeOutcome = page && verdict ? { kind: 'response', statusCode: page.statusCode, verdict, attempts } : { kind: 'failure', errorType: failure!.errorType, message: failure!.message, attempts };
+    const scrapeOutcome: ScrapeOutcome =
+      page && verdict
+        ? { kind: 'response', statusCode: page.statusCode, verdict, attempts }
+        : { kind: 'failure', errorType: failure!.errorType, message: failure!.message, attempts };
     let guidance: Guidance = this.advisor.advise(request, scrapeOutcome, credits);
     // A failed action outranks "usable" and "empty" (the page may be empty because of it), not a block.
-    if (page?.actionError && (guidance.success || verdict?.blockReason === 'empty_shell')) guidance = actionFailedGuidance(guidance, page.actionError);
+    if (page?.actionError && (guidance.success || verdict?.blockReason === 'empty_shell'))
+      guidance = actionFailedGuidance(guidance, page.actionError);
     guidance = withFormatNotes(guidance, notes);
     const result: ScrapeResultBody & { action_error: ActionError | null } = {
       ...body,
@@ -142,7 +161,10 @@ export class BrowserScrapeExecutor {
     } catch (error) {
       if (error instanceof InvalidSelectorError) {
         const field = error.field.startsWith('actions.') ? error.field : `extract.${error.field}`;
-        throw new InvalidScrapeRequestError(`${field}: "${error.selector}" is not a valid ${parseSelector(error.selector).kind.toUpperCase()} selector`, { field });
+        throw new InvalidScrapeRequestError(
+          `${field}: "${error.selector}" is not a valid ${parseSelector(error.selector).kind.toUpperCase()} selector`,
+          { field },
+        );
       }
       throw error;
     }
@@ -184,23 +206,46 @@ export class BrowserScrapeExecutor {
     }
   }
 
-  private async tearDown(lease: BrowserLease, context: BrowserContext | null, egress: EgressSession | null, broken: boolean): Promise<void> {
+  private async tearDown(
+    lease: BrowserLease,
+    context: BrowserContext | null,
+    egress: EgressSession | null,
+    broken: boolean,
+  ): Promise<void> {
     try {
       if (context) broken = !(await closeWithin(context, CLOSE_TIMEOUT_MS)) || broken;
       await egress?.close().catch(() => undefined);
     } finally {
-      await lease.release({ broken: broken && lease.browser.connected }).catch((error: unknown) => this.logger.warn(`releasing a browser slot: ${firstLine(error)}`));
+      await lease
+        .release({ broken: broken && lease.browser.connected })
+        .catch((error: unknown) => this.logger.warn(`releasing a browser slot: ${firstLine(error)}`));
     }
   }
 
-  private async render(request: ScrapeRequest, lease: BrowserLease, context: BrowserContext, page: Page, egress: EgressSession, proxyUrl: string | null, timings: Timings): Promise<PageResult> {
+  private async render(
+    request: ScrapeRequest,
+    lease: BrowserLease,
+    context: BrowserContext,
+    page: Page,
+    egress: EgressSession,
+    proxyUrl: string | null,
+    timings: Timings,
+  ): Promise<PageResult> {
     const cdp: CDPSession = await page.createCDPSession();
     const profile = fingerprintProfileFor({ windowSize: request.window_size, language: request.language, browserVersion: lease.version });
     await dressPage(page, cdp, profile, lease.kind === 'heavy');
     if (request.headers) await page.setExtraHTTPHeaders(request.headers);
     if (request.cookies) {
       const url = new URL(request.url);
-      await context.setCookie(...Object.entries(request.cookies).map(([name, value]) => ({ name, value, domain: url.hostname, path: '/', secure: url.protocol === 'https:' })));
+      await context.setCookie(
+        ...Object.entries(request.cookies).map(([name, value]) => ({
+          name,
+          value,
+          domain: url.hostname,
+          path: '/',
+          secure: url.protocol === 'https:',
+        })),
+      );
     }
     if (lease.kind === 'light' && !request.screenshot) {
       await page.setRequestInterception(true);
@@ -213,7 +258,11 @@ export class BrowserScrapeExecutor {
     await recorder?.start();
     // A renderer that dies (out of memory, killed) leaves every pending call hanging: end the
     // request at once instead, with guidance; the context is closed and the browser kept.
-    const crashed = new Promise<never>((_, reject) => page.once('error', (error) => reject(new BrowserFailure('browser_error', `The page crashed (its renderer process died: ${firstLine(error)}).`))));
+    const crashed = new Promise<never>((_, reject) =>
+      page.once('error', (error) =>
+        reject(new BrowserFailure('browser_error', `The page crashed (its renderer process died: ${firstLine(error)}).`)),
+      ),
+    );
     crashed.catch(() => undefined);
     const unlessCrashed = <T>(work: Promise<T>): Promise<T> => Promise.race([work, crashed]);
 
@@ -244,7 +293,15 @@ export class BrowserScrapeExecutor {
     const extractionStarted = performance.now();
     try {
       const html = await unlessCrashed(withDeadline(page.content(), 10_000, 'reading the page content'));
-      const screenshot = request.screenshot ? ((await unlessCrashed(withDeadline(page.screenshot({ fullPage: true, type: 'png', encoding: 'base64', captureBeyondViewport: true }), 30_000, 'taking the screenshot'))) as string) : null;
+      const screenshot = request.screenshot
+        ? ((await unlessCrashed(
+            withDeadline(
+              page.screenshot({ fullPage: true, type: 'png', encoding: 'base64', captureBeyondViewport: true }),
+              30_000,
+              'taking the screenshot',
+            ),
+          )) as string)
+        : null;
       const networkRequests = recorder ? await recorder.entries() : null;
       const headers = response.headers();
       return {
@@ -268,18 +325,26 @@ export class BrowserScrapeExecutor {
   private navigationFailure(error: unknown, egress: EgressSession, proxyUrl: string | null): BrowserFailure {
     if (error instanceof BrowserFailure) return error;
     const message = firstLine(error);
-    if (isBrowserGone(error)) return new BrowserFailure('browser_error', `The browser crashed or was closed while loading the page (${message}).`);
-    if (/timeout|timed out/i.test(message)) return new BrowserFailure('timeout', `The page did not finish loading within ${this.timeouts.navigationMs} ms.`, true);
+    if (isBrowserGone(error))
+      return new BrowserFailure('browser_error', `The browser crashed or was closed while loading the page (${message}).`);
+    if (/timeout|timed out/i.test(message))
+      return new BrowserFailure('timeout', `The page did not finish loading within ${this.timeouts.navigationMs} ms.`, true);
     const refused = egress.refused.at(-1);
     if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_EMPTY_RESPONSE/.test(message) && refused) return refusedNavigation(refused);
-    if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY/.test(message)) return new BrowserFailure(proxyUrl ? 'proxy_error' : 'connection_error', `The connection to the site failed (${message}).`, true);
+    if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY/.test(message))
+      return new BrowserFailure(proxyUrl ? 'proxy_error' : 'connection_error', `The connection to the site failed (${message}).`, true);
     if (/ERR_NAME_NOT_RESOLVED/.test(message)) return new BrowserFailure('dns_error', `The host name does not resolve (${message}).`);
     if (/net::ERR_/.test(message)) return new BrowserFailure('connection_error', `The page could not be loaded (${message}).`, true);
     this.logger.warn(`unclassified navigation failure: ${message}`);
     return new BrowserFailure('browser_error', `The page could not be loaded (${message}).`);
   }
 
-  private shape(request: ScrapeRequest, page: PageResult): Omit<ScrapeResultBody, 'statusCode' | 'message' | 'executionTime' | 'potentiallyBlockedByCaptcha' | 'timings' | 'guidance'> & { notes: string[] } {
+  private shape(
+    request: ScrapeRequest,
+    page: PageResult,
+  ): Omit<ScrapeResultBody, 'statusCode' | 'message' | 'executionTime' | 'potentiallyBlockedByCaptcha' | 'timings' | 'guidance'> & {
+    notes: string[];
+  } {
     const formatted = this.formatter.format(request, page.html, page.finalUrl);
     const extracted = formatted.extracted;
     // Top-level extract runs on the final DOM; what collect actions gathered sits beside it.
@@ -302,7 +367,10 @@ export class BrowserScrapeExecutor {
 
 /** The page or one of its redirects led to a host the egress filter refused (never charged). */
 function refusedNavigation(refused: Pick<RefusedRequest, 'reason' | 'message'>): BrowserFailure {
-  return new BrowserFailure(refused.reason === 'dns_failed' ? 'dns_error' : 'target_blocked', `The page (or a redirect) leads to a target the SSRF guard refuses: ${refused.message}`);
+  return new BrowserFailure(
+    refused.reason === 'dns_failed' ? 'dns_error' : 'target_blocked',
+    `The page (or a redirect) leads to a target the SSRF guard refuses: ${refused.message}`,
+  );
 }
 
 /** proxy-chain answers 590-599 when it could not reach the upstream proxy or the target. */
@@ -328,7 +396,10 @@ function actionFailedGuidance(guidance: Guidance, error: ActionError): Guidance 
 }
 
 async function closeWithin(context: BrowserContext, ms: number): Promise<boolean> {
-  const closed = context.close().then(() => true, (error: unknown) => isBrowserGone(error));
+  const closed = context.close().then(
+    () => true,
+    (error: unknown) => isBrowserGone(error),
+  );
   return Promise.race([closed, sleep(ms, false, { ref: false })]);
 }
 
@@ -339,4 +410,3 @@ function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T>
 function roundAll(timings: Timings): Record<string, number> {
   return Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v * 10) / 10]));
 }
-

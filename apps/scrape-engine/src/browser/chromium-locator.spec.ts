@@ -5,7 +5,10 @@ import { locateChromium } from './chromium-locator';
 
 describe(locateChromium.name, () => {
   it('takes CHROME_PATH as given', () => {
-    expect(locateChromium({ chromePath: '/opt/chrome/chrome', headlessShellPath: '/opt/shell' }, '/nonexistent')).toEqual({ chromium: '/opt/chrome/chrome', headlessShell: '/opt/shell' });
+    expect(locateChromium({ chromePath: '/opt/chrome/chrome', headlessShellPath: '/opt/shell' }, '/nonexistent')).toEqual({
+      chromium: '/opt/chrome/chrome',
+      headlessShell: '/opt/shell',
+    });
   });
 
   it("prefers puppeteer's own newest download in its cache", () => {
@@ -15,13 +18,16 @@ describe(locateChromium.name, () => {
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, 'chrome'), '#!/bin/sh\n', { mode: 0o755 });
     }
-    expect(locateChromium({ chromePath: null, headlessShellPath: null }, cache).chromium).toBe(path.join(cache, 'chrome', 'linux-131.0.0.0', 'chrome-linux64', 'chrome'));
+    expect(locateChromium({ chromePath: null, headlessShellPath: null }, cache).chromium).toBe(
+      path.join(cache, 'chrome', 'linux-131.0.0.0', 'chrome-linux64', 'chrome'),
+    );
     fs.rmSync(cache, { recursive: true, force: true });
   });
 
   it('falls back to the system Chromium binary itself, not its shell wrapper', () => {
     const found = locateChromium({ chromePath: null, headlessShellPath: null }, '/nonexistent');
     if (fs.existsSync('/usr/lib/chromium/chromium')) expect(found.chromium).toBe('/usr/lib/chromium/chromium');
-    if (fs.existsSync('/usr/lib/chromium/chromium-headless-shell')) expect(found.headlessShell).toBe('/usr/lib/chromium/chromium-headless-shell');
+    if (fs.existsSync('/usr/lib/chromium/chromium-headless-shell'))
+      expect(found.headlessShell).toBe('/usr/lib/chromium/chromium-headless-shell');
   });
 });

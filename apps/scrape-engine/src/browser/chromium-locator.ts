@@ -11,17 +11,28 @@ export interface ChromiumBinaries {
 
 // Debian's /usr/bin/chromium* are shell wrappers that stay the parent of the browser: the pool
 // would then signal the wrapper, not Chromium. The binaries themselves come first.
-const SYSTEM_CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable', '/usr/bin/chromium-browser'];
+const SYSTEM_CHROMIUM = [
+  '/usr/lib/chromium/chromium',
+  '/usr/bin/chromium',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+  '/usr/bin/chromium-browser',
+];
 const SYSTEM_HEADLESS_SHELL = ['/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium-headless-shell'];
 
 /**
  * CHROME_PATH when set (it must exist), else puppeteer's own download when one is in its cache,
  * else the system's Chromium or Chrome (operator contract §2). The same for the headless shell.
  */
-export function locateChromium(configured: { chromePath: string | null; headlessShellPath: string | null }, cacheDir = path.join(os.homedir(), '.cache', 'puppeteer')): ChromiumBinaries {
+export function locateChromium(
+  configured: { chromePath: string | null; headlessShellPath: string | null },
+  cacheDir = path.join(os.homedir(), '.cache', 'puppeteer'),
+): ChromiumBinaries {
   return {
     chromium: configured.chromePath ?? firstExisting([...cached(cacheDir, 'chrome', 'chrome'), ...SYSTEM_CHROMIUM]),
-    headlessShell: configured.headlessShellPath ?? firstExisting([...cached(cacheDir, 'chrome-headless-shell', 'chrome-headless-shell'), ...SYSTEM_HEADLESS_SHELL]),
+    headlessShell:
+      configured.headlessShellPath ??
+      firstExisting([...cached(cacheDir, 'chrome-headless-shell', 'chrome-headless-shell'), ...SYSTEM_HEADLESS_SHELL]),
   };
 }
 

@@ -73,10 +73,12 @@ export class ContextReserve {
   async drain(): Promise<void> {
     const pending = [...this.spares.values()];
     this.spares.clear();
-    await Promise.all(pending.map(async (spare) => {
-      const prepared = await spare;
-      if (prepared) await discard(prepared);
-    }));
+    await Promise.all(
+      pending.map(async (spare) => {
+        const prepared = await spare;
+        if (prepared) await discard(prepared);
+      }),
+    );
   }
 
   private refill(browser: Browser): void {

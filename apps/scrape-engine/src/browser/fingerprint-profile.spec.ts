@@ -5,27 +5,52 @@ describe(fingerprintProfileFor.name, () => {
 
   it('makes a desktop identity whose UA, client hints, platform, screen and GPU agree', () => {
     const p = fingerprintProfileFor({ windowSize: 'desktop', language: '', browserVersion: version });
-    expect(p.userAgent).toBe('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36');
-    expect(p).toMatchObject({ device: 'desktop', platform: 'Win32', viewport: { width: 1920, height: 1080, isMobile: false, hasTouch: false }, screen: { width: 1920, height: 1080 } });
+    expect(p.userAgent).toBe(
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
+    );
+    expect(p).toMatchObject({
+      device: 'desktop',
+      platform: 'Win32',
+      viewport: { width: 1920, height: 1080, isMobile: false, hasTouch: false },
+      screen: { width: 1920, height: 1080 },
+    });
     expect(p.userAgentMetadata).toMatchObject({ platform: 'Windows', mobile: false, fullVersion: version });
     expect(p.userAgentMetadata.brands.find((b) => b.brand === 'Chromium')?.version).toBe('156');
     expect(p.webgl.vendor).toMatch(/^Google Inc\. \(/);
     expect(p.webgl.renderer).toMatch(/Direct3D11/);
-    expect({ languages: p.languages, acceptLanguage: p.acceptLanguage, locale: p.locale, timezone: p.timezone }).toEqual({ languages: ['en-US', 'en'], acceptLanguage: 'en-US,en', locale: 'en-US', timezone: 'America/New_York' });
+    expect({ languages: p.languages, acceptLanguage: p.acceptLanguage, locale: p.locale, timezone: p.timezone }).toEqual({
+      languages: ['en-US', 'en'],
+      acceptLanguage: 'en-US,en',
+      locale: 'en-US',
+      timezone: 'America/New_York',
+    });
   });
 
   it('makes a mobile identity with touch, a mobile UA and a mobile GPU', () => {
     const p = fingerprintProfileFor({ windowSize: 'mobile', language: 'fr-FR', browserVersion: version });
     expect(p.userAgent).toMatch(/Android .* Chrome\/156\.0\.0\.0 Mobile Safari/);
-    expect(p).toMatchObject({ device: 'mobile', platform: 'Linux armv81', viewport: { isMobile: true, hasTouch: true }, timezone: 'Europe/Paris', languages: ['fr-FR', 'fr'] });
+    expect(p).toMatchObject({
+      device: 'mobile',
+      platform: 'Linux armv81',
+      viewport: { isMobile: true, hasTouch: true },
+      timezone: 'Europe/Paris',
+      languages: ['fr-FR', 'fr'],
+    });
     expect(p.userAgentMetadata).toMatchObject({ platform: 'Android', mobile: true });
     expect(p.viewport.width).toBeLessThan(500);
     expect(['Qualcomm', 'ARM']).toContain(p.webgl.vendor);
   });
 
   it('follows the language: a bare language takes its usual region and time zone', () => {
-    expect(fingerprintProfileFor({ windowSize: 'desktop', language: 'de', browserVersion: version })).toMatchObject({ languages: ['de'], locale: 'de', timezone: 'Europe/Berlin' });
-    expect(fingerprintProfileFor({ windowSize: 'desktop', language: 'en-GB', browserVersion: version })).toMatchObject({ languages: ['en-GB', 'en'], timezone: 'Europe/London' });
+    expect(fingerprintProfileFor({ windowSize: 'desktop', language: 'de', browserVersion: version })).toMatchObject({
+      languages: ['de'],
+      locale: 'de',
+      timezone: 'Europe/Berlin',
+    });
+    expect(fingerprintProfileFor({ windowSize: 'desktop', language: 'en-GB', browserVersion: version })).toMatchObject({
+      languages: ['en-GB', 'en'],
+      timezone: 'Europe/London',
+    });
     expect(fingerprintProfileFor({ windowSize: 'desktop', language: 'pt-BR', browserVersion: version }).timezone).toBe('America/Sao_Paulo');
   });
 

@@ -26,7 +26,21 @@ export interface CapturedRequest {
 export const BODY_CAPTURE_LIMIT = 256 * 1024;
 const MAX_ENTRIES = 1000;
 const BODY_TYPES = new Set(['document', 'xhr', 'fetch']);
-const SPEC_TYPES = new Set(['document', 'eventsource', 'fetch', 'font', 'image', 'manifest', 'media', 'other', 'script', 'stylesheet', 'texttrack', 'websocket', 'xhr']);
+const SPEC_TYPES = new Set([
+  'document',
+  'eventsource',
+  'fetch',
+  'font',
+  'image',
+  'manifest',
+  'media',
+  'other',
+  'script',
+  'stylesheet',
+  'texttrack',
+  'websocket',
+  'xhr',
+]);
 
 interface Pending {
   entry: CapturedRequest;
@@ -72,11 +86,13 @@ export class NetworkRecorder {
       const pending = this.pending.get(e.requestId);
       if (!pending) return;
       pending.entry.size = e.encodedDataLength;
-      if (BODY_TYPES.has(pending.entry.resource_type) && pending.entry.status > 0) this.bodyReads.push(this.readBody(e.requestId, pending.entry));
+      if (BODY_TYPES.has(pending.entry.resource_type) && pending.entry.status > 0)
+        this.bodyReads.push(this.readBody(e.requestId, pending.entry));
       this.finish(e.requestId, e.timestamp, null);
     });
     cdp.on('Network.loadingFailed', (e) => {
-      if (this.pending.has(e.requestId)) this.finish(e.requestId, e.timestamp, e.blockedReason ? `blocked:${e.blockedReason}` : e.errorText);
+      if (this.pending.has(e.requestId))
+        this.finish(e.requestId, e.timestamp, e.blockedReason ? `blocked:${e.blockedReason}` : e.errorText);
     });
     cdp.on('Network.webSocketCreated', (e) => {
       if (!this.wanted('websocket') || this.count >= MAX_ENTRIES) return;
@@ -113,7 +129,16 @@ export class NetworkRecorder {
     return this.resourceTypes === null || this.resourceTypes.includes(type);
   }
 
-  private fill(entry: CapturedRequest, response: { status: number; mimeType?: string; headers: Record<string, unknown>; requestHeaders?: Record<string, unknown>; encodedDataLength?: number }): void {
+  private fill(
+    entry: CapturedRequest,
+    response: {
+      status: number;
+      mimeType?: string;
+      headers: Record<string, unknown>;
+      requestHeaders?: Record<string, unknown>;
+      encodedDataLength?: number;
+    },
+  ): void {
     entry.status = response.status;
     entry.mime_type = response.mimeType || null;
     entry.response_headers = stringHeaders(response.headers);
@@ -133,7 +158,10 @@ export class NetworkRecorder {
 
   private async readBody(requestId: string, entry: CapturedRequest): Promise<void> {
     try {
-      const { body, base64Encoded } = (await this.cdp.send('Network.getResponseBody', { requestId })) as { body: string; base64Encoded: boolean };
+      const { body, base64Encoded } = (await this.cdp.send('Network.getResponseBody', { requestId })) as {
+        body: string;
+        base64Encoded: boolean;
+      };
       const raw = base64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
       entry.body_truncated = raw.length > BODY_CAPTURE_LIMIT;
       const kept = raw.subarray(0, BODY_CAPTURE_LIMIT);
@@ -147,7 +175,21 @@ export class NetworkRecorder {
 }
 
 function blank(url: string, method: string, type: string, headers: Record<string, unknown>): CapturedRequest {
-  return { url, method, resource_type: type, status: 0, mime_type: null, request_headers: stringHeaders(headers), response_headers: {}, size: 0, duration: 0, body: null, body_encoding: null, body_truncated: false, error: null };
+  return {
+    url,
+    method,
+    resource_type: type,
+    status: 0,
+    mime_type: null,
+    request_headers: stringHeaders(headers),
+    response_headers: {},
+    size: 0,
+    duration: 0,
+    body: null,
+    body_encoding: null,
+    body_truncated: false,
+    error: null,
+  };
 }
 
 /** CDP's ResourceType ("XHR", "TextTrack", "Prefetch", …) as one of the 13 types of spec 2.6. */

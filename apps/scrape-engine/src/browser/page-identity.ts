@@ -2,7 +2,9 @@ import type { CDPSession, Page } from 'puppeteer-core';
 import type { FingerprintProfile } from './fingerprint-profile';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const withUtils = require('puppeteer-extra-plugin-stealth/evasions/_utils/withUtils') as (page: Page) => { evaluateOnNewDocument(fn: (utils: StealthUtils, opts: InPageIdentity) => void, opts: InPageIdentity): Promise<unknown> };
+const withUtils = require('puppeteer-extra-plugin-stealth/evasions/_utils/withUtils') as (page: Page) => {
+  evaluateOnNewDocument(fn: (utils: StealthUtils, opts: InPageIdentity) => void, opts: InPageIdentity): Promise<unknown>;
+};
 
 interface StealthUtils {
   replaceWithProxy(obj: object, property: string, handler: ProxyHandler<(...args: unknown[]) => unknown>): void;
@@ -27,7 +29,12 @@ interface InPageIdentity {
 export async function dressPage(page: Page, cdp: CDPSession, profile: FingerprintProfile, stealthy: boolean): Promise<void> {
   const { viewport, screen } = profile;
   await Promise.all([
-    cdp.send('Emulation.setUserAgentOverride', { userAgent: profile.userAgent, acceptLanguage: profile.acceptLanguage, platform: profile.platform, userAgentMetadata: profile.userAgentMetadata }),
+    cdp.send('Emulation.setUserAgentOverride', {
+      userAgent: profile.userAgent,
+      acceptLanguage: profile.acceptLanguage,
+      platform: profile.platform,
+      userAgentMetadata: profile.userAgentMetadata,
+    }),
     cdp.send('Emulation.setLocaleOverride', { locale: profile.locale }),
     cdp.send('Emulation.setTimezoneOverride', { timezoneId: profile.timezone }),
     cdp.send('Emulation.setDeviceMetricsOverride', {

@@ -72,7 +72,10 @@ export class ContentValidator {
       const phrases = BLOCK_PHRASES.filter((p) => (small && visibleText.toLowerCase().includes(p)) || title.includes(p));
       phrases.forEach((p) => hits.push(`block-phrase:${p}`));
       if (phrases.length > 0) blockReason = 'soft_block';
-      else if (visibleText.length < (content.rendered ? RENDERED_SHELL_TEXT : SHELL_TEXT) && (SHELL_MARKERS.some((m) => lower.includes(m)) || /<script[\s>]/i.test(html))) {
+      else if (
+        visibleText.length < (content.rendered ? RENDERED_SHELL_TEXT : SHELL_TEXT) &&
+        (SHELL_MARKERS.some((m) => lower.includes(m)) || /<script[\s>]/i.test(html))
+      ) {
         hits.push(`shell:visible-text-${visibleText.length}`);
         blockReason = 'empty_shell';
       }

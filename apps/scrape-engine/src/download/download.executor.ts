@@ -52,7 +52,16 @@ export class DownloadExecutor {
       };
     } catch (error) {
       if (!(error instanceof FetchFailure)) throw error;
-      return { facts: facts(false, null), result: { content: null, contentType: null, statusCode: 0, message: `${error.errorType}: ${error.message}`, executionTime: Math.round(performance.now() - started) / 1000 } };
+      return {
+        facts: facts(false, null),
+        result: {
+          content: null,
+          contentType: null,
+          statusCode: 0,
+          message: `${error.errorType}: ${error.message}`,
+          executionTime: Math.round(performance.now() - started) / 1000,
+        },
+      };
     }
   }
 }

@@ -9,7 +9,8 @@ const PAGE = `<html><head><base href="https://example.com/shop/"></head><body>
 
 describe(SelectorExtractor.name, () => {
   const extractor = new SelectorExtractor();
-  const run = (specs: Parameters<SelectorExtractor['extract']>[1]) => extractor.extract(new ParsedPage(PAGE, 'https://example.com/shop/teapot'), specs);
+  const run = (specs: Parameters<SelectorExtractor['extract']>[1]) =>
+    extractor.extract(new ParsedPage(PAGE, 'https://example.com/shop/teapot'), specs);
 
   it.each([
     ['h1.title', 'css', 'h1.title'],
@@ -22,7 +23,15 @@ describe(SelectorExtractor.name, () => {
   });
 
   it('extracts text (trimmed, whitespace collapsed), lists and attributes with CSS', () => {
-    expect(run({ title: 'h1.title', names: { selector: 'css:li.item a', multiple: true }, kind: { selector: '#hero', attribute: 'data-kind' }, none: '.missing', nones: { selector: '.missing', multiple: true } })).toEqual({
+    expect(
+      run({
+        title: 'h1.title',
+        names: { selector: 'css:li.item a', multiple: true },
+        kind: { selector: '#hero', attribute: 'data-kind' },
+        none: '.missing',
+        nones: { selector: '.missing', multiple: true },
+      }),
+    ).toEqual({
       title: 'Blue Teapot',
       names: ['Green tea', 'Black tea'],
       kind: 'photo',
@@ -39,7 +48,14 @@ describe(SelectorExtractor.name, () => {
   });
 
   it('extracts with XPath: elements, attribute nodes and scalar results', () => {
-    expect(run({ title: '//h1', hrefs: { selector: 'xpath://li/a/@href', multiple: true }, count: 'xpath:count(//li)', second: { selector: '(//li/a)[2]', attribute: 'href' } })).toEqual({
+    expect(
+      run({
+        title: '//h1',
+        hrefs: { selector: 'xpath://li/a/@href', multiple: true },
+        count: 'xpath:count(//li)',
+        second: { selector: '(//li/a)[2]', attribute: 'href' },
+      }),
+    ).toEqual({
       title: 'Blue Teapot',
       hrefs: ['https://example.com/shop/tea/1', 'https://example.com/tea/2'],
       count: 2,
@@ -47,7 +63,12 @@ describe(SelectorExtractor.name, () => {
     });
   });
 
-  it.each([['css:li[', 'CSS'], ['xpath://li[', 'XPATH'], ['//*[', 'XPATH'], ['css:', 'CSS']])('rejects the invalid selector %s before any fetch', (selector, kind) => {
+  it.each([
+    ['css:li[', 'CSS'],
+    ['xpath://li[', 'XPATH'],
+    ['//*[', 'XPATH'],
+    ['css:', 'CSS'],
+  ])('rejects the invalid selector %s before any fetch', (selector, kind) => {
     expect(() => extractor.assertValid({ broken: selector })).toThrow(InvalidSelectorError);
     expect(() => extractor.assertValid({ broken: selector })).toThrow(new RegExp(`extract\\.broken: .* not a valid ${kind} selector`));
   });

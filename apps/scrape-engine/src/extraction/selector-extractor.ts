@@ -95,7 +95,12 @@ function xpathDocument(html: string): Document {
   return new JSDOM(html).window.document;
 }
 
-function xpathValues(doc: Document, expression: string, attribute: string | undefined, base: string): Array<string | number | boolean | null> {
+function xpathValues(
+  doc: Document,
+  expression: string,
+  attribute: string | undefined,
+  base: string,
+): Array<string | number | boolean | null> {
   const result = xpath.parse(expression).evaluate({ node: doc, isHtml: true });
   if (typeof result.toArray !== 'function') {
     const kind = (result as unknown as { constructor: { name: string } }).constructor.name;

@@ -154,7 +154,33 @@ export interface TreeOptions {
 }
 
 // Never rendered as text by a browser, or not page content at all.
-const DROPPED = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'TITLE', 'META', 'LINK', 'BASE', 'IFRAME', 'FRAME', 'FRAMESET', 'OBJECT', 'EMBED', 'SVG', 'CANVAS', 'SELECT', 'DATALIST', 'DIALOG', 'AUDIO', 'VIDEO', 'MAP', 'PARAM', 'SOURCE', 'TRACK']);
+const DROPPED = new Set([
+  'SCRIPT',
+  'STYLE',
+  'NOSCRIPT',
+  'TEMPLATE',
+  'HEAD',
+  'TITLE',
+  'META',
+  'LINK',
+  'BASE',
+  'IFRAME',
+  'FRAME',
+  'FRAMESET',
+  'OBJECT',
+  'EMBED',
+  'SVG',
+  'CANVAS',
+  'SELECT',
+  'DATALIST',
+  'DIALOG',
+  'AUDIO',
+  'VIDEO',
+  'MAP',
+  'PARAM',
+  'SOURCE',
+  'TRACK',
+]);
 // Where an element sits deeper than this, its subtree is kept as text: turndown recurses per level.
 const MAX_DEPTH = 256;
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important)?\s*(?:;|$)/i;

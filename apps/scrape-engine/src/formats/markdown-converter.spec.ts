@@ -30,7 +30,9 @@ describe(MarkdownConverter.name, () => {
 
   describe('structure', () => {
     it('renders GFM tables with their header row', () => {
-      const md = convert('<table><thead><tr><th>Name</th><th>Price</th></tr></thead><tbody><tr><td>Tea</td><td>3</td></tr><tr><td>Coffee</td><td>4</td></tr></tbody></table>');
+      const md = convert(
+        '<table><thead><tr><th>Name</th><th>Price</th></tr></thead><tbody><tr><td>Tea</td><td>3</td></tr><tr><td>Coffee</td><td>4</td></tr></tbody></table>',
+      );
       expect(md).toBe('| Name | Price |\n| --- | --- |\n| Tea | 3 |\n| Coffee | 4 |');
     });
 
@@ -45,26 +47,40 @@ describe(MarkdownConverter.name, () => {
     });
 
     it('makes links and images absolute, honouring <base href>', () => {
-      expect(convert('<a href="../about">About</a> <img src="/logo.png" alt="Logo">')).toBe('[About](https://shop.example.com/about) ![Logo](https://shop.example.com/logo.png)');
-      expect(convert('<html><head><base href="https://cdn.example.net/assets/"></head><body><a href="x.html">X</a></body></html>')).toBe('[X](https://cdn.example.net/assets/x.html)');
+      expect(convert('<a href="../about">About</a> <img src="/logo.png" alt="Logo">')).toBe(
+        '[About](https://shop.example.com/about) ![Logo](https://shop.example.com/logo.png)',
+      );
+      expect(convert('<html><head><base href="https://cdn.example.net/assets/"></head><body><a href="x.html">X</a></body></html>')).toBe(
+        '[X](https://cdn.example.net/assets/x.html)',
+      );
     });
 
     it('drops scripts, styles and the head, keeps GFM strikethrough', () => {
-      expect(convert('<html><head><title>T</title><style>p{}</style></head><body><script>alert(1)</script><h1>Title</h1><p>Text <del>old</del></p></body></html>')).toBe('# Title\n\nText ~~old~~');
+      expect(
+        convert(
+          '<html><head><title>T</title><style>p{}</style></head><body><script>alert(1)</script><h1>Title</h1><p>Text <del>old</del></p></body></html>',
+        ),
+      ).toBe('# Title\n\nText ~~old~~');
     });
 
     it('keeps task list checkboxes', () => {
-      expect(convert('<ul><li><input type="checkbox" checked> done</li><li><input type="checkbox"> todo</li></ul>')).toBe('- [x] done\n- [ ] todo');
+      expect(convert('<ul><li><input type="checkbox" checked> done</li><li><input type="checkbox"> todo</li></ul>')).toBe(
+        '- [x] done\n- [ ] todo',
+      );
     });
   });
 
   describe('the defects found on real pages', () => {
     it('an empty <table> never fails the conversion (turndown-plugin-gfm read rows[0] of it)', () => {
-      expect(convert('<p>Before</p><table></table><table><tbody></tbody></table><table><tr></tr></table><p>After</p>')).toBe('Before\n\nAfter');
+      expect(convert('<p>Before</p><table></table><table><tbody></tbody></table><table><tr></tr></table><p>After</p>')).toBe(
+        'Before\n\nAfter',
+      );
     });
 
     it('a table without a header row is a GFM table (its first row heads it), and script or style inside it never leaks', () => {
-      const md = convert('<table><tr><td>Tea</td><td>3</td><script>var leaked = 1;</script></tr><tr><td>Coffee<style>.x{color:red}</style></td><td>4</td></tr></table>');
+      const md = convert(
+        '<table><tr><td>Tea</td><td>3</td><script>var leaked = 1;</script></tr><tr><td>Coffee<style>.x{color:red}</style></td><td>4</td></tr></table>',
+      );
       expect(md).toBe('| Tea | 3 |\n| --- | --- |\n| Coffee | 4 |');
     });
 
@@ -76,7 +92,9 @@ describe(MarkdownConverter.name, () => {
     });
 
     it('a layout table (tables in tables, one column, headings in cells) comes out as blocks, its data tables as GFM', () => {
-      const md = convert('<table><tr><td><h2>Article</h2><p>Body text.</p><table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table></td><td>Sidebar</td></tr></table>');
+      const md = convert(
+        '<table><tr><td><h2>Article</h2><p>Body text.</p><table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table></td><td>Sidebar</td></tr></table>',
+      );
       expect(md).toBe('## Article\n\nBody text.\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\nSidebar');
     });
 
@@ -86,12 +104,15 @@ describe(MarkdownConverter.name, () => {
     });
 
     it('text that only looks like a tag stays words (escaped), in headings and across text nodes', () => {
-      const md = convert('<h1>Use &lt;img&gt; for images</h1><p>wreck&lt;<a href="javascript:void(0)">x</a>/font&gt; and &amp;amp; stays</p>');
+      const md = convert(
+        '<h1>Use &lt;img&gt; for images</h1><p>wreck&lt;<a href="javascript:void(0)">x</a>/font&gt; and &amp;amp; stays</p>',
+      );
       expect(rendered(md)).toBe('Use <img> for images wreck<x/font> and &amp; stays');
     });
 
     it("a script holding a commented-out </script> loses neither the article nor its boundaries (one parse, the browser's)", () => {
-      const html = '<body><script>\n<!--\ndocument.write("<script src=\'a.js\'></script>");\n-->\n</script><article><h1>Headline</h1><p>The whole article survives.</p></article></body>';
+      const html =
+        '<body><script>\n<!--\ndocument.write("<script src=\'a.js\'></script>");\n-->\n</script><article><h1>Headline</h1><p>The whole article survives.</p></article></body>';
       expect(convert(html)).toBe('# Headline\n\nThe whole article survives.');
       expect(convert('<SCRIPT>var a = "x";</script ><p>After an upper-case script.</p>')).toBe('After an upper-case script.');
     });
@@ -99,7 +120,9 @@ describe(MarkdownConverter.name, () => {
 
   describe('links and images', () => {
     it('keeps a card link around blocks as a heading linked, not a link broken over lines', () => {
-      expect(convert('<a href="/post"><h3>Post title</h3><p>Summary.</p></a>')).toBe('### [Post title](https://shop.example.com/post)\n\nSummary.');
+      expect(convert('<a href="/post"><h3>Post title</h3><p>Summary.</p></a>')).toBe(
+        '### [Post title](https://shop.example.com/post)\n\nSummary.',
+      );
     });
 
     it('javascript: links are their text; links with no text are dropped', () => {
@@ -107,7 +130,9 @@ describe(MarkdownConverter.name, () => {
     });
 
     it('never inlines a data: image (its alt text stands in) and finds lazy images in data-src/srcset', () => {
-      const md = convert('<img src="data:image/png;base64,AAAA" alt="Chart"><img src="data:image/gif;base64,R0lG" data-src="/real.jpg" alt="Real"><img srcset="/small.jpg 1x, /big.jpg 2x" alt="Set">');
+      const md = convert(
+        '<img src="data:image/png;base64,AAAA" alt="Chart"><img src="data:image/gif;base64,R0lG" data-src="/real.jpg" alt="Real"><img srcset="/small.jpg 1x, /big.jpg 2x" alt="Set">',
+      );
       expect(md).not.toContain('data:');
       expect(md).toBe('Chart ![Real](https://shop.example.com/real.jpg)![Set](https://shop.example.com/small.jpg)');
     });
@@ -117,7 +142,9 @@ describe(MarkdownConverter.name, () => {
     });
 
     it('drops hidden elements (hidden, aria-hidden, display:none)', () => {
-      expect(convert('<p>Shown</p><p hidden>H1</p><div aria-hidden="true">H2</div><div style="color:red; display: none">H3</div>')).toBe('Shown');
+      expect(convert('<p>Shown</p><p hidden>H1</p><div aria-hidden="true">H2</div><div style="color:red; display: none">H3</div>')).toBe(
+        'Shown',
+      );
     });
   });
 
@@ -130,9 +157,16 @@ describe(MarkdownConverter.name, () => {
     });
 
     it('an element a rule cannot convert is kept as its text; the rest of the page converts', () => {
-      const broken = { filter: (node: HTMLElement) => node.nodeName === 'BLOCKQUOTE', replacement: () => { throw new Error('rule failed'); } };
+      const broken = {
+        filter: (node: HTMLElement) => node.nodeName === 'BLOCKQUOTE',
+        replacement: () => {
+          throw new Error('rule failed');
+        },
+      };
       const failing = new MarkdownConverter(reader, { ...MARKDOWN_RULES, broken });
-      const md = failing.convert(new ParsedPage('<h2>Kept</h2><blockquote><p>Quoted *text*</p></blockquote><p>After</p>', PAGE_URL)).markdown;
+      const md = failing.convert(
+        new ParsedPage('<h2>Kept</h2><blockquote><p>Quoted *text*</p></blockquote><p>After</p>', PAGE_URL),
+      ).markdown;
       expect(md).toBe('## Kept\n\nQuoted \\*text\\*\n\nAfter');
     });
 
@@ -146,7 +180,44 @@ describe(MarkdownConverter.name, () => {
     });
 
     it('property: any text renders as itself (escaping covers everything that reads as markup)', () => {
-      const piece = fc.constantFrom('<', '>', '&', '&amp;', '&lt;', '&#60;', '*', '**', '_', '__', '`', '```', '[', ']', '(', ')', '!', '#', '# ', '- ', '+ ', '1. ', '2) ', '> ', '=', '~~', '|', '\\', 'a', 'word', ' ', 'b_c', 'img', '/div', '!--', 'http://x.y/');
+      const piece = fc.constantFrom(
+        '<',
+        '>',
+        '&',
+        '&amp;',
+        '&lt;',
+        '&#60;',
+        '*',
+        '**',
+        '_',
+        '__',
+        '`',
+        '```',
+        '[',
+        ']',
+        '(',
+        ')',
+        '!',
+        '#',
+        '# ',
+        '- ',
+        '+ ',
+        '1. ',
+        '2) ',
+        '> ',
+        '=',
+        '~~',
+        '|',
+        '\\',
+        'a',
+        'word',
+        ' ',
+        'b_c',
+        'img',
+        '/div',
+        '!--',
+        'http://x.y/',
+      );
       fc.assert(
         fc.property(fc.array(piece, { minLength: 1, maxLength: 12 }), (pieces) => {
           const text = pieces.join('').replace(/\s+/g, ' ').trim();
@@ -159,7 +230,12 @@ describe(MarkdownConverter.name, () => {
     });
 
     it('property: any grid of cells with any spans makes a well-formed GFM table (every line the same width)', () => {
-      const cell = fc.record({ text: fc.constantFrom('a', 'b|c', '', 'x y', '<p>p1</p><p>p2</p>'), colspan: fc.integer({ min: 1, max: 4 }), rowspan: fc.integer({ min: 1, max: 3 }), th: fc.boolean() });
+      const cell = fc.record({
+        text: fc.constantFrom('a', 'b|c', '', 'x y', '<p>p1</p><p>p2</p>'),
+        colspan: fc.integer({ min: 1, max: 4 }),
+        rowspan: fc.integer({ min: 1, max: 3 }),
+        th: fc.boolean(),
+      });
       fc.assert(
         fc.property(fc.array(fc.array(cell, { minLength: 2, maxLength: 4 }), { minLength: 2, maxLength: 5 }), (rows) => {
           const html = `<table>${rows.map((r) => `<tr>${r.map((c) => `<${c.th ? 'th' : 'td'} colspan="${c.colspan}" rowspan="${c.rowspan}">${c.text}</${c.th ? 'th' : 'td'}>`).join('')}</tr>`).join('')}</table>`;

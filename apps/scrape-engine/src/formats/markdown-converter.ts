@@ -34,7 +34,13 @@ export class MarkdownConverter {
     private readonly mainContent: MainContentReader,
     rules: Record<string, TurndownService.Rule> = MARKDOWN_RULES,
   ) {
-    this.turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_', hr: '---' });
+    this.turndown = new TurndownService({
+      headingStyle: 'atx',
+      codeBlockStyle: 'fenced',
+      bulletListMarker: '-',
+      emDelimiter: '_',
+      hr: '---',
+    });
     this.turndown.escape = escapeMarkdownText;
     for (const [key, rule] of Object.entries(rules)) this.turndown.addRule(key, rule);
     this.turndown.addRule('listItem', { filter: 'li', replacement: listItem });
@@ -60,7 +66,14 @@ export class MarkdownConverter {
     } catch (error) {
       const text = tree ? tree.textContent : textOf(source);
       const reason = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : 'conversion failed';
-      return { markdown: text.replace(/[ \t]*\n\s*\n\s*/g, '\n\n').replace(/[ \t]+/g, ' ').trim(), degraded: reason, mainContentFallback };
+      return {
+        markdown: text
+          .replace(/[ \t]*\n\s*\n\s*/g, '\n\n')
+          .replace(/[ \t]+/g, ' ')
+          .trim(),
+        degraded: reason,
+        mainContentFallback,
+      };
     }
   }
 }
@@ -76,11 +89,22 @@ function listItem(content: string, node: TurndownService.Node): string {
   }
   const isParagraph = /\n$/.test(content);
   // A task checkbox is followed by the item's own leading space.
-  const body = content.replace(/^\n+/, '').replace(/\n+$/, '').replace(/^(\[[x ]\]) +/, '$1 ') + (isParagraph ? '\n' : '');
+  const body =
+    content
+      .replace(/^\n+/, '')
+      .replace(/\n+$/, '')
+      .replace(/^(\[[x ]\]) +/, '$1 ') + (isParagraph ? '\n' : '');
   return prefix + body.replace(/\n/g, `\n${' '.repeat(prefix.length)}`) + (el.nextSibling ? '\n' : '');
 }
 
-type Rules = { array: TurndownService.Rule[]; blankRule: TurndownService.Rule; defaultRule: TurndownService.Rule; _keep: unknown[]; _remove: unknown[]; forNode(node: ElementNode): TurndownService.Rule };
+type Rules = {
+  array: TurndownService.Rule[];
+  blankRule: TurndownService.Rule;
+  defaultRule: TurndownService.Rule;
+  _keep: unknown[];
+  _remove: unknown[];
+  forNode(node: ElementNode): TurndownService.Rule;
+};
 
 /**
  * turndown picks a node's rule by trying every rule's filter in turn, lower-casing the node's name
@@ -93,7 +117,11 @@ function indexRulesByElement(service: TurndownService): void {
   const rules = (service as unknown as { rules: Rules }).rules;
   if (rules._keep.length > 0 || rules._remove.length > 0) throw new Error('keep/remove rules are not indexed');
   const names = (filter: TurndownService.Filter): Set<string> | null =>
-    typeof filter === 'string' ? new Set([filter.toUpperCase()]) : Array.isArray(filter) ? new Set(filter.map((f) => String(f).toUpperCase())) : null;
+    typeof filter === 'string'
+      ? new Set([filter.toUpperCase()])
+      : Array.isArray(filter)
+        ? new Set(filter.map((f) => String(f).toUpperCase()))
+        : null;
   const indexed = rules.array.map((rule) => ({ rule, names: names(rule.filter!) }));
   const byName = new Map<string, Array<{ rule: TurndownService.Rule; names: Set<string> | null }>>();
   const options = (service as unknown as { options: TurndownService.Options }).options;
@@ -102,7 +130,8 @@ function indexRulesByElement(service: TurndownService): void {
     let candidates = byName.get(node.nodeName);
     if (!candidates) byName.set(node.nodeName, (candidates = indexed.filter((r) => r.names === null || r.names.has(node.nodeName))));
     for (const { rule, names: matched } of candidates) {
-      if (matched !== null || (rule.filter as unknown as (n: ElementNode, o: TurndownService.Options) => boolean).call(rule, node, options)) return rule;
+      if (matched !== null || (rule.filter as unknown as (n: ElementNode, o: TurndownService.Options) => boolean).call(rule, node, options))
+        return rule;
     }
     return rules.defaultRule;
   };
@@ -120,7 +149,9 @@ function elementIndex(el: ElementNode): number {
  * page's other elements still convert.
  */
 function guardReplacements(service: TurndownService): void {
-  const rules = (service as unknown as { rules: { array: TurndownService.Rule[]; blankRule: TurndownService.Rule; defaultRule: TurndownService.Rule } }).rules;
+  const rules = (
+    service as unknown as { rules: { array: TurndownService.Rule[]; blankRule: TurndownService.Rule; defaultRule: TurndownService.Rule } }
+  ).rules;
   for (const rule of [...rules.array, rules.blankRule, rules.defaultRule]) {
     const replacement = rule.replacement!;
     rule.replacement = function guarded(this: unknown, content, node, options) {
@@ -136,5 +167,8 @@ function guardReplacements(service: TurndownService): void {
 }
 
 function tidy(markdown: string): string {
-  return markdown.replace(/[ \t]+$/gm, (spaces) => (spaces === '  ' ? spaces : '')).replace(/\n{3,}/g, '\n\n').trim();
+  return markdown
+    .replace(/[ \t]+$/gm, (spaces) => (spaces === '  ' ? spaces : ''))
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }

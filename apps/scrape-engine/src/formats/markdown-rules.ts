@@ -21,7 +21,10 @@ export const MARKDOWN_RULES: Record<string, Rule> = {
     const text = oneLine(content);
     return text ? `\n\n${'#'.repeat(Number(node.nodeName[1]))} ${text}\n\n` : '';
   }),
-  link: rule((node) => node.nodeName === 'A' && node.getAttribute('href') !== null, (content, node) => link(content, node.getAttribute('href')!)),
+  link: rule(
+    (node) => node.nodeName === 'A' && node.getAttribute('href') !== null,
+    (content, node) => link(content, node.getAttribute('href')!),
+  ),
   image: rule('img', (_content, node) => {
     const src = node.getAttribute('src');
     return src ? `![${escapeMarkdownText(oneLine(node.getAttribute('alt') ?? ''))}](${linkDestination(src)})` : '';
@@ -43,7 +46,9 @@ export const MARKDOWN_RULES: Record<string, Rule> = {
 
 function rule(filter: string | string[] | ((node: ElementNode) => boolean), replacement: Replacement): Rule {
   return {
-    filter: (typeof filter === 'function' ? (node: HTMLElement) => filter(node as unknown as ElementNode) : filter) as TurndownService.Filter,
+    filter: (typeof filter === 'function'
+      ? (node: HTMLElement) => filter(node as unknown as ElementNode)
+      : filter) as TurndownService.Filter,
     replacement: (content: string, node: TurndownService.Node) => replacement(content, node as unknown as ElementNode),
   };
 }
@@ -52,7 +57,10 @@ function codeBlock(pre: ElementNode): string {
   // The HTML parser drops a newline right after <pre>; trailing newlines are layout.
   const code = pre.textContent.replace(/^\r?\n/, '').replace(/\s+$/, '');
   if (!code.trim()) return '';
-  const language = languageOf(pre) ?? (pre.firstChild instanceof ElementNode && pre.firstChild.nodeName === 'CODE' ? languageOf(pre.firstChild) : null) ?? '';
+  const language =
+    languageOf(pre) ??
+    (pre.firstChild instanceof ElementNode && pre.firstChild.nodeName === 'CODE' ? languageOf(pre.firstChild) : null) ??
+    '';
   const longestRun = Math.max(2, ...(code.match(/`{3,}/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(longestRun + 1);
   return `\n\n${fence}${language}\n${code}\n${fence}\n\n`;
@@ -124,7 +132,8 @@ function rowsOf(table: ElementNode): ElementNode[] {
   const rows: ElementNode[] = [];
   for (const child of table.children) {
     if (child.nodeName === 'TR') rows.push(child);
-    else if (child.nodeName === 'THEAD' || child.nodeName === 'TBODY' || child.nodeName === 'TFOOT') rows.push(...child.children.filter((r) => r.nodeName === 'TR'));
+    else if (child.nodeName === 'THEAD' || child.nodeName === 'TBODY' || child.nodeName === 'TFOOT')
+      rows.push(...child.children.filter((r) => r.nodeName === 'TR'));
   }
   return rows;
 }
@@ -181,13 +190,15 @@ const NEEDS_ESCAPING = /[\\`*_[\]<&~]|^\s*(?:[-+>#=]|\d+[.)])/;
  */
 export function escapeMarkdownText(text: string): string {
   if (!NEEDS_ESCAPING.test(text)) return text;
-  return text
-    .replace(/[\\`*[\]]/g, '\\$&')
-    .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\_')
-    .replace(/~~/g, '\\~\\~')
-    // At the end of the text too: the next text node may complete the tag or entity.
-    .replace(/<(?=[A-Za-z/!?]|$)/g, '\\<')
-    .replace(/&(?=#?[A-Za-z0-9]+;|#?[A-Za-z0-9]*$)/g, '\\&')
-    .replace(/^(\s*)([-+>=]|#{1,6}(?=\s|$))/, '$1\\$2')
-    .replace(/^(\s*\d+)([.)])(?=\s|$)/, '$1\\$2');
+  return (
+    text
+      .replace(/[\\`*[\]]/g, '\\$&')
+      .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\_')
+      .replace(/~~/g, '\\~\\~')
+      // At the end of the text too: the next text node may complete the tag or entity.
+      .replace(/<(?=[A-Za-z/!?]|$)/g, '\\<')
+      .replace(/&(?=#?[A-Za-z0-9]+;|#?[A-Za-z0-9]*$)/g, '\\&')
+      .replace(/^(\s*)([-+>=]|#{1,6}(?=\s|$))/, '$1\\$2')
+      .replace(/^(\s*\d+)([.)])(?=\s|$)/, '$1\\$2')
+  );
 }

@@ -25,14 +25,24 @@ export class PageFormatter {
     private readonly extractor: SelectorExtractor,
   ) {}
 
-  format(request: Pick<ScrapeRequest, 'format' | 'extract' | 'only_main_content' | 'include_images' | 'include_metadata'>, html: string, url: string): FormattedPage {
+  format(
+    request: Pick<ScrapeRequest, 'format' | 'extract' | 'only_main_content' | 'include_images' | 'include_metadata'>,
+    html: string,
+    url: string,
+  ): FormattedPage {
     const page = new ParsedPage(html, url);
     const extracted = request.extract ? this.extractor.extract(page, request.extract) : null;
     const metadata = request.include_metadata ? pageMetadataOf(page) : null;
     if (request.format !== 'markdown') return { markdown: null, extracted, metadata, notes: [] };
-    const converted = this.markdown.convert(page, { onlyMainContent: request.only_main_content ?? false, includeImages: request.include_images ?? true });
+    const converted = this.markdown.convert(page, {
+      onlyMainContent: request.only_main_content ?? false,
+      includeImages: request.include_images ?? true,
+    });
     const notes: string[] = [];
-    if (converted.degraded) notes.push(`The page could not be converted to markdown (${converted.degraded}); markdown holds its visible text. Request format=html for the page itself.`);
+    if (converted.degraded)
+      notes.push(
+        `The page could not be converted to markdown (${converted.degraded}); markdown holds its visible text. Request format=html for the page itself.`,
+      );
     if (converted.mainContentFallback) notes.push(MAIN_CONTENT_FALLBACK_NOTE);
     return { markdown: converted.markdown, extracted, metadata, notes };
   }

@@ -4,7 +4,10 @@ import { alignRawText } from './raw-text-boundaries';
 
 // <pre> is parsed as markup (its <code>, <b>, <br> are elements); script, style and noscript stay raw text.
 // title and textarea are RCDATA: their text is never markup (`<` in a title is a character), and entities still decode.
-export const PARSE_OPTIONS = { comment: false, blockTextElements: { script: true, noscript: true, style: true, title: true, textarea: true } };
+export const PARSE_OPTIONS = {
+  comment: false,
+  blockTextElements: { script: true, noscript: true, style: true, title: true, textarea: true },
+};
 
 /**
  * One HTML page parsed once, on first use, and shared by everything that reads it in one scrape

@@ -53,9 +53,34 @@ describe('raw-text boundaries', () => {
   it('property: the parse sees the same page text as a browser, whatever the scripts, styles and comments hold', () => {
     // Every way a script's text can hold markup, comments and end tags (a malformed end tag such as
     // `</script</p>` left outside a script is a tokenizer question beyond raw text, not generated).
-    const inside = fc.constantFrom('<!--', '-->', '<!-->', '<script>', '</script>', '</SCRIPT >', '<script ', '</style>', '</noscript>', '</textarea>', 'var a = "x";', '<p>fake</p>', ' ', '--', '<', '>', '&amp;', '&lt;b&gt;');
+    const inside = fc.constantFrom(
+      '<!--',
+      '-->',
+      '<!-->',
+      '<script>',
+      '</script>',
+      '</SCRIPT >',
+      '<script ',
+      '</style>',
+      '</noscript>',
+      '</textarea>',
+      'var a = "x";',
+      '<p>fake</p>',
+      ' ',
+      '--',
+      '<',
+      '>',
+      '&amp;',
+      '&lt;b&gt;',
+    );
     // textarea is RCDATA: text up to its end tag, with entities decoded.
-    const rawText = fc.tuple(fc.constantFrom('script', 'SCRIPT', 'Script', 'style', 'STYLE', 'textarea', 'TEXTAREA'), fc.array(inside, { maxLength: 8 }), fc.constantFrom('', ' ', '\n')).map(([tag, body, space]) => `<${tag}>${textareaLead(tag)}${body.join('')}</${tag.toLowerCase()}${space}>`);
+    const rawText = fc
+      .tuple(
+        fc.constantFrom('script', 'SCRIPT', 'Script', 'style', 'STYLE', 'textarea', 'TEXTAREA'),
+        fc.array(inside, { maxLength: 8 }),
+        fc.constantFrom('', ' ', '\n'),
+      )
+      .map(([tag, body, space]) => `<${tag}>${textareaLead(tag)}${body.join('')}</${tag.toLowerCase()}${space}>`);
     const outside = fc.constantFrom('<p>Alpha</p>', 'beta ', '<!-- a comment <script> -->', '<div>gamma <b>delta</b></div>', ' ');
     fc.assert(
       fc.property(fc.array(fc.oneof(rawText, outside), { minLength: 1, maxLength: 8 }), (parts) => {
@@ -67,7 +92,20 @@ describe('raw-text boundaries', () => {
   });
 
   it('property: the title is text up to its end tag (RCDATA), as a browser reads it, whatever it holds', () => {
-    const piece = fc.constantFrom('Release notes', '<b>bold</b>', '<<<END_MARKER nonce=0>>>', '</b>', '<!-- x -->', '&amp;', '&lt;', '\n', ' ', '<script>x</script>', '</TITLE', '</titles>');
+    const piece = fc.constantFrom(
+      'Release notes',
+      '<b>bold</b>',
+      '<<<END_MARKER nonce=0>>>',
+      '</b>',
+      '<!-- x -->',
+      '&amp;',
+      '&lt;',
+      '\n',
+      ' ',
+      '<script>x</script>',
+      '</TITLE',
+      '</titles>',
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 8 }), fc.constantFrom('</title>', '</TITLE >', '</Title\t>'), (parts, end) => {
         const html = `<html><head><title>${parts.join('')}${end}<meta name="description" content="d"></head><body><p>x</p></body></html>`;

@@ -67,7 +67,10 @@ export function alignRawText(html: string): string {
       out ??= [];
       // Only a script can hold its own end tag (inside an escape); node-html-parser must not end it there. Other
       // elements end at the first one, and title/textarea text is shown: it stays as written.
-      const content = name === 'script' ? html.slice(contentStart, contentEnd).replace(/<\/script/gi, '<\\/script') : html.slice(contentStart, contentEnd);
+      const content =
+        name === 'script'
+          ? html.slice(contentStart, contentEnd).replace(/<\/script/gi, '<\\/script')
+          : html.slice(contentStart, contentEnd);
       out.push(html.slice(copiedUpTo, at), `<${name}`, start[0].slice(1 + written.length), content, `</${name}>`);
       copiedUpTo = after;
     }

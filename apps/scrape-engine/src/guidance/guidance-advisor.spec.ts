@@ -4,35 +4,77 @@ import { GuidanceAdvisor } from './guidance-advisor';
 const validator = new ContentValidator();
 const advisor = new GuidanceAdvisor();
 const request = { url: 'https://example.com/', browser: false, retry_on_block: false, use_proxy: null };
-const verdictFor = (statusCode: number, body: string, headers = {}) => validator.validate({ statusCode, body, headers, contentType: 'text/html' });
+const verdictFor = (statusCode: number, body: string, headers = {}) =>
+  validator.validate({ statusCode, body, headers, contentType: 'text/html' });
 const article = `<html><body>${'<p>Readable content for a real page. </p>'.repeat(60)}</body></html>`;
 
 describe(GuidanceAdvisor.name, () => {
   it('reports success with nothing to do', () => {
     expect(advisor.advise(request, { kind: 'response', statusCode: 200, verdict: verdictFor(200, article), attempts: 1 }, 1)).toEqual({
-      success: true, error_type: null, error_provider: null, credits_charged: 1, credits_refunded: false, next_steps: [], suggested_request: null, stop_reason: null,
+      success: true,
+      error_type: null,
+      error_provider: null,
+      credits_charged: 1,
+      credits_refunded: false,
+      next_steps: [],
+      suggested_request: null,
+      stop_reason: null,
     });
   });
 
   it('suggests a browser with rotation for a CAPTCHA, naming the provider, and stops once that failed too', () => {
-    const verdict = verdictFor(200, '<html><body><div class="g-recaptcha"></div><script src="https://www.google.com/recaptcha/api.js"></script></body></html>');
+    const verdict = verdictFor(
+      200,
+      '<html><body><div class="g-recaptcha"></div><script src="https://www.google.com/recaptcha/api.js"></script></body></html>',
+    );
     const first = advisor.advise(request, { kind: 'response', statusCode: 200, verdict, attempts: 1 }, 1);
-    expect(first).toMatchObject({ success: false, error_type: 'captcha', error_provider: 'recaptcha', credits_charged: 1, stop_reason: null });
-    expect(first.suggested_request).toMatchObject({ url: request.url, browser: true, browser_type: 'heavy', retry_on_block: true, use_proxy: 'any' });
-    const last = advisor.advise({ ...request, browser: true, retry_on_block: true }, { kind: 'response', statusCode: 200, verdict, attempts: 4 }, 5);
+    expect(first).toMatchObject({
+      success: false,
+      error_type: 'captcha',
+      error_provider: 'recaptcha',
+      credits_charged: 1,
+      stop_reason: null,
+    });
+    expect(first.suggested_request).toMatchObject({
+      url: request.url,
+      browser: true,
+      browser_type: 'heavy',
+      retry_on_block: true,
+      use_proxy: 'any',
+    });
+    const last = advisor.advise(
+      { ...request, browser: true, retry_on_block: true },
+      { kind: 'response', statusCode: 200, verdict, attempts: 4 },
+      5,
+    );
     expect(last.suggested_request).toBeNull();
     expect(last.stop_reason).toMatch(/retrying will not help/);
   });
 
   it('suggests browser rendering for an empty JavaScript shell', () => {
-    const g = advisor.advise(request, { kind: 'response', statusCode: 200, verdict: verdictFor(200, '<html><body><div id="root"></div><script src="/a.js"></script></body></html>'), attempts: 1 }, 1);
+    const g = advisor.advise(
+      request,
+      {
+        kind: 'response',
+        statusCode: 200,
+        verdict: verdictFor(200, '<html><body><div id="root"></div><script src="/a.js"></script></body></html>'),
+        attempts: 1,
+      },
+      1,
+    );
     expect(g).toMatchObject({ error_type: 'empty_shell', suggested_request: { browser: true, browser_type: 'light' } });
   });
 
   it('tells a 429 to back off and a 404 to stop', () => {
-    expect(advisor.advise(request, { kind: 'response', statusCode: 429, verdict: verdictFor(429, 'slow down'), attempts: 1 }, 1).next_steps[0]).toMatch(/rate-limited/);
-    expect(advisor.advise(request, { kind: 'response', statusCode: 404, verdict: verdictFor(404, '<h1>Not found</h1>'), attempts: 1 }, 1)).toMatchObject({ error_type: 'http_4xx', stop_reason: expect.stringMatching(/does not exist/) });
-    expect(advisor.advise(request, { kind: 'response', statusCode: 502, verdict: verdictFor(502, 'bad gateway'), attempts: 1 }, 1)).toMatchObject({ error_type: 'http_5xx', stop_reason: null });
+    expect(
+      advisor.advise(request, { kind: 'response', statusCode: 429, verdict: verdictFor(429, 'slow down'), attempts: 1 }, 1).next_steps[0],
+    ).toMatch(/rate-limited/);
+    expect(
+      advisor.advise(request, { kind: 'response', statusCode: 404, verdict: verdictFor(404, '<h1>Not found</h1>'), attempts: 1 }, 1),
+    ).toMatchObject({ error_type: 'http_4xx', stop_reason: expect.stringMatching(/does not exist/) });
+    expect(
+      advisor.advise(request, { kind: 'response', statusCode: 502, verdict: verdictFor(502, 'bad gateway'), attempts: 1 }, 1),
+    ).toMatchObject({ error_type: 'http_5xx', stop_reason: null });
   });
 
   it.each([

@@ -29,7 +29,10 @@ describe('proxySettingsOf', () => {
   it.each([
     [null, { selection: null, maxRetries: 3, delayMs: 1000, backoff: 2 }],
     ['any', { selection: 'any', maxRetries: 3, delayMs: 1000, backoff: 2 }],
-    [{ proxy: 'de', max_retries: 1, delay_seconds: 0, backoff_factor: 3 }, { selection: 'de', maxRetries: 1, delayMs: 0, backoff: 3 }],
+    [
+      { proxy: 'de', max_retries: 1, delay_seconds: 0, backoff_factor: 3 },
+      { selection: 'de', maxRetries: 1, delayMs: 0, backoff: 3 },
+    ],
   ])('reads %p', (useProxy, expected) => {
     expect(proxySettingsOf(useProxy as never)).toEqual(expected);
   });

@@ -3,7 +3,16 @@
  * `instanceof` / `errorType`, never by matching messages. Infrastructure failures are never
  * charged (spec section 7).
  */
-export type FetchErrorType = 'dns_error' | 'connection_error' | 'timeout' | 'proxy_error' | 'tls_error' | 'too_many_redirects' | 'body_too_large' | 'target_blocked' | 'fetch_error';
+export type FetchErrorType =
+  | 'dns_error'
+  | 'connection_error'
+  | 'timeout'
+  | 'proxy_error'
+  | 'tls_error'
+  | 'too_many_redirects'
+  | 'body_too_large'
+  | 'target_blocked'
+  | 'fetch_error';
 
 export abstract class FetchFailure extends Error {
   abstract readonly errorType: FetchErrorType;

@@ -29,7 +29,12 @@ describe(SimpleFetcher.name, () => {
   });
 
   it('sends browser-like headers, custom headers, cookies and the language', async () => {
-    const res = await fetcher.fetch({ url: `${site.url}/echo`, headers: { 'X-Custom': 'yes' }, cookies: { session: 'abc', theme: 'dark' }, language: 'de-DE' });
+    const res = await fetcher.fetch({
+      url: `${site.url}/echo`,
+      headers: { 'X-Custom': 'yes' },
+      cookies: { session: 'abc', theme: 'dark' },
+      language: 'de-DE',
+    });
     const echoed = JSON.parse(res.text!);
     expect(echoed.method).toBe('GET');
     expect(echoed.headers['user-agent']).toMatch(/Mozilla\/5\.0/);
@@ -116,7 +121,9 @@ describe(SimpleFetcher.name, () => {
   });
 
   it('goes through a proxy when given one', async () => {
-    const { Server } = await importEsm<{ Server: new (o: object) => { listen(): Promise<void>; close(force: boolean): Promise<void>; port: number } }>('proxy-chain');
+    const { Server } = await importEsm<{
+      Server: new (o: object) => { listen(): Promise<void>; close(force: boolean): Promise<void>; port: number };
+    }>('proxy-chain');
     let proxied = 0;
     const proxy = new Server({ port: 0, host: '127.0.0.1', prepareRequestFunction: () => ((proxied += 1), {}) });
     await proxy.listen();

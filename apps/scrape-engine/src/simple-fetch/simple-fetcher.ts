@@ -49,7 +49,13 @@ export interface FetchedResponse {
 
 export const FETCH_DEFAULTS = { connectTimeoutMs: 10_000, totalTimeoutMs: 30_000, maxBodyBytes: 10 * 1024 * 1024, maxRedirects: 10 };
 
-type GotScraping = (url: string, options: Record<string, unknown>) => Promise<{ statusCode: number; statusMessage?: string; headers: Record<string, string | string[] | undefined>; rawBody: Buffer }> & { on(event: 'downloadProgress', fn: (p: { transferred: number }) => void): void; cancel(): void };
+type GotScraping = (
+  url: string,
+  options: Record<string, unknown>,
+) => Promise<{ statusCode: number; statusMessage?: string; headers: Record<string, string | string[] | undefined>; rawBody: Buffer }> & {
+  on(event: 'downloadProgress', fn: (p: { transferred: number }) => void): void;
+  cancel(): void;
+};
 
 /**
  * Plain-HTTP fetching with got-scraping: browser-like headers and TLS, a proxy when given, and the
@@ -60,7 +66,14 @@ type GotScraping = (url: string, options: Record<string, unknown>) => Promise<{ 
  */
 export class SimpleFetcher {
   private gotScraping: GotScraping | null = null;
-  private readonly headerGenerator = new HeaderGenerator({ browsers: [{ name: 'chrome', minVersion: 120 }, { name: 'firefox', minVersion: 120 }, { name: 'safari', minVersion: 16 }], httpVersion: '1' });
+  private readonly headerGenerator = new HeaderGenerator({
+    browsers: [
+      { name: 'chrome', minVersion: 120 },
+      { name: 'firefox', minVersion: 120 },
+      { name: 'safari', minVersion: 16 },
+    ],
+    httpVersion: '1',
+  });
 
   constructor(private readonly guard: TargetGuard) {}
 
@@ -80,15 +93,18 @@ export class SimpleFetcher {
       const response = await this.fetchOnce(got, target, method, request, settings, browserHeaders, remaining, started);
       const location = response.headers.location;
       if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string' && location) {
-        if (hop >= settings.maxRedirects) throw new TooManyRedirects(`More than ${settings.maxRedirects} redirects.`, this.timings(started));
+        if (hop >= settings.maxRedirects)
+          throw new TooManyRedirects(`More than ${settings.maxRedirects} redirects.`, this.timings(started));
         url = new URL(location, url).toString();
         redirects.push(url);
         // 303 always, and 301/302 after a POST, continue as GET (what browsers do).
-        if (response.statusCode === 303 || (method === 'POST' && (response.statusCode === 301 || response.statusCode === 302))) method = 'GET';
+        if (response.statusCode === 303 || (method === 'POST' && (response.statusCode === 301 || response.statusCode === 302)))
+          method = 'GET';
         try {
           target = await this.guard.vet(url);
         } catch (error) {
-          if (error instanceof TargetBlockedError) throw new RedirectBlocked(`A redirect pointed to a blocked target: ${error.message}`, error.reason, this.timings(started));
+          if (error instanceof TargetBlockedError)
+            throw new RedirectBlocked(`A redirect pointed to a blocked target: ${error.message}`, error.reason, this.timings(started));
           throw error;
         }
         continue;
@@ -122,7 +138,9 @@ export class SimpleFetcher {
   ) {
     const headers: Record<string, string> = { ...browserHeaders, ...lowerKeys(request.headers ?? {}) };
     if (request.cookies && Object.keys(request.cookies).length > 0) {
-      headers.cookie = Object.entries(request.cookies).map(([k, v]) => `${k}=${v}`).join('; ');
+      headers.cookie = Object.entries(request.cookies)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('; ');
     }
     const body: Record<string, unknown> = {};
     if (method === 'POST' && request.payload) {
@@ -163,7 +181,10 @@ export class SimpleFetcher {
 
   private browserHeaders(request: SimpleFetchRequest): Record<string, string> {
     const devices = request.windowSize === 'mobile' ? ['mobile'] : request.windowSize === 'any' ? ['desktop', 'mobile'] : ['desktop'];
-    const generated = this.headerGenerator.getHeaders({ devices: devices as never, locales: request.language ? [request.language] : ['en-US'] });
+    const generated = this.headerGenerator.getHeaders({
+      devices: devices as never,
+      locales: request.language ? [request.language] : ['en-US'],
+    });
     const headers = lowerKeys(generated);
     if (request.language) headers['accept-language'] = acceptLanguageFor(request.language);
     return headers;
@@ -189,23 +210,31 @@ function classify(error: unknown, viaProxy: boolean, timings: Record<string, num
   const e = error as { code?: string; name?: string; message?: string };
   const code = e.code ?? '';
   const message = e.message ?? String(error);
-  if (e.name === 'TimeoutError' || code === 'ETIMEDOUT') return new FetchTimeout(`The target did not answer in time (${message}).`, timings);
+  if (e.name === 'TimeoutError' || code === 'ETIMEDOUT')
+    return new FetchTimeout(`The target did not answer in time (${message}).`, timings);
   if (viaProxy && (/proxy/i.test(message) || code === 'ERR_PROXY')) return new ProxyFailure(`The proxy failed: ${message}`, timings);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new DnsFailure(`The host could not be resolved (${code}).`, timings);
   if (['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED'].includes(code)) {
-    return viaProxy ? new ProxyFailure(`The connection through the proxy failed (${code}).`, timings) : new ConnectionFailure(`The connection failed (${code}).`, timings);
+    return viaProxy
+      ? new ProxyFailure(`The connection through the proxy failed (${code}).`, timings)
+      : new ConnectionFailure(`The connection failed (${code}).`, timings);
   }
-  if (/CERT|SSL|TLS|self.signed/i.test(code) || /certificate|ssl|tls/i.test(message)) return new TlsFailure(`TLS failed: ${message}`, timings);
+  if (/CERT|SSL|TLS|self.signed/i.test(code) || /certificate|ssl|tls/i.test(message))
+    return new TlsFailure(`TLS failed: ${message}`, timings);
   return new UnclassifiedFetchFailure(`The fetch failed: ${message}`, timings);
 }
 
 function isTextual(contentType: string | null, body: Buffer): boolean {
-  if (contentType) return /^(text\/|application\/(xhtml\+xml|xml|json|ld\+json|javascript|rss\+xml|atom\+xml)|image\/svg\+xml)/i.test(contentType.trim());
+  if (contentType)
+    return /^(text\/|application\/(xhtml\+xml|xml|json|ld\+json|javascript|rss\+xml|atom\+xml)|image\/svg\+xml)/i.test(contentType.trim());
   return !body.subarray(0, 1024).includes(0);
 }
 
 function decode(body: Buffer, contentType: string | null): string {
-  const charset = /charset=["']?([\w-]+)/i.exec(contentType ?? '')?.[1] ?? /<meta[^>]+charset=["']?([\w-]+)/i.exec(body.subarray(0, 2048).toString('latin1'))?.[1] ?? 'utf-8';
+  const charset =
+    /charset=["']?([\w-]+)/i.exec(contentType ?? '')?.[1] ??
+    /<meta[^>]+charset=["']?([\w-]+)/i.exec(body.subarray(0, 2048).toString('latin1'))?.[1] ??
+    'utf-8';
   try {
     return new TextDecoder(charset.toLowerCase()).decode(body);
   } catch {

@@ -47,6 +47,10 @@ export class InFlightScrapes implements OnApplicationBootstrap, OnApplicationShu
 
   private announce(): void {
     if (this.requestIds.size === 0) return;
-    this.bus.emit(SUBJECTS.scrape.inFlight, { worker_id: this.workerId, request_ids: [...this.requestIds.keys()], interval_ms: IN_FLIGHT_INTERVAL_MS });
+    this.bus.emit(SUBJECTS.scrape.inFlight, {
+      worker_id: this.workerId,
+      request_ids: [...this.requestIds.keys()],
+      interval_ms: IN_FLIGHT_INTERVAL_MS,
+    });
   }
 }

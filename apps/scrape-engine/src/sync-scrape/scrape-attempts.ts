@@ -71,7 +71,13 @@ export async function attemptWithRetries<T, F extends AttemptFailure>(options: {
 }
 
 /** What billing and the job listing need to know about one scrape. */
-export function executionFacts(mode: ScrapeExecutionFacts['mode'], credits: number, targetDomain: string, statusCode: number | null, outcome: AttemptsOutcome<unknown, unknown>): ScrapeExecutionFacts {
+export function executionFacts(
+  mode: ScrapeExecutionFacts['mode'],
+  credits: number,
+  targetDomain: string,
+  statusCode: number | null,
+  outcome: AttemptsOutcome<unknown, unknown>,
+): ScrapeExecutionFacts {
   const { verdict } = outcome;
   return {
     billable: credits > 0,
@@ -89,6 +95,27 @@ export function executionFacts(mode: ScrapeExecutionFacts['mode'], credits: numb
 }
 
 /** The content fields of a response when the site never answered. */
-export function emptyBody(): Pick<ScrapeResultBody, 'html' | 'markdown' | 'screenshot' | 'extracted_data' | 'evaluate_results' | 'network_requests' | 'content_type' | 'body_base64' | 'body_url'> {
-  return { html: null, markdown: null, screenshot: null, extracted_data: null, evaluate_results: null, network_requests: null, content_type: null, body_base64: null, body_url: null };
+export function emptyBody(): Pick<
+  ScrapeResultBody,
+  | 'html'
+  | 'markdown'
+  | 'screenshot'
+  | 'extracted_data'
+  | 'evaluate_results'
+  | 'network_requests'
+  | 'content_type'
+  | 'body_base64'
+  | 'body_url'
+> {
+  return {
+    html: null,
+    markdown: null,
+    screenshot: null,
+    extracted_data: null,
+    evaluate_results: null,
+    network_requests: null,
+    content_type: null,
+    body_base64: null,
+    body_url: null,
+  };
 }

@@ -25,7 +25,9 @@ export async function validated<T extends object>(type: new () => T, plain: Reco
   const value = plainToInstance(type, plain);
   const errors = await validate(value, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) {
-    throw new InvalidScrapeRequestError(`invalid request: ${errors.map((e) => Object.values(e.constraints ?? {}).join(', ') || e.property).join('; ')}`);
+    throw new InvalidScrapeRequestError(
+      `invalid request: ${errors.map((e) => Object.values(e.constraints ?? {}).join(', ') || e.property).join('; ')}`,
+    );
   }
   return value;
 }

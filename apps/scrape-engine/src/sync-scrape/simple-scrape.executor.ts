@@ -61,7 +61,13 @@ export class SimpleScrapeExecutor {
           },
           attempt === 1 ? firstHop : undefined,
         ),
-      judge: (response) => this.validator.validate({ statusCode: response.statusCode, headers: response.headers, contentType: response.contentType, body: response.text }),
+      judge: (response) =>
+        this.validator.validate({
+          statusCode: response.statusCode,
+          headers: response.headers,
+          contentType: response.contentType,
+          body: response.text,
+        }),
       isFailure: (error): error is FetchFailure => error instanceof FetchFailure,
       viaProxy: (proxyUrl, error) => proxyUrl !== null || error instanceof ProxyFailure,
     });
@@ -71,7 +77,10 @@ export class SimpleScrapeExecutor {
     const credits = response ? CREDIT_COST.simple_request : 0;
     const { notes, ...body } = response ? this.shape(request, response) : { ...emptyBody(), notes: [] };
     const extractionMs = performance.now() - extractionStarted;
-    const scrapeOutcome: ScrapeOutcome = response && verdict ? { kind: 'response', statusCode: response.statusCode, verdict, attempts } : { kind: 'failure', errorType: failure!.errorType, message: failure!.message, attempts };
+    const scrapeOutcome: ScrapeOutcome =
+      response && verdict
+        ? { kind: 'response', statusCode: response.statusCode, verdict, attempts }
+        : { kind: 'failure', errorType: failure!.errorType, message: failure!.message, attempts };
     const totalMs = performance.now() - started;
     const result: ScrapeResultBody = {
       ...body,
@@ -79,27 +88,61 @@ export class SimpleScrapeExecutor {
       message: response ? response.statusMessage || httpReason(response.statusCode) : failure!.message,
       executionTime: Math.round(totalMs) / 1000,
       potentiallyBlockedByCaptcha: verdict?.potentiallyBlockedByCaptcha ?? false,
-      timings: { queue_wait_ms: 0, proxy_ms: 0, navigation_ms: round(navigationMs), extraction_ms: round(extractionMs), total_ms: round(totalMs) },
+      timings: {
+        queue_wait_ms: 0,
+        proxy_ms: 0,
+        navigation_ms: round(navigationMs),
+        extraction_ms: round(extractionMs),
+        total_ms: round(totalMs),
+      },
       guidance: withFormatNotes(this.advisor.advise(request, scrapeOutcome, credits), notes),
     };
     const facts = executionFacts('simple', credits, firstHop.hostname, response?.statusCode ?? null, outcome);
-    facts.response = response ? { headers: definedHeaders(response.headers), redirects: response.redirects, final_url: response.url } : null;
+    facts.response = response
+      ? { headers: definedHeaders(response.headers), redirects: response.redirects, final_url: response.url }
+      : null;
     return { facts, result };
   }
 
   private shape(request: ScrapeRequest, response: FetchedResponse): ShapedBody & { notes: string[] } {
-    const base = { screenshot: null, evaluate_results: null, network_requests: null, body_url: null, content_type: response.contentType, metadata: null, notes: [] };
+    const base = {
+      screenshot: null,
+      evaluate_results: null,
+      network_requests: null,
+      body_url: null,
+      content_type: response.contentType,
+      metadata: null,
+      notes: [],
+    };
     if (response.text === null) {
       return { ...base, html: '', markdown: null, extracted_data: null, body_base64: response.body.toString('base64') };
     }
     const isHtml = response.contentType === null || /html|xml/i.test(response.contentType);
-    if (!isHtml) return { ...base, html: request.format === 'html' ? response.text : null, markdown: request.format === 'markdown' ? response.text : null, extracted_data: null, body_base64: null };
+    if (!isHtml)
+      return {
+        ...base,
+        html: request.format === 'html' ? response.text : null,
+        markdown: request.format === 'markdown' ? response.text : null,
+        extracted_data: null,
+        body_base64: null,
+      };
     const formatted = this.formatter.format(request, response.text, response.url);
-    return { ...base, html: request.format === 'html' ? response.text : null, markdown: formatted.markdown, extracted_data: formatted.extracted, body_base64: null, metadata: formatted.metadata, notes: formatted.notes };
+    return {
+      ...base,
+      html: request.format === 'html' ? response.text : null,
+      markdown: formatted.markdown,
+      extracted_data: formatted.extracted,
+      body_base64: null,
+      metadata: formatted.metadata,
+      notes: formatted.notes,
+    };
   }
 }
 
-type ShapedBody = Omit<ScrapeResultBody, 'statusCode' | 'message' | 'executionTime' | 'potentiallyBlockedByCaptcha' | 'timings' | 'guidance'>;
+type ShapedBody = Omit<
+  ScrapeResultBody,
+  'statusCode' | 'message' | 'executionTime' | 'potentiallyBlockedByCaptcha' | 'timings' | 'guidance'
+>;
 
 function definedHeaders(headers: FetchedResponse['headers']): Record<string, string | string[]> {
   return Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined));

@@ -85,21 +85,35 @@ export class ViabilityWorker implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private async work(claim: ClaimedUrl): Promise<void> {
-    const heartbeat = setInterval(() => void this.store.renew(claim, this.leaseMs()).catch(() => undefined), Math.max(1000, this.leaseMs() / 3));
+    const heartbeat = setInterval(
+      () => void this.store.renew(claim, this.leaseMs()).catch(() => undefined),
+      Math.max(1000, this.leaseMs() / 3),
+    );
     heartbeat.unref();
     try {
       if (claim.attempt > this.config.viabilityMaxAttempts) {
-        await this.store.complete(claim, entryWithoutEvidence(claim.url, `the analysis was started ${claim.attempt - 1} times without finishing (its worker stopped or failed each time)`));
+        await this.store.complete(
+          claim,
+          entryWithoutEvidence(
+            claim.url,
+            `the analysis was started ${claim.attempt - 1} times without finishing (its worker stopped or failed each time)`,
+          ),
+        );
         return;
       }
       const result = await this.analysis.analyse(claim.url, claim.depth, this.prober.forClaim(claim));
-      if (!(await this.store.complete(claim, result))) this.logger.warn(`${claim.url} (run ${claim.runId}) was taken over by another worker; its answer counts`);
+      if (!(await this.store.complete(claim, result)))
+        this.logger.warn(`${claim.url} (run ${claim.runId}) was taken over by another worker; its answer counts`);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (claim.attempt >= this.config.viabilityMaxAttempts) {
-        await this.store.complete(claim, entryWithoutEvidence(claim.url, `the analysis failed ${claim.attempt} times on our side: ${message}`)).catch(() => undefined);
+        await this.store
+          .complete(claim, entryWithoutEvidence(claim.url, `the analysis failed ${claim.attempt} times on our side: ${message}`))
+          .catch(() => undefined);
       } else {
-        this.logger.warn(`analysis of ${claim.url} (run ${claim.runId}, attempt ${claim.attempt}) failed: ${message}; trying again in ${RETRY_DELAY_MS} ms`);
+        this.logger.warn(
+          `analysis of ${claim.url} (run ${claim.runId}, attempt ${claim.attempt}) failed: ${message}; trying again in ${RETRY_DELAY_MS} ms`,
+        );
         await this.store.renew(claim, RETRY_DELAY_MS).catch(() => undefined);
       }
     } finally {

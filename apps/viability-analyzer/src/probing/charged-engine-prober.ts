@@ -11,7 +11,11 @@ const ENGINE_TIMEOUT_MS = 300_000;
 // A hold outlives the probe: if this process dies mid-probe, the credits come back on their own.
 const HOLD_TTL_SECONDS = 600;
 // Engine answers that say the request itself is wrong rather than the engine unavailable.
-const REFUSALS: Record<string, string> = { 'target.blocked': 'target_blocked', 'scrape.invalid_request': 'invalid_request', 'request.validation_failed': 'invalid_request' };
+const REFUSALS: Record<string, string> = {
+  'target.blocked': 'target_blocked',
+  'scrape.invalid_request': 'invalid_request',
+  'request.validation_failed': 'invalid_request',
+};
 
 /** Whose credits an analysis spends, and how its probes are named in the ledger. */
 export interface ProbeAccount {
@@ -40,7 +44,13 @@ export class ChargedEngineProber {
 
   /** A viability run's URL, as the worker claimed it. */
   forClaim(claim: ClaimedUrl): UrlProber {
-    return this.for({ clientId: claim.clientId, monthlyCredits: claim.monthlyCredits, analysisKey: `viability:${claim.runId}:${claim.position}`, attempt: claim.attempt, ledgerDetails: { viability_run_id: claim.runId } });
+    return this.for({
+      clientId: claim.clientId,
+      monthlyCredits: claim.monthlyCredits,
+      analysisKey: `viability:${claim.runId}:${claim.position}`,
+      attempt: claim.attempt,
+      ledgerDetails: { viability_run_id: claim.runId },
+    });
   }
 
   /** A prober that also tallies what its probes were charged (for an answer that reports it). */
@@ -59,9 +69,17 @@ export class ChargedEngineProber {
   private async probe(account: ProbeAccount, label: ProbeLabel, request: Record<string, unknown>): Promise<ProbeAttempt> {
     const cost = request.browser === true ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
     const correlationId = account.analysisKey;
-    const hold = await this.bus.request(SUBJECTS.billing.creditsReserve, { client_id: account.clientId, monthly_credits: account.monthlyCredits, credits: cost, ttl_seconds: HOLD_TTL_SECONDS }, { correlationId });
+    const hold = await this.bus.request(
+      SUBJECTS.billing.creditsReserve,
+      { client_id: account.clientId, monthly_credits: account.monthlyCredits, credits: cost, ttl_seconds: HOLD_TTL_SECONDS },
+      { correlationId },
+    );
     if (!hold.granted || !hold.reservation_id) {
-      return { kind: 'refused', error: 'quota_exceeded', message: `the monthly credit quota cannot cover this probe (${cost} credits; ${hold.quota.used} of ${hold.quota.limit} used)` };
+      return {
+        kind: 'refused',
+        error: 'quota_exceeded',
+        message: `the monthly credit quota cannot cover this probe (${cost} credits; ${hold.quota.used} of ${hold.quota.limit} used)`,
+      };
     }
     const reservation = { reservation_id: hold.reservation_id, monthly_credits: account.monthlyCredits };
     let facts: ScrapeExecutionFacts;
@@ -88,7 +106,14 @@ export class ChargedEngineProber {
           credits: facts.credits,
           charge_key: `${account.analysisKey}:${label}`,
           mode: facts.mode as BillableMode,
-          details: { ...account.ledgerDetails, probe: label, domain: facts.target_domain, status_code: facts.status_code, block_reason: facts.block_reason, success: result.guidance.success === true },
+          details: {
+            ...account.ledgerDetails,
+            probe: label,
+            domain: facts.target_domain,
+            status_code: facts.status_code,
+            block_reason: facts.block_reason,
+            success: result.guidance.success === true,
+          },
         },
         { correlationId },
       );

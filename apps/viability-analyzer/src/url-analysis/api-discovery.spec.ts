@@ -1,7 +1,8 @@
 import type { CapturedNetworkRequest } from '@lib/contracts';
 import { discoverApi } from './api-discovery';
 
-const TEXT = 'Harbour ferries resume Saturday schedule after storm repairs; commuters welcomed extended evening departures between terminals';
+const TEXT =
+  'Harbour ferries resume Saturday schedule after storm repairs; commuters welcomed extended evening departures between terminals';
 const request = (url: string, body: string, extra: Partial<CapturedNetworkRequest> = {}): CapturedNetworkRequest => ({
   url,
   method: 'GET',
@@ -18,7 +19,14 @@ const request = (url: string, body: string, extra: Partial<CapturedNetworkReques
   error: null,
   ...extra,
 });
-const CONTENT_JSON = JSON.stringify({ items: [{ title: 'Harbour ferries resume Saturday schedule', summary: 'after storm repairs; commuters welcomed extended evening departures between terminals' }] });
+const CONTENT_JSON = JSON.stringify({
+  items: [
+    {
+      title: 'Harbour ferries resume Saturday schedule',
+      summary: 'after storm repairs; commuters welcomed extended evening departures between terminals',
+    },
+  ],
+});
 
 describe('discoverApi', () => {
   it('finds same-site JSON that carries the page content, and the api. subdomain', () => {
@@ -26,7 +34,11 @@ describe('discoverApi', () => {
       request('https://www.news.example/api/stories?page=1', CONTENT_JSON),
       request('https://api.news.example/v2/feed', CONTENT_JSON, { resource_type: 'fetch' }),
     ]);
-    expect(found).toMatchObject({ apiDetected: true, apiEndpoints: ['https://www.news.example/api/stories?page=1', 'https://api.news.example/v2/feed'], authHeadersSeen: false });
+    expect(found).toMatchObject({
+      apiDetected: true,
+      apiEndpoints: ['https://www.news.example/api/stories?page=1', 'https://api.news.example/v2/feed'],
+      authHeadersSeen: false,
+    });
   });
 
   it('ignores beacons, third parties, non-JSON, failures and scripts', () => {
@@ -42,19 +54,31 @@ describe('discoverApi', () => {
   });
 
   it('never takes a public suffix for the site (shop.example.co.uk is not every co.uk host)', () => {
-    const found = discoverApi('https://shop.example.co.uk/', TEXT, '', [request('https://other.co.uk/api', CONTENT_JSON), request('https://api.example.co.uk/items', CONTENT_JSON)]);
+    const found = discoverApi('https://shop.example.co.uk/', TEXT, '', [
+      request('https://other.co.uk/api', CONTENT_JSON),
+      request('https://api.example.co.uk/items', CONTENT_JSON),
+    ]);
     expect(found.apiEndpoints).toEqual(['https://api.example.co.uk/items']);
   });
 
   it('notes credentials sent with an endpoint, and base64 bodies', () => {
     const found = discoverApi('https://app.example.com/', TEXT, '', [
-      request('https://app.example.com/graphql', Buffer.from(CONTENT_JSON).toString('base64'), { method: 'POST', body_encoding: 'base64', request_headers: { Authorization: 'Bearer x' } }),
+      request('https://app.example.com/graphql', Buffer.from(CONTENT_JSON).toString('base64'), {
+        method: 'POST',
+        body_encoding: 'base64',
+        request_headers: { Authorization: 'Bearer x' },
+      }),
     ]);
     expect(found).toMatchObject({ apiDetected: true, authHeadersSeen: true });
   });
 
   it('reports data embedded for scripts', () => {
-    const html = '<script id="__NEXT_DATA__" type="application/json">{}</script><script type="application/ld+json">{}</script><script>window.__INITIAL_STATE__ = {}</script>';
-    expect(discoverApi('https://a.example/', TEXT, html, []).embeddedData).toEqual(['__NEXT_DATA__', 'application/ld+json', '__INITIAL_STATE__']);
+    const html =
+      '<script id="__NEXT_DATA__" type="application/json">{}</script><script type="application/ld+json">{}</script><script>window.__INITIAL_STATE__ = {}</script>';
+    expect(discoverApi('https://a.example/', TEXT, html, []).embeddedData).toEqual([
+      '__NEXT_DATA__',
+      'application/ld+json',
+      '__INITIAL_STATE__',
+    ]);
   });
 });

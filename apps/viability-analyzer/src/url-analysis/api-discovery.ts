@@ -45,7 +45,9 @@ export function discoverApi(pageUrl: string, renderedText: string, rawHtml: stri
     if (!endpoints.includes(request.url)) endpoints.push(request.url);
     const sentAuth = Object.keys(request.request_headers).some((name) => AUTH_HEADERS.includes(name.toLowerCase()));
     authHeadersSeen ||= sentAuth;
-    reasons.push(`${request.method} ${request.url} answered JSON carrying ${shared} words of the page${sentAuth ? ', sent with credentials' : ''}`);
+    reasons.push(
+      `${request.method} ${request.url} answered JSON carrying ${shared} words of the page${sentAuth ? ', sent with credentials' : ''}`,
+    );
   }
   const embeddedData = EMBEDDED_DATA.filter(([, pattern]) => pattern.test(rawHtml)).map(([name]) => name);
   if (embeddedData.length > 0) reasons.push(`the HTML embeds data for its scripts: ${embeddedData.join(', ')}`);
@@ -76,7 +78,12 @@ function sameSite(pageHost: string, host: string): boolean {
 }
 
 function distinctiveWords(text: string): Set<string> {
-  return new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length >= 6));
+  return new Set(
+    text
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((word) => word.length >= 6),
+  );
 }
 
 function countShared(words: Set<string>, body: string): number {

@@ -32,14 +32,22 @@ export function assessJavaScriptNeed(rawHtml: string, renderedHtml: string | nul
   const rawText = visibleTextOf(rawHtml).length;
   const reasons: string[] = [];
   const lowerRaw = rawHtml.toLowerCase();
-  const emptyRoot = SHELL_MARKERS.filter((m) => m.startsWith('<')).some((m) => lowerRaw.includes(m)) || /<(app-root|my-app)[^>]*>\s*<\/\1>/i.test(rawHtml);
+  const emptyRoot =
+    SHELL_MARKERS.filter((m) => m.startsWith('<')).some((m) => lowerRaw.includes(m)) || /<(app-root|my-app)[^>]*>\s*<\/\1>/i.test(rawHtml);
   const noscriptPrompt = [...rawHtml.matchAll(/<noscript\b[^>]*>([\s\S]*?)<\/noscript>/gi)].some((m) => NOSCRIPT_PROMPT.test(m[1] ?? ''));
   const shell = emptyRoot || noscriptPrompt;
   if (emptyRoot) reasons.push('the raw HTML has an empty application root');
   if (noscriptPrompt) reasons.push('the raw HTML asks the reader to enable JavaScript');
   if (renderedHtml === null) {
     reasons.push('no rendering to compare with');
-    return { javascriptRequired: shell && rawText < MEANINGFUL_TEXT, browserConfidence: shell && rawText < MEANINGFUL_TEXT ? 0.5 : 0, rawTextLength: rawText, renderedTextLength: 0, appearedSelector: null, reasons };
+    return {
+      javascriptRequired: shell && rawText < MEANINGFUL_TEXT,
+      browserConfidence: shell && rawText < MEANINGFUL_TEXT ? 0.5 : 0,
+      rawTextLength: rawText,
+      renderedTextLength: 0,
+      appearedSelector: null,
+      reasons,
+    };
   }
   const renderedText = visibleTextOf(renderedHtml).length;
   const raw = parse(rawHtml);
@@ -49,11 +57,21 @@ export function assessJavaScriptNeed(rawHtml: string, renderedHtml: string | nul
   const textGain = renderedText > 0 ? Math.max(0, renderedText - rawText) / renderedText : 0;
   const elementGain = renderedElements > 0 ? Math.max(0, renderedElements - rawElements) / renderedElements : 0;
   const meaningful = renderedText >= MEANINGFUL_TEXT;
-  const javascriptRequired = meaningful && ((renderedText >= 2 * rawText && renderedText - rawText >= 500) || (shell && rawText < MEANINGFUL_TEXT));
+  const javascriptRequired =
+    meaningful && ((renderedText >= 2 * rawText && renderedText - rawText >= 500) || (shell && rawText < MEANINGFUL_TEXT));
   const browserConfidence = meaningful ? round(Math.min(1, 0.6 * textGain + (shell ? 0.25 : 0) + 0.15 * elementGain)) : 0;
-  reasons.push(`visible text ${rawText} characters raw, ${renderedText} rendered; content elements ${rawElements} raw, ${renderedElements} rendered`);
+  reasons.push(
+    `visible text ${rawText} characters raw, ${renderedText} rendered; content elements ${rawElements} raw, ${renderedElements} rendered`,
+  );
   if (!meaningful) reasons.push('the rendered page holds almost no text: nothing to compare');
-  return { javascriptRequired, browserConfidence, rawTextLength: rawText, renderedTextLength: renderedText, appearedSelector: javascriptRequired ? appearedSelectorOf(raw, rendered) : null, reasons };
+  return {
+    javascriptRequired,
+    browserConfidence,
+    rawTextLength: rawText,
+    renderedTextLength: renderedText,
+    appearedSelector: javascriptRequired ? appearedSelectorOf(raw, rendered) : null,
+    reasons,
+  };
 }
 
 function contentElementsOf(root: HTMLElement): number {

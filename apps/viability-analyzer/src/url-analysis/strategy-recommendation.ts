@@ -51,21 +51,44 @@ export interface Recommendation {
  */
 export function recommendStrategy(findings: UrlFindings): Recommendation {
   const { protection, javascript, api, tests } = findings;
-  const can = { canUseSimpleRequest: tests.simple_request?.success ?? false, canUseExtractHtml: tests.extract_html?.success ?? false, canUseBrowser: tests.browser?.success ?? false };
+  const can = {
+    canUseSimpleRequest: tests.simple_request?.success ?? false,
+    canUseExtractHtml: tests.extract_html?.success ?? false,
+    canUseBrowser: tests.browser?.success ?? false,
+  };
   const reasons: string[] = [];
   const protectedSite = protection.vendorsPresent.length > 0 || protection.vendorsChallenging.length > 0;
   const challenged = protection.vendorsChallenging.length > 0;
-  if (protectedSite) reasons.push(`anti-bot protection: ${[...new Set([...protection.vendorsPresent, ...protection.vendorsChallenging])].join(', ')}${challenged ? ` (challenging: ${protection.vendorsChallenging.join(', ')})` : ' (present, not challenging)'}`);
-  const verdict = (strategy: Strategy, difficulty: Difficulty, suggestedRequest: Record<string, unknown> | null, why: string): Recommendation => ({ strategy, difficulty, suggestedRequest, reasons: [why, ...reasons], ...can });
+  if (protectedSite)
+    reasons.push(
+      `anti-bot protection: ${[...new Set([...protection.vendorsPresent, ...protection.vendorsChallenging])].join(', ')}${challenged ? ` (challenging: ${protection.vendorsChallenging.join(', ')})` : ' (present, not challenging)'}`,
+    );
+  const verdict = (
+    strategy: Strategy,
+    difficulty: Difficulty,
+    suggestedRequest: Record<string, unknown> | null,
+    why: string,
+  ): Recommendation => ({ strategy, difficulty, suggestedRequest, reasons: [why, ...reasons], ...can });
 
-  if (protection.loginWall.detected) return verdict('blocked', 'blocked', null, `a login wall: ${protection.loginWall.evidence.join(', ')}`);
+  if (protection.loginWall.detected)
+    return verdict('blocked', 'blocked', null, `a login wall: ${protection.loginWall.evidence.join(', ')}`);
 
   const apiAuthFree = findings.apiAuthRequired === false || (findings.apiAuthRequired === null && api !== null && !api.authHeadersSeen);
   if (api?.apiDetected && apiAuthFree && javascript?.javascriptRequired) {
-    return verdict('api', 'medium', { url: api.apiEndpoints[0] }, `the content comes from ${api.apiEndpoints.length} JSON endpoint(s) that need no credentials`);
+    return verdict(
+      'api',
+      'medium',
+      { url: api.apiEndpoints[0] },
+      `the content comes from ${api.apiEndpoints.length} JSON endpoint(s) that need no credentials`,
+    );
   }
   if (can.canUseExtractHtml && !javascript?.javascriptRequired) {
-    return verdict('extract_html', protectedSite ? 'medium' : 'easy', { url: findings.url, format: 'markdown', ...(protectedSite ? { retry_on_block: true } : {}) }, 'the simple fetch delivered the content; no JavaScript needed');
+    return verdict(
+      'extract_html',
+      protectedSite ? 'medium' : 'easy',
+      { url: findings.url, format: 'markdown', ...(protectedSite ? { retry_on_block: true } : {}) },
+      'the simple fetch delivered the content; no JavaScript needed',
+    );
   }
   if (can.canUseSimpleRequest && javascript !== null && !javascript.javascriptRequired) {
     // Static HTML without blocks is extract_html by the spec's definition; only its markdown failed.
@@ -80,22 +103,35 @@ export function recommendStrategy(findings: UrlFindings): Recommendation {
     url: findings.url,
     browser: true,
     browser_type: protectedSite ? 'heavy' : 'light',
-    ...(javascript?.appearedSelector ? { actions: [{ type: 'wait-for-selector', selector: javascript.appearedSelector, time: 10_000 }] } : {}),
+    ...(javascript?.appearedSelector
+      ? { actions: [{ type: 'wait-for-selector', selector: javascript.appearedSelector, time: 10_000 }] }
+      : {}),
     ...(challenged ? { retry_on_block: true } : {}),
   });
   if (can.canUseBrowser) {
-    const why = javascript?.javascriptRequired ? `the content is rendered by JavaScript (browser confidence ${javascript.browserConfidence})` : 'only the browser got past the site';
+    const why = javascript?.javascriptRequired
+      ? `the content is rendered by JavaScript (browser confidence ${javascript.browserConfidence})`
+      : 'only the browser got past the site';
     return verdict('browser', challenged ? 'hard' : 'medium', browserRequest(), why);
   }
   if (tests.browser === undefined && javascript?.javascriptRequired && !challenged && !protection.captchaDetected) {
-    return verdict('browser', 'medium', browserRequest(), 'the raw HTML is an empty application shell: its content is rendered by JavaScript (not tested at this depth)');
+    return verdict(
+      'browser',
+      'medium',
+      browserRequest(),
+      'the raw HTML is an empty application shell: its content is rendered by JavaScript (not tested at this depth)',
+    );
   }
   const blockers = [
     protection.captchaDetected ? `a CAPTCHA (${protection.captchaProviders.join(', ')})` : '',
     ['challenge', 'interactive', 'block'].includes(protection.cloudflareLevel) ? `Cloudflare ${protection.cloudflareLevel}` : '',
     challenged ? `refused by ${protection.vendorsChallenging.join(', ')}` : '',
   ].filter(Boolean);
-  const untested = tests.browser === undefined && challenged && !protection.captchaDetected && !['interactive', 'block'].includes(protection.cloudflareLevel);
+  const untested =
+    tests.browser === undefined &&
+    challenged &&
+    !protection.captchaDetected &&
+    !['interactive', 'block'].includes(protection.cloudflareLevel);
   if (untested) reasons.unshift('a JavaScript challenge without a CAPTCHA: depth standard or full tests whether a browser gets past it');
   return verdict('blocked', 'blocked', null, blockers.length > 0 ? blockers.join('; ') : 'no mode delivered the content');
 }

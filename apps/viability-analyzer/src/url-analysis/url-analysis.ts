@@ -1,4 +1,11 @@
-import { CapturedNetworkRequest, MAX_API_REPLAYS, ScrapeResultBody, ViabilityDepth, ViabilityModeTest, ViabilityResult } from '@lib/contracts';
+import {
+  CapturedNetworkRequest,
+  MAX_API_REPLAYS,
+  ScrapeResultBody,
+  ViabilityDepth,
+  ViabilityModeTest,
+  ViabilityResult,
+} from '@lib/contracts';
 import { assessProtection, ProtectionEvidence, visibleTextOf } from '@lib/page-evidence';
 import { TargetBlockedError, TargetGuard } from '@lib/target-guard';
 import { Injectable } from '@nestjs/common';
@@ -33,14 +40,23 @@ export class UrlAnalysis {
     try {
       await this.guard.vet(url);
     } catch (error) {
-      if (error instanceof TargetBlockedError) return entryWithoutEvidence(url, `the URL is not a public target (${error.reason}): ${error.message}`);
+      if (error instanceof TargetBlockedError)
+        return entryWithoutEvidence(url, `the URL is not a public target (${error.reason}): ${error.message}`);
       throw error;
     }
     const browserType = depth === 'full' ? 'heavy' : 'light';
     const [simple, extract, browser] = await Promise.all([
       prober.probe('simple_request', { url, format: 'html' }),
       prober.probe('extract_html', { url, format: 'markdown' }),
-      depth === 'quick' ? Promise.resolve(null) : prober.probe('browser', { url, browser: true, browser_type: browserType, format: 'html', network_capture: { resource_types: ['xhr', 'fetch'], listen_after_load_ms: LISTEN_AFTER_LOAD_MS } }),
+      depth === 'quick'
+        ? Promise.resolve(null)
+        : prober.probe('browser', {
+            url,
+            browser: true,
+            browser_type: browserType,
+            format: 'html',
+            network_capture: { resource_types: ['xhr', 'fetch'], listen_after_load_ms: LISTEN_AFTER_LOAD_MS },
+          }),
     ]);
     const rawHtml = simple.kind === 'answered' ? (simple.result.html ?? '') : '';
     // Null at quick depth (no browser probe) or when the render never reached the site.
@@ -51,7 +67,14 @@ export class UrlAnalysis {
       extract_html: extract.kind === 'answered' ? extractionTestOf(extract.result, javascript.rawTextLength) : testOfRefusal(extract),
       ...(browser ? { browser: browser.kind === 'answered' ? modeTestOf(browser.result) : testOfRefusal(browser) } : {}),
     };
-    const guardRefusal = simple.kind === 'refused' ? (simple.error === 'target_blocked' ? simple.message : null) : simple.result.guidance.error_type === 'target_blocked' ? simple.result.message : null;
+    const guardRefusal =
+      simple.kind === 'refused'
+        ? simple.error === 'target_blocked'
+          ? simple.message
+          : null
+        : simple.result.guidance.error_type === 'target_blocked'
+          ? simple.result.message
+          : null;
     if (guardRefusal !== null) {
       // A redirect to a non-public address: the guard stopped the probes there; what they cost (nothing) stays visible.
       return entryWithoutEvidence(url, `the SSRF guard refused the fetch: ${guardRefusal}`, tests);
@@ -60,7 +83,8 @@ export class UrlAnalysis {
     const protection = simple.kind === 'answered' ? protectionOf(simple) : protectionOfNothing();
     const traffic: CapturedNetworkRequest[] = browser?.kind === 'answered' ? (browser.result.network_requests ?? []) : [];
     const api = renderedHtml === null ? null : discoverApi(url, visibleTextOf(renderedHtml), rawHtml, traffic);
-    const apiAuthRequired = depth === 'full' && api?.apiDetected ? await this.replayWithoutCredentials(api.apiEndpoints, traffic, prober) : null;
+    const apiAuthRequired =
+      depth === 'full' && api?.apiDetected ? await this.replayWithoutCredentials(api.apiEndpoints, traffic, prober) : null;
 
     const findings: UrlFindings = { url, protection, javascript, api, apiAuthRequired: apiAuthRequired?.required ?? null, tests };
     const recommendation = recommendStrategy(findings);
@@ -82,7 +106,13 @@ export class UrlAnalysis {
       tests: { simple_request: tests.simple_request!, extract_html: tests.extract_html ?? null, browser: tests.browser ?? null },
       difficulty: recommendation.difficulty,
       suggested_request: recommendation.suggestedRequest,
-      reasons: [...recommendation.reasons, ...javascript.reasons, ...(api?.reasons ?? []), ...(apiAuthRequired?.reasons ?? []), ...protection.ruleHits.map((hit) => `rule ${hit}`)],
+      reasons: [
+        ...recommendation.reasons,
+        ...javascript.reasons,
+        ...(api?.reasons ?? []),
+        ...(apiAuthRequired?.reasons ?? []),
+        ...protection.ruleHits.map((hit) => `rule ${hit}`),
+      ],
       protection: [...new Set([...protection.vendorsPresent, ...protection.vendorsChallenging])],
       embedded_data: api?.embeddedData ?? [],
     };
@@ -93,16 +123,26 @@ export class UrlAnalysis {
    * page's cookies, through the scrape engine and so through the SSRF guard. A 401/403, or a
    * credential the page itself sent with the call, means the endpoint needs authentication.
    */
-  private async replayWithoutCredentials(endpoints: string[], traffic: CapturedNetworkRequest[], prober: UrlProber): Promise<{ required: boolean; reasons: string[] }> {
+  private async replayWithoutCredentials(
+    endpoints: string[],
+    traffic: CapturedNetworkRequest[],
+    prober: UrlProber,
+  ): Promise<{ required: boolean; reasons: string[] }> {
     const reasons: string[] = [];
     let required = false;
     for (const [index, endpoint] of endpoints.slice(0, MAX_API_REPLAYS).entries()) {
-      const sentCredentials = traffic.some((r) => r.url === endpoint && Object.keys(r.request_headers).some((h) => ['authorization', 'x-api-key', 'x-auth-token'].includes(h.toLowerCase())));
+      const sentCredentials = traffic.some(
+        (r) =>
+          r.url === endpoint &&
+          Object.keys(r.request_headers).some((h) => ['authorization', 'x-api-key', 'x-auth-token'].includes(h.toLowerCase())),
+      );
       const replay = await prober.probe(`api_replay_${index}`, { url: endpoint, format: 'html' });
       const status = replay.kind === 'answered' ? replay.result.statusCode : null;
       const refused = status === 401 || status === 403;
       required ||= refused || sentCredentials;
-      reasons.push(`replayed ${endpoint} without cookies: ${replay.kind === 'answered' ? `HTTP ${status}` : replay.error}${sentCredentials ? '; the page sent it with an authorization header' : ''}`);
+      reasons.push(
+        `replayed ${endpoint} without cookies: ${replay.kind === 'answered' ? `HTTP ${status}` : replay.error}${sentCredentials ? '; the page sent it with an authorization header' : ''}`,
+      );
     }
     return { required, reasons };
   }
@@ -137,7 +177,15 @@ export function extractionTestOf(result: ScrapeResultBody, rawVisibleTextLength:
 }
 
 function testOfRefusal(attempt: Extract<ProbeAttempt, { kind: 'refused' }>): ViabilityModeTest {
-  return { success: false, status_code: null, blocked: attempt.error === 'target_blocked', captcha_type: null, time_ms: 0, credits: 0, error: attempt.error };
+  return {
+    success: false,
+    status_code: null,
+    blocked: attempt.error === 'target_blocked',
+    captcha_type: null,
+    time_ms: 0,
+    credits: 0,
+    error: attempt.error,
+  };
 }
 
 /**

@@ -37,16 +37,31 @@ describe.each(backends)('ViabilityRunStore (%s database)', (backend) => {
 
   it('keeps results null until the last URL, then gives them in request order', async () => {
     const runId = randomUUID();
-    await store.create({ runId, clientId: 'c1', depth: 'standard', urls: ['https://a.example/', 'https://b.example/', 'https://c.example/'] });
+    await store.create({
+      runId,
+      clientId: 'c1',
+      depth: 'standard',
+      urls: ['https://a.example/', 'https://b.example/', 'https://c.example/'],
+    });
     const claims = [await store.claimNext(60_000), await store.claimNext(60_000), await store.claimNext(60_000)];
     expect(claims.map((c) => c?.url)).toEqual(['https://a.example/', 'https://b.example/', 'https://c.example/']);
     expect(await store.claimNext(60_000)).toBeNull();
     // Finished out of order: the results still follow the request.
     for (const claim of [claims[2]!, claims[0]!]) expect(await store.complete(claim, { url: claim.url })).toBe(true);
-    expect(await store.get('c1', runId)).toMatchObject({ status: 'in_progress', totalUrls: 3, completedUrls: 2, results: null, depth: 'standard' });
+    expect(await store.get('c1', runId)).toMatchObject({
+      status: 'in_progress',
+      totalUrls: 3,
+      completedUrls: 2,
+      results: null,
+      depth: 'standard',
+    });
     expect(await store.complete(claims[1]!, { url: claims[1]!.url })).toBe(true);
     const done = await store.get('c1', runId);
-    expect(done).toMatchObject({ status: 'completed', completedUrls: 3, results: [{ url: 'https://a.example/' }, { url: 'https://b.example/' }, { url: 'https://c.example/' }] });
+    expect(done).toMatchObject({
+      status: 'completed',
+      completedUrls: 3,
+      results: [{ url: 'https://a.example/' }, { url: 'https://b.example/' }, { url: 'https://c.example/' }],
+    });
     expect(done!.completedAt).toBeInstanceOf(Date);
   });
 
@@ -75,7 +90,13 @@ describe.each(backends)('ViabilityRunStore (%s database)', (backend) => {
   it("holds one client to its share of live leases, so another client's run is not starved, and frees the share as leases end", async () => {
     const big = randomUUID();
     const small = randomUUID();
-    await store.create({ runId: big, clientId: 'greedy', depth: 'quick', urls: Array.from({ length: 10 }, (_, i) => `https://g${i}.example/`), monthlyCredits: 500 });
+    await store.create({
+      runId: big,
+      clientId: 'greedy',
+      depth: 'quick',
+      urls: Array.from({ length: 10 }, (_, i) => `https://g${i}.example/`),
+      monthlyCredits: 500,
+    });
     clock.offsetMs = 10;
     await store.create({ runId: small, clientId: 'patient', depth: 'quick', urls: ['https://p.example/'], monthlyCredits: null });
     const claims = [await store.claimNext(5_000, 2), await store.claimNext(5_000, 2), await store.claimNext(5_000, 2)];

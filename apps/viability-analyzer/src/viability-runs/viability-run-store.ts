@@ -53,23 +53,35 @@ export class ViabilityRunStore {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async create(run: { runId: string; clientId: string; depth: ViabilityDepth; urls: string[]; monthlyCredits?: number | null }): Promise<StoredViabilityRun> {
+  async create(run: {
+    runId: string;
+    clientId: string;
+    depth: ViabilityDepth;
+    urls: string[];
+    monthlyCredits?: number | null;
+  }): Promise<StoredViabilityRun> {
     const now = this.clock.now();
     await this.db.sql.transaction(async (tx) => {
-      await tx.query("insert into viability_runs (id, client_id, depth, status, total_urls, created_at, monthly_credits) values ($1, $2, $3, 'in_progress', $4, $5, $6)", [
-        run.runId,
-        run.clientId,
-        run.depth,
-        run.urls.length,
-        now,
-        run.monthlyCredits ?? null,
-      ]);
+      await tx.query(
+        "insert into viability_runs (id, client_id, depth, status, total_urls, created_at, monthly_credits) values ($1, $2, $3, 'in_progress', $4, $5, $6)",
+        [run.runId, run.clientId, run.depth, run.urls.length, now, run.monthlyCredits ?? null],
+      );
       await tx.query(
         "insert into viability_urls (run_id, position, url, state) select $1, position - 1, url, 'pending' from unnest($2::text[]) with ordinality as u(url, position)",
         [run.runId, run.urls],
       );
     });
-    return { runId: run.runId, clientId: run.clientId, depth: run.depth, status: 'in_progress', totalUrls: run.urls.length, completedUrls: 0, createdAt: now, completedAt: null, results: null };
+    return {
+      runId: run.runId,
+      clientId: run.clientId,
+      depth: run.depth,
+      status: 'in_progress',
+      totalUrls: run.urls.length,
+      completedUrls: 0,
+      createdAt: now,
+      completedAt: null,
+      results: null,
+    };
   }
 
   /**
@@ -79,7 +91,15 @@ export class ViabilityRunStore {
    */
   async claimNext(leaseMs: number, perClientLimit = Number.MAX_SAFE_INTEGER): Promise<ClaimedUrl | null> {
     const now = this.clock.now();
-    const [row] = await this.db.sql.query<{ run_id: string; position: number; url: string; attempts: number; client_id: string; depth: ViabilityDepth; monthly_credits: number | null }>(
+    const [row] = await this.db.sql.query<{
+      run_id: string;
+      position: number;
+      url: string;
+      attempts: number;
+      client_id: string;
+      depth: ViabilityDepth;
+      monthly_credits: number | null;
+    }>(
       `with busy as (
          select r.client_id from viability_urls u join viability_runs r on r.id = u.run_id
          where u.state = 'analysing' and u.lease_until >= $1
@@ -97,19 +117,25 @@ export class ViabilityRunStore {
       [now, new Date(now.getTime() + leaseMs), perClientLimit],
     );
     return row
-      ? { runId: row.run_id, clientId: row.client_id, depth: row.depth, monthlyCredits: row.monthly_credits, position: row.position, url: row.url, attempt: row.attempts }
+      ? {
+          runId: row.run_id,
+          clientId: row.client_id,
+          depth: row.depth,
+          monthlyCredits: row.monthly_credits,
+          position: row.position,
+          url: row.url,
+          attempt: row.attempts,
+        }
       : null;
   }
 
   /** The worker still holds the URL: its lease runs `leaseMs` from now. False when it was taken over. */
   async renew(claim: ClaimedUrl, leaseMs: number): Promise<boolean> {
     const until = new Date(this.clock.now().getTime() + leaseMs);
-    const rows = await this.db.sql.query("update viability_urls set lease_until = $4 where run_id = $1 and position = $2 and attempts = $3 and state = 'analysing' returning 1", [
-      claim.runId,
-      claim.position,
-      claim.attempt,
-      until,
-    ]);
+    const rows = await this.db.sql.query(
+      "update viability_urls set lease_until = $4 where run_id = $1 and position = $2 and attempts = $3 and state = 'analysing' returning 1",
+      [claim.runId, claim.position, claim.attempt, until],
+    );
     return rows.length > 0;
   }
 
@@ -119,7 +145,9 @@ export class ViabilityRunStore {
    * is gone, and waiting out its lease would only delay the run.
    */
   async requeueAbandoned(): Promise<number> {
-    return (await this.db.sql.query("update viability_urls set state = 'pending', lease_until = null where state = 'analysing' returning 1")).length;
+    return (
+      await this.db.sql.query("update viability_urls set state = 'pending', lease_until = null where state = 'analysing' returning 1")
+    ).length;
   }
 
   /**
@@ -149,7 +177,12 @@ export class ViabilityRunStore {
   async get(clientId: string, runId: string): Promise<StoredViabilityRun | null> {
     const [run] = await this.db.sql.query<RunRow>('select * from viability_runs where id = $1 and client_id = $2', [runId, clientId]);
     if (!run) return null;
-    const results = run.status === 'completed' ? (await this.db.sql.query<{ result: unknown }>('select result from viability_urls where run_id = $1 order by position', [runId])).map((r) => r.result) : null;
+    const results =
+      run.status === 'completed'
+        ? (
+            await this.db.sql.query<{ result: unknown }>('select result from viability_urls where run_id = $1 order by position', [runId])
+          ).map((r) => r.result)
+        : null;
     return storedRunOf(run, results);
   }
 
@@ -166,7 +199,10 @@ export class ViabilityRunStore {
              and (r.created_at, r.id) < (a.created_at, a.id) order by r.created_at desc, r.id desc limit $3`,
           [clientId, afterRunId, limit],
         )
-      : await this.db.sql.query<RunRow>('select * from viability_runs where client_id = $1 order by created_at desc, id desc limit $2', [clientId, limit]);
+      : await this.db.sql.query<RunRow>('select * from viability_runs where client_id = $1 order by created_at desc, id desc limit $2', [
+          clientId,
+          limit,
+        ]);
     return rows.map((row) => storedRunOf(row, null));
   }
 

@@ -1,4 +1,12 @@
-import { CreateViabilityRunCommand, ListViabilityRunsQuery, SUBJECTS, ViabilityResult, ViabilityRunList, ViabilityRunReference, ViabilityRunView } from '@lib/contracts';
+import {
+  CreateViabilityRunCommand,
+  ListViabilityRunsQuery,
+  SUBJECTS,
+  ViabilityResult,
+  ViabilityRunList,
+  ViabilityRunReference,
+  ViabilityRunView,
+} from '@lib/contracts';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
@@ -16,7 +24,13 @@ export class ViabilityRunsController {
 
   @MessagePattern(SUBJECTS.viability.create)
   async create(@Payload() command: CreateViabilityRunCommand): Promise<ViabilityRunView> {
-    const run = await this.store.create({ runId: randomUUID(), clientId: command.client_id, depth: command.depth, urls: [...new Set(command.urls)], monthlyCredits: command.monthly_credits });
+    const run = await this.store.create({
+      runId: randomUUID(),
+      clientId: command.client_id,
+      depth: command.depth,
+      urls: [...new Set(command.urls)],
+      monthlyCredits: command.monthly_credits,
+    });
     this.worker.nudge();
     return viewOf(run);
   }

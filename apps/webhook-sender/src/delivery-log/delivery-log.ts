@@ -30,7 +30,15 @@ export class DeliveryLog {
       [ref.run_id, ref.client_id, ref.collection_id],
     );
     if (!row) throw notFound(ref.run_id);
-    const attempts = await this.db.sql.query<{ attempt: number; manual: boolean; attempted_at: Date; status_code: number | null; error: string | null; latency_ms: number; outcome: string }>(
+    const attempts = await this.db.sql.query<{
+      attempt: number;
+      manual: boolean;
+      attempted_at: Date;
+      status_code: number | null;
+      error: string | null;
+      latency_ms: number;
+      outcome: string;
+    }>(
       'select attempt, manual, attempted_at, status_code, error, latency_ms, outcome from webhook_deliveries where outbox_id = $1 order by attempt',
       [row.id],
     );
@@ -52,8 +60,12 @@ export class DeliveryLog {
       [ref.run_id, ref.client_id, ref.collection_id, now],
     );
     if (!row) throw notFound(ref.run_id);
-    const scheduled = await this.db.sql.query('update webhook_outbox set next_attempt_at = $2, manual = true where id = $1 and (lease_until is null or lease_until < $2) returning id', [row.id, now]);
-    if (!row.free || scheduled.length === 0) throw new DeliveryInProgressError('An attempt of this webhook is under way; ask again when it has finished.');
+    const scheduled = await this.db.sql.query(
+      'update webhook_outbox set next_attempt_at = $2, manual = true where id = $1 and (lease_until is null or lease_until < $2) returning id',
+      [row.id, now],
+    );
+    if (!row.free || scheduled.length === 0)
+      throw new DeliveryInProgressError('An attempt of this webhook is under way; ask again when it has finished.');
     return this.of(ref);
   }
 }

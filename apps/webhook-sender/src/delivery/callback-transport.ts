@@ -24,7 +24,8 @@ export class CallbackTransport {
     try {
       target = await this.guard.vet(url);
     } catch (error) {
-      if (error instanceof TargetBlockedError) return { kind: 'blocked', error: `callback_url refused (${error.reason}): ${error.message}`, latencyMs: latency() };
+      if (error instanceof TargetBlockedError)
+        return { kind: 'blocked', error: `callback_url refused (${error.reason}): ${error.message}`, latencyMs: latency() };
       throw error;
     }
     const client = target.url.protocol === 'https:' ? https : http;
@@ -34,7 +35,12 @@ export class CallbackTransport {
         {
           method: 'POST',
           lookup: pinnedLookup(target),
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'scrape-platform-webhooks/1', ...headers },
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'user-agent': 'scrape-platform-webhooks/1',
+            ...headers,
+          },
           timeout: timeoutMs,
         },
         (response) => {

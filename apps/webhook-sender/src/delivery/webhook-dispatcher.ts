@@ -100,7 +100,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       const updated = await tx.query(
         `update webhook_outbox set attempts = $3, status = $4, next_attempt_at = $5, lease_until = null, manual = false, last_status_code = $6, last_error = $7
          where id = $1 and attempts = $2 returning id`,
-        [delivery.id, delivery.attempts, attempt, verdict.status, verdict.nextAttemptAt, result.kind === 'answered' ? result.statusCode : null, result.kind === 'answered' ? null : result.error],
+        [
+          delivery.id,
+          delivery.attempts,
+          attempt,
+          verdict.status,
+          verdict.nextAttemptAt,
+          result.kind === 'answered' ? result.statusCode : null,
+          result.kind === 'answered' ? null : result.error,
+        ],
       );
       if (updated.length === 0) return;
       await tx.query(

@@ -31,7 +31,7 @@ export class SigningSecrets implements OnApplicationBootstrap {
     let resealed = 0;
     for (;;) {
       const rows = await this.db.sql.query<{ client_id: string; secret: string }>(
-        "select client_id, secret from webhook_secrets where secret not like $1 order by client_id limit " + RESEAL_BATCH,
+        'select client_id, secret from webhook_secrets where secret not like $1 order by client_id limit ' + RESEAL_BATCH,
         [`sealed.v1:${this.sealer.currentKeyId}:%`],
       );
       if (rows.length === 0) break;
@@ -45,7 +45,10 @@ export class SigningSecrets implements OnApplicationBootstrap {
 
   async of(clientId: string): Promise<string> {
     // Two first calls at once agree on one secret: the insert that loses keeps the winner's.
-    await this.db.sql.query('insert into webhook_secrets (client_id, secret, created_at) values ($1, $2, $3) on conflict (client_id) do nothing', [clientId, this.sealer.seal(newSecret(), clientId), this.clock.now()]);
+    await this.db.sql.query(
+      'insert into webhook_secrets (client_id, secret, created_at) values ($1, $2, $3) on conflict (client_id) do nothing',
+      [clientId, this.sealer.seal(newSecret(), clientId), this.clock.now()],
+    );
     const [row] = await this.db.sql.query<{ secret: string }>('select secret from webhook_secrets where client_id = $1', [clientId]);
     const { plain, stale } = this.sealer.open(row.secret, clientId);
     if (stale) await this.reseal(clientId, row.secret, plain);
@@ -63,7 +66,11 @@ export class SigningSecrets implements OnApplicationBootstrap {
 
   /** Rewrites one stored value, unless a rotation replaced it meanwhile. */
   private async reseal(clientId: string, stored: string, plain: string): Promise<void> {
-    await this.db.sql.query('update webhook_secrets set secret = $3 where client_id = $1 and secret = $2', [clientId, stored, this.sealer.seal(plain, clientId)]);
+    await this.db.sql.query('update webhook_secrets set secret = $3 where client_id = $1 and secret = $2', [
+      clientId,
+      stored,
+      this.sealer.seal(plain, clientId),
+    ]);
   }
 }
 

@@ -6,7 +6,9 @@ describe('webhook signature (operator contract §4)', () => {
   const body = '{"event":"run.completed","run_id":"r"}';
 
   it('is sha256=<hex HMAC-SHA256(secret, "{timestamp}.{raw body}")>', () => {
-    expect(signWebhook(secret, 1_795_000_000, body)).toBe(`sha256=${createHmac('sha256', secret).update(`1795000000.${body}`).digest('hex')}`);
+    expect(signWebhook(secret, 1_795_000_000, body)).toBe(
+      `sha256=${createHmac('sha256', secret).update(`1795000000.${body}`).digest('hex')}`,
+    );
   });
 
   it('verifies the exact body and timestamp only, within 5 minutes', () => {

@@ -9,7 +9,13 @@ export function signWebhook(secret: string, timestamp: number, rawBody: string):
 }
 
 /** The receiver's check, as documented in the README (constant-time compare, 5-minute window). */
-export function verifyWebhook(secret: string, timestampHeader: string, rawBody: string, signatureHeader: string, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
+export function verifyWebhook(
+  secret: string,
+  timestampHeader: string,
+  rawBody: string,
+  signatureHeader: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): boolean {
   const timestamp = Number(timestampHeader);
   if (!Number.isInteger(timestamp) || Math.abs(nowSeconds - timestamp) > 300) return false;
   const expected = Buffer.from(signWebhook(secret, timestamp, rawBody));

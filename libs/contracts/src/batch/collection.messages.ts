@@ -104,13 +104,21 @@ export class ItemFieldError {
 export class InvalidItem {
   @ApiProperty({ type: 'integer', description: '0-based position in the submitted requests.' })
   index: number;
-  @ApiProperty({ type: String, nullable: true, description: 'The item\'s url when readable.' })
+  @ApiProperty({ type: String, nullable: true, description: "The item's url when readable." })
   url: string | null;
   @ApiProperty({ type: [ItemFieldError] })
   errors: ItemFieldError[];
 }
 
-export const BLOCKED_URL_REASONS = ['private_ip', 'dns_failed', 'blocked_hostname', 'invalid_protocol', 'invalid_port', 'malformed_url', 'blocked'] as const;
+export const BLOCKED_URL_REASONS = [
+  'private_ip',
+  'dns_failed',
+  'blocked_hostname',
+  'invalid_protocol',
+  'invalid_port',
+  'malformed_url',
+  'blocked',
+] as const;
 
 /** An item refused by the SSRF guard (spec 2.12). */
 export class BlockedUrl {

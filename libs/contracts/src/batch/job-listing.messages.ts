@@ -75,7 +75,12 @@ export class JobListingItem {
   status_code: number | null;
   @ApiProperty({ type: String, nullable: true })
   message: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '2026-11-24T10:00:00.000', description: 'ISO 8601 UTC, milliseconds, no zone suffix.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '2026-11-24T10:00:00.000',
+    description: 'ISO 8601 UTC, milliseconds, no zone suffix.',
+  })
   queued_at: string | null;
   @ApiProperty({ type: String, nullable: true, example: '2026-11-24T10:00:00.120' })
   started_at: string | null;
@@ -93,7 +98,9 @@ export class JobListingItem {
   rule_hits: string[];
   @ApiProperty({ type: Boolean, nullable: true })
   is_success: boolean | null;
-  @ApiPropertyOptional(nullableObject(JobResultBody, 'Only with include_results=true: the inline result of a completed job (null above about 256 KB).'))
+  @ApiPropertyOptional(
+    nullableObject(JobResultBody, 'Only with include_results=true: the inline result of a completed job (null above about 256 KB).'),
+  )
   result?: JobResultBody | null;
 }
 

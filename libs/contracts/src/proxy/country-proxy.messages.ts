@@ -54,7 +54,7 @@ export class ProxyStatusReply {
   @ApiProperty({ type: [String] })
   pending_countries: string[];
   /** Not named by the spec ("the status endpoint also mentions a denied outcome"): refusals with their note. */
-  @ApiProperty({ type: [DeniedCountry], description: 'Not in the spec: refusals with the reviewer\'s note.' })
+  @ApiProperty({ type: [DeniedCountry], description: "Not in the spec: refusals with the reviewer's note." })
   denied_countries: DeniedCountry[];
   @ApiProperty({ type: String, nullable: true })
   error: string | null;

@@ -1,6 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Equals, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, MaxLength, Max, Min, MinLength, ValidateNested, registerDecorator, ValidationOptions } from 'class-validator';
+import {
+  Equals,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  MaxLength,
+  Max,
+  Min,
+  MinLength,
+  ValidateNested,
+  registerDecorator,
+  ValidationOptions,
+} from 'class-validator';
 import { IsExtractionMap } from './scrape-request-rules';
 
 /**
@@ -12,7 +28,17 @@ import { IsExtractionMap } from './scrape-request-rules';
  * (`["body", "actions", 2, "selector"]`).
  */
 
-export const ACTION_TYPES = ['click', 'input', 'key-press', 'evaluate', 'collect', 'wait-for-selector', 'wait-for-timeout', 'select', 'while'] as const;
+export const ACTION_TYPES = [
+  'click',
+  'input',
+  'key-press',
+  'evaluate',
+  'collect',
+  'wait-for-selector',
+  'wait-for-timeout',
+  'select',
+  'while',
+] as const;
 
 export const ACTION_LIMITS = {
   /** Declared actions in one request, loops' bodies included. */
@@ -34,7 +60,17 @@ export const ACTION_LIMITS = {
 } as const;
 
 // By name, not getSchemaPath(class): WhileAction's own schema refers to these before they exist.
-const ACTION_SCHEMA_NAMES = ['ClickAction', 'InputAction', 'KeyPressAction', 'EvaluateAction', 'CollectAction', 'WaitForSelectorAction', 'WaitForTimeoutAction', 'SelectAction', 'WhileAction'];
+const ACTION_SCHEMA_NAMES = [
+  'ClickAction',
+  'InputAction',
+  'KeyPressAction',
+  'EvaluateAction',
+  'CollectAction',
+  'WaitForSelectorAction',
+  'WaitForTimeoutAction',
+  'SelectAction',
+  'WhileAction',
+];
 
 /** The OpenAPI `oneOf` for one action (the models are registered by BrowserActionModels). */
 export function actionSchema() {
@@ -50,8 +86,14 @@ abstract class ActionBase {
 export class ClickAction extends ActionBase {
   @ApiProperty({ enum: ['click'] }) @Equals('click') type: 'click';
   @ApiProperty({ description: SELECTOR_RULE }) @IsString() @MinLength(1) @MaxLength(2000) selector: string;
-  @ApiPropertyOptional({ default: false, description: 'Wait for the navigation the click starts.' }) @IsOptional() @IsBoolean() wait_for_navigation?: boolean;
-  @ApiPropertyOptional({ default: false, description: 'A missing element is skipped instead of failing the request.' }) @IsOptional() @IsBoolean() optional?: boolean;
+  @ApiPropertyOptional({ default: false, description: 'Wait for the navigation the click starts.' })
+  @IsOptional()
+  @IsBoolean()
+  wait_for_navigation?: boolean;
+  @ApiPropertyOptional({ default: false, description: 'A missing element is skipped instead of failing the request.' })
+  @IsOptional()
+  @IsBoolean()
+  optional?: boolean;
 }
 
 export class InputAction extends ActionBase {
@@ -62,22 +104,38 @@ export class InputAction extends ActionBase {
 
 export class KeyPressAction extends ActionBase {
   @ApiProperty({ enum: ['key-press'] }) @Equals('key-press') type: 'key-press';
-  @ApiProperty({ example: 'Enter', description: 'A key name (Enter, Tab, ArrowDown, Escape, a, …).' }) @IsString() @MinLength(1) @MaxLength(50) key: string;
+  @ApiProperty({ example: 'Enter', description: 'A key name (Enter, Tab, ArrowDown, Escape, a, …).' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(50)
+  key: string;
 }
 
 export class EvaluateAction extends ActionBase {
   @ApiProperty({ enum: ['evaluate'] }) @Equals('evaluate') type: 'evaluate';
-  @ApiProperty({ description: 'JavaScript in the page: an expression (`document.title`) or a function, possibly async (`async () => …`). Its JSON value goes to evaluate_results.' })
+  @ApiProperty({
+    description:
+      'JavaScript in the page: an expression (`document.title`) or a function, possibly async (`async () => …`). Its JSON value goes to evaluate_results.',
+  })
   @IsString()
   @MinLength(1)
   @MaxLength(100_000)
   script: string;
-  @ApiPropertyOptional({ default: ACTION_LIMITS.defaultEvaluateMs, nullable: true, minimum: 1, maximum: ACTION_LIMITS.maxEvaluateMs }) @IsOptional() @IsInt() @Min(1) @Max(ACTION_LIMITS.maxEvaluateMs) timeout?: number | null;
+  @ApiPropertyOptional({ default: ACTION_LIMITS.defaultEvaluateMs, nullable: true, minimum: 1, maximum: ACTION_LIMITS.maxEvaluateMs })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(ACTION_LIMITS.maxEvaluateMs)
+  timeout?: number | null;
 }
 
 export class CollectAction extends ActionBase {
   @ApiProperty({ enum: ['collect'] }) @Equals('collect') type: 'collect';
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Same format as the top-level extract. Values accumulate into extracted_data across loop iterations.' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Same format as the top-level extract. Values accumulate into extracted_data across loop iterations.',
+  })
   @IsExtractionMap()
   extract: Record<string, string | { selector: string; multiple?: boolean; attribute?: string }>;
 }
@@ -85,7 +143,17 @@ export class CollectAction extends ActionBase {
 export class WaitForSelectorAction extends ActionBase {
   @ApiProperty({ enum: ['wait-for-selector'] }) @Equals('wait-for-selector') type: 'wait-for-selector';
   @ApiProperty({ description: SELECTOR_RULE }) @IsString() @MinLength(1) @MaxLength(2000) selector: string;
-  @ApiPropertyOptional({ default: ACTION_LIMITS.defaultWaitMs, minimum: 0, maximum: ACTION_LIMITS.maxWaitMs, description: 'How long to wait, ms.' }) @IsOptional() @IsInt() @Min(0) @Max(ACTION_LIMITS.maxWaitMs) time?: number;
+  @ApiPropertyOptional({
+    default: ACTION_LIMITS.defaultWaitMs,
+    minimum: 0,
+    maximum: ACTION_LIMITS.maxWaitMs,
+    description: 'How long to wait, ms.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(ACTION_LIMITS.maxWaitMs)
+  time?: number;
 }
 
 export class WaitForTimeoutAction extends ActionBase {
@@ -96,27 +164,54 @@ export class WaitForTimeoutAction extends ActionBase {
 export class SelectAction extends ActionBase {
   @ApiProperty({ enum: ['select'] }) @Equals('select') type: 'select';
   @ApiProperty({ description: `The <select> element: ${SELECTOR_RULE}.` }) @IsString() @MinLength(1) @MaxLength(2000) selector: string;
-  @ApiProperty({ description: 'The `value` attribute of the <option> to choose; fails when no option has it.' }) @IsString() @MaxLength(2000) value: string;
+  @ApiProperty({ description: 'The `value` attribute of the <option> to choose; fails when no option has it.' })
+  @IsString()
+  @MaxLength(2000)
+  value: string;
 }
 
 export const WHILE_STATES = ['exists', 'visible', 'enabled'] as const;
 
 /** `while` condition: an element in a state, or a JavaScript expression that is truthy. */
 export class WhileCondition {
-  @ApiPropertyOptional({ description: `${SELECTOR_RULE}. Give selector (with state) or script.` }) @IsOptional() @IsString() @MinLength(1) @MaxLength(2000) selector?: string;
+  @ApiPropertyOptional({ description: `${SELECTOR_RULE}. Give selector (with state) or script.` })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(2000)
+  selector?: string;
   @ApiPropertyOptional({ enum: WHILE_STATES, default: 'exists' }) @IsOptional() @IsIn(WHILE_STATES) state?: (typeof WHILE_STATES)[number];
-  @ApiPropertyOptional({ description: 'A JavaScript expression evaluated in the page; the loop goes on while it is truthy.' }) @IsOptional() @IsString() @MinLength(1) @MaxLength(10_000) script?: string;
+  @ApiPropertyOptional({ description: 'A JavaScript expression evaluated in the page; the loop goes on while it is truthy.' })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(10_000)
+  script?: string;
 }
 
 export class WhileAction extends ActionBase {
   @ApiProperty({ enum: ['while'] }) @Equals('while') type: 'while';
-  @ApiProperty({ type: WhileCondition }) @IsObject() @ExactlyOneCondition() @ValidateNested() @Type(() => WhileCondition) condition: WhileCondition;
-  @ApiProperty({ type: 'array', items: actionSchema(), description: 'Run in order on every iteration; may contain while (nesting up to depth 3).' })
+  @ApiProperty({ type: WhileCondition })
+  @IsObject()
+  @ExactlyOneCondition()
+  @ValidateNested()
+  @Type(() => WhileCondition)
+  condition: WhileCondition;
+  @ApiProperty({
+    type: 'array',
+    items: actionSchema(),
+    description: 'Run in order on every iteration; may contain while (nesting up to depth 3).',
+  })
   @IsArray()
   @ValidateNested({ each: true })
   @Type(() => UnknownAction, actionDiscriminator())
   actions: BrowserAction[];
-  @ApiPropertyOptional({ default: ACTION_LIMITS.defaultIterations, minimum: 1, maximum: ACTION_LIMITS.maxIterations }) @IsOptional() @IsInt() @Min(1) @Max(ACTION_LIMITS.maxIterations) max_iterations?: number;
+  @ApiPropertyOptional({ default: ACTION_LIMITS.defaultIterations, minimum: 1, maximum: ACTION_LIMITS.maxIterations })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(ACTION_LIMITS.maxIterations)
+  max_iterations?: number;
 }
 
 /** What an action of an unknown type becomes, so the problem is reported at its `type`. */
@@ -125,7 +220,16 @@ export class UnknownAction extends ActionBase {
   type: string;
 }
 
-export type BrowserAction = ClickAction | InputAction | KeyPressAction | EvaluateAction | CollectAction | WaitForSelectorAction | WaitForTimeoutAction | SelectAction | WhileAction;
+export type BrowserAction =
+  | ClickAction
+  | InputAction
+  | KeyPressAction
+  | EvaluateAction
+  | CollectAction
+  | WaitForSelectorAction
+  | WaitForTimeoutAction
+  | SelectAction
+  | WhileAction;
 
 export const ACTION_CLASSES = {
   click: ClickAction,
@@ -154,7 +258,18 @@ export function actionDiscriminator() {
 }
 
 /** Every action schema, for ApiExtraModels where the scrape request is documented. */
-export const BROWSER_ACTION_MODELS = [ClickAction, InputAction, KeyPressAction, EvaluateAction, CollectAction, WaitForSelectorAction, WaitForTimeoutAction, SelectAction, WhileAction, WhileCondition];
+export const BROWSER_ACTION_MODELS = [
+  ClickAction,
+  InputAction,
+  KeyPressAction,
+  EvaluateAction,
+  CollectAction,
+  WaitForSelectorAction,
+  WaitForTimeoutAction,
+  SelectAction,
+  WhileAction,
+  WhileCondition,
+];
 
 function ExactlyOneCondition(options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>
@@ -206,7 +321,8 @@ export function WithinActionLimits(options?: ValidationOptions): PropertyDecorat
           const { declared, depth } = measureActions(value);
           return declared <= ACTION_LIMITS.maxDeclared && depth <= ACTION_LIMITS.maxWhileDepth;
         },
-        defaultMessage: () => `actions may hold at most ${ACTION_LIMITS.maxDeclared} actions in all (loop bodies included) and nest while at most ${ACTION_LIMITS.maxWhileDepth} deep.`,
+        defaultMessage: () =>
+          `actions may hold at most ${ACTION_LIMITS.maxDeclared} actions in all (loop bodies included) and nest while at most ${ACTION_LIMITS.maxWhileDepth} deep.`,
       },
     });
 }

@@ -73,7 +73,23 @@ export class CapturedNetworkRequest {
   url: string;
   @ApiProperty()
   method: string;
-  @ApiProperty({ enum: ['document', 'eventsource', 'fetch', 'font', 'image', 'manifest', 'media', 'other', 'script', 'stylesheet', 'texttrack', 'websocket', 'xhr'] })
+  @ApiProperty({
+    enum: [
+      'document',
+      'eventsource',
+      'fetch',
+      'font',
+      'image',
+      'manifest',
+      'media',
+      'other',
+      'script',
+      'stylesheet',
+      'texttrack',
+      'websocket',
+      'xhr',
+    ],
+  })
   resource_type: string;
   @ApiProperty({ type: 'integer', description: 'HTTP status; 0 when no response arrived (failed, blocked or still open).' })
   status: number;
@@ -127,9 +143,14 @@ export class PageMetadata {
   language: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'link rel=canonical (absolute), else og:url.' })
   canonical_url: string | null;
-  @ApiProperty({ description: 'The URL the page was finally served from, after redirects (browser mode: after client-side navigation too).' })
+  @ApiProperty({
+    description: 'The URL the page was finally served from, after redirects (browser mode: after client-side navigation too).',
+  })
   final_url: string;
-  @ApiProperty({ type: [String], description: 'Absolute http(s) links of the page, fragments dropped, first occurrence order, at most 1000.' })
+  @ApiProperty({
+    type: [String],
+    description: 'Absolute http(s) links of the page, fragments dropped, first occurrence order, at most 1000.',
+  })
   links: string[];
 }
 
@@ -141,7 +162,11 @@ export const MAIN_CONTENT_FALLBACK_NOTE = 'only_main_content found no main artic
 
 /** The scrape response of spec 2.7 (the guidance object included). */
 export class ScrapeResultBody {
-  @ApiProperty({ type: String, nullable: true, description: 'Set when format=html; null when format=markdown; empty for binary responses.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Set when format=html; null when format=markdown; empty for binary responses.',
+  })
   html: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Set when format=markdown.' })
   markdown: string | null;
@@ -171,7 +196,12 @@ export class ScrapeResultBody {
   body_base64: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Reserved for offloaded large binary bodies; always null.' })
   body_url: string | null;
-  @ApiPropertyOptional(nullableObject(PageMetadata, 'Beyond the spec: title, description, language, canonical URL, final URL and links when include_metadata=true, else null.'))
+  @ApiPropertyOptional(
+    nullableObject(
+      PageMetadata,
+      'Beyond the spec: title, description, language, canonical URL, final URL and links when include_metadata=true, else null.',
+    ),
+  )
   metadata?: PageMetadata | null;
   /** Browser mode: the action that stopped the action list (index path, type, why), else null. */
   @ApiPropertyOptional(nullableObject(ActionFailure, 'Browser mode: the action that stopped the action list, else null.'))

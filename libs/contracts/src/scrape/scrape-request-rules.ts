@@ -1,10 +1,20 @@
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
 /** A property validator from a predicate and a message (the class-validator plumbing, once). */
-function fieldRule(name: string, validate: (value: unknown, args: ValidationArguments) => boolean, message: (args: ValidationArguments) => string) {
+function fieldRule(
+  name: string,
+  validate: (value: unknown, args: ValidationArguments) => boolean,
+  message: (args: ValidationArguments) => string,
+) {
   return (options?: ValidationOptions): PropertyDecorator =>
     (target, propertyName) =>
-      registerDecorator({ name, target: target.constructor, propertyName: propertyName as string, options, validator: { validate, defaultMessage: message } });
+      registerDecorator({
+        name,
+        target: target.constructor,
+        propertyName: propertyName as string,
+        options,
+        validator: { validate, defaultMessage: message },
+      });
 }
 
 /** Spec 4.2 rule 2: screenshot, actions and network_capture need browser=true. */
@@ -38,8 +48,12 @@ export function IsStringMap(limits: { maxEntries: number; maxValueLength: number
       (typeof value === 'object' &&
         !Array.isArray(value) &&
         Object.keys(value).length <= limits.maxEntries &&
-        Object.entries(value).every(([k, v]) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(k) && typeof v === 'string' && v.length <= limits.maxValueLength && !/[\r\n]/.test(v))),
-    (args) => `${args.property} must be an object of at most ${limits.maxEntries} name → string entries (token names, values up to ${limits.maxValueLength} characters, no line breaks).`,
+        Object.entries(value).every(
+          ([k, v]) =>
+            /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(k) && typeof v === 'string' && v.length <= limits.maxValueLength && !/[\r\n]/.test(v),
+        )),
+    (args) =>
+      `${args.property} must be an object of at most ${limits.maxEntries} name → string entries (token names, values up to ${limits.maxValueLength} characters, no line breaks).`,
   )(options);
 }
 
@@ -47,7 +61,8 @@ export function IsStringMap(limits: { maxEntries: number; maxValueLength: number
 export const IsProxySelection = fieldRule(
   'isProxySelection',
   (value) => value === null || value === undefined || (typeof value === 'string' && isProxyName(value)) || isProxyConfig(value),
-  () => 'use_proxy must be "any", a two-letter ISO country code, null, or {proxy?: "any" or a country code, max_retries?: 0-10, delay_seconds?: 0-60, backoff_factor?: 1-10}.',
+  () =>
+    'use_proxy must be "any", a two-letter ISO country code, null, or {proxy?: "any" or a country code, max_retries?: 0-10, delay_seconds?: 0-60, backoff_factor?: 1-10}.',
 );
 
 const PROXY_CONFIG_RANGES: Record<string, [number, number]> = { max_retries: [0, 10], delay_seconds: [0, 60], backoff_factor: [1, 10] };
@@ -94,7 +109,13 @@ export const IsExtractionMap = fieldRule(
         if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) return false;
         const s = spec as Record<string, unknown>;
         const known = Object.keys(s).every((k) => ['selector', 'multiple', 'attribute'].includes(k));
-        return known && typeof s.selector === 'string' && s.selector.trim().length > 0 && (s.multiple === undefined || typeof s.multiple === 'boolean') && (s.attribute === undefined || (typeof s.attribute === 'string' && s.attribute.length > 0));
+        return (
+          known &&
+          typeof s.selector === 'string' &&
+          s.selector.trim().length > 0 &&
+          (s.multiple === undefined || typeof s.multiple === 'boolean') &&
+          (s.attribute === undefined || (typeof s.attribute === 'string' && s.attribute.length > 0))
+        );
       })
     );
   },
@@ -108,7 +129,11 @@ export function IsBrowserActionList(types: readonly string[], options?: Validati
     (value) =>
       value === null ||
       value === undefined ||
-      (Array.isArray(value) && value.length <= 200 && value.every((a) => typeof a === 'object' && a !== null && !Array.isArray(a) && types.includes((a as { type?: unknown }).type as string))),
+      (Array.isArray(value) &&
+        value.length <= 200 &&
+        value.every(
+          (a) => typeof a === 'object' && a !== null && !Array.isArray(a) && types.includes((a as { type?: unknown }).type as string),
+        )),
     () => `actions must be a list of at most 200 objects whose type is one of: ${types.join(', ')}.`,
   )(options);
 }

@@ -6,7 +6,10 @@ async function check(body: Record<string, unknown>): Promise<{ value: ScrapeRequ
   const value = plainToInstance(ScrapeRequest, body);
   const errors = await validate(value, { whitelist: true, forbidNonWhitelisted: true });
   const flatten = (list: ValidationError[], prefix = ''): string[] =>
-    list.flatMap((e) => [...Object.keys(e.constraints ?? {}).map((c) => `${prefix}${e.property}:${c}`), ...flatten(e.children ?? [], `${prefix}${e.property}.`)]);
+    list.flatMap((e) => [
+      ...Object.keys(e.constraints ?? {}).map((c) => `${prefix}${e.property}:${c}`),
+      ...flatten(e.children ?? [], `${prefix}${e.property}.`),
+    ]);
   return { value, problems: flatten(errors) };
 }
 
@@ -14,7 +17,22 @@ describe(ScrapeRequest.name, () => {
   it('applies the defaults of spec 2.1', async () => {
     const { value, problems } = await check({ url: 'https://example.com/' });
     expect(problems).toEqual([]);
-    expect(value).toMatchObject({ format: 'html', browser: false, browser_type: 'heavy', use_proxy: null, screenshot: false, actions: null, extract: null, headers: null, cookies: null, language: '', window_size: 'desktop', http_method: null, network_capture: null, retry_on_block: false });
+    expect(value).toMatchObject({
+      format: 'html',
+      browser: false,
+      browser_type: 'heavy',
+      use_proxy: null,
+      screenshot: false,
+      actions: null,
+      extract: null,
+      headers: null,
+      cookies: null,
+      language: '',
+      window_size: 'desktop',
+      http_method: null,
+      network_capture: null,
+      retry_on_block: false,
+    });
   });
 
   it('accepts a full browser request', async () => {
@@ -25,7 +43,10 @@ describe(ScrapeRequest.name, () => {
       browser_type: 'light',
       use_proxy: { proxy: 'DE', max_retries: 2 },
       screenshot: true,
-      actions: [{ type: 'click', selector: 'css:#more' }, { type: 'wait-for-timeout', time: 500 }],
+      actions: [
+        { type: 'click', selector: 'css:#more' },
+        { type: 'wait-for-timeout', time: 500 },
+      ],
       extract: { title: 'h1', links: { selector: '//a/@href', multiple: true } },
       headers: { 'X-Test': '1' },
       cookies: { session: 'abc' },
@@ -56,7 +77,11 @@ describe(ScrapeRequest.name, () => {
     ['non-string cookie values', { cookies: { a: 1 } }, 'cookies:isStringMap'],
     ['a malformed language', { language: 'english please' }, 'language:matches'],
     ['an unknown window_size', { window_size: 'tablet' }, 'window_size:isIn'],
-    ['listen_after_load_ms over 10000', { browser: true, network_capture: { listen_after_load_ms: 10001 } }, 'network_capture.listen_after_load_ms:max'],
+    [
+      'listen_after_load_ms over 10000',
+      { browser: true, network_capture: { listen_after_load_ms: 10001 } },
+      'network_capture.listen_after_load_ms:max',
+    ],
     ['an unknown resource type', { browser: true, network_capture: { resource_types: ['beacon'] } }, 'network_capture.resource_types:isIn'],
     ['a custom_id over 255 characters', { custom_id: 'x'.repeat(256) }, 'custom_id:maxLength'],
     ['an unknown field', { colour: 'blue' }, 'colour:whitelistValidation'],
@@ -86,7 +111,12 @@ describe(ScrapeRequest.name, () => {
         { type: 'collect', extract: { rows: { selector: 'li', multiple: true } } },
         { type: 'wait-for-selector', selector: '//main', time: 2000 },
         { type: 'select', selector: 'css:select#size', value: 'L' },
-        { type: 'while', condition: { selector: 'css:a.next', state: 'visible' }, max_iterations: 5, actions: [{ type: 'while', condition: { selector: 'css:x' }, actions: [inner] }] },
+        {
+          type: 'while',
+          condition: { selector: 'css:a.next', state: 'visible' },
+          max_iterations: 5,
+          actions: [{ type: 'while', condition: { selector: 'css:x' }, actions: [inner] }],
+        },
       ]);
       expect(problems).toEqual([]);
       expect(value.actions?.[7].constructor.name).toBe('WhileAction');
@@ -98,20 +128,41 @@ describe(ScrapeRequest.name, () => {
       ['an unknown field on an action', [{ type: 'key-press', key: 'a', delay: 5 }], 'actions.0.delay:whitelistValidation'],
       ['evaluate with a zero timeout', [{ type: 'evaluate', script: '1', timeout: 0 }], 'actions.0.timeout:min'],
       ['select without a value', [{ type: 'select', selector: '#s' }], 'actions.0.value:isString'],
-      ['while with both selector and script', [{ type: 'while', condition: { selector: '#a', script: 'true' }, actions: [] }], 'actions.0.condition:exactlyOneCondition'],
-      ['while with an unknown state', [{ type: 'while', condition: { selector: '#a', state: 'hidden' }, actions: [] }], 'actions.0.condition.state:isIn'],
-      ['while over 100 iterations', [{ type: 'while', condition: { script: 'true' }, actions: [], max_iterations: 101 }], 'actions.0.max_iterations:max'],
-      ['a bad action inside a loop', [{ type: 'while', condition: { script: 'true' }, actions: [{ type: 'wait-for-timeout' }] }], 'actions.0.actions.0.time:isInt'],
+      [
+        'while with both selector and script',
+        [{ type: 'while', condition: { selector: '#a', script: 'true' }, actions: [] }],
+        'actions.0.condition:exactlyOneCondition',
+      ],
+      [
+        'while with an unknown state',
+        [{ type: 'while', condition: { selector: '#a', state: 'hidden' }, actions: [] }],
+        'actions.0.condition.state:isIn',
+      ],
+      [
+        'while over 100 iterations',
+        [{ type: 'while', condition: { script: 'true' }, actions: [], max_iterations: 101 }],
+        'actions.0.max_iterations:max',
+      ],
+      [
+        'a bad action inside a loop',
+        [{ type: 'while', condition: { script: 'true' }, actions: [{ type: 'wait-for-timeout' }] }],
+        'actions.0.actions.0.time:isInt',
+      ],
       ['a wait over 30 s', [{ type: 'wait-for-timeout', time: 30001 }], 'actions.0.time:max'],
       ['collect with a bad extract', [{ type: 'collect', extract: { 'bad name': 'h1' } }], 'actions.0.extract:isExtractionMap'],
       ['an unknown action type', [{ type: 'click', selector: 'a' }, { type: 'jump' }], 'actions.1.type:isIn'],
-      ['an unknown action type inside a loop', [{ type: 'while', condition: { script: 'true' }, actions: [{ type: 'hover' }] }], 'actions.0.actions.0.type:isIn'],
+      [
+        'an unknown action type inside a loop',
+        [{ type: 'while', condition: { script: 'true' }, actions: [{ type: 'hover' }] }],
+        'actions.0.actions.0.type:isIn',
+      ],
     ])('rejects %s at its own location', async (_label, actions, problem) => {
       expect((await withActions(actions)).problems).toContain(problem);
     });
 
     it('bounds while nesting to depth 3', async () => {
-      const nest = (depth: number): unknown => (depth === 0 ? { type: 'wait-for-timeout', time: 1 } : { type: 'while', condition: { script: 'false' }, actions: [nest(depth - 1)] });
+      const nest = (depth: number): unknown =>
+        depth === 0 ? { type: 'wait-for-timeout', time: 1 } : { type: 'while', condition: { script: 'false' }, actions: [nest(depth - 1)] };
       expect((await withActions([nest(3)])).problems).toEqual([]);
       expect((await withActions([nest(4)])).problems).toContain('actions:withinActionLimits');
     });

@@ -1,13 +1,57 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
-import { ACTION_LIMITS, ACTION_TYPES, actionDiscriminator, actionSchema, BrowserAction, UnknownAction, WithinActionLimits } from './browser-actions';
-import { IsBrowserActionList, IsExtractionMap, IsProxySelection, IsStringMap, NotWithBrowser, PayloadNeedsPost, RequiresBrowser } from './scrape-request-rules';
+import {
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import {
+  ACTION_LIMITS,
+  ACTION_TYPES,
+  actionDiscriminator,
+  actionSchema,
+  BrowserAction,
+  UnknownAction,
+  WithinActionLimits,
+} from './browser-actions';
+import {
+  IsBrowserActionList,
+  IsExtractionMap,
+  IsProxySelection,
+  IsStringMap,
+  NotWithBrowser,
+  PayloadNeedsPost,
+  RequiresBrowser,
+} from './scrape-request-rules';
 
 export const FORMATS = ['html', 'markdown'] as const;
 export const BROWSER_TYPES = ['heavy', 'light'] as const;
 export const WINDOW_SIZES = ['desktop', 'mobile', 'any'] as const;
-export const RESOURCE_TYPES = ['document', 'eventsource', 'fetch', 'font', 'image', 'manifest', 'media', 'other', 'script', 'stylesheet', 'texttrack', 'websocket', 'xhr'] as const;
+export const RESOURCE_TYPES = [
+  'document',
+  'eventsource',
+  'fetch',
+  'font',
+  'image',
+  'manifest',
+  'media',
+  'other',
+  'script',
+  'stylesheet',
+  'texttrack',
+  'websocket',
+  'xhr',
+] as const;
 
 /** Spec 2.2. */
 export class ProxyConfig {
@@ -74,7 +118,6 @@ export class NetworkCaptureSpec {
   listen_after_load_ms: number | null = null;
 }
 
-
 /**
  * The scrape request of spec 2.1 — the sync scrape body and the item type of a collection's
  * `requests`. Defaults are the spec's; the rules of spec 4.2 are validators on the fields they
@@ -102,12 +145,20 @@ export class ScrapeRequest {
   @IsBoolean()
   only_main_content: boolean = false;
 
-  @ApiPropertyOptional({ default: true, description: 'Beyond the spec. With format=markdown: images as ![alt](absolute-url), or left out when false. Inline data: images are never copied (their alt text stands in).' })
+  @ApiPropertyOptional({
+    default: true,
+    description:
+      'Beyond the spec. With format=markdown: images as ![alt](absolute-url), or left out when false. Inline data: images are never copied (their alt text stands in).',
+  })
   @IsOptional()
   @IsBoolean()
   include_images: boolean = true;
 
-  @ApiPropertyOptional({ default: false, description: 'Beyond the spec. Fill `metadata`: title, description, language, canonical URL, final URL (after redirects) and the links of the page (either format).' })
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'Beyond the spec. Fill `metadata`: title, description, language, canonical URL, final URL (after redirects) and the links of the page (either format).',
+  })
   @IsOptional()
   @IsBoolean()
   include_metadata: boolean = false;
@@ -155,7 +206,12 @@ export class ScrapeRequest {
   @Type(() => UnknownAction, actionDiscriminator())
   actions: BrowserAction[] | null = null;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'Output name → selector (css:, xpath:, or a bare //…) or {selector, multiple, attribute}.' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'Output name → selector (css:, xpath:, or a bare //…) or {selector, multiple, attribute}.',
+  })
   @IsOptional()
   @IsExtractionMap()
   extract: Record<string, string | { selector: string; multiple?: boolean; attribute?: string }> | null = null;

@@ -1,5 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Max, MaxLength, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { ClientCreditScope } from '../billing/quota.messages';
 import { nullableObject, openObject } from '../response-schema';
 
@@ -90,7 +103,7 @@ export class ListViabilityRunsQuery {
 
 /** Spec 2.15 per-mode test result: what one probe of the URL got. */
 export class ViabilityModeTest {
-  @ApiProperty({ description: 'The probe got usable content (the content validator\'s verdict).' })
+  @ApiProperty({ description: "The probe got usable content (the content validator's verdict)." })
   success: boolean;
   @ApiProperty({ type: 'integer', nullable: true, description: "The target's HTTP status; null when it never answered." })
   status_code: number | null;
@@ -100,19 +113,42 @@ export class ViabilityModeTest {
   captcha_type: string | null;
   @ApiProperty({ type: 'integer', default: 0, description: 'How long the probe took, ms.' })
   time_ms: number;
-  @ApiProperty({ type: 'integer', default: 0, description: 'Credits the probe was charged (1 simple, 5 browser; failures on our side or the network are free).' })
+  @ApiProperty({
+    type: 'integer',
+    default: 0,
+    description: 'Credits the probe was charged (1 simple, 5 browser; failures on our side or the network are free).',
+  })
   credits: number;
-  @ApiProperty({ type: String, nullable: true, description: 'Why it failed: a guidance error_type (spec 2.8), target_blocked, or quota_exceeded.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why it failed: a guidance error_type (spec 2.8), target_blocked, or quota_exceeded.',
+  })
   error: string | null;
 }
 
 /** The per-mode tests a depth runs: quick runs the first two, standard and full all three. */
 export class ViabilityModeTests {
-  @ApiProperty(nullableObject(ViabilityModeTest, 'A plain HTTP GET (format html), as POST /v1/sync/scrape does it; null when the URL was refused before any probe.'))
+  @ApiProperty(
+    nullableObject(
+      ViabilityModeTest,
+      'A plain HTTP GET (format html), as POST /v1/sync/scrape does it; null when the URL was refused before any probe.',
+    ),
+  )
   simple_request: ViabilityModeTest | null;
-  @ApiProperty(nullableObject(ViabilityModeTest, 'A plain GET with main-content extraction to markdown (format markdown): does the raw HTML hold the article? Null when not run (the URL was refused).'))
+  @ApiProperty(
+    nullableObject(
+      ViabilityModeTest,
+      'A plain GET with main-content extraction to markdown (format markdown): does the raw HTML hold the article? Null when not run (the URL was refused).',
+    ),
+  )
   extract_html: ViabilityModeTest | null;
-  @ApiProperty(nullableObject(ViabilityModeTest, 'A browser render with xhr/fetch capture (light at standard depth, heavy at full); null at quick depth or when not run.'))
+  @ApiProperty(
+    nullableObject(
+      ViabilityModeTest,
+      'A browser render with xhr/fetch capture (light at standard depth, heavy at full); null at quick depth or when not run.',
+    ),
+  )
   browser: ViabilityModeTest | null;
 }
 
@@ -120,7 +156,10 @@ export class ViabilityModeTests {
 export class ViabilityLoginWall {
   @ApiProperty()
   detected: boolean;
-  @ApiProperty({ type: [String], description: 'Evidence such as `status:401 www-authenticate:basic`, `redirect:/login?next=/`, `password-form`, `paywall:…`.' })
+  @ApiProperty({
+    type: [String],
+    description: 'Evidence such as `status:401 www-authenticate:basic`, `redirect:/login?next=/`, `password-form`, `paywall:…`.',
+  })
   evidence: string[];
 }
 
@@ -128,25 +167,41 @@ export class ViabilityLoginWall {
 export class ViabilityResult {
   @ApiProperty()
   url: string;
-  @ApiProperty({ enum: VIABILITY_STRATEGIES, description: 'extract_html: scrape without a browser; browser: browser=true; api: call api_endpoints directly; blocked: a CAPTCHA, challenge, login wall or refusal stands in the way (or the URL is not a public target).' })
+  @ApiProperty({
+    enum: VIABILITY_STRATEGIES,
+    description:
+      'extract_html: scrape without a browser; browser: browser=true; api: call api_endpoints directly; blocked: a CAPTCHA, challenge, login wall or refusal stands in the way (or the URL is not a public target).',
+  })
   recommended_strategy: (typeof VIABILITY_STRATEGIES)[number];
   @ApiProperty({ description: 'Scripts produce most of what a reader sees (raw HTML against the rendered DOM).' })
   javascript_required: boolean;
-  @ApiProperty({ minimum: 0, maximum: 1, description: 'How sure the analysis is that a browser is needed, 0–1: the share of visible text only scripts produced (0.6), an empty app root or noscript prompt (0.25), content elements that appeared on rendering (0.15).' })
+  @ApiProperty({
+    minimum: 0,
+    maximum: 1,
+    description:
+      'How sure the analysis is that a browser is needed, 0–1: the share of visible text only scripts produced (0.6), an empty app root or noscript prompt (0.25), content elements that appeared on rendering (0.15).',
+  })
   browser_confidence: number;
   @ApiProperty()
   captcha_detected: boolean;
   @ApiProperty({ type: [String], example: ['recaptcha'] })
   captcha_providers: string[];
-  @ApiProperty({ enum: CLOUDFLARE_LEVEL_VALUES, description: 'none: not served by Cloudflare; present: served by it, no challenge; challenge: a JavaScript/managed challenge; interactive: Turnstile or a CAPTCHA; block: a firewall refusal (errors 1006/1010/1015/1020).' })
+  @ApiProperty({
+    enum: CLOUDFLARE_LEVEL_VALUES,
+    description:
+      'none: not served by Cloudflare; present: served by it, no challenge; challenge: a JavaScript/managed challenge; interactive: Turnstile or a CAPTCHA; block: a firewall refusal (errors 1006/1010/1015/1020).',
+  })
   cloudflare_level: (typeof CLOUDFLARE_LEVEL_VALUES)[number];
   @ApiProperty({ type: ViabilityLoginWall })
   login_wall: ViabilityLoginWall;
   @ApiProperty()
   api_detected: boolean;
-  @ApiProperty({ type: [String], description: 'Same-site JSON endpoints whose answers carry the page\'s visible content.' })
+  @ApiProperty({ type: [String], description: "Same-site JSON endpoints whose answers carry the page's visible content." })
   api_endpoints: string[];
-  @ApiProperty({ description: 'An endpoint needs credentials: at full depth a replay without cookies got 401/403, otherwise the page sent credentials with it.' })
+  @ApiProperty({
+    description:
+      'An endpoint needs credentials: at full depth a replay without cookies got 401/403, otherwise the page sent credentials with it.',
+  })
   api_auth_required: boolean;
   @ApiProperty()
   can_use_extract_html: boolean;
@@ -164,7 +219,10 @@ export class ViabilityResult {
   reasons: string[];
   @ApiProperty({ type: [String], description: 'Anti-bot vendors seen (present or challenging).' })
   protection: string[];
-  @ApiProperty({ type: [String], description: 'Data the HTML embeds for its scripts (__NEXT_DATA__, __NUXT__, application/ld+json, __INITIAL_STATE__).' })
+  @ApiProperty({
+    type: [String],
+    description: 'Data the HTML embeds for its scripts (__NEXT_DATA__, __NUXT__, application/ld+json, __INITIAL_STATE__).',
+  })
   embedded_data: string[];
 }
 
@@ -180,7 +238,11 @@ export class ViabilityRunView {
   total_urls: number;
   @ApiProperty({ type: 'integer' })
   completed_urls: number;
-  @ApiProperty({ type: [ViabilityResult], nullable: true, description: 'Null until completed_urls equals total_urls, then one entry per URL in request order.' })
+  @ApiProperty({
+    type: [ViabilityResult],
+    nullable: true,
+    description: 'Null until completed_urls equals total_urls, then one entry per URL in request order.',
+  })
   results: ViabilityResult[] | null;
   @ApiProperty({ format: 'date-time' })
   created_at: string;

@@ -32,7 +32,10 @@ export class WebhookDeliveryAttempt {
   @ApiProperty({ type: 'integer' })
   latency_ms: number;
   /** sent | failed (a retry follows) | failed_final | blocked (the callback_url is not public). */
-  @ApiProperty({ enum: ['sent', 'failed', 'failed_final', 'blocked'], description: 'failed: a retry follows; blocked: the callback_url is not public.' })
+  @ApiProperty({
+    enum: ['sent', 'failed', 'failed_final', 'blocked'],
+    description: 'failed: a retry follows; blocked: the callback_url is not public.',
+  })
   outcome: string;
 }
 

@@ -3,7 +3,11 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayUnique, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 export class CreateClientDto {
-  @ApiPropertyOptional({ description: 'Your id for the client; generated when omitted.', pattern: '^[A-Za-z0-9._-]{1,64}$', example: 'acme' })
+  @ApiPropertyOptional({
+    description: 'Your id for the client; generated when omitted.',
+    pattern: '^[A-Za-z0-9._-]{1,64}$',
+    example: 'acme',
+  })
   @IsOptional()
   @IsString()
   @Matches(/^[A-Za-z0-9._-]{1,64}$/, { message: 'client_id must be 1-64 characters of letters, digits, ".", "_" or "-"' })
