@@ -11,7 +11,7 @@ import { type PageFormatter, withFormatNotes } from '../formats/page-formatter';
 import { type Guidance, type GuidanceAdvisor, type ScrapeOutcome } from '../guidance/guidance-advisor';
 import { type ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
-import { attemptWithRetries, emptyBody, executionFacts } from '../sync-scrape/scrape-attempts';
+import { attemptWithRetries, emptyBody, executionFacts } from '../scrape-attempts/scrape-attempts';
 import { type ActionError, ActionRunner, type EvaluateResult } from './action-runner';
 import { BrowserFailure, firstLine, isBrowserGone, withinDeadline } from './browser-failures';
 import { BrowserUnavailableError } from './browser-launcher';

@@ -11,7 +11,7 @@ import { ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { FetchedResponse, SimpleFetcher } from '../simple-fetch/simple-fetcher';
 import { FetchFailure, ProxyFailure } from '../simple-fetch/fetch-failures';
-import { attemptWithRetries, emptyBody, executionFacts } from './scrape-attempts';
+import { attemptWithRetries, emptyBody, executionFacts } from '../scrape-attempts/scrape-attempts';
 
 /**
  * One simple-mode scrape: vet the target, fetch through the proxy rotation (retrying proxy
