@@ -34,4 +34,34 @@ describe('the HTTP error table', () => {
   it("lists no code nothing raises, except the router's not_found", () => {
     expect(Object.keys(HTTP_ERROR_TABLE).filter((code) => !raised.has(code))).toEqual(['resource.not_found']);
   });
+
+  it("is what README's error table lists, and the README lists nothing else", () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('| error_code | status | when |'));
+    const rows = table.slice(0, table.indexOf('\n\n')).split('\n').slice(2);
+    const listed = new Set(
+      rows
+        .flatMap((row) => row.split('|')[1].match(/[a-z][a-z_]+/g) ?? [])
+        .filter((word) => word.includes('_') || ['conflict'].includes(word)),
+    );
+    // Answered by the HTTP layer itself (parser, router) or inside the job-result 404's object detail (spec 4.5).
+    const beyondTheTable = [
+      'payload_too_large',
+      'unsupported_media_type',
+      'request_header_fields_too_large',
+      'uri_too_long',
+      'bad_url',
+      'bad_request',
+      'result_pending',
+      'result_expired',
+      'result_lost',
+      'job_id_invalid',
+      'validation_error',
+    ];
+    const mapped = Object.values(HTTP_ERROR_TABLE)
+      .map((mapping) => mapping.errorCode)
+      .filter((code) => code !== 'internal_error' && code !== 'result_unavailable');
+    expect(mapped.filter((code) => !listed.has(code))).toEqual([]);
+    expect([...listed].filter((code) => !mapped.includes(code) && !beyondTheTable.includes(code))).toEqual([]);
+  });
 });
