@@ -8,6 +8,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { RequestAdmission } from './admission/request-admission';
+import { RequestCorrelationInterceptor } from './admission/request-correlation.interceptor';
 import { USAGE_HEADERS } from './admission/usage-headers';
 import { type BootstrapToken, ClientBootstrap } from './clients/client-bootstrap';
 import { GatewayModule } from './gateway.module';
@@ -73,6 +74,7 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus, c
   }
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(new RequestValidationPipe());
+  app.useGlobalInterceptors(new RequestCorrelationInterceptor());
 
   const admission = app.get(RequestAdmission);
   const fastify = app.getHttpAdapter().getInstance();

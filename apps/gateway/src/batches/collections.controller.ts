@@ -70,7 +70,7 @@ export class CollectionsController {
           requests: body.requests ?? null,
           callback_url: body.callback_url ?? null,
         },
-        { correlationId: caller.requestId, timeoutMs: WRITE_TIMEOUT_MS },
+        { timeoutMs: WRITE_TIMEOUT_MS },
       );
       return { status: 201, body: created };
     };
@@ -90,11 +90,12 @@ export class CollectionsController {
   @ValidationStatus(400)
   list(@Query() query: CollectionListQuery, @Caller() caller: AdmittedCall): Promise<CollectionView[]> {
     const since = query.since === undefined ? undefined : isoToEpochMs(query.since);
-    return this.bus.request(
-      SUBJECTS.collections.list,
-      { client_id: caller.client.id, name: query.name, name_prefix: query.name_prefix, since_ms: since },
-      { correlationId: caller.requestId },
-    );
+    return this.bus.request(SUBJECTS.collections.list, {
+      client_id: caller.client.id,
+      name: query.name,
+      name_prefix: query.name_prefix,
+      since_ms: since,
+    });
   }
 
   @Get(':collection_id')
@@ -103,11 +104,7 @@ export class CollectionsController {
   @Returns(200, CollectionView, { description: 'The collection.' })
   @Fails('batch.collection_not_found')
   get(@Param('collection_id', COLLECTION_ID) collectionId: string, @Caller() caller: AdmittedCall): Promise<CollectionView> {
-    return this.bus.request(
-      SUBJECTS.collections.get,
-      { client_id: caller.client.id, collection_id: collectionId },
-      { correlationId: caller.requestId },
-    );
+    return this.bus.request(SUBJECTS.collections.get, { client_id: caller.client.id, collection_id: collectionId });
   }
 
   @Put(':collection_id')
@@ -132,7 +129,7 @@ export class CollectionsController {
         requests: body.requests,
         callback_url: body.callback_url,
       },
-      { correlationId: caller.requestId, timeoutMs: WRITE_TIMEOUT_MS },
+      { timeoutMs: WRITE_TIMEOUT_MS },
     );
     return { id: updated.id, name: updated.name, message: updated.message };
   }
@@ -147,11 +144,7 @@ export class CollectionsController {
     @Param('collection_id', COLLECTION_ID) collectionId: string,
     @Caller() caller: AdmittedCall,
   ): Promise<CollectionDeleteReply> {
-    await this.bus.request(
-      SUBJECTS.collections.delete,
-      { client_id: caller.client.id, collection_id: collectionId },
-      { correlationId: caller.requestId },
-    );
+    await this.bus.request(SUBJECTS.collections.delete, { client_id: caller.client.id, collection_id: collectionId });
     return { id: collectionId, deleted: true, message: 'Collection deleted.' };
   }
 }

@@ -32,7 +32,7 @@ export class RunsController {
   async start(@Param('collection_id', COLLECTION_ID) collectionId: string, @Caller() caller: AdmittedCall): Promise<RunView> {
     const client = caller.client;
     // Jobs are charged one by one as they complete; a run needs at least one credit to start.
-    await this.credits.assertAvailable(client, 1, 'a run', caller.requestId);
+    await this.credits.assertAvailable(client, 1, 'a run');
     return this.bus.request(
       SUBJECTS.runs.start,
       {
@@ -41,7 +41,7 @@ export class RunsController {
         max_concurrency: client.limits.batchConcurrency,
         monthly_credits: client.limits.monthlyCredits,
       },
-      { correlationId: caller.requestId, timeoutMs: 60_000 },
+      { timeoutMs: 60_000 },
     );
   }
 
@@ -56,11 +56,11 @@ export class RunsController {
     @Query() query: RunListQuery,
     @Caller() caller: AdmittedCall,
   ): Promise<RunList> {
-    return this.bus.request(
-      SUBJECTS.runs.list,
-      { client_id: caller.client.id, collection_id: collectionId, status_filter: query.status_filter },
-      { correlationId: caller.requestId },
-    );
+    return this.bus.request(SUBJECTS.runs.list, {
+      client_id: caller.client.id,
+      collection_id: collectionId,
+      status_filter: query.status_filter,
+    });
   }
 
   @Get('runs/:run_id')
@@ -75,11 +75,7 @@ export class RunsController {
     @Param('run_id', RUN_ID) runId: string,
     @Caller() caller: AdmittedCall,
   ): Promise<RunView> {
-    return this.bus.request(
-      SUBJECTS.runs.get,
-      { client_id: caller.client.id, collection_id: collectionId, run_id: runId },
-      { correlationId: caller.requestId },
-    );
+    return this.bus.request(SUBJECTS.runs.get, { client_id: caller.client.id, collection_id: collectionId, run_id: runId });
   }
 
   @Get('runs/:run_id/jobs')
@@ -113,7 +109,7 @@ export class RunsController {
         order_dir: query.order_dir ?? 'asc',
         include_results: query.include_results ?? false,
       },
-      { correlationId: caller.requestId, timeoutMs: 60_000 },
+      { timeoutMs: 60_000 },
     );
     return this.bus.unpack(packed);
   }
@@ -135,7 +131,7 @@ export class RunsController {
     const reply = await this.bus.request(
       SUBJECTS.jobs.result,
       { client_id: caller.client.id, collection_id: collectionId, run_id: runId, job_id: jobId.slice(0, 200) },
-      { correlationId: caller.requestId, timeoutMs: 60_000 },
+      { timeoutMs: 60_000 },
     );
     if (!reply.found)
       throw new JobResultUnavailableError({

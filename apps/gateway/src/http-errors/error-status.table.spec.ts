@@ -58,7 +58,7 @@ describe('the HTTP error table', () => {
       'job_id_invalid',
       'validation_error',
     ];
-    const mapped = Object.values(HTTP_ERROR_TABLE)
+    const mapped: string[] = Object.values(HTTP_ERROR_TABLE)
       .map((mapping) => mapping.errorCode)
       .filter((code) => code !== 'internal_error' && code !== 'result_unavailable');
     expect(mapped.filter((code) => !listed.has(code))).toEqual([]);

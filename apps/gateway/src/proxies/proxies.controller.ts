@@ -26,8 +26,8 @@ export class ProxiesController {
   @Access('client')
   @ApiOperation({ summary: 'ISO 3166-1 alpha-2 codes (with English names) a client may request a proxy pool for.' })
   @Returns(200, ProxyCountriesReply, { description: 'The countries.' })
-  async countries(@Caller() caller: AdmittedCall): Promise<ProxyCountriesReply> {
-    const reply = await this.bus.request(SUBJECTS.proxies.countries, {}, { correlationId: caller.requestId });
+  async countries(): Promise<ProxyCountriesReply> {
+    const reply = await this.bus.request(SUBJECTS.proxies.countries, {});
     return { countries: reply.countries.map((c) => c.code), details: reply.countries, error: null };
   }
 
@@ -47,11 +47,7 @@ export class ProxiesController {
         `Country proxies are not part of the ${client.plan} plan (feature country_proxies); upgrade to any paid plan to request them.`,
       );
     }
-    return this.bus.request(
-      SUBJECTS.proxies.request,
-      { client_id: client.id, country_code: body.country_code, reason: body.reason },
-      { correlationId: caller.requestId },
-    );
+    return this.bus.request(SUBJECTS.proxies.request, { client_id: client.id, country_code: body.country_code, reason: body.reason });
   }
 
   @Get('proxy/status')
@@ -62,15 +58,15 @@ export class ProxiesController {
   })
   @Returns(200, ProxyStatusReply, { description: 'The approvals.' })
   status(@Caller() caller: AdmittedCall): Promise<ProxyStatusReply> {
-    return this.bus.request(SUBJECTS.proxies.status, { client_id: caller.client.id }, { correlationId: caller.requestId });
+    return this.bus.request(SUBJECTS.proxies.status, { client_id: caller.client.id });
   }
 
   @Get('admin/proxy/requests')
   @Access('admin')
   @ApiOperation({ summary: 'Country proxy requests by status (default pending).' })
   @Returns(200, CountryRequestList, { description: 'The requests, oldest first.' })
-  list(@Query() query: CountryRequestsQuery, @Caller() caller: AdmittedCall): Promise<CountryRequestList> {
-    return this.bus.request(SUBJECTS.proxies.list, { status: query.status ?? 'pending' }, { correlationId: caller.requestId });
+  list(@Query() query: CountryRequestsQuery): Promise<CountryRequestList> {
+    return this.bus.request(SUBJECTS.proxies.list, { status: query.status ?? 'pending' });
   }
 
   @Post('admin/proxy/requests/:client_id/:country_code')
@@ -85,16 +81,12 @@ export class ProxiesController {
     @Body() body: DecisionBody,
     @Caller() caller: AdmittedCall,
   ): Promise<CountryRequestView> {
-    return this.bus.request(
-      SUBJECTS.proxies.decide,
-      {
-        client_id: clientId.slice(0, 128),
-        country_code: countryCode.trim().toUpperCase().slice(0, 2).padEnd(2, '?'),
-        decision: body.decision,
-        note: body.note,
-        decided_by: caller.client.id,
-      },
-      { correlationId: caller.requestId },
-    );
+    return this.bus.request(SUBJECTS.proxies.decide, {
+      client_id: clientId.slice(0, 128),
+      country_code: countryCode.trim().toUpperCase().slice(0, 2).padEnd(2, '?'),
+      decision: body.decision,
+      note: body.note,
+      decided_by: caller.client.id,
+    });
   }
 }

@@ -33,11 +33,11 @@ export class UsageController {
   billing(@Query() query: BillingQueryDto, @Caller() caller: AdmittedCall): Promise<BillingReply> {
     const client = caller.client;
     const month = query.month ?? this.clock.now().toISOString().slice(0, 7);
-    return this.bus.request(
-      SUBJECTS.billing.billing,
-      { client_id: this.scopeOf(client, query.client, true), month, by_url: query.detail === 'urls' },
-      { correlationId: caller.requestId },
-    );
+    return this.bus.request(SUBJECTS.billing.billing, {
+      client_id: this.scopeOf(client, query.client, true),
+      month,
+      by_url: query.detail === 'urls',
+    });
   }
 
   @Get('client-metrics')
@@ -54,11 +54,12 @@ export class UsageController {
   clientMetrics(@Query() query: ClientMetricsQueryDto, @Caller() caller: AdmittedCall): Promise<ClientMetricsReply> {
     const client = caller.client;
     const period = reportPeriodOf(query.date, { allowMonth: true }, this.clock.now());
-    return this.bus.request(
-      SUBJECTS.billing.clientMetrics,
-      { client_id: this.scopeOf(client, query.client, false)!, ...period, hourly: query.hourly ?? false, by_url: query.detail === 'urls' },
-      { correlationId: caller.requestId },
-    );
+    return this.bus.request(SUBJECTS.billing.clientMetrics, {
+      client_id: this.scopeOf(client, query.client, false)!,
+      ...period,
+      hourly: query.hourly ?? false,
+      by_url: query.detail === 'urls',
+    });
   }
 
   @Get('metrics')
@@ -70,10 +71,10 @@ export class UsageController {
   @Returns(200, PlatformMetricsReply, { description: 'The statistics asked for.' })
   @ValidationStatus(400)
   @Fails('request.invalid')
-  metrics(@Query() query: PlatformMetricsQueryDto, @Caller() caller: AdmittedCall): Promise<PlatformMetricsReply> {
+  metrics(@Query() query: PlatformMetricsQueryDto): Promise<PlatformMetricsReply> {
     const period = reportPeriodOf(query.date, { allowMonth: false }, this.clock.now());
     const metrics: PlatformMetric[] = query.metric ? [query.metric as PlatformMetric] : [...PLATFORM_METRICS];
-    return this.bus.request(SUBJECTS.billing.platformMetrics, { ...period, metrics }, { correlationId: caller.requestId });
+    return this.bus.request(SUBJECTS.billing.platformMetrics, { ...period, metrics });
   }
 
   /** Ordinary clients see themselves only; an administrator may name anyone (billing: or nobody = all clients). */

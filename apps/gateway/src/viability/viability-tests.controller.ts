@@ -43,13 +43,13 @@ export class ViabilityTestsController {
       client,
       urls.length * VIABILITY_WORST_CASE_CREDITS[depth],
       `a ${depth} viability test of ${urls.length} URL(s)`,
-      caller.requestId,
     );
-    return this.bus.request(
-      SUBJECTS.viability.create,
-      { client_id: client.id, urls, depth, monthly_credits: client.limits.monthlyCredits },
-      { correlationId: caller.requestId },
-    );
+    return this.bus.request(SUBJECTS.viability.create, {
+      client_id: client.id,
+      urls,
+      depth,
+      monthly_credits: client.limits.monthlyCredits,
+    });
   }
 
   @Get()
@@ -59,11 +59,11 @@ export class ViabilityTestsController {
   @ValidationStatus(400)
   @Fails('viability.invalid_cursor')
   list(@Query() query: ViabilityListQuery, @Caller() caller: AdmittedCall): Promise<ViabilityRunList> {
-    return this.bus.request(
-      SUBJECTS.viability.list,
-      { client_id: caller.client.id, limit: query.limit ?? VIABILITY_PAGE_LIMITS.default, cursor: query.cursor?.toLowerCase() },
-      { correlationId: caller.requestId },
-    );
+    return this.bus.request(SUBJECTS.viability.list, {
+      client_id: caller.client.id,
+      limit: query.limit ?? VIABILITY_PAGE_LIMITS.default,
+      cursor: query.cursor?.toLowerCase(),
+    });
   }
 
   @Get(':run_id')
@@ -75,6 +75,6 @@ export class ViabilityTestsController {
   @Returns(200, ViabilityRunView, { description: 'The run.', example: VIABILITY_RUN_EXAMPLE })
   @Fails('viability.run_not_found')
   get(@Param('run_id', VIABILITY_RUN_ID) runId: string, @Caller() caller: AdmittedCall): Promise<ViabilityRunView> {
-    return this.bus.request(SUBJECTS.viability.get, { client_id: caller.client.id, run_id: runId }, { correlationId: caller.requestId });
+    return this.bus.request(SUBJECTS.viability.get, { client_id: caller.client.id, run_id: runId });
   }
 }

@@ -22,7 +22,7 @@ export class WebhooksController {
   })
   @Returns(200, WebhookSecretReply, { description: 'The signing secret.' })
   secret(@Caller() caller: AdmittedCall): Promise<WebhookSecretReply> {
-    return this.bus.request(SUBJECTS.webhooks.secret, { client_id: caller.client.id }, { correlationId: caller.requestId });
+    return this.bus.request(SUBJECTS.webhooks.secret, { client_id: caller.client.id });
   }
 
   @Post('webhooks/secret/rotate')
@@ -31,7 +31,7 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Replace the signing secret; every delivery attempt from now on is signed with the new one.' })
   @Returns(200, WebhookSecretReply, { description: 'The new signing secret.' })
   rotate(@Caller() caller: AdmittedCall): Promise<WebhookSecretReply> {
-    return this.bus.request(SUBJECTS.webhooks.rotateSecret, { client_id: caller.client.id }, { correlationId: caller.requestId });
+    return this.bus.request(SUBJECTS.webhooks.rotateSecret, { client_id: caller.client.id });
   }
 
   @Get('async/collections/:collection_id/runs/:run_id/webhook-deliveries')
@@ -48,11 +48,7 @@ export class WebhooksController {
     @Param('run_id', RUN_ID) runId: string,
     @Caller() caller: AdmittedCall,
   ): Promise<WebhookDeliveryLog> {
-    return this.bus.request(
-      SUBJECTS.webhooks.deliveries,
-      { client_id: caller.client.id, collection_id: collectionId, run_id: runId },
-      { correlationId: caller.requestId },
-    );
+    return this.bus.request(SUBJECTS.webhooks.deliveries, { client_id: caller.client.id, collection_id: collectionId, run_id: runId });
   }
 
   @Post('async/collections/:collection_id/runs/:run_id/webhook-deliveries/redeliver')
@@ -69,10 +65,6 @@ export class WebhooksController {
     @Param('run_id', RUN_ID) runId: string,
     @Caller() caller: AdmittedCall,
   ): Promise<WebhookDeliveryLog> {
-    return this.bus.request(
-      SUBJECTS.webhooks.redeliver,
-      { client_id: caller.client.id, collection_id: collectionId, run_id: runId },
-      { correlationId: caller.requestId },
-    );
+    return this.bus.request(SUBJECTS.webhooks.redeliver, { client_id: caller.client.id, collection_id: collectionId, run_id: runId });
   }
 }
