@@ -227,7 +227,15 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
       const gate = env.platform.gateway.get(CreditGate);
       const client = (await env.platform.gateway.get(ClientDirectory).find(created.client_id))!;
       const hold = await gate.hold(client, 5, 60);
-      await gate.charge(client, hold, 5, `e2e-${created.client_id}`, 'browser', { domain: 'example.com' });
+      await gate.charge(client, hold, 5, `e2e-${created.client_id}`, 'browser', {
+        request_id: 'e2e',
+        domain: 'example.com',
+        status_code: 200,
+        block_reason: null,
+        proxy: null,
+        attempts: 1,
+        success: true,
+      });
       const res = await http(url, '/v1/plans', { token: created.token });
       expect([
         res.headers.get('x-quota-limit'),

@@ -18,5 +18,6 @@ export * from './validation-problems';
 export * from './webhooks/webhook.messages';
 export * from './proxy/country-proxy.messages';
 export * from './billing/usage.messages';
+export * from './billing/ledger-entry-details';
 export * from './response-schema';
 export * from './viability/viability.messages';

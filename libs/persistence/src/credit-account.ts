@@ -1,3 +1,4 @@
+import type { LedgerEntryDetails } from '@lib/contracts';
 import type { SqlExecutor } from './database-connection';
 import { storableJson } from './storable-text';
 
@@ -58,7 +59,7 @@ export interface LedgerCharge {
   mode: string;
   /** Unique per billable event: a retried write never charges twice. */
   chargeKey: string;
-  details: Record<string, unknown>;
+  details: LedgerEntryDetails | Record<string, never>;
   at: Date;
 }
 

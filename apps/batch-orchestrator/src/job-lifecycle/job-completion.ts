@@ -1,4 +1,4 @@
-import type { BatchJobErrorType, JobStatus, ScrapeExecutionFacts, ScrapeResultBody } from '@lib/contracts';
+import { type BatchJobErrorType, type JobStatus, ledgerDetailsOf, type ScrapeExecutionFacts, type ScrapeResultBody } from '@lib/contracts';
 import { DATABASE, DatabaseConnection, lockCreditAccount, recordLedgerCharge, SqlTransaction, storableJson } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
@@ -106,17 +106,11 @@ export class JobCompletion {
           credits: c.credits,
           mode: facts!.mode,
           chargeKey: `batch-job:${job.id}`,
-          details: {
-            run_id: job.run_id,
-            job_id: job.id,
-            domain: facts!.target_domain,
-            status_code: facts!.status_code,
-            block_reason: facts!.block_reason,
-            proxy: facts!.proxy,
-            attempts: facts!.attempts,
-            execution_ms: Math.round(outcome.executionTimeMs),
-            success: c.isSuccess,
-          },
+          details: ledgerDetailsOf(
+            facts!,
+            { success: c.isSuccess, executionMs: outcome.executionTimeMs },
+            { run_id: job.run_id, job_id: job.id },
+          ),
           at: now,
         });
       }

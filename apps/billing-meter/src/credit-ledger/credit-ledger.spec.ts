@@ -92,7 +92,13 @@ describe.each(backends)(`${CreditLedger.name} on %s`, (_name, open) => {
     const id = client();
     const hold = await ledger.reserve({ client_id: id, monthly_credits: 100, credits: 5, ttl_seconds: 60 });
     const first = await ledger.commit(
-      { reservation_id: hold.reservation_id!, credits: 1, charge_key: `req-${id}`, mode: 'simple', details: { domain: 'example.com' } },
+      {
+        reservation_id: hold.reservation_id!,
+        credits: 1,
+        charge_key: `req-${id}`,
+        mode: 'simple',
+        details: { request_id: id, domain: 'example.com', status_code: 200, block_reason: null, proxy: null, attempts: 1, success: true },
+      },
       100,
     );
     const replay = await ledger.commit({ reservation_id: hold.reservation_id!, credits: 1, charge_key: `req-${id}`, mode: 'simple' }, 100);

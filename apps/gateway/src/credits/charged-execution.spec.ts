@@ -96,7 +96,11 @@ describe('ChargedExecution charge keys', () => {
         quota: null,
         creditsCharged: 0,
       } as unknown as AdmittedCall;
-      await new ChargedExecution(credits).run(admission, 'sync-scrape', 1, async () => ({ facts: { ...facts }, result: null }));
+      await new ChargedExecution(credits).run(admission, 'sync-scrape', 1, async () => ({
+        facts: { ...facts },
+        result: null,
+        outcome: { success: true, executionMs: 5 },
+      }));
       expect(admission.creditsCharged).toBe(1);
     }
     expect(keys).toEqual(['sync-scrape:hold-1', 'sync-scrape:hold-2']);

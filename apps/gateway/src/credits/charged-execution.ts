@@ -1,4 +1,4 @@
-import type { ScrapeExecutionFacts } from '@lib/contracts';
+import { ledgerDetailsOf, type ScrapeExecutionFacts } from '@lib/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import type { AdmittedCall } from '../admission/caller.decorator';
 import { CreditGate, CreditHold } from './credit-gate';
@@ -26,22 +26,15 @@ export class ChargedExecution {
     admission: AdmittedCall,
     kind: string,
     creditsToHold: number,
-    work: () => Promise<{ facts: ScrapeExecutionFacts; result: T; details?: Record<string, unknown> }>,
+    work: () => Promise<{ facts: ScrapeExecutionFacts; result: T; outcome: { success: boolean; executionMs?: number } }>,
   ): Promise<T> {
     const client = admission.client;
     const hold = await this.credits.hold(client, creditsToHold, HOLD_TTL_SECONDS, admission.requestId);
     try {
-      const { facts, result, details } = await work();
+      const { facts, result, outcome } = await work();
       if (facts.billable) {
-        admission.quota = await this.credits.charge(client, hold, facts.credits, `${kind}:${hold.reservationId}`, facts.mode, {
-          request_id: admission.requestId,
-          domain: facts.target_domain,
-          status_code: facts.status_code,
-          block_reason: facts.block_reason,
-          proxy: facts.proxy,
-          attempts: facts.attempts,
-          ...details,
-        });
+        const details = ledgerDetailsOf(facts, outcome, { request_id: admission.requestId });
+        admission.quota = await this.credits.charge(client, hold, facts.credits, `${kind}:${hold.reservationId}`, facts.mode, details);
         admission.creditsCharged = facts.credits;
       } else {
         admission.quota = await this.credits.release(client, hold, admission.requestId);

@@ -1,4 +1,4 @@
-import { BillableMode, QuotaState, SUBJECTS } from '@lib/contracts';
+import { BillableMode, QuotaState, SUBJECTS, type LedgerEntryDetails } from '@lib/contracts';
 import { QuotaExceededError } from '@lib/errors';
 import { MessageBus } from '@lib/messaging';
 import { Inject, Injectable } from '@nestjs/common';
@@ -59,7 +59,7 @@ export class CreditGate {
     credits: number,
     chargeKey: string,
     mode: BillableMode,
-    details: Record<string, unknown>,
+    details: LedgerEntryDetails,
     correlationId?: string,
   ): Promise<QuotaState> {
     const reply = await this.bus.request(

@@ -39,7 +39,7 @@ export class SyncScrapeHandler {
     return this.charged.run(admission, 'sync-scrape', cost, async () => {
       const reply = await this.callEngine(SUBJECTS.scrape.execute, this.command(request, admission), admission);
       const result = await this.bus.unpack(reply.result);
-      return { facts: reply.facts, result, details: { execution_ms: result.timings.total_ms, success: result.guidance.success === true } };
+      return { facts: reply.facts, result, outcome: { success: result.guidance.success === true, executionMs: result.timings.total_ms } };
     });
   }
 
@@ -51,10 +51,7 @@ export class SyncScrapeHandler {
       return {
         facts: reply.facts,
         result,
-        details: {
-          execution_ms: Math.round((result.executionTime ?? 0) * 1000),
-          success: result.statusCode >= 200 && result.statusCode < 300,
-        },
+        outcome: { success: result.statusCode >= 200 && result.statusCode < 300, executionMs: (result.executionTime ?? 0) * 1000 },
       };
     });
   }

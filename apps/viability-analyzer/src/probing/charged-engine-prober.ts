@@ -1,4 +1,4 @@
-import { BillableMode, ScrapeExecutionFacts, SUBJECTS } from '@lib/contracts';
+import { BillableMode, ledgerDetailsOf, ScrapeExecutionFacts, SUBJECTS } from '@lib/contracts';
 import { RemoteAppError } from '@lib/errors';
 import { MessageBus } from '@lib/messaging';
 import { CREDIT_COST } from '@lib/plans';
@@ -25,8 +25,8 @@ export interface ProbeAccount {
   analysisKey: string;
   /** Names this attempt's engine requests: an analysis started again gets fresh ones. */
   attempt: number;
-  /** Written into every ledger entry of the analysis (which run, or which agent call, it served). */
-  ledgerDetails: Record<string, unknown>;
+  /** Written into every ledger entry of the analysis: which run, or which agent call, it served. */
+  origin: { viability_run_id: string } | { discover_request_id: string };
 }
 
 /**
@@ -49,7 +49,7 @@ export class ChargedEngineProber {
       monthlyCredits: claim.monthlyCredits,
       analysisKey: `viability:${claim.runId}:${claim.position}`,
       attempt: claim.attempt,
-      ledgerDetails: { viability_run_id: claim.runId },
+      origin: { viability_run_id: claim.runId },
     });
   }
 
@@ -106,14 +106,7 @@ export class ChargedEngineProber {
           credits: facts.credits,
           charge_key: `${account.analysisKey}:${label}`,
           mode: facts.mode as BillableMode,
-          details: {
-            ...account.ledgerDetails,
-            probe: label,
-            domain: facts.target_domain,
-            status_code: facts.status_code,
-            block_reason: facts.block_reason,
-            success: result.guidance.success === true,
-          },
+          details: ledgerDetailsOf(facts, { success: result.guidance.success === true }, { ...account.origin, probe: label }),
         },
         { correlationId },
       );

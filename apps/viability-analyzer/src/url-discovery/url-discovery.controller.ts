@@ -22,7 +22,7 @@ export class UrlDiscoveryController {
       monthlyCredits: command.monthly_credits,
       analysisKey: `discover:${command.request_id}`,
       attempt: 1,
-      ledgerDetails: { discover_request_id: command.request_id },
+      origin: { discover_request_id: command.request_id },
     });
     const verdict = await this.analysis.analyse(command.url, command.depth, prober);
     return { verdict, credits_charged: prober.creditsCharged() };

@@ -1,4 +1,5 @@
 import { IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
+import type { LedgerEntryDetails } from './ledger-entry-details';
 import { ClientCreditScope, QuotaState } from './quota.messages';
 
 export const BILLABLE_MODES = ['simple', 'browser', 'download'] as const;
@@ -50,10 +51,10 @@ export class CommitCreditsCommand extends ReservationReference {
   @IsIn(BILLABLE_MODES)
   mode: BillableMode;
 
-  /** Facts for billing reports (target domain, status code, timings…). */
+  /** Facts for billing reports (target domain, status code, timings, success, the call it charged). */
   @IsOptional()
   @IsObject()
-  details?: Record<string, unknown>;
+  details?: LedgerEntryDetails;
 }
 
 export interface CommitCreditsReply {
