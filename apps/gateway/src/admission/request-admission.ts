@@ -51,7 +51,7 @@ export class RequestAdmission {
 
     if (!client) {
       admission.rateLimit = await this.rateLimiter.hit(`ip:${request.ip}`, this.config.anonymousRateLimitPerMinute);
-      if (!admission.rateLimit.allowed) throw this.rateLimited(admission.rateLimit);
+      if (!admission.rateLimit.allowed) throw rateLimitExceeded(admission.rateLimit);
       if (access === 'public') return;
       throw token
         ? new InvalidTokenError('The bearer token is not valid (it may have been rotated). Send Authorization: Bearer <API_KEY>.')
@@ -63,13 +63,13 @@ export class RequestAdmission {
       this.rateLimiter.hit(`client:${client.id}`, client.limits.rateLimitPerMinute),
       this.quotaFor(client, admission.requestId),
     ]);
-    if (!admission.rateLimit.allowed) throw this.rateLimited(admission.rateLimit);
+    if (!admission.rateLimit.allowed) throw rateLimitExceeded(admission.rateLimit);
     if (access === 'admin') {
       if (!client.isAdmin) throw new AdminOnlyError('This endpoint is for the administrator client only.');
       // Administration (clients, tokens, approvals) has its own, tighter budget: a leaked or
       // runaway admin token cannot mint clients or rotate tokens at the admin client's full rate.
       const adminBudget = await this.rateLimiter.hit(`admin:${client.id}`, this.config.adminRateLimitPerMinute);
-      if (!adminBudget.allowed) throw this.rateLimited(adminBudget);
+      if (!adminBudget.allowed) throw rateLimitExceeded(adminBudget);
     }
   }
 
@@ -102,11 +102,12 @@ export class RequestAdmission {
       return null;
     }
   }
+}
 
-  private rateLimited(decision: RateLimitDecision): RateLimitExceededError {
-    return new RateLimitExceededError(
-      `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfterSeconds} s.`,
-      decision.retryAfterSeconds,
-    );
-  }
+/** The refusal of a request over its rate limit, the same for REST and the agent endpoint's batched tool calls. */
+export function rateLimitExceeded(decision: RateLimitDecision): RateLimitExceededError {
+  return new RateLimitExceededError(
+    `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfterSeconds} s.`,
+    decision.retryAfterSeconds,
+  );
 }

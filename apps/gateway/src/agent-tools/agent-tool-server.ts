@@ -4,11 +4,12 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { AdmittedCall } from '../admission/caller.decorator';
+import { rateLimitExceeded } from '../admission/request-admission';
 import { RequestRateLimiter } from '../admission/request-rate-limiter';
 import { API_VERSION } from '../openapi/openapi-document';
 import { OPENAPI_DOCUMENT } from '../openapi/openapi.controller';
 import { AgentToolbox } from './agent-toolbox';
-import { failureResult } from './tool-results';
+import { failureOf, failureResult } from './tool-results';
 import { TOOL_NAMES, toolCatalog, ToolDefinition, ToolName } from './tool-schemas';
 
 const INSTRUCTIONS =
@@ -84,13 +85,6 @@ export class AgentToolServer {
     const client = admission.client;
     const decision = await this.rateLimiter.hit(`client:${client.id}`, client.limits.rateLimitPerMinute);
     admission.rateLimit = decision;
-    if (decision.allowed) return null;
-    return failureResult({
-      error_type: 'rate_limit_exceeded',
-      message: `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.retryAfterSeconds} s.`,
-      next_steps: ['Wait retry_after_seconds, then call again.'],
-      suggested_request: null,
-      retry_after_seconds: decision.retryAfterSeconds,
-    });
+    return decision.allowed ? null : failureResult(failureOf(rateLimitExceeded(decision), {}));
   }
 }

@@ -1,4 +1,5 @@
 import type { CDPSession } from 'puppeteer-core';
+import { RESOURCE_TYPES } from '@lib/contracts';
 import { REFUSAL_HEADER } from './egress-filter';
 
 /** One captured request (spec 2.6; `network_requests` of the response). */
@@ -26,21 +27,7 @@ export interface CapturedRequest {
 export const BODY_CAPTURE_LIMIT = 256 * 1024;
 const MAX_ENTRIES = 1000;
 const BODY_TYPES = new Set(['document', 'xhr', 'fetch']);
-const SPEC_TYPES = new Set([
-  'document',
-  'eventsource',
-  'fetch',
-  'font',
-  'image',
-  'manifest',
-  'media',
-  'other',
-  'script',
-  'stylesheet',
-  'texttrack',
-  'websocket',
-  'xhr',
-]);
+const SPEC_TYPES = new Set<string>(RESOURCE_TYPES);
 
 interface Pending {
   entry: CapturedRequest;

@@ -3,6 +3,7 @@ import { ArrayMaxSize, IsArray, IsInt, IsObject, IsString, Length, Min } from 'c
 import { ANY_JSON_VALUE, anyJsonValue, nullableObject, openObject } from '../response-schema';
 import type { BillableMode } from '../billing/credit-reservation.messages';
 import { GUIDANCE_ERROR_TYPES, type GuidanceErrorType } from './guidance';
+import { RESOURCE_TYPES } from './scrape-request';
 
 /** Work for scrape-engine on behalf of one client's request. */
 export class EngineCommand {
@@ -73,23 +74,7 @@ export class CapturedNetworkRequest {
   url: string;
   @ApiProperty()
   method: string;
-  @ApiProperty({
-    enum: [
-      'document',
-      'eventsource',
-      'fetch',
-      'font',
-      'image',
-      'manifest',
-      'media',
-      'other',
-      'script',
-      'stylesheet',
-      'texttrack',
-      'websocket',
-      'xhr',
-    ],
-  })
+  @ApiProperty({ enum: RESOURCE_TYPES })
   resource_type: string;
   @ApiProperty({ type: 'integer', description: 'HTTP status; 0 when no response arrived (failed, blocked or still open).' })
   status: number;
