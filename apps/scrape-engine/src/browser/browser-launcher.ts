@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Logger } from '@nestjs/common';
 import type { Browser, LaunchOptions } from 'puppeteer-core';
 import { firstLine } from './browser-failures';
 import type { ChromiumBinaries } from './chromium-locator';
@@ -53,6 +54,7 @@ const PER_PAGE_EVASIONS = ['user-agent-override', 'navigator.languages', 'webgl.
  * parent dies exits with it instead of lingering.
  */
 export class BrowserLauncher {
+  private readonly logger = new Logger('BrowserLauncher');
   private heavyPuppeteer: { launch(options: LaunchOptions): Promise<Browser> } | null = null;
 
   constructor(private readonly binaries: ChromiumBinaries) {}
@@ -87,9 +89,16 @@ export class BrowserLauncher {
       throw new BrowserUnavailableError(`${kind} browser (${executablePath}) did not start: ${firstLine(error)}`);
     }
     const cleanUp = () => fs.rm(userDataDir, { recursive: true, force: true }, () => undefined);
-    browser.process()?.once('exit', cleanUp);
+    const child = browser.process();
+    child?.once('exit', cleanUp);
+    // A killed or crashed Chromium's pipes can still report an error (read ECONNRESET) after
+    // puppeteer has taken its own listeners off them. Unheard, that error is an uncaught exception,
+    // and an uncaught exception ends the whole scrape-engine: every stream keeps a listener for life.
+    const pid = child?.pid ?? '?';
+    for (const stream of child?.stdio ?? [])
+      stream?.on('error', (error: Error) => this.logger.debug(`${kind} browser ${pid}: pipe error (${error.message})`));
     const version = (await browser.version()).replace(/^[^/]*\//, '');
-    return { kind, browser, pid: browser.process()?.pid ?? null, version };
+    return { kind, browser, pid: child?.pid ?? null, version };
   }
 
   private heavy() {

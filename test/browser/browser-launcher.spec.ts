@@ -1,0 +1,34 @@
+import { BrowserLauncher, type BrowserKind } from '../../apps/scrape-engine/src/browser/browser-launcher';
+import { locateChromium } from '../../apps/scrape-engine/src/browser/chromium-locator';
+
+/**
+ * A browser that crashes (here: SIGKILL) must not take the scrape-engine with it. Its pipes can
+ * report `read ECONNRESET` after puppeteer has dropped its own listeners on them; an `error` event
+ * nobody listens to is an uncaught exception, which ends the process. Emitting one on every pipe of
+ * a dead browser is what the platform must survive.
+ */
+describe('BrowserLauncher: a dead browser’s pipes', () => {
+  const launcher = new BrowserLauncher(locateChromium({ chromePath: process.env.CHROME_PATH ?? null, headlessShellPath: null }));
+
+  it.each<BrowserKind>(['light', 'heavy'])(
+    '%s: an error on any pipe after a crash is heard, not thrown',
+    async (kind) => {
+      const { browser } = await launcher.launch(kind);
+      const child = browser.process()!;
+      const gone = new Promise((resolve) => browser.once('disconnected', resolve));
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await Promise.all([gone, exited]);
+      // Let puppeteer finish tearing its connection down (it removes its listeners as it goes).
+      await new Promise((resolve) => setTimeout(resolve, 200));
+
+      const streams = child.stdio.filter((stream) => stream !== null && stream !== undefined);
+      expect(streams.length).toBeGreaterThanOrEqual(3);
+      for (const stream of streams) {
+        const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' });
+        expect(() => stream.emit('error', reset)).not.toThrow();
+      }
+    },
+    60_000,
+  );
+});
