@@ -1,18 +1,12 @@
 import { DATABASE, type DatabaseConnection } from '@lib/persistence';
-import type { Clock } from '@lib/runtime';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { eventually, rateLimitForPolling } from './support/eventually';
 import { http, type HttpResult } from './support/http';
 import { runtimesUnderTest } from './support/runtimes';
+import { MovableClock } from '../support/movable-clock';
 
 /** A clock the test moves forward (retention), instead of sleeping through 48 hours. */
-class MovableClock implements Clock {
-  offsetMs = 0;
-  now(): Date {
-    return new Date(Date.now() + this.offsetMs);
-  }
-}
 
 const HOUR = 3_600_000;
 

@@ -2,7 +2,6 @@ import { createHealthController } from '@lib/runtime';
 import { targetGuardProvider } from '@lib/target-guard';
 import { Module } from '@nestjs/common';
 import { CollectionItemsValidator } from './collections/collection-items.validator';
-import { CollectionStore } from './collections/collection-store';
 import { CollectionsController } from './collections/collections.controller';
 import { JobDispatcher } from './dispatch/job-dispatcher';
 import { LeaseSweeper } from './dispatch/lease-sweeper';
@@ -10,6 +9,9 @@ import { JobClaims } from './job-lifecycle/job-claims';
 import { JobCompletion } from './job-lifecycle/job-completion';
 import { JobLifecycleController } from './job-lifecycle/job-lifecycle.controller';
 import { QuotaNotifier } from './job-lifecycle/quota-notifier';
+import { CollectionStore } from './persistence/collections.store';
+import { JobStore } from './persistence/jobs.store';
+import { RunStore } from './persistence/runs.store';
 import { RunLauncher } from './runs/run-launcher';
 import { RunViews } from './runs/run-views';
 import { RunsController } from './runs/runs.controller';
@@ -24,6 +26,8 @@ import { RunsController } from './runs/runs.controller';
     targetGuardProvider,
     CollectionItemsValidator,
     CollectionStore,
+    JobStore,
+    RunStore,
     RunViews,
     RunLauncher,
     JobDispatcher,

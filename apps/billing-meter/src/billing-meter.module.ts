@@ -5,10 +5,11 @@ import { CreditLedgerController } from './credit-ledger/credit-ledger.controller
 import { QuotaChangePublisher } from './credit-ledger/quota-change.publisher';
 import { UsageReports } from './usage-reports/usage-reports';
 import { UsageReportsController } from './usage-reports/usage-reports.controller';
+import { LedgerReportStore } from './persistence/ledger-reports.store';
 
 /** billing-meter: the credit ledger (quota, reservations, charges) and the usage reports read from it. */
 @Module({
   controllers: [createHealthController('billing-meter'), CreditLedgerController, UsageReportsController],
-  providers: [CreditLedger, QuotaChangePublisher, UsageReports],
+  providers: [LedgerReportStore, CreditLedger, QuotaChangePublisher, UsageReports],
 })
 export class BillingMeterModule {}

@@ -27,6 +27,8 @@ import { SyncScrapeController } from './sync-scrape/sync-scrape.controller';
 import { EngineWatch } from './sync-scrape/engine-watch';
 import { InFlightEventsController } from './sync-scrape/in-flight-events.controller';
 import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
+import { ClientStore } from './persistence/clients.store';
+import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
 
 /** gateway: public REST under /v1 and the agent endpoint at /mcp — auth, rate limits, quotas, errors — in front of the contexts. */
 @Module({
@@ -48,6 +50,8 @@ import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
     AgentEndpointController,
   ],
   providers: [
+    ClientStore,
+    IdempotencyKeyStore,
     ClientDirectory,
     ClientBootstrap,
     RequestRateLimiter,

@@ -3,10 +3,11 @@ import { Module } from '@nestjs/common';
 import { CountryCatalog } from './country-catalog/country-catalog';
 import { CountryRequests } from './country-requests/country-requests';
 import { ProxyApprovalsController } from './proxy-approvals.controller';
+import { CountryRequestStore } from './persistence/country-requests.store';
 
 /** proxy-approvals: the country list, clients' country proxy requests and their review. */
 @Module({
   controllers: [createHealthController('proxy-approvals'), ProxyApprovalsController],
-  providers: [CountryCatalog, CountryRequests],
+  providers: [CountryRequestStore, CountryCatalog, CountryRequests],
 })
 export class ProxyApprovalsModule {}

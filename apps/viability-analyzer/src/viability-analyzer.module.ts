@@ -6,7 +6,7 @@ import { ChargedEngineProber } from './probing/charged-engine-prober';
 import { UrlAnalysis } from './url-analysis/url-analysis';
 import { UrlDiscoveryController } from './url-discovery/url-discovery.controller';
 import { ViabilityRunsController } from './viability-runs/viability-runs.controller';
-import { ViabilityRunStore } from './viability-runs/viability-run-store';
+import { ViabilityRunStore } from './persistence/viability-runs.store';
 
 /**
  * viability-analyzer: viability runs (spec 2.15, 3.4, 4.6). Runs and their URLs live in its own

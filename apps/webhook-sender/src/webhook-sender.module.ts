@@ -6,10 +6,20 @@ import { WebhookDispatcher } from './delivery/webhook-dispatcher';
 import { DeliveryLog } from './delivery-log/delivery-log';
 import { SigningSecrets } from './signing-secrets/signing-secrets';
 import { WebhookSenderController } from './webhook-sender.controller';
+import { WebhookOutboxStore } from './persistence/webhook-outbox.store';
+import { WebhookSecretStore } from './persistence/webhook-secrets.store';
 
 /** webhook-sender: signed, durable, scheduled delivery of run-completion webhooks from the outbox. */
 @Module({
   controllers: [createHealthController('webhook-sender'), WebhookSenderController],
-  providers: [targetGuardProvider, CallbackTransport, SigningSecrets, DeliveryLog, WebhookDispatcher],
+  providers: [
+    targetGuardProvider,
+    WebhookOutboxStore,
+    WebhookSecretStore,
+    CallbackTransport,
+    SigningSecrets,
+    DeliveryLog,
+    WebhookDispatcher,
+  ],
 })
 export class WebhookSenderModule {}

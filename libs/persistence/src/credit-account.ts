@@ -52,6 +52,32 @@ export async function holdCredits(
   );
 }
 
+/** Ends a hold (charged, failed or abandoned). Call with the account locked; false when it was gone already. */
+export async function releaseHold(tx: SqlTransaction, reservationId: string): Promise<boolean> {
+  const deleted = await tx.query('delete from credit_reservations where id = $1 returning id', [reservationId]);
+  return deleted.length === 1;
+}
+
+/** Drops the client's holds that outlived their TTL (a crashed caller's). Call with the account locked. */
+export async function dropExpiredHolds(tx: SqlTransaction, clientId: string, now: Date): Promise<void> {
+  await tx.query('delete from credit_reservations where client_id = $1 and expires_at <= $2', [clientId, now]);
+}
+
+/** Whose account a hold belongs to, or (once charged) the entry recorded under `chargeKey`; null when neither exists. */
+export async function creditAccountOf(tx: SqlTransaction, ref: { reservationId: string; chargeKey?: string }): Promise<string | null> {
+  const [owner] = await tx.query<{ client_id: string }>(
+    '(select client_id from credit_reservations where id = $1) union all (select client_id from credit_ledger_entries where charge_key = $2) limit 1',
+    [ref.reservationId, ref.chargeKey ?? null],
+  );
+  return owner?.client_id ?? null;
+}
+
+/** The ledger entry already recorded under a charge key (a retried commit), if any. */
+export async function ledgerEntryIdOf(tx: SqlTransaction, chargeKey: string): Promise<string | null> {
+  const [entry] = await tx.query<{ id: string }>('select id from credit_ledger_entries where charge_key = $1', [chargeKey]);
+  return entry?.id ?? null;
+}
+
 export interface LedgerCharge {
   id: string;
   clientId: string;

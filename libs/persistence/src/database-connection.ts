@@ -25,6 +25,11 @@ export interface DatabaseConnection {
   release(): Promise<void>;
 }
 
+/** One round trip to the database (health checks): resolves when it answers. */
+export async function pingDatabase(db: Pick<DatabaseConnection, 'sql'>): Promise<void> {
+  await db.sql.query('select 1');
+}
+
 export interface DatabaseSettings {
   databaseUrl: string | null;
   dataDir: string;

@@ -1,5 +1,5 @@
 import type { DependencyCheck, HealthReport } from '@lib/contracts';
-import { DATABASE, DatabaseConnection } from '@lib/persistence';
+import { DATABASE, DatabaseConnection, pingDatabase } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 import os from 'node:os';
 
@@ -30,7 +30,7 @@ export class ContextHealthReporter {
   constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {}
 
   async report(service: string): Promise<HealthReport> {
-    const database = await timedCheck(() => this.db.sql.query('select 1'));
+    const database = await timedCheck(() => pingDatabase(this.db));
     return { service, status: database.status, instance: instanceInfo(), checks: { database } };
   }
 }

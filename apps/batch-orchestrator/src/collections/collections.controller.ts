@@ -14,7 +14,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
 import { CollectionNotFoundError, InvalidCollectionError } from '../batch-orchestrator.errors';
 import { CollectionItemsValidator, ItemsVerdict } from './collection-items.validator';
-import { CollectionStore } from './collection-store';
+import { CollectionStore } from '../persistence/collections.store';
 
 /** Collections CRUD (spec 4.3): per-item validation, SSRF vetting and dedup on every write of `requests`. */
 @Controller()

@@ -1,33 +1,27 @@
 import { loadPlatformConfig } from '@lib/config';
 import type { JobDispatch } from '@lib/contracts';
 import { InProcessJobQueue } from '@lib/messaging';
-import { applyMigrations, type DatabaseConnection, openDatabase } from '@lib/persistence';
+import type { DatabaseConnection } from '@lib/persistence';
 import { systemClock } from '@lib/runtime';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { DATABASE_BACKENDS, openTestDatabase } from '../../../../test/support/test-databases';
+import { JobStore } from '../persistence/jobs.store';
 import { JobDispatcher } from './job-dispatcher';
 
-/** Dispatch limits on the embedded database: per client by plan, all clients by BATCH_GLOBAL_CONCURRENCY. */
-describe('JobDispatcher (database)', () => {
-  let dir: string;
+/** Dispatch limits on each database: per client by plan, all clients by BATCH_GLOBAL_CONCURRENCY. */
+describe.each(DATABASE_BACKENDS)('JobDispatcher (%s database)', (backend) => {
   let db: DatabaseConnection;
+  let close: () => Promise<void>;
   const published: JobDispatch[] = [];
   let dispatcher: JobDispatcher;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dispatch-'));
-    db = await openDatabase({ databaseUrl: null, dataDir: dir });
-    await applyMigrations(db.sql);
+    ({ db, close } = await openTestDatabase(backend, 'dispatch'));
     const queue = new InProcessJobQueue();
     queue.publish = async (d) => void published.push(d);
-    dispatcher = new JobDispatcher(db, queue, systemClock, loadPlatformConfig({ BATCH_GLOBAL_CONCURRENCY: '3' }));
+    dispatcher = new JobDispatcher(db, queue, systemClock, loadPlatformConfig({ BATCH_GLOBAL_CONCURRENCY: '3' }), new JobStore(db));
   });
-  afterAll(async () => {
-    await db.release();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(async () => close());
 
   async function runWithJobs(clientId: string, maxConcurrency: number, jobs: number): Promise<string[]> {
     const runId = randomUUID();
@@ -68,7 +62,7 @@ describe('JobDispatcher (database)', () => {
     await db.sql.query("update jobs set status = 'completed' where client_id <> 'client-c'");
     const queue = new InProcessJobQueue();
     queue.publish = async () => Promise.reject(new Error('broker down'));
-    const failing = new JobDispatcher(db, queue, systemClock, loadPlatformConfig({ BATCH_GLOBAL_CONCURRENCY: '3' }));
+    const failing = new JobDispatcher(db, queue, systemClock, loadPlatformConfig({ BATCH_GLOBAL_CONCURRENCY: '3' }), new JobStore(db));
     expect(await failing.dispatchFor('client-c')).toBe(1);
     const [row] = await db.sql.query<{ dispatched_at: Date | null }>('select dispatched_at from jobs where id = $1', [c[0]]);
     expect(row.dispatched_at).toBeNull();

@@ -1,9 +1,10 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import type { JobDispatch } from '@lib/contracts';
-import { DATABASE, DatabaseConnection } from '@lib/persistence';
+import { DATABASE, DatabaseConnection, releaseHold } from '@lib/persistence';
 import { CLOCK, Clock, PeriodicTask } from '@lib/runtime';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { JobCompletion, LOCKED_JOB_COLUMNS, LockedJob } from '../job-lifecycle/job-completion';
+import { JobCompletion } from '../job-lifecycle/job-completion';
+import { JobStore } from '../persistence/jobs.store';
 import { JobDispatcher } from './job-dispatcher';
 
 const BATCH = 200;
@@ -28,6 +29,7 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly completion: JobCompletion,
     private readonly dispatcher: JobDispatcher,
+    private readonly jobs: JobStore,
   ) {
     this.schedule = new PeriodicTask('LeaseSweeper', config.batchSweepIntervalMs, () => this.sweep());
   }
@@ -40,10 +42,7 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private async redispatchUnstarted(now: Date): Promise<void> {
-    const again = await this.db.sql.query<JobDispatch>(
-      "update jobs set attempt = attempt + 1, dispatched_at = $1 where status = 'processing' and started_at is null and dispatched_at is not null returning id as job_id, attempt",
-      [now],
-    );
+    const again = await this.jobs.redispatchUnstarted(now);
     if (again.length > 0) this.logger.log(`${again.length} job(s) dispatched before the restart: dispatching again`);
     await this.dispatcher.publish(again);
   }
@@ -55,32 +54,20 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnApplicationShutdo
   async sweep(): Promise<void> {
     const now = this.clock.now();
     const redispatch = await this.db.sql.transaction(async (tx) => {
-      const expired = await tx.query<LockedJob>(
-        `select ${LOCKED_JOB_COLUMNS} from jobs where status = 'processing' and lease_expires_at < $1 order by lease_expires_at limit ${BATCH} for update skip locked`,
-        [now],
-      );
+      const expired = await this.jobs.lockExpiredLeases(tx, now, BATCH);
       const again: JobDispatch[] = [];
       for (const job of expired) {
-        if (job.retries_attempted < this.config.jobMaxRetries) {
-          if (job.reservation_id) await tx.query('delete from credit_reservations where id = $1', [job.reservation_id]);
-          const [next] = await tx.query<JobDispatch>(
-            `update jobs set attempt = attempt + 1, retries_attempted = retries_attempted + 1, started_at = null, lease_expires_at = null, worker_id = null,
-               reservation_id = null, dispatched_at = $2 where id = $1 returning id as job_id, attempt`,
-            [job.id, now],
-          );
-          again.push(next);
+        if (job.retriesAttempted < this.config.jobMaxRetries) {
+          if (job.reservationId) await releaseHold(tx, job.reservationId);
+          again.push(await this.jobs.retry(tx, job.id, now));
         } else {
-          const message = `worker-level timeout: the worker stopped reporting on this job (lease of ${this.config.jobLeaseSeconds} s expired after ${job.retries_attempted + 1} attempt(s))`;
-          const ranMs = job.started_at ? now.getTime() - new Date(job.started_at).getTime() : 0;
+          const message = `worker-level timeout: the worker stopped reporting on this job (lease of ${this.config.jobLeaseSeconds} s expired after ${job.retriesAttempted + 1} attempt(s))`;
+          const ranMs = job.startedAt ? now.getTime() - new Date(job.startedAt).getTime() : 0;
           await this.completion.completeWithin(tx, job, { kind: 'timeout', message, executionTimeMs: ranMs });
         }
       }
-      const lost = await tx.query<JobDispatch>(
-        `update jobs set attempt = attempt + 1, dispatched_at = $1 where id in (
-           select id from jobs where status = 'processing' and started_at is null and dispatched_at < $2 limit ${BATCH} for update skip locked
-         ) returning id as job_id, attempt`,
-        [now, new Date(now.getTime() - (this.config.jobMaxRuntimeSeconds + this.config.jobLeaseSeconds) * 1000)],
-      );
+      const lostBefore = new Date(now.getTime() - (this.config.jobMaxRuntimeSeconds + this.config.jobLeaseSeconds) * 1000);
+      const lost = await this.jobs.redispatchLost(tx, now, lostBefore, BATCH);
       return [...again, ...lost];
     });
     if (redispatch.length > 0) this.logger.log(`dispatching ${redispatch.length} job(s) again`);

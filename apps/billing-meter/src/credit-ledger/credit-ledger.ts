@@ -7,13 +7,17 @@ import type {
   ReserveCreditsReply,
 } from '@lib/contracts';
 import {
+  creditAccountOf,
   creditMonthResetOf,
   creditUsageOf,
   DATABASE,
   DatabaseConnection,
+  dropExpiredHolds,
   holdCredits,
+  ledgerEntryIdOf,
   lockCreditAccount,
   recordLedgerCharge,
+  releaseHold,
 } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
@@ -49,7 +53,7 @@ export class CreditLedger {
     const now = this.clock.now();
     return this.db.sql.transaction(async (tx) => {
       await lockCreditAccount(tx, command.client_id);
-      await tx.query('delete from credit_reservations where client_id = $1 and expires_at <= $2', [command.client_id, now]);
+      await dropExpiredHolds(tx, command.client_id, now);
       const before = await this.quotaWithin(tx, command.client_id, command.monthly_credits, now);
       if (before.remaining !== null && before.remaining < command.credits) {
         return { granted: false, reservation_id: null, quota: before };
@@ -76,26 +80,20 @@ export class CreditLedger {
     return this.db.sql.transaction(async (tx) => {
       // Learn whose account this is, lock it, then read again: a retry of the same commit running
       // in parallel must see the first one's entry, not race it to the insert.
-      const [owner] = await tx.query<{ client_id: string }>(
-        '(select client_id from credit_reservations where id = $1) union all (select client_id from credit_ledger_entries where charge_key = $2) limit 1',
-        [command.reservation_id, command.charge_key],
-      );
-      if (!owner) throw new ReservationNotFoundError(`reservation ${command.reservation_id} does not exist or has expired`);
-      const clientId = owner.client_id;
+      const clientId = await creditAccountOf(tx, { reservationId: command.reservation_id, chargeKey: command.charge_key });
+      if (!clientId) throw new ReservationNotFoundError(`reservation ${command.reservation_id} does not exist or has expired`);
       await lockCreditAccount(tx, clientId);
-      const [existing] = await tx.query<{ id: string }>('select id from credit_ledger_entries where charge_key = $1', [command.charge_key]);
-      const deleted = await tx.query<{ id: string }>('delete from credit_reservations where id = $1 returning id', [
-        command.reservation_id,
-      ]);
+      const existing = await ledgerEntryIdOf(tx, command.charge_key);
+      const released = await releaseHold(tx, command.reservation_id);
       if (existing) {
         return {
           client_id: clientId,
-          entry_id: existing.id,
+          entry_id: existing,
           newly_charged: false,
           quota: await this.quotaWithin(tx, clientId, monthlyCredits, now),
         };
       }
-      if (deleted.length === 0) throw new ReservationNotFoundError(`reservation ${command.reservation_id} does not exist or has expired`);
+      if (!released) throw new ReservationNotFoundError(`reservation ${command.reservation_id} does not exist or has expired`);
       const id = randomUUID();
       await recordLedgerCharge(tx, {
         id,
@@ -113,17 +111,11 @@ export class CreditLedger {
   async release(reservationId: string, monthlyCredits: number | null = null): Promise<ReleaseCreditsReply> {
     const now = this.clock.now();
     return this.db.sql.transaction(async (tx) => {
-      const [reservation] = await tx.query<{ client_id: string }>('select client_id from credit_reservations where id = $1', [
-        reservationId,
-      ]);
-      if (!reservation) throw new ReservationNotFoundError(`reservation ${reservationId} does not exist or has expired`);
-      await lockCreditAccount(tx, reservation.client_id);
-      const deleted = await tx.query('delete from credit_reservations where id = $1 returning id', [reservationId]);
-      return {
-        client_id: reservation.client_id,
-        released: deleted.length === 1,
-        quota: await this.quotaWithin(tx, reservation.client_id, monthlyCredits, now),
-      };
+      const clientId = await creditAccountOf(tx, { reservationId });
+      if (!clientId) throw new ReservationNotFoundError(`reservation ${reservationId} does not exist or has expired`);
+      await lockCreditAccount(tx, clientId);
+      const released = await releaseHold(tx, reservationId);
+      return { client_id: clientId, released, quota: await this.quotaWithin(tx, clientId, monthlyCredits, now) };
     });
   }
 

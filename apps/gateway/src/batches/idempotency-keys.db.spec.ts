@@ -1,26 +1,21 @@
-import { applyMigrations, type DatabaseConnection, openDatabase } from '@lib/persistence';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import type { DatabaseConnection } from '@lib/persistence';
 import { IdempotencyKeyInFlightError, IdempotencyKeys, type StoredResponse } from './idempotency-keys';
+import { IdempotencyKeyStore } from '../persistence/idempotency-keys.store';
+import { MovableClock } from '../../../../test/support/movable-clock';
+import { DATABASE_BACKENDS, openTestDatabase } from '../../../../test/support/test-databases';
 
-/** The stored side of Idempotency-Key on the embedded database, with a clock the test moves. */
-describe('IdempotencyKeys (database)', () => {
-  let dir: string;
+/** The stored side of Idempotency-Key on each database, with a clock the test moves. */
+describe.each(DATABASE_BACKENDS)('IdempotencyKeys (%s database)', (backend) => {
   let db: DatabaseConnection;
-  const clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
+  let close: () => Promise<void>;
+  const clock = new MovableClock();
   let keys: IdempotencyKeys;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idem-'));
-    db = await openDatabase({ databaseUrl: null, dataDir: dir });
-    await applyMigrations(db.sql);
-    keys = new IdempotencyKeys(db, clock);
+    ({ db, close } = await openTestDatabase(backend, 'idempotency'));
+    keys = new IdempotencyKeys(new IdempotencyKeyStore(db), clock);
   });
-  afterAll(async () => {
-    await db.release();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(async () => close());
 
   it('answers 409 when the first request is still in flight after the wait, then replays once it finishes', async () => {
     let finish!: () => void;

@@ -1,8 +1,8 @@
 import { AppError } from '@lib/errors';
-import { DATABASE, DatabaseConnection, storableJson } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import { IdempotencyKeyStore } from '../persistence/idempotency-keys.store';
 
 export class InvalidIdempotencyKeyError extends AppError {
   readonly code = 'idempotency.invalid_key';
@@ -37,7 +37,7 @@ const ABANDONED_AFTER_MS = 5 * 60_000;
 @Injectable()
 export class IdempotencyKeys {
   constructor(
-    @Inject(DATABASE) private readonly db: DatabaseConnection,
+    private readonly store: IdempotencyKeyStore,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -60,20 +60,11 @@ export class IdempotencyKeys {
     const waitUntil = Date.now() + parallelWaitMs;
     for (;;) {
       const now = this.clock.now();
-      await this.db.sql.query(
-        'delete from idempotency_keys where client_id = $1 and key = $2 and (expires_at <= $3 or (status_code is null and created_at < $4))',
-        [clientId, key, now, new Date(now.getTime() - ABANDONED_AFTER_MS)],
-      );
-      const claimed = await this.db.sql.query(
-        'insert into idempotency_keys (client_id, key, fingerprint, created_at, expires_at) values ($1, $2, $3, $4, $5) on conflict do nothing returning key',
-        [clientId, key, fingerprint, now, new Date(now.getTime() + KEEP_MS)],
-      );
-      if (claimed.length === 1) return { ...(await this.firstRequest(clientId, key, work)), replayed: false };
+      await this.store.dropStale(clientId, key, now, new Date(now.getTime() - ABANDONED_AFTER_MS));
+      const claimed = await this.store.claim(clientId, key, fingerprint, now, new Date(now.getTime() + KEEP_MS));
+      if (claimed) return { ...(await this.firstRequest(clientId, key, work)), replayed: false };
 
-      const [row] = await this.db.sql.query<{ fingerprint: string; status_code: number | null; response: unknown }>(
-        'select fingerprint, status_code, response from idempotency_keys where client_id = $1 and key = $2',
-        [clientId, key],
-      );
+      const row = await this.store.find(clientId, key);
       if (!row) continue; // the holder failed and let go meanwhile: try to claim it again
       if (row.fingerprint !== fingerprint) {
         throw new IdempotencyKeyReusedError(
@@ -81,7 +72,7 @@ export class IdempotencyKeys {
         );
       }
       // Stored by `work` of the one route that takes keys (collection create), for this client.
-      if (row.status_code !== null) return { status: row.status_code, body: row.response as B, replayed: true };
+      if (row.statusCode !== null) return { status: row.statusCode, body: row.response as B, replayed: true };
       if (Date.now() >= waitUntil) {
         throw new IdempotencyKeyInFlightError(
           'A request with this Idempotency-Key is still being processed after 30 s; retry later to get its response.',
@@ -96,15 +87,10 @@ export class IdempotencyKeys {
     try {
       response = await work();
     } catch (error) {
-      await this.db.sql.query('delete from idempotency_keys where client_id = $1 and key = $2 and status_code is null', [clientId, key]);
+      await this.store.release(clientId, key);
       throw error;
     }
-    await this.db.sql.query('update idempotency_keys set status_code = $3, response = $4::jsonb where client_id = $1 and key = $2', [
-      clientId,
-      key,
-      response.status,
-      storableJson(response.body),
-    ]);
+    await this.store.storeResponse(clientId, key, response.status, response.body);
     return response;
   }
 }

@@ -1,8 +1,8 @@
-import { DATABASE, DatabaseConnection, Prisma } from '@lib/persistence';
+import { DATABASE, DatabaseConnection } from '@lib/persistence';
 import { ClientLimits, Feature, isFeature, PLAN_CATALOG, PlanId, resolveClientLimits } from '@lib/plans';
 import { Inject, Injectable } from '@nestjs/common';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { ClientAlreadyExistsError, UnknownClientError } from '../gateway.errors';
+import { randomBytes } from 'node:crypto';
+import { type ClientRow, ClientStore } from '../persistence/clients.store';
 import { hashApiToken, issueApiToken } from './api-token';
 
 /** The client a valid token belongs to, as admission and handlers see it. */
@@ -23,19 +23,6 @@ export interface NewClient {
   monthlyCredits?: number | null;
 }
 
-const AUTHENTICATE_SQL = `select c.id, c.plan, c.features, c.is_admin as "isAdmin", c.rate_limit_per_minute as "rateLimitPerMinute", c.monthly_credits as "monthlyCredits"
-  from api_tokens t join clients c on c.id = t.client_id
-  where t.token_hash = $1 and t.revoked_at is null`;
-
-interface ClientRow {
-  id: string;
-  plan: string;
-  features: string[];
-  isAdmin: boolean;
-  rateLimitPerMinute: number | null;
-  monthlyCredits: number | null;
-}
-
 const TOKEN_CACHE_TTL_MS = 60_000;
 const TOKEN_CACHE_MAX = 10_000;
 
@@ -51,7 +38,10 @@ const TOKEN_CACHE_MAX = 10_000;
 export class ClientDirectory {
   private readonly tokenCache: Map<string, { client: AuthenticatedClient; expiresAt: number }> | null;
 
-  constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {
+  constructor(
+    @Inject(DATABASE) db: DatabaseConnection,
+    private readonly store: ClientStore,
+  ) {
     this.tokenCache = db.kind === 'pglite' ? new Map() : null;
   }
 
@@ -60,7 +50,7 @@ export class ClientDirectory {
     const tokenHash = hashApiToken(token);
     const cached = this.tokenCache?.get(tokenHash);
     if (cached && cached.expiresAt > Date.now()) return cached.client;
-    const [row] = await this.db.sql.query<ClientRow>(AUTHENTICATE_SQL, [tokenHash]);
+    const row = await this.store.byTokenHash(tokenHash);
     const client = row ? toAuthenticatedClient(row) : null;
     // Unknown tokens are not cached: guesses must not fill memory (they are rate limited per IP).
     if (client && this.tokenCache) {
@@ -71,44 +61,33 @@ export class ClientDirectory {
   }
 
   async find(clientId: string): Promise<AuthenticatedClient | null> {
-    const row = await this.db.prisma.client.findUnique({ where: { id: clientId } });
+    const row = await this.store.find(clientId);
     return row ? toAuthenticatedClient(row) : null;
   }
 
   async create(input: NewClient): Promise<{ client: AuthenticatedClient; token: string }> {
     const clientId = input.clientId ?? `client_${randomBytes(6).toString('hex')}`;
     const token = issueApiToken(input.isAdmin ? 'adm' : 'sk');
-    try {
-      const row = await this.db.prisma.client.create({
-        data: {
-          id: clientId,
-          plan: input.plan,
-          features: input.features ?? [...PLAN_CATALOG[input.plan].features],
-          isAdmin: input.isAdmin ?? false,
-          rateLimitPerMinute: input.rateLimitPerMinute ?? null,
-          monthlyCredits: input.monthlyCredits ?? null,
-          tokens: { create: { id: randomUUID(), tokenHash: hashApiToken(token) } },
-        },
-      });
-      return { client: toAuthenticatedClient(row), token };
-    } catch (error) {
-      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-        throw new ClientAlreadyExistsError(`A client with id "${clientId}" already exists.`);
-      }
-      throw error;
-    }
+    const row = await this.store.create(
+      {
+        id: clientId,
+        plan: input.plan,
+        features: input.features ?? [...PLAN_CATALOG[input.plan].features],
+        isAdmin: input.isAdmin ?? false,
+        rateLimitPerMinute: input.rateLimitPerMinute ?? null,
+        monthlyCredits: input.monthlyCredits ?? null,
+      },
+      hashApiToken(token),
+    );
+    return { client: toAuthenticatedClient(row), token };
   }
 
   /** Revokes every token of the client and issues a new one, in one transaction. */
   async rotateToken(clientId: string): Promise<string> {
-    return this.db.prisma
-      .$transaction(async (tx) => {
-        const client = await tx.client.findUnique({ where: { id: clientId } });
-        if (!client) throw new UnknownClientError(`No client with id "${clientId}".`);
+    return this.store
+      .replaceTokens(clientId, (client) => {
         const token = issueApiToken(client.isAdmin ? 'adm' : 'sk');
-        await tx.apiToken.updateMany({ where: { clientId, revokedAt: null }, data: { revokedAt: new Date() } });
-        await tx.apiToken.create({ data: { id: randomUUID(), clientId, tokenHash: hashApiToken(token) } });
-        return token;
+        return { token, hash: hashApiToken(token) };
       })
       .finally(() => this.forgetClient(clientId));
   }

@@ -2,6 +2,7 @@ import type { ScrapeExecutionFacts } from '@lib/contracts';
 import type { AdmittedCall } from '../admission/caller.decorator';
 import { ChargedExecution } from './charged-execution';
 import type { CreditGate, CreditHold } from './credit-gate';
+import { scrapeFacts } from '../../../../test/support/scrape-fixtures';
 
 /** The hold of a failed call goes back at once, or within seconds when billing-meter is briefly away. */
 describe('ChargedExecution releases', () => {
@@ -75,19 +76,7 @@ describe('ChargedExecution charge keys', () => {
         return quota;
       },
     } as unknown as CreditGate;
-    const facts: ScrapeExecutionFacts = {
-      billable: true,
-      credits: 1,
-      mode: 'simple',
-      target_domain: 'example.com',
-      status_code: 200,
-      block_reason: null,
-      protection_stack: [],
-      rule_hits: [],
-      rules_version: 'x',
-      proxy: null,
-      attempts: 1,
-    };
+    const facts: ScrapeExecutionFacts = scrapeFacts({ rules_version: 'x' });
     for (let i = 0; i < 2; i += 1) {
       const admission = {
         requestId: 'same-id-every-time',

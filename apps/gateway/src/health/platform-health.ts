@@ -1,7 +1,7 @@
 import { PLATFORM_CONFIG, PlatformConfig, runtimeModeOf } from '@lib/config';
 import { MESSAGE_CONTEXTS, SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
-import { DATABASE, DatabaseConnection } from '@lib/persistence';
+import { DATABASE, DatabaseConnection, pingDatabase } from '@lib/persistence';
 import { timedCheck } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import type { HealthDto, ServiceHealthDto } from './health.dto';
@@ -21,7 +21,7 @@ export class PlatformHealth {
 
   async report(): Promise<HealthDto> {
     const [database, transport, ...contexts] = await Promise.all([
-      timedCheck(() => this.db.sql.query('select 1')),
+      timedCheck(() => pingDatabase(this.db)),
       timedCheck(() => this.bus.ping()),
       ...MESSAGE_CONTEXTS.map(async (context): Promise<[string, ServiceHealthDto]> => {
         let checks: ServiceHealthDto['checks'];

@@ -1,12 +1,12 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { GetJobResultQuery, JobResultReply } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
-import { DATABASE, DatabaseConnection } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { ListedRunNotFoundError } from '../result-store.errors';
 import { listingTime } from '../job-listing/job-listing';
+import { ListedJobStore } from '../persistence/listed-jobs.store';
 
 /**
  * One job's stored scrape response (spec 4.5), or why there is none: still running
@@ -17,19 +17,16 @@ import { listingTime } from '../job-listing/job-listing';
 @Injectable()
 export class JobResults {
   constructor(
-    @Inject(DATABASE) private readonly db: DatabaseConnection,
+    private readonly jobs: ListedJobStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     @Inject(MessageBus) private readonly bus: MessageBus,
   ) {}
 
   async get(query: GetJobResultQuery): Promise<JobResultReply> {
-    const [run] = await this.db.sql.query('select id from runs where id = $1 and collection_id = $2 and client_id = $3', [
-      query.run_id,
-      query.collection_id,
-      query.client_id,
-    ]);
-    if (!run) throw new ListedRunNotFoundError(`Run ${query.run_id} not found under collection ${query.collection_id}.`);
+    const run = { runId: query.run_id, collectionId: query.collection_id, clientId: query.client_id };
+    if (!(await this.jobs.runExists(run)))
+      throw new ListedRunNotFoundError(`Run ${query.run_id} not found under collection ${query.collection_id}.`);
     const invalid: JobResultReply = {
       found: false,
       error_code: 'job_id_invalid',
@@ -38,12 +35,9 @@ export class JobResults {
       age_hours: null,
     };
     if (!isUUID(query.job_id)) return invalid;
-    const [job] = await this.db.sql.query<{ status: string; completed_at: Date | null; body: string | null }>(
-      'select j.status, j.completed_at, r.body from jobs j left join job_results r on r.job_id = j.id where j.id = $1 and j.run_id = $2',
-      [query.job_id, query.run_id],
-    );
+    const job = await this.jobs.withResult(query.run_id, query.job_id);
     if (!job) return invalid;
-    if (job.status === 'processing' || !job.completed_at) {
+    if (job.status === 'processing' || !job.completedAt) {
       return {
         found: false,
         error_code: 'result_pending',
@@ -53,8 +47,8 @@ export class JobResults {
       };
     }
     if (job.body !== null) return { found: true, result: await this.bus.pack(JSON.parse(job.body)) };
-    const ageHours = Math.round(((this.clock.now().getTime() - new Date(job.completed_at).getTime()) / 3_600_000) * 100) / 100;
-    const completedAt = listingTime(job.completed_at);
+    const ageHours = Math.round(((this.clock.now().getTime() - new Date(job.completedAt).getTime()) / 3_600_000) * 100) / 100;
+    const completedAt = listingTime(job.completedAt);
     if (ageHours >= this.config.resultRetentionHours) {
       return {
         found: false,

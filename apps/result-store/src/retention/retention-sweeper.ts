@@ -1,8 +1,9 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import type { SweepRetentionReply } from '@lib/contracts';
-import { DATABASE, DatabaseConnection } from '@lib/persistence';
 import { CLOCK, Clock, PeriodicTask } from '@lib/runtime';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { JobResultStore } from '../persistence/job-results.store';
+import { ListedJobStore } from '../persistence/listed-jobs.store';
 
 // Deleted in slices, so one sweep never holds long locks on a busy table.
 const SLICE = 5000;
@@ -19,7 +20,8 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
   private readonly schedule: PeriodicTask<SweepRetentionReply>;
 
   constructor(
-    @Inject(DATABASE) private readonly db: DatabaseConnection,
+    private readonly results: JobResultStore,
+    private readonly jobs: ListedJobStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {
@@ -43,23 +45,17 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     const now = this.clock.now().getTime();
     const resultsBefore = new Date(now - this.config.resultRetentionHours * 3_600_000);
     const listingBefore = new Date(now - this.config.listingRetentionDays * 86_400_000);
-    const results_pruned = await this.sliced(
-      `delete from job_results where job_id in (select job_id from job_results where completed_at < $1 limit ${SLICE})`,
-      resultsBefore,
-    );
-    const jobs_pruned = await this.sliced(
-      `delete from jobs where id in (select id from jobs where completed_at < $1 limit ${SLICE})`,
-      listingBefore,
-    );
+    const results_pruned = await this.sliced((slice) => this.results.pruneCompletedBefore(resultsBefore, slice));
+    const jobs_pruned = await this.sliced((slice) => this.jobs.pruneFinished(listingBefore, slice));
     if (results_pruned + jobs_pruned > 0)
       this.logger.log(`retention: ${results_pruned} result bodies and ${jobs_pruned} listing rows pruned`);
     return { results_pruned, jobs_pruned };
   }
 
-  private async sliced(sql: string, before: Date): Promise<number> {
+  private async sliced(prune: (slice: number) => Promise<number>): Promise<number> {
     let total = 0;
     for (;;) {
-      const deleted = (await this.db.sql.query(`${sql} returning 1 as gone`, [before])).length;
+      const deleted = await prune(SLICE);
       total += deleted;
       if (deleted < SLICE) return total;
     }

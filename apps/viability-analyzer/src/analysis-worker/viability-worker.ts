@@ -4,7 +4,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ChargedEngineProber } from '../probing/charged-engine-prober';
 import { entryWithoutEvidence, UrlAnalysis } from '../url-analysis/url-analysis';
-import { ClaimedUrl, ViabilityRunStore } from '../viability-runs/viability-run-store';
+import { ClaimedUrl, ViabilityRunStore } from '../persistence/viability-runs.store';
 
 // On shutdown, analyses in progress get this long to finish before their URLs go back to the queue.
 const SHUTDOWN_GRACE_MS = 5000;

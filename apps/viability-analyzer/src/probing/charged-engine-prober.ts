@@ -3,7 +3,7 @@ import { RemoteAppError } from '@lib/errors';
 import { MessageBus } from '@lib/messaging';
 import { CREDIT_COST } from '@lib/plans';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { ClaimedUrl } from '../viability-runs/viability-run-store';
+import type { ClaimedUrl } from '../persistence/viability-runs.store';
 import type { ProbeAttempt, ProbeLabel, UrlProber } from '../url-analysis/url-prober';
 
 // The engine decides when a scrape has failed (its own budgets are shorter); this only bounds a lost reply.

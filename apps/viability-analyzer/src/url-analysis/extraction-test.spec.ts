@@ -1,32 +1,15 @@
 import type { ScrapeResultBody } from '@lib/contracts';
+import { scrapeResult } from '../../../../test/support/scrape-fixtures';
 import { extractionTestOf, MAIN_CONTENT_MIN_CHARS } from './url-analysis';
 
-const result = (markdown: string, success = true): ScrapeResultBody => ({
-  html: null,
-  markdown,
-  statusCode: 200,
-  message: 'OK',
-  screenshot: null,
-  executionTime: 0.2,
-  extracted_data: null,
-  evaluate_results: null,
-  network_requests: null,
-  potentiallyBlockedByCaptcha: false,
-  timings: {},
-  guidance: {
-    success,
-    error_type: success ? null : 'empty_shell',
-    error_provider: null,
-    credits_charged: 1,
-    credits_refunded: false,
-    next_steps: [],
-    suggested_request: null,
-    stop_reason: null,
-  },
-  content_type: 'text/html',
-  body_base64: null,
-  body_url: null,
-});
+const result = (markdown: string, success = true): ScrapeResultBody =>
+  scrapeResult(200, {
+    html: null,
+    markdown,
+    executionTime: 0.2,
+    timings: {},
+    guidance: { success, error_type: success ? null : 'empty_shell' },
+  });
 
 describe('extractionTestOf (the extract_html mode test)', () => {
   it('passes an article whose main content converted', () => {

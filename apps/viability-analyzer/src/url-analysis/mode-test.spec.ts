@@ -1,33 +1,9 @@
 import type { ScrapeResultBody } from '@lib/contracts';
+import { scrapeResult } from '../../../../test/support/scrape-fixtures';
 import { modeTestOf } from './mode-test';
 
-const result = (statusCode: number, guidance: Partial<ScrapeResultBody['guidance']>): ScrapeResultBody => ({
-  html: '<p>x</p>',
-  markdown: null,
-  statusCode,
-  message: 'OK',
-  screenshot: null,
-  executionTime: 0.4321,
-  extracted_data: null,
-  evaluate_results: null,
-  network_requests: null,
-  potentiallyBlockedByCaptcha: false,
-  timings: { total_ms: 432 },
-  guidance: {
-    success: true,
-    error_type: null,
-    error_provider: null,
-    credits_charged: 1,
-    credits_refunded: false,
-    next_steps: [],
-    suggested_request: null,
-    stop_reason: null,
-    ...guidance,
-  },
-  content_type: 'text/html',
-  body_base64: null,
-  body_url: null,
-});
+const result = (statusCode: number, guidance: Partial<ScrapeResultBody['guidance']>): ScrapeResultBody =>
+  scrapeResult(statusCode, { guidance });
 
 describe('modeTestOf', () => {
   it('usable content: success, charged, timed', () => {

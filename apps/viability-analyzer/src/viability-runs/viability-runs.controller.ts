@@ -12,7 +12,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
 import { ViabilityWorker } from '../analysis-worker/viability-worker';
 import { InvalidViabilityCursorError, ViabilityRunNotFoundError } from '../viability-analyzer.errors';
-import { StoredViabilityRun, ViabilityRunStore } from './viability-run-store';
+import { StoredViabilityRun, ViabilityRunStore } from '../persistence/viability-runs.store';
 
 /** Viability runs (spec 4.6): create one (queued for the worker), read one, list a client's. */
 @Controller()

@@ -1,8 +1,8 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
-import { DATABASE, DatabaseConnection } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { WebhookSecretStore } from '../persistence/webhook-secrets.store';
 import { embeddedSealingKey, SecretSealer } from './secret-sealer';
 
 const RESEAL_BATCH = 500;
@@ -19,7 +19,7 @@ export class SigningSecrets implements OnApplicationBootstrap {
   private readonly sealer: SecretSealer;
 
   constructor(
-    @Inject(DATABASE) private readonly db: DatabaseConnection,
+    private readonly store: WebhookSecretStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(PLATFORM_CONFIG) config: PlatformConfig,
   ) {
@@ -30,13 +30,10 @@ export class SigningSecrets implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     let resealed = 0;
     for (;;) {
-      const rows = await this.db.sql.query<{ client_id: string; secret: string }>(
-        'select client_id, secret from webhook_secrets where secret not like $1 order by client_id limit ' + RESEAL_BATCH,
-        [`sealed.v1:${this.sealer.currentKeyId}:%`],
-      );
+      const rows = await this.store.notSealedWith(`sealed.v1:${this.sealer.currentKeyId}:`, RESEAL_BATCH);
       if (rows.length === 0) break;
       for (const row of rows) {
-        await this.reseal(row.client_id, row.secret, this.sealer.open(row.secret, row.client_id).plain);
+        await this.reseal(row.clientId, row.secret, this.sealer.open(row.secret, row.clientId).plain);
         resealed += 1;
       }
     }
@@ -44,33 +41,26 @@ export class SigningSecrets implements OnApplicationBootstrap {
   }
 
   async of(clientId: string): Promise<string> {
-    // Two first calls at once agree on one secret: the insert that loses keeps the winner's.
-    await this.db.sql.query(
-      'insert into webhook_secrets (client_id, secret, created_at) values ($1, $2, $3) on conflict (client_id) do nothing',
-      [clientId, this.sealer.seal(newSecret(), clientId), this.clock.now()],
-    );
-    const [row] = await this.db.sql.query<{ secret: string }>('select secret from webhook_secrets where client_id = $1', [clientId]);
-    const { plain, stale } = this.sealer.open(row.secret, clientId);
-    if (stale) await this.reseal(clientId, row.secret, plain);
+    let sealed = await this.store.sealedOf(clientId);
+    if (sealed === null) {
+      // Two first calls at once agree on one secret: the insert that loses keeps the winner's.
+      await this.store.insertIfAbsent(clientId, this.sealer.seal(newSecret(), clientId), this.clock.now());
+      sealed = (await this.store.sealedOf(clientId))!;
+    }
+    const { plain, stale } = this.sealer.open(sealed, clientId);
+    if (stale) await this.reseal(clientId, sealed, plain);
     return plain;
   }
 
   async rotate(clientId: string): Promise<string> {
     const secret = newSecret();
-    await this.db.sql.query(
-      'insert into webhook_secrets (client_id, secret, created_at, rotated_at) values ($1, $2, $3, $3) on conflict (client_id) do update set secret = excluded.secret, rotated_at = excluded.rotated_at',
-      [clientId, this.sealer.seal(secret, clientId), this.clock.now()],
-    );
+    await this.store.replace(clientId, this.sealer.seal(secret, clientId), this.clock.now());
     return secret;
   }
 
   /** Rewrites one stored value, unless a rotation replaced it meanwhile. */
   private async reseal(clientId: string, stored: string, plain: string): Promise<void> {
-    await this.db.sql.query('update webhook_secrets set secret = $3 where client_id = $1 and secret = $2', [
-      clientId,
-      stored,
-      this.sealer.seal(plain, clientId),
-    ]);
+    await this.store.reseal(clientId, stored, this.sealer.seal(plain, clientId));
   }
 }
 

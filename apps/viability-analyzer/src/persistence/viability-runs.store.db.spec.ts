@@ -1,35 +1,21 @@
-import { applyMigrations, type DatabaseConnection, openDatabase } from '@lib/persistence';
+import type { DatabaseConnection } from '@lib/persistence';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { postgresAvailable } from '../../../../test/support/infrastructure';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/postgres-database';
-import { ViabilityRunStore } from './viability-run-store';
-
-// Postgres too where it runs: only there do parallel claims really race (PGlite has one connection).
-const backends = ['embedded', ...(postgresAvailable() ? ['postgres'] : [])] as const;
+import { MovableClock } from '../../../../test/support/movable-clock';
+import { DATABASE_BACKENDS, openTestDatabase } from '../../../../test/support/test-databases';
+import { ViabilityRunStore } from './viability-runs.store';
 
 /** Viability runs as stored, and the database as their work queue, with a clock the test moves. */
-describe.each(backends)('ViabilityRunStore (%s database)', (backend) => {
-  let dir: string;
-  let postgres: TestDatabase | null = null;
+describe.each(DATABASE_BACKENDS)('ViabilityRunStore (%s database)', (backend) => {
   let db: DatabaseConnection;
-  const clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
+  let close: () => Promise<void>;
+  const clock = new MovableClock();
   let store: ViabilityRunStore;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'viability-'));
-    postgres = backend === 'postgres' ? await createTestDatabase('viability_store') : null;
-    db = await openDatabase({ databaseUrl: postgres?.url ?? null, dataDir: dir });
-    await applyMigrations(db.sql);
+    ({ db, close } = await openTestDatabase(backend, 'viability_store'));
     store = new ViabilityRunStore(db, clock);
   });
-  afterAll(async () => {
-    await db.release();
-    await postgres?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(async () => close());
   beforeEach(async () => {
     clock.offsetMs = 0;
     await db.sql.query('delete from viability_runs');

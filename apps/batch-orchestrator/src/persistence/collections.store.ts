@@ -1,23 +1,29 @@
 import type { CollectionView } from '@lib/contracts';
-import { DATABASE, DatabaseConnection, storableJson } from '@lib/persistence';
+import { type Collection, DATABASE, DatabaseConnection, type SqlTransaction, storableJson } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
-import type { CollectionItem } from './collection-items.validator';
+import type { CollectionItem } from '../collections/collection-items.validator';
 
-interface CollectionRow {
-  id: string;
-  name: string;
-  callback_url: string | null;
-  request_count: number;
-  created_at: Date | null;
-  updated_at: Date | null;
-}
+type CollectionRow = Pick<Collection, 'id' | 'name' | 'callbackUrl' | 'requestCount' | 'createdAt' | 'updatedAt'>;
 
-const VIEW_COLUMNS = 'id, name, callback_url, request_count, created_at, updated_at';
+const VIEW_COLUMNS = 'id, name, callback_url "callbackUrl", request_count "requestCount", created_at "createdAt", updated_at "updatedAt"';
 
-/** Collections as rows; every read and write is scoped to the owning client. */
+/**
+ * The `collections` table, owned by batch-orchestrator; every read and write is scoped to the
+ * owning client. SQL through the driver like the other stores of this context: the run launcher
+ * locks a collection inside the transaction that creates the run's jobs (docs/decisions/0012).
+ */
 @Injectable()
 export class CollectionStore {
   constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {}
+
+  /** What a run copies, with the row held (for share) until `tx` ends, so an edit cannot interleave. */
+  async lockForRun(tx: SqlTransaction, clientId: string, id: string): Promise<Pick<Collection, 'requestCount' | 'callbackUrl'> | null> {
+    const [row] = await tx.query<Pick<Collection, 'requestCount' | 'callbackUrl'>>(
+      'select request_count "requestCount", callback_url "callbackUrl" from collections where id = $1 and client_id = $2 for share',
+      [id, clientId],
+    );
+    return row ?? null;
+  }
 
   async insert(row: {
     id: string;
@@ -65,11 +71,11 @@ export class CollectionStore {
 
   /** The stored requests and callback of a collection, for a run. */
   async contents(clientId: string, id: string): Promise<{ items: CollectionItem[]; callbackUrl: string | null } | null> {
-    const [row] = await this.db.sql.query<{ requests: CollectionItem[]; callback_url: string | null }>(
-      'select requests, callback_url from collections where id = $1 and client_id = $2',
+    const [row] = await this.db.sql.query<{ requests: CollectionItem[]; callbackUrl: string | null }>(
+      'select requests, callback_url "callbackUrl" from collections where id = $1 and client_id = $2',
       [id, clientId],
     );
-    return row ? { items: row.requests, callbackUrl: row.callback_url } : null;
+    return row ? { items: row.requests, callbackUrl: row.callbackUrl } : null;
   }
 
   /** Filters combine with AND; `since` leaves out legacy rows without a creation time. */
@@ -100,9 +106,9 @@ function viewOf(row: CollectionRow): CollectionView {
   return {
     id: row.id,
     name: row.name,
-    created_at: row.created_at ? Math.floor(new Date(row.created_at).getTime() / 1000) : null,
-    updated_at: row.updated_at ? Math.floor(new Date(row.updated_at).getTime() / 1000) : null,
-    callback_url: row.callback_url,
-    request_count: row.request_count,
+    created_at: row.createdAt ? Math.floor(new Date(row.createdAt).getTime() / 1000) : null,
+    updated_at: row.updatedAt ? Math.floor(new Date(row.updatedAt).getTime() / 1000) : null,
+    callback_url: row.callbackUrl,
+    request_count: row.requestCount,
   };
 }

@@ -1,5 +1,5 @@
 import type { ViabilityDepth } from '@lib/contracts';
-import { DATABASE, DatabaseConnection, storableJson } from '@lib/persistence';
+import { DATABASE, DatabaseConnection, storableJson, type ViabilityRun } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 
@@ -28,18 +28,22 @@ export interface ClaimedUrl {
   attempt: number;
 }
 
-interface RunRow {
-  id: string;
-  client_id: string;
+type RunRow = Pick<ViabilityRun, 'id' | 'clientId' | 'totalUrls' | 'completedUrls' | 'createdAt' | 'completedAt'> & {
   depth: ViabilityDepth;
   status: 'in_progress' | 'completed';
-  total_urls: number;
-  completed_urls: number;
-  created_at: Date;
-  completed_at: Date | null;
-}
+};
+
+const RUN_COLUMNS = (alias: string) =>
+  ['id', 'client_id "clientId"', 'depth', 'status', 'total_urls "totalUrls"', 'completed_urls "completedUrls"', 'created_at "createdAt"']
+    .concat('completed_at "completedAt"')
+    .map((column) => `${alias}.${column}`)
+    .join(', ');
 
 /**
+ * The `viability_runs` and `viability_urls` tables, owned by viability-analyzer. SQL through the
+ * driver: the URL queue leases rows with `for update skip locked`, and a URL's result is written
+ * with the run's counter in one transaction (docs/decisions/0012).
+ *
  * Viability runs and their URLs in the database, which is also the work queue: a worker claims a
  * pending URL (or one whose lease ran out: its worker died) with `for update skip locked`, so any
  * replica in either runtime can take work, and nothing stays `in_progress` once its worker is gone.
@@ -175,7 +179,10 @@ export class ViabilityRunStore {
 
   /** A client's run; another client's or an unknown id is null. */
   async get(clientId: string, runId: string): Promise<StoredViabilityRun | null> {
-    const [run] = await this.db.sql.query<RunRow>('select * from viability_runs where id = $1 and client_id = $2', [runId, clientId]);
+    const [run] = await this.db.sql.query<RunRow>(`select ${RUN_COLUMNS('r')} from viability_runs r where r.id = $1 and r.client_id = $2`, [
+      runId,
+      clientId,
+    ]);
     if (!run) return null;
     const results =
       run.status === 'completed'
@@ -195,14 +202,14 @@ export class ViabilityRunStore {
   async list(clientId: string, limit: number, afterRunId?: string): Promise<StoredViabilityRun[]> {
     const rows = afterRunId
       ? await this.db.sql.query<RunRow>(
-          `select r.* from viability_runs r, viability_runs a where a.id = $2 and a.client_id = $1 and r.client_id = $1
+          `select ${RUN_COLUMNS('r')} from viability_runs r, viability_runs a where a.id = $2 and a.client_id = $1 and r.client_id = $1
              and (r.created_at, r.id) < (a.created_at, a.id) order by r.created_at desc, r.id desc limit $3`,
           [clientId, afterRunId, limit],
         )
-      : await this.db.sql.query<RunRow>('select * from viability_runs where client_id = $1 order by created_at desc, id desc limit $2', [
-          clientId,
-          limit,
-        ]);
+      : await this.db.sql.query<RunRow>(
+          `select ${RUN_COLUMNS('r')} from viability_runs r where r.client_id = $1 order by r.created_at desc, r.id desc limit $2`,
+          [clientId, limit],
+        );
     return rows.map((row) => storedRunOf(row, null));
   }
 
@@ -215,13 +222,13 @@ export class ViabilityRunStore {
 function storedRunOf(row: RunRow, results: unknown[] | null): StoredViabilityRun {
   return {
     runId: row.id,
-    clientId: row.client_id,
+    clientId: row.clientId,
     depth: row.depth,
     status: row.status,
-    totalUrls: row.total_urls,
-    completedUrls: row.completed_urls,
-    createdAt: new Date(row.created_at),
-    completedAt: row.completed_at ? new Date(row.completed_at) : null,
+    totalUrls: row.totalUrls,
+    completedUrls: row.completedUrls,
+    createdAt: new Date(row.createdAt),
+    completedAt: row.completedAt ? new Date(row.completedAt) : null,
     results,
   };
 }

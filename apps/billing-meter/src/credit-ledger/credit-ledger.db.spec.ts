@@ -1,70 +1,22 @@
-import { applyMigrations, type DatabaseConnection, openDatabase } from '@lib/persistence';
-import type { Clock } from '@lib/runtime';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { postgresAvailable } from '../../../../test/support/infrastructure';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/postgres-database';
+import type { DatabaseConnection } from '@lib/persistence';
+import { MovableClock } from '../../../../test/support/movable-clock';
+import { DATABASE_BACKENDS, openTestDatabase } from '../../../../test/support/test-databases';
 import { ReservationNotFoundError } from '../billing-meter.errors';
 import { CreditLedger } from './credit-ledger';
 
-class MovableClock implements Clock {
-  constructor(private current: Date) {}
-  now(): Date {
-    return new Date(this.current);
-  }
-  set(iso: string): void {
-    this.current = new Date(iso);
-  }
-}
-
-const backends: Array<[string, () => Promise<{ db: DatabaseConnection; cleanup(): Promise<void> }>]> = [
-  [
-    'embedded PGlite',
-    async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-ledger-'));
-      const db = await openDatabase({ databaseUrl: null, dataDir: dir });
-      return {
-        db,
-        cleanup: async () => {
-          await db.release();
-          fs.rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  ],
-];
-if (postgresAvailable()) {
-  backends.push([
-    'Postgres',
-    async () => {
-      const database: TestDatabase = await createTestDatabase('ledger');
-      const db = await openDatabase({ databaseUrl: database.url, dataDir: '' });
-      return {
-        db,
-        cleanup: async () => {
-          await db.release();
-          await database.drop();
-        },
-      };
-    },
-  ]);
-}
-
-describe.each(backends)(`${CreditLedger.name} on %s`, (_name, open) => {
+describe.each(DATABASE_BACKENDS)(`${CreditLedger.name} (%s database)`, (backend) => {
   let db: DatabaseConnection;
-  let cleanup: () => Promise<void>;
+  let close: () => Promise<void>;
   const clock = new MovableClock(new Date('2026-11-22T10:00:00Z'));
   let ledger: CreditLedger;
   let n = 0;
   const client = () => `client-${(n += 1)}`;
 
   beforeAll(async () => {
-    ({ db, cleanup } = await open());
-    await applyMigrations(db.sql);
+    ({ db, close } = await openTestDatabase(backend, 'ledger'));
     ledger = new CreditLedger(db, clock);
   });
-  afterAll(async () => cleanup());
+  afterAll(async () => close());
   beforeEach(() => clock.set('2026-11-22T10:00:00Z'));
 
   it('starts a month at zero with the reset at the next UTC month', async () => {

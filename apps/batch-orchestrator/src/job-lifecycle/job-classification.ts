@@ -1,0 +1,81 @@
+import type { BatchJobErrorType, JobStatus, ScrapeExecutionFacts, ScrapeResultBody } from '@lib/contracts';
+
+/** What became of one attempt of a job, as the worker (or the sweeper) reports it. */
+export type JobOutcome =
+  | { kind: 'executed'; facts: ScrapeExecutionFacts; result: ScrapeResultBody; executionTimeMs: number }
+  | { kind: BatchJobErrorType; message: string; executionTimeMs: number };
+
+/** A finished job's final status, success, credits, error and the body stored as its result. */
+export interface JobClassification {
+  status: Exclude<JobStatus, 'processing'>;
+  isSuccess: boolean;
+  credits: number;
+  error: string | null;
+  body: ScrapeResultBody;
+}
+
+/**
+ * Spec 2.13/3.2: success = the worker completed, the target answered 2xx and nothing flagged a
+ * block; failed = worker failure, 4xx/5xx, captcha or a validator flag; timeout = worker-level
+ * timeout. A target that never answered (DNS, connection, proxy) is a worker failure: `failed`,
+ * not charged, like the sync scrape.
+ */
+export function classifyJobOutcome(outcome: JobOutcome): JobClassification {
+  if (outcome.kind !== 'executed') {
+    return {
+      status: outcome.kind === 'timeout' ? 'timeout' : 'failed',
+      isSuccess: false,
+      credits: 0,
+      error: outcome.message,
+      body: unexecutedBody(outcome.kind, outcome.message, outcome.executionTimeMs),
+    };
+  }
+  const { facts, result } = outcome;
+  const answered = facts.billable;
+  const ok2xx = result.statusCode >= 200 && result.statusCode < 300;
+  const isSuccess = answered && ok2xx && !facts.block_reason && result.guidance?.success !== false;
+  let error: string | null = null;
+  if (!isSuccess) {
+    if (!answered) error = `${String(result.guidance?.error_type ?? 'fetch_failed')}: ${result.message}`;
+    else if (facts.block_reason) error = `blocked: ${facts.block_reason}`;
+    else if (!ok2xx) error = `HTTP ${result.statusCode}`;
+    else error = String(result.guidance?.error_type ?? 'content not usable');
+  }
+  return { status: answered ? 'completed' : 'failed', isSuccess, credits: answered ? facts.credits : 0, error, body: result };
+}
+
+function unexecutedBody(kind: BatchJobErrorType, message: string, executionTimeMs: number): ScrapeResultBody {
+  const next: Record<typeof kind, string[]> = {
+    timeout: ['The worker ran out of time on this job; re-run the collection, or split very slow pages into their own run.'],
+    worker_failure: ['The worker failed before the target answered; nothing was charged. Re-run the collection to retry.'],
+    quota_exceeded: [
+      'The monthly credit quota was used up before this job ran; nothing was charged. Re-run after the quota resets or upgrade the plan.',
+    ],
+  };
+  return {
+    html: null,
+    markdown: null,
+    statusCode: 0,
+    message,
+    screenshot: null,
+    executionTime: executionTimeMs / 1000,
+    extracted_data: null,
+    evaluate_results: null,
+    network_requests: null,
+    potentiallyBlockedByCaptcha: false,
+    timings: { total_ms: Math.round(executionTimeMs) },
+    guidance: {
+      success: false,
+      error_type: kind,
+      error_provider: null,
+      credits_charged: 0,
+      credits_refunded: false,
+      next_steps: next[kind],
+      suggested_request: null,
+      stop_reason: kind === 'quota_exceeded' ? 'quota_exceeded' : null,
+    },
+    content_type: null,
+    body_base64: null,
+    body_url: null,
+  };
+}

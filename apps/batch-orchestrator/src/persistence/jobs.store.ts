@@ -1,0 +1,201 @@
+import type { JobDispatch, JobStatus } from '@lib/contracts';
+import { DATABASE, type DatabaseConnection, type Job, type SqlTransaction } from '@lib/persistence';
+import { Inject, Injectable } from '@nestjs/common';
+
+/** The job row as completion, claims and the sweeper need it (locked by the statement that read it). */
+export type LockedJob = Pick<
+  Job,
+  'id' | 'runId' | 'collectionId' | 'clientId' | 'url' | 'customId' | 'attempt' | 'reservationId' | 'retriesAttempted' | 'startedAt'
+> & { mode: 'simple' | 'browser'; status: JobStatus };
+
+/** A claimed job: the locked row, the request it runs and its run's monthly quota (null: unlimited). */
+export type ClaimedJob = LockedJob & { request: Record<string, unknown>; monthlyCredits: number | null };
+
+/** A job's final state as completion writes it. */
+export type FinishedJob = Pick<
+  Job,
+  'statusCode' | 'message' | 'error' | 'executionTimeMs' | 'blockReason' | 'protectionStack' | 'ruleHits' | 'isSuccess' | 'credits'
+> & { status: Exclude<JobStatus, 'processing'>; completedAt: Date };
+
+/** A failed job as a completed run lists it. */
+export type FailedJob = Pick<Job, 'id' | 'url' | 'customId' | 'status' | 'error'>;
+
+const LOCKED_COLUMNS = (alias: string) =>
+  ['id', 'run_id "runId"', 'collection_id "collectionId"', 'client_id "clientId"', 'url', 'custom_id "customId"', 'mode', 'status']
+    .concat(['attempt', 'reservation_id "reservationId"', 'retries_attempted "retriesAttempted"', 'started_at "startedAt"'])
+    .map((column) => `${alias}.${column}`)
+    .join(', ');
+
+/**
+ * The `jobs` table, owned by batch-orchestrator: the database is the source of truth for a job's
+ * state, and `attempt` fences writes from a worker holding an older dispatch. Every statement is
+ * SQL through the driver, not Prisma Client: they are set-based (one statement dispatches or
+ * re-dispatches many jobs), lock rows (`for update skip locked`, which Prisma Client cannot
+ * express) and sit on each job's path several times (docs/decisions/0012: the measured cost).
+ * result-store reads this table too (listings, results); see its JobRowsReader.
+ */
+@Injectable()
+export class JobStore {
+  constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {}
+
+  /**
+   * One statement: the client's free places (its runs' max concurrency, and the platform's) and
+   * the waiting jobs that fill them, in insertion order, marked dispatched at `now`. Call under
+   * the dispatch lock.
+   */
+  async markDispatched(tx: SqlTransaction, clientId: string, globalConcurrency: number, now: Date): Promise<JobDispatch[]> {
+    const rows = await tx.query<JobDispatch & { seq: string }>(
+      `with places as (
+         select least(
+           coalesce((select max(max_concurrency) from runs where client_id = $1 and status = 'in_progress'), 0)
+             - (select count(*) from jobs where client_id = $1 and status = 'processing' and dispatched_at is not null),
+           $2::int - (select count(*) from jobs where status = 'processing' and dispatched_at is not null)
+         ) as free
+       )
+       update jobs set dispatched_at = $3 where id in (
+         select id from jobs where client_id = $1 and status = 'processing' and dispatched_at is null
+         order by seq limit (select greatest(free, 0) from places)
+       ) returning id as job_id, attempt, seq::text as seq`,
+      [clientId, globalConcurrency, now],
+    );
+    // RETURNING follows no order: publish in insertion order, so jobs start in collection order.
+    return rows.sort((x, y) => (BigInt(x.seq) < BigInt(y.seq) ? -1 : 1)).map(({ job_id, attempt }) => ({ job_id, attempt }));
+  }
+
+  /** Takes one dispatch-decision lock platform-wide, until `tx` ends. */
+  async lockDispatchDecision(tx: SqlTransaction): Promise<void> {
+    await tx.query("select pg_advisory_xact_lock(hashtext('batch-dispatch'))::text as locked");
+  }
+
+  async clientsWithWaitingJobs(): Promise<string[]> {
+    const rows = await this.db.sql.query<{ clientId: string }>(
+      `select distinct client_id "clientId" from jobs where status = 'processing' and dispatched_at is null`,
+    );
+    return rows.map((row) => row.clientId);
+  }
+
+  /** A publish that failed: the job waits for the next dispatch (unless a worker started it meanwhile). */
+  async undoDispatch(dispatch: JobDispatch): Promise<void> {
+    await this.db.sql.query('update jobs set dispatched_at = null where id = $1 and attempt = $2 and started_at is null', [
+      dispatch.job_id,
+      dispatch.attempt,
+    ]);
+  }
+
+  /** Every dispatch that never started, under a new attempt (the embedded queue lost them with the process). */
+  async redispatchUnstarted(now: Date): Promise<JobDispatch[]> {
+    return this.db.sql.query<JobDispatch>(
+      "update jobs set attempt = attempt + 1, dispatched_at = $1 where status = 'processing' and started_at is null and dispatched_at is not null returning id as job_id, attempt",
+      [now],
+    );
+  }
+
+  /** Started jobs whose lease expired before `now`, oldest first, locked (other replicas skip them). */
+  async lockExpiredLeases(tx: SqlTransaction, now: Date, limit: number): Promise<LockedJob[]> {
+    return tx.query<LockedJob>(
+      `select ${LOCKED_COLUMNS('jobs')} from jobs where status = 'processing' and lease_expires_at < $1 order by lease_expires_at limit ${limit} for update skip locked`,
+      [now],
+    );
+  }
+
+  /** A job whose worker stopped reporting, dispatched again under a new attempt that counts as a retry. */
+  async retry(tx: SqlTransaction, jobId: string, now: Date): Promise<JobDispatch> {
+    const [next] = await tx.query<JobDispatch>(
+      `update jobs set attempt = attempt + 1, retries_attempted = retries_attempted + 1, started_at = null, lease_expires_at = null, worker_id = null,
+         reservation_id = null, dispatched_at = $2 where id = $1 returning id as job_id, attempt`,
+      [jobId, now],
+    );
+    return next;
+  }
+
+  /** Dispatches older than `dispatchedBefore` that never started (lost between commit and publish), under a new attempt. */
+  async redispatchLost(tx: SqlTransaction, now: Date, dispatchedBefore: Date, limit: number): Promise<JobDispatch[]> {
+    return tx.query<JobDispatch>(
+      `update jobs set attempt = attempt + 1, dispatched_at = $1 where id in (
+         select id from jobs where status = 'processing' and started_at is null and dispatched_at < $2 limit ${limit} for update skip locked
+       ) returning id as job_id, attempt`,
+      [now, dispatchedBefore],
+    );
+  }
+
+  /** Starts the job for a worker: only the current attempt, only once. Null when that attempt no longer owns it. */
+  async claim(
+    tx: SqlTransaction,
+    claim: { jobId: string; attempt: number; workerId: string; now: Date; leaseUntil: Date },
+  ): Promise<ClaimedJob | null> {
+    const [job] = await tx.query<ClaimedJob>(
+      `update jobs j set started_at = $3, lease_expires_at = $4, worker_id = $5
+       from runs r
+       where j.id = $1 and j.attempt = $2 and j.status = 'processing' and j.started_at is null and r.id = j.run_id
+       returning ${LOCKED_COLUMNS('j')}, j.request, r.monthly_credits "monthlyCredits"`,
+      [claim.jobId, claim.attempt, claim.now, claim.leaseUntil, claim.workerId],
+    );
+    return job ?? null;
+  }
+
+  /** The credit hold a claimed job runs under (released or charged when it completes). */
+  async attachHold(tx: SqlTransaction, jobId: string, reservationId: string): Promise<void> {
+    await tx.query('update jobs set reservation_id = $2 where id = $1', [jobId, reservationId]);
+  }
+
+  /** Renews the lease while `attempt` still owns the started job; false tells the worker to let go. */
+  async renewLease(jobId: string, attempt: number, until: Date): Promise<boolean> {
+    const renewed = await this.db.sql.query(
+      "update jobs set lease_expires_at = $3 where id = $1 and attempt = $2 and status = 'processing' and started_at is not null returning id",
+      [jobId, attempt, until],
+    );
+    return renewed.length === 1;
+  }
+
+  async lockForCompletion(tx: SqlTransaction, jobId: string): Promise<LockedJob | null> {
+    const [job] = await tx.query<LockedJob>(`select ${LOCKED_COLUMNS('jobs')} from jobs where id = $1 for update`, [jobId]);
+    return job ?? null;
+  }
+
+  async finish(tx: SqlTransaction, jobId: string, finished: FinishedJob): Promise<void> {
+    await tx.query(
+      `update jobs set status = $2, completed_at = $3, status_code = $4, message = $5, error = $6, execution_time_ms = $7, block_reason = $8,
+         protection_stack = $9::text[], rule_hits = $10::text[], is_success = $11, credits = $12, lease_expires_at = null, reservation_id = null
+       where id = $1`,
+      [
+        jobId,
+        finished.status,
+        finished.completedAt,
+        finished.statusCode,
+        finished.message,
+        finished.error,
+        finished.executionTimeMs,
+        finished.blockReason,
+        finished.protectionStack,
+        finished.ruleHits,
+        finished.isSuccess,
+        finished.credits,
+      ],
+    );
+  }
+
+  /**
+   * One statement for all of a run's jobs, copied from the collection's stored requests (so later
+   * edits of the collection never touch a started run); seq (the listing's id order) follows the
+   * collection's order.
+   */
+  async insertForRun(tx: SqlTransaction, runId: string, collectionId: string, now: Date): Promise<void> {
+    await tx.query(
+      `insert into jobs (id, run_id, collection_id, client_id, position, url, custom_id, request, mode, queued_at)
+       select gen_random_uuid(), $1, c.id, c.client_id, (e.ord - 1)::int, e.item->>'url', e.item->>'custom_id', e.item->'request',
+              case when coalesce((e.item->'request'->>'browser')::boolean, false) then 'browser' else 'simple' end, $3
+       from collections c cross join lateral jsonb_array_elements(c.requests) with ordinality as e(item, ord)
+       where c.id = $2
+       order by e.ord`,
+      [runId, collectionId, now],
+    );
+  }
+
+  /** The run's jobs that did not succeed, in insertion order. */
+  async failedOfRun(runId: string, within: Pick<SqlTransaction, 'query'> = this.db.sql): Promise<FailedJob[]> {
+    return within.query<FailedJob>(
+      'select id, url, custom_id "customId", status, error from jobs where run_id = $1 and is_success = false order by seq',
+      [runId],
+    );
+  }
+}

@@ -1,0 +1,143 @@
+import type { RunStatus } from '@lib/contracts';
+import { DATABASE, type DatabaseConnection, type Run, type SqlTransaction, storableJson } from '@lib/persistence';
+import { Inject, Injectable } from '@nestjs/common';
+
+/** A run as the client sees it; `callbackStatus` is the webhook's delivery state once it has an outbox row. */
+export type RunRow = Pick<
+  Run,
+  | 'id'
+  | 'collectionId'
+  | 'totalRequests'
+  | 'successRequests'
+  | 'failedRequests'
+  | 'timeoutRequests'
+  | 'creditsCharged'
+  | 'jobIds'
+  | 'callbackUrl'
+  | 'callbackStatus'
+  | 'allJobsPersisted'
+  | 'createdAt'
+> & { status: RunStatus; successCriterion: { version: string; rules: string[] } | null };
+
+/** A run that has just completed: what its webhook reports. */
+export type CompletedRun = Pick<
+  Run,
+  'id' | 'collectionId' | 'clientId' | 'callbackUrl' | 'totalRequests' | 'successRequests' | 'failedRequests' | 'timeoutRequests' | 'jobIds'
+>;
+
+export type NewRun = Pick<
+  Run,
+  'id' | 'collectionId' | 'clientId' | 'totalRequests' | 'maxConcurrency' | 'monthlyCredits' | 'callbackUrl'
+> & {
+  successCriterion: { version: string; rules: string[] };
+  createdAt: Date;
+};
+
+// callback_status is the webhook's delivery state (webhook-sender keeps it on the outbox row once
+// the run completed): the one read of webhook_outbox outside webhook-sender, read-only.
+const VIEW_COLUMNS = [
+  'r.id',
+  'r.collection_id "collectionId"',
+  'r.status',
+  'r.total_requests "totalRequests"',
+  'r.success_requests "successRequests"',
+  'r.failed_requests "failedRequests"',
+  'r.timeout_requests "timeoutRequests"',
+  'r.credits_charged "creditsCharged"',
+  'r.job_ids "jobIds"',
+  'r.callback_url "callbackUrl"',
+  'coalesce(o.status, r.callback_status) "callbackStatus"',
+  'r.success_criterion "successCriterion"',
+  'r.all_jobs_persisted "allJobsPersisted"',
+  'r.created_at "createdAt"',
+].join(', ');
+const VIEW_FROM = 'runs r left join webhook_outbox o on o.run_id = r.id';
+
+/**
+ * The `runs` table, owned by batch-orchestrator. Its counters change only in the transaction that
+ * completes a job, so they never disagree with the job rows. SQL through the driver: the counter
+ * update and the conditional completion are on every job's completion path, inside the
+ * transaction that locks the job (docs/decisions/0012). result-store reads a run's existence to
+ * scope its listings (see its JobRowsReader).
+ */
+@Injectable()
+export class RunStore {
+  constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {}
+
+  async insert(tx: SqlTransaction, run: NewRun): Promise<void> {
+    await tx.query(
+      `insert into runs (id, collection_id, client_id, status, total_requests, max_concurrency, monthly_credits, callback_url, callback_status, success_criterion, all_jobs_persisted, created_at)
+       values ($1, $2, $3, 'in_progress', $4, $5, $6, $7, $8, $9::jsonb, false, $10)`,
+      [
+        run.id,
+        run.collectionId,
+        run.clientId,
+        run.totalRequests,
+        run.maxConcurrency,
+        run.monthlyCredits,
+        run.callbackUrl,
+        run.callbackUrl ? 'pending' : null,
+        storableJson(run.successCriterion),
+        run.createdAt,
+      ],
+    );
+  }
+
+  /** Keeps the ids of the run's jobs, in order, for the run's life (job rows are pruned with the listing). */
+  async recordJobIds(tx: SqlTransaction, runId: string): Promise<void> {
+    await tx.query(
+      'update runs set job_ids = (select coalesce(array_agg(id order by seq), array[]::uuid[]) from jobs where run_id = $1) where id = $1',
+      [runId],
+    );
+  }
+
+  /** Counts one finished job; returns whether that was the run's last one (and it is still in progress). */
+  async countFinishedJob(
+    tx: SqlTransaction,
+    runId: string,
+    job: { success: boolean; timeout: boolean; credits: number },
+  ): Promise<{ lastJob: boolean }> {
+    const [run] = await tx.query<{ status: string; done: number; total: number }>(
+      `update runs set success_requests = success_requests + $2, failed_requests = failed_requests + $3, timeout_requests = timeout_requests + $4,
+         credits_charged = credits_charged + $5
+       where id = $1
+       returning status, success_requests + failed_requests + timeout_requests as done, total_requests as total`,
+      [runId, job.success ? 1 : 0, !job.success && !job.timeout ? 1 : 0, job.timeout ? 1 : 0, job.credits],
+    );
+    return { lastJob: Boolean(run) && run.status === 'in_progress' && run.done === run.total };
+  }
+
+  /** Completes the run exactly once (the change is conditional); null when it had completed already. */
+  async complete(tx: SqlTransaction, runId: string, now: Date): Promise<CompletedRun | null> {
+    const [run] = await tx.query<CompletedRun>(
+      `update runs set status = 'completed', completed_at = $2, all_jobs_persisted = true where id = $1 and status = 'in_progress'
+       returning id, collection_id "collectionId", client_id "clientId", callback_url "callbackUrl", total_requests "totalRequests",
+         success_requests "successRequests", failed_requests "failedRequests", timeout_requests "timeoutRequests", job_ids "jobIds"`,
+      [runId, now],
+    );
+    return run ?? null;
+  }
+
+  async find(
+    clientId: string,
+    collectionId: string,
+    runId: string,
+    within: Pick<SqlTransaction, 'query'> = this.db.sql,
+  ): Promise<RunRow | null> {
+    const [row] = await within.query<RunRow>(
+      `select ${VIEW_COLUMNS} from ${VIEW_FROM} where r.id = $1 and r.collection_id = $2 and r.client_id = $3`,
+      [runId, collectionId, clientId],
+    );
+    return row ?? null;
+  }
+
+  /** Newest first; runs without created_at last. */
+  async list(clientId: string, collectionId: string, status?: RunStatus): Promise<RunRow[]> {
+    const params: unknown[] = [collectionId, clientId];
+    const filter = status ? ` and r.status = $${params.push(status)}` : '';
+    return this.db.sql.query<RunRow>(
+      `select ${VIEW_COLUMNS} from ${VIEW_FROM} where r.collection_id = $1 and r.client_id = $2${filter} order by r.created_at desc nulls last, r.id`,
+      params,
+    );
+  }
+}

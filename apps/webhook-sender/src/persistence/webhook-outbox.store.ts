@@ -1,0 +1,124 @@
+import { DATABASE, type DatabaseConnection, type WebhookDelivery, type WebhookOutbox } from '@lib/persistence';
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+
+/** A leased row, ready for its attempt. */
+export type DueDelivery = Pick<WebhookOutbox, 'id' | 'runId' | 'clientId' | 'callbackUrl' | 'attempts' | 'manual'> & {
+  payload: Record<string, unknown> & { results_path: string };
+};
+
+/** A run's webhook as its owner finds it: scoped by run, client and collection. */
+export interface RunWebhookRef {
+  runId: string;
+  clientId: string;
+  collectionId: string;
+}
+
+export type OutboxView = Pick<WebhookOutbox, 'id' | 'runId' | 'callbackUrl' | 'status' | 'nextAttemptAt'>;
+export type AttemptView = Pick<WebhookDelivery, 'attempt' | 'manual' | 'attemptedAt' | 'statusCode' | 'error' | 'latencyMs' | 'outcome'>;
+
+/** One attempt's outcome as the outbox row and the delivery log record it. */
+export interface RecordedAttempt {
+  attempt: number;
+  manual: boolean;
+  at: Date;
+  status: 'sent' | 'failed';
+  nextAttemptAt: Date | null;
+  statusCode: number | null;
+  /** The row's last_error (null once answered). */
+  lastError: string | null;
+  /** The log's error: what went wrong in this attempt, null when it was sent. */
+  error: string | null;
+  latencyMs: number;
+  outcome: string;
+}
+
+/**
+ * The `webhook_outbox` and `webhook_deliveries` tables, owned by webhook-sender (batch-orchestrator
+ * inserts each outbox row in the run's completing transaction: `enqueueRunWebhook`, and shows the
+ * row's status on the run). SQL through the driver: the schedule is leased with
+ * `for update skip locked` so two replicas never send the same attempt, and an attempt is recorded
+ * only while the row is still at its attempt count (docs/decisions/0012).
+ */
+@Injectable()
+export class WebhookOutboxStore {
+  constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {}
+
+  /** Leases up to `limit` due rows until `leaseUntil` (a row reads `retrying` once it has been tried before). */
+  async leaseDue(now: Date, leaseUntil: Date, limit: number): Promise<DueDelivery[]> {
+    return this.db.sql.query<DueDelivery>(
+      `update webhook_outbox set lease_until = $2, status = case when attempts > 0 then 'retrying' else status end
+       where id in (
+         select id from webhook_outbox where next_attempt_at <= $1 and (lease_until is null or lease_until < $1)
+         order by next_attempt_at limit ${limit} for update skip locked
+       ) returning id, run_id "runId", client_id "clientId", callback_url "callbackUrl", payload, attempts, manual`,
+      [now, leaseUntil],
+    );
+  }
+
+  /**
+   * Records an attempt on the row and in the log, in one transaction — only if the row is still at
+   * the attempt count it was leased with (a replica that lost its lease cannot overwrite).
+   */
+  async recordAttempt(delivery: DueDelivery, attempt: RecordedAttempt): Promise<boolean> {
+    return this.db.sql.transaction(async (tx) => {
+      const updated = await tx.query(
+        `update webhook_outbox set attempts = $3, status = $4, next_attempt_at = $5, lease_until = null, manual = false, last_status_code = $6, last_error = $7
+         where id = $1 and attempts = $2 returning id`,
+        [delivery.id, delivery.attempts, attempt.attempt, attempt.status, attempt.nextAttemptAt, attempt.statusCode, attempt.lastError],
+      );
+      if (updated.length === 0) return false;
+      await tx.query(
+        'insert into webhook_deliveries (id, outbox_id, run_id, attempt, manual, attempted_at, status_code, error, latency_ms, outcome) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+        [
+          randomUUID(),
+          delivery.id,
+          delivery.runId,
+          attempt.attempt,
+          attempt.manual,
+          attempt.at,
+          attempt.statusCode,
+          attempt.error,
+          attempt.latencyMs,
+          attempt.outcome,
+        ],
+      );
+      return true;
+    });
+  }
+
+  async find(ref: RunWebhookRef): Promise<OutboxView | null> {
+    const [row] = await this.db.sql.query<OutboxView>(
+      `select id, run_id "runId", callback_url "callbackUrl", status, next_attempt_at "nextAttemptAt" from webhook_outbox
+       where run_id = $1 and client_id = $2 and payload->>'collection_id' = $3`,
+      [ref.runId, ref.clientId, ref.collectionId],
+    );
+    return row ?? null;
+  }
+
+  /** Every attempt of the row, in order. */
+  async attemptsOf(outboxId: string): Promise<AttemptView[]> {
+    return this.db.sql.query<AttemptView>(
+      `select attempt, manual, attempted_at "attemptedAt", status_code "statusCode", error, latency_ms "latencyMs", outcome
+       from webhook_deliveries where outbox_id = $1 order by attempt`,
+      [outboxId],
+    );
+  }
+
+  /**
+   * Makes one attempt due now, outside the retry schedule (which it replaces). 'absent': no such
+   * webhook; 'busy': an attempt holds the row's lease.
+   */
+  async scheduleNow(ref: RunWebhookRef, now: Date): Promise<'scheduled' | 'absent' | 'busy'> {
+    const [row] = await this.db.sql.query<{ id: string; free: boolean }>(
+      "select id, (lease_until is null or lease_until < $4) as free from webhook_outbox where run_id = $1 and client_id = $2 and payload->>'collection_id' = $3",
+      [ref.runId, ref.clientId, ref.collectionId, now],
+    );
+    if (!row) return 'absent';
+    const scheduled = await this.db.sql.query(
+      'update webhook_outbox set next_attempt_at = $2, manual = true where id = $1 and (lease_until is null or lease_until < $2) returning id',
+      [row.id, now],
+    );
+    return row.free && scheduled.length === 1 ? 'scheduled' : 'busy';
+  }
+}

@@ -1,0 +1,37 @@
+import type { JobResult, WebhookOutbox } from './generated/prisma/client';
+import type { SqlTransaction } from './credit-account';
+import { storableJson } from './storable-text';
+
+/**
+ * Rows one context writes for another to take over, inside the transaction that produces them
+ * (the outbox pattern: the job's completion and its result, or the run's completion and its
+ * webhook, commit together or not at all). The owner reads, updates and prunes them through its
+ * own store; the one insert lives here so that it is written once:
+ * - `job_results`: owned by result-store (serves and prunes them), written by batch-orchestrator
+ *   when a job completes;
+ * - `webhook_outbox`: owned by webhook-sender (delivers them), written by batch-orchestrator when
+ *   a run completes.
+ */
+
+/** A finished job's stored response (JSON text: NUL and lone surrogates survive as \u escapes). */
+export async function storeJobResult(
+  tx: SqlTransaction,
+  row: Pick<JobResult, 'jobId' | 'runId' | 'completedAt'> & { body: object },
+): Promise<void> {
+  const body = JSON.stringify(row.body);
+  await tx.query(
+    'insert into job_results (job_id, run_id, body, size_bytes, completed_at) values ($1, $2, $3, $4, $5) on conflict (job_id) do nothing',
+    [row.jobId, row.runId, body, Buffer.byteLength(body), row.completedAt],
+  );
+}
+
+/** A run-completion webhook to deliver, due now; a run gets one, however often its completion is retried. */
+export async function enqueueRunWebhook(
+  tx: SqlTransaction,
+  row: Pick<WebhookOutbox, 'id' | 'runId' | 'clientId' | 'callbackUrl' | 'createdAt'> & { payload: object },
+): Promise<void> {
+  await tx.query(
+    'insert into webhook_outbox (id, run_id, client_id, callback_url, payload, status, next_attempt_at, created_at) values ($1, $2, $3, $4, $5::jsonb, $6, $7, $7) on conflict (run_id) do nothing',
+    [row.id, row.runId, row.clientId, row.callbackUrl, storableJson(row.payload), 'pending', row.createdAt],
+  );
+}
