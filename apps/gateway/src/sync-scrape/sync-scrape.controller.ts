@@ -7,6 +7,16 @@ import { Fails, Returns } from '../openapi/operation-contract';
 import { SCRAPE_EXAMPLE } from '../openapi/response-examples';
 import { SyncScrapeHandler } from './sync-scrape.handler';
 
+/** What a sync scrape and a download can fail with: both vet the target, honour proxy approvals, hold credits and wait on a worker. */
+const SYNC_FETCH_FAILURES = [
+  'target.blocked',
+  'scrape.invalid_request',
+  'proxy.country_not_approved',
+  'proxy.unknown_country',
+  'proxy.pool_missing',
+  'limits.quota_exceeded',
+  'transport.worker_lost',
+] as const;
 @ApiTags('sync')
 @ApiBearerAuth()
 @ApiExtraModels(ProxyConfig, ...BROWSER_ACTION_MODELS)
@@ -29,15 +39,7 @@ export class SyncScrapeController {
     description: "The scrape response with timings and guidance; statusCode is the target's (0 when it never answered).",
     example: SCRAPE_EXAMPLE,
   })
-  @Fails(
-    'target.blocked',
-    'scrape.invalid_request',
-    'proxy.country_not_approved',
-    'proxy.unknown_country',
-    'proxy.pool_missing',
-    'limits.quota_exceeded',
-    'transport.worker_lost',
-  )
+  @Fails(...SYNC_FETCH_FAILURES)
   scrape(@Body() body: ScrapeRequest, @Caller() caller: AdmittedCall): Promise<ScrapeResultBody> {
     return this.handler.scrape(body, caller);
   }
@@ -49,15 +51,7 @@ export class SyncScrapeController {
   @Returns(200, DownloadResultBody, {
     description: 'The file as base64 with its detected MIME type; statusCode 0 when the target never answered (not charged).',
   })
-  @Fails(
-    'target.blocked',
-    'scrape.invalid_request',
-    'proxy.country_not_approved',
-    'proxy.unknown_country',
-    'proxy.pool_missing',
-    'limits.quota_exceeded',
-    'transport.worker_lost',
-  )
+  @Fails(...SYNC_FETCH_FAILURES)
   download(@Body() body: DownloadRequest, @Caller() caller: AdmittedCall): Promise<DownloadResultBody> {
     return this.handler.download(body, caller);
   }

@@ -1,4 +1,3 @@
-import { CREDIT_COST } from '@lib/plans';
 import { type BrowserAction, type ScrapeExecutionFacts, type ScrapeRequest, type ScrapeResultBody } from '@lib/contracts';
 import { type TargetGuard } from '@lib/target-guard';
 import { Logger } from '@nestjs/common';
@@ -7,11 +6,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, CDPSession, HTTPResponse, Page } from 'puppeteer-core';
 import { type ContentValidator } from '../content-validation/content-validator';
 import { type ExtractionSpec, InvalidSelectorError, parseSelector, type SelectorExtractor } from '../extraction/selector-extractor';
-import { type PageFormatter, withFormatNotes } from '../formats/page-formatter';
-import { type Guidance, type GuidanceAdvisor, type ScrapeOutcome } from '../guidance/guidance-advisor';
+import { ENGINES } from '../engines/engine-table';
+import { type PageFormatter } from '../formats/page-formatter';
+import { type Guidance, type GuidanceAdvisor } from '../guidance/guidance-advisor';
 import { type ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
-import { attemptWithRetries, emptyBody, executionFacts } from '../scrape-attempts/scrape-attempts';
+import { attemptWithRetries, emptyBody } from '../scrape-attempts/scrape-attempts';
+import { assembleScrapeResult } from '../scrape-attempts/scrape-result-assembly';
 import { type ActionError, ActionRunner, type EvaluateResult } from './action-runner';
 import { BrowserFailure, firstLine, isBrowserGone, withinDeadline } from './browser-failures';
 import { BrowserUnavailableError } from './browser-launcher';
@@ -111,33 +112,30 @@ export class BrowserScrapeExecutor {
         }),
       isFailure: (error): error is BrowserFailure => error instanceof BrowserFailure,
     });
-    const { answer: page, verdict, failure, attempts } = outcome;
+    const { answer: page, verdict } = outcome;
     const extractionStarted = performance.now();
-    const credits = page ? CREDIT_COST.browser_request : 0;
     const { notes, ...body } = page ? this.shape(request, page) : { ...emptyBody(), metadata: null, notes: [] };
     timings.extraction_ms += performance.now() - extractionStarted;
     timings.total_ms = performance.now() - started;
-    const scrapeOutcome: ScrapeOutcome =
-      page && verdict
-        ? { kind: 'response', statusCode: page.statusCode, verdict, attempts }
-        : { kind: 'failure', errorType: failure!.errorType, message: failure!.message, attempts };
-    let guidance: Guidance = this.advisor.advise(request, scrapeOutcome, credits);
-    // A failed action outranks "usable" and "empty" (the page may be empty because of it), not a block.
-    if (page?.actionError && (guidance.success || verdict?.blockReason === 'empty_shell'))
-      guidance = actionFailedGuidance(guidance, page.actionError);
-    guidance = withFormatNotes(guidance, notes);
-    const result: ScrapeResultBody & { action_error: ActionError | null } = {
-      ...body,
-      statusCode: page?.statusCode ?? 0,
-      message: page ? page.statusText || STATUS_CODES[page.statusCode] || '' : failure!.message,
-      executionTime: Math.round(timings.total_ms) / 1000,
-      potentiallyBlockedByCaptcha: verdict?.potentiallyBlockedByCaptcha ?? false,
-      timings: roundAll(timings),
-      guidance,
-      action_error: page?.actionError ?? null,
-    };
-    const facts = executionFacts('browser', credits, firstHop.hostname, page?.statusCode ?? null, outcome);
-    return { facts, result };
+    const { facts, result } = assembleScrapeResult({
+      engine: ENGINES[request.browser_type],
+      request,
+      outcome,
+      answered: page ? { statusCode: page.statusCode, statusText: page.statusText || STATUS_CODES[page.statusCode] || '' } : null,
+      body,
+      notes,
+      timings: { ...timings },
+      totalMs: timings.total_ms,
+      targetHost: firstHop.hostname,
+      advisor: this.advisor,
+      // A failed action outranks "usable" and "empty" (the page may be empty because of it), not a block.
+      adjust: (guidance: Guidance) =>
+        page?.actionError && (guidance.success || verdict?.blockReason === 'empty_shell')
+          ? actionFailedGuidance(guidance, page.actionError)
+          : guidance,
+    });
+    const withActionError: ScrapeResultBody & { action_error: ActionError | null } = { ...result, action_error: page?.actionError ?? null };
+    return { facts, result: withActionError };
   }
 
   /** Selectors in extract and in actions compile before any browser work (→ 422). */
@@ -405,8 +403,4 @@ async function closeWithin(context: BrowserContext, ms: number): Promise<boolean
 
 function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   return withinDeadline(work, ms, () => new BrowserFailure('browser_error', `The page stopped responding while ${what}.`));
-}
-
-function roundAll(timings: Timings): Record<string, number> {
-  return Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v * 10) / 10]));
 }

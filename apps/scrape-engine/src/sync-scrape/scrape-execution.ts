@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { BrowserScrapeExecutor } from '../browser/browser-scrape.executor';
+import { engineOf, featuresOf, unsupportedBy } from '../engines/engine-table';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { SimpleScrapeExecutor } from './simple-scrape.executor';
 
@@ -16,7 +17,14 @@ export class ScrapeExecution {
 
   async run(plain: Record<string, unknown>): Promise<{ facts: ScrapeExecutionFacts; result: ScrapeResultBody }> {
     const request = await validated(ScrapeRequest, plain);
-    return request.browser ? this.browser.execute(request) : this.simple.execute(request);
+    const engine = engineOf(request);
+    // The request rules (spec 4.2) refuse these at the edge; the table says the same, here where the engine is chosen.
+    const unsupported = unsupportedBy(engine, featuresOf(request));
+    if (unsupported.length > 0)
+      throw new InvalidScrapeRequestError(`invalid request: the ${engine} engine cannot do ${unsupported.join(', ')}`, {
+        field: unsupported[0],
+      });
+    return engine === 'simple' ? this.simple.execute(request) : this.browser.execute(request);
   }
 }
 

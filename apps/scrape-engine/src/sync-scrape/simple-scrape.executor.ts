@@ -1,17 +1,18 @@
-import { CREDIT_COST } from '@lib/plans';
 import type { ScrapeExecutionFacts, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
 import { TargetGuard } from '@lib/target-guard';
 import { Injectable } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { ContentValidator } from '../content-validation/content-validator';
 import { InvalidSelectorError, SelectorExtractor } from '../extraction/selector-extractor';
-import { PageFormatter, withFormatNotes } from '../formats/page-formatter';
-import { GuidanceAdvisor, ScrapeOutcome } from '../guidance/guidance-advisor';
+import { ENGINES } from '../engines/engine-table';
+import { PageFormatter } from '../formats/page-formatter';
+import { GuidanceAdvisor } from '../guidance/guidance-advisor';
 import { ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { FetchedResponse, SimpleFetcher } from '../simple-fetch/simple-fetcher';
 import { FetchFailure, ProxyFailure } from '../simple-fetch/fetch-failures';
-import { attemptWithRetries, emptyBody, executionFacts } from '../scrape-attempts/scrape-attempts';
+import { attemptWithRetries, emptyBody } from '../scrape-attempts/scrape-attempts';
+import { assembleScrapeResult, type ShapedBody } from '../scrape-attempts/scrape-result-assembly';
 
 /**
  * One simple-mode scrape: vet the target, fetch through the proxy rotation (retrying proxy
@@ -71,33 +72,26 @@ export class SimpleScrapeExecutor {
       isFailure: (error): error is FetchFailure => error instanceof FetchFailure,
       viaProxy: (proxyUrl, error) => proxyUrl !== null || error instanceof ProxyFailure,
     });
-    const { answer: response, verdict, failure, attempts } = outcome;
+    const { answer: response } = outcome;
     const navigationMs = performance.now() - navigationStarted;
     const extractionStarted = performance.now();
-    const credits = response ? CREDIT_COST.simple_request : 0;
     const { notes, ...body } = response ? this.shape(request, response) : { ...emptyBody(), notes: [] };
     const extractionMs = performance.now() - extractionStarted;
-    const scrapeOutcome: ScrapeOutcome =
-      response && verdict
-        ? { kind: 'response', statusCode: response.statusCode, verdict, attempts }
-        : { kind: 'failure', errorType: failure!.errorType, message: failure!.message, attempts };
     const totalMs = performance.now() - started;
-    const result: ScrapeResultBody = {
-      ...body,
-      statusCode: response?.statusCode ?? 0,
-      message: response ? response.statusMessage || httpReason(response.statusCode) : failure!.message,
-      executionTime: Math.round(totalMs) / 1000,
-      potentiallyBlockedByCaptcha: verdict?.potentiallyBlockedByCaptcha ?? false,
-      timings: {
-        queue_wait_ms: 0,
-        proxy_ms: 0,
-        navigation_ms: round(navigationMs),
-        extraction_ms: round(extractionMs),
-        total_ms: round(totalMs),
-      },
-      guidance: withFormatNotes(this.advisor.advise(request, scrapeOutcome, credits), notes),
-    };
-    const facts = executionFacts('simple', credits, firstHop.hostname, response?.statusCode ?? null, outcome);
+    const { facts, result } = assembleScrapeResult({
+      engine: ENGINES.simple,
+      request,
+      outcome,
+      answered: response
+        ? { statusCode: response.statusCode, statusText: response.statusMessage || httpReason(response.statusCode) }
+        : null,
+      body,
+      notes,
+      timings: { queue_wait_ms: 0, proxy_ms: 0, navigation_ms: navigationMs, extraction_ms: extractionMs, total_ms: totalMs },
+      totalMs,
+      targetHost: firstHop.hostname,
+      advisor: this.advisor,
+    });
     facts.response = response
       ? { headers: definedHeaders(response.headers), redirects: response.redirects, final_url: response.url }
       : null;
@@ -139,19 +133,10 @@ export class SimpleScrapeExecutor {
   }
 }
 
-type ShapedBody = Omit<
-  ScrapeResultBody,
-  'statusCode' | 'message' | 'executionTime' | 'potentiallyBlockedByCaptcha' | 'timings' | 'guidance'
->;
-
 function definedHeaders(headers: FetchedResponse['headers']): Record<string, string | string[]> {
   return Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined));
 }
 
 function httpReason(status: number): string {
   return STATUS_CODES[status] ?? '';
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 10) / 10;
 }
