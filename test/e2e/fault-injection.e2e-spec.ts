@@ -1,6 +1,4 @@
 import { Client } from 'pg';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { distributedInfrastructureAvailable, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
 import {
@@ -13,6 +11,7 @@ import {
 import { eventually } from './support/eventually';
 import { http as call } from './support/http';
 import { buildDist, freePort, startProcess, type ServiceProcess } from './support/service-process';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * Fault injection in the distributed runtime, as Kubernetes runs it: every context its own OS
@@ -27,40 +26,17 @@ import { buildDist, freePort, startProcess, type ServiceProcess } from './suppor
 const RUN_SIZE = 40;
 const JOB_MS = 400;
 
-interface Receiver {
-  url: string;
-  posts: Array<{ deliveryId: string; runId: string }>;
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const posts: Receiver['posts'] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      try {
-        posts.push({
-          deliveryId: String(req.headers['x-service-delivery-id']),
-          runId: JSON.parse(Buffer.concat(chunks).toString()).run_id,
-        });
-      } catch {
-        // not a webhook
-      }
-      // A slow receiver: a webhook-sender killed now dies with the POST in flight.
-      setTimeout(() => res.writeHead(200).end('ok'), 300).unref();
-    });
+/** The run-completion webhooks a receiver got: which delivery, for which run (anything else left out). */
+function hooksOf(receiver: WebhookReceiver): Array<{ deliveryId: string; runId: string }> {
+  return receiver.received.flatMap((hit) => {
+    try {
+      return [
+        { deliveryId: String(hit.headers['x-service-delivery-id']), runId: String((JSON.parse(hit.raw) as { run_id: unknown }).run_id) },
+      ];
+    } catch {
+      return []; // not a webhook
+    }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    posts,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 const available = distributedInfrastructureAvailable() && natsServerAvailable() && privatePostgresAvailable();
@@ -69,7 +45,7 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
   let nats: PrivateServer;
   let postgres: PrivateServer;
   let site: FixtureSite;
-  let receiver: Receiver;
+  let receiver: WebhookReceiver;
   let stack: ServiceProcess;
   let url: string;
   let token: string;
@@ -112,7 +88,8 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     buildDist();
     [nats, postgres] = await Promise.all([startPrivateNats('faults-nats'), startPrivatePostgres('faults-pg')]);
     site = await startFixtureSite();
-    receiver = await startReceiver();
+    // A slow receiver: a webhook-sender killed now dies with the POST in flight.
+    receiver = await startWebhookReceiver(300);
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     stack = startProcess('stack', 'scripts/stack.js', {
@@ -194,7 +171,7 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     if (strikeWhen === 'mid-run') await new Promise((r) => setTimeout(r, 800));
     // The receiver answers after 300 ms: striking on the first POST kills the sender mid-delivery.
     else
-      await eventually(async () => receiver.posts.some((p) => p.runId === run.run_id), {
+      await eventually(async () => hooksOf(receiver).some((p) => p.runId === run.run_id), {
         timeoutMs: 60_000,
         initialMs: 5,
         maxMs: 20,
@@ -239,7 +216,7 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
       timeoutMs: 90_000,
       what: `callback_status sent after ${fault}`,
     });
-    const hooks = receiver.posts.filter((p) => p.runId === run.run_id);
+    const hooks = hooksOf(receiver).filter((p) => p.runId === run.run_id);
     expect(hooks.length).toBeGreaterThanOrEqual(1);
     expect(new Set(hooks.map((h) => h.deliveryId)).size).toBe(1);
     expect(exitsSoFar().slice(exitsBefore)).toEqual(killed ? [killed] : []);

@@ -1,5 +1,3 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createScrapingClient, ScrapingApiError, type ScrapingClient, verifyWebhook, WebhookVerificationError } from '../../sdk/src';
 import { contractCheckedFetch } from '../support/api-contract';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
@@ -7,25 +5,7 @@ import { type InProcessPlatform, startInProcessPlatform } from './support/in-pro
 import { http as call } from './support/http';
 import { rateLimitForPolling } from './support/eventually';
 import { runtimesUnderTest } from './support/runtimes';
-
-/** A webhook receiver that keeps each delivery's raw body and headers, as a client's server would. */
-async function startReceiver() {
-  const received: Array<{ headers: http.IncomingHttpHeaders; raw: Buffer }> = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ headers: req.headers, raw: Buffer.concat(chunks) });
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * The TypeScript SDK (sdk/) against the live service in both runtimes, every response it receives
@@ -34,7 +14,7 @@ async function startReceiver() {
  */
 describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) => {
   let site: FixtureSite;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: WebhookReceiver;
   let env: InProcessPlatform;
   let cleanup: () => Promise<void> = async () => undefined;
   let sdk: ScrapingClient;
@@ -42,7 +22,7 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
 
   beforeAll(async () => {
     site = await startFixtureSite();
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver();
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
     env = await startInProcessPlatform({
@@ -159,7 +139,7 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
       timestamp: String(delivery!.headers['x-service-timestamp']),
       signature: String(delivery!.headers['x-service-signature']),
     };
-    expect(verifyWebhook({ secret, headers, rawBody: delivery!.raw })).toMatchObject({ event: 'run.completed', run_id: run.run_id });
+    expect(verifyWebhook({ secret, headers, rawBody: delivery!.body })).toMatchObject({ event: 'run.completed', run_id: run.run_id });
 
     const reason = (f: () => unknown) => {
       try {
@@ -169,16 +149,16 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
       }
       return 'accepted';
     };
-    expect(reason(() => verifyWebhook({ secret, headers, rawBody: Buffer.concat([delivery!.raw, Buffer.from(' ')]) }))).toBe(
+    expect(reason(() => verifyWebhook({ secret, headers, rawBody: Buffer.concat([delivery!.body, Buffer.from(' ')]) }))).toBe(
       'signature_mismatch',
     );
-    expect(reason(() => verifyWebhook({ secret: `${secret}x`, headers, rawBody: delivery!.raw }))).toBe('signature_mismatch');
+    expect(reason(() => verifyWebhook({ secret: `${secret}x`, headers, rawBody: delivery!.body }))).toBe('signature_mismatch');
     expect(reason(() => verifyWebhook({ secret, headers, rawBody: delivery!.raw, now: Date.now() + 10 * 60_000 }))).toBe('stale_timestamp');
-    expect(reason(() => verifyWebhook({ secret, headers: { ...headers, signature: 'md5=abc' }, rawBody: delivery!.raw }))).toBe(
+    expect(reason(() => verifyWebhook({ secret, headers: { ...headers, signature: 'md5=abc' }, rawBody: delivery!.body }))).toBe(
       'malformed_signature',
     );
     expect(
-      reason(() => verifyWebhook({ secret, headers: { timestamp: null, signature: headers.signature }, rawBody: delivery!.raw })),
+      reason(() => verifyWebhook({ secret, headers: { timestamp: null, signature: headers.signature }, rawBody: delivery!.body })),
     ).toBe('missing_headers');
   });
 });

@@ -1,8 +1,6 @@
 import { DATABASE, type DatabaseConnection } from '@lib/persistence';
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
@@ -13,52 +11,7 @@ import { http as call, type HttpResult } from './support/http';
 import { runtimesUnderTest } from './support/runtimes';
 import { eventually, rateLimitForPolling } from './support/eventually';
 import { buildDist, startService, waitFor } from './support/service-process';
-
-/** What a webhook receiver saw: one entry per POST. */
-interface Received {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  raw: string;
-  at: number;
-}
-
-/**
- * A local webhook receiver. `/ok` answers 200; `/script/<name>` answers the next status of the
- * script registered under that name (the last one repeats); every answer waits `delayMs`, so the
- * state of an attempt in flight can be observed.
- */
-async function startReceiver(delayMs = 0) {
-  const received: Received[] = [];
-  const scripts = new Map<string, number[]>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = req.url ?? '/';
-      received.push({ path: url, headers: req.headers, raw: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-      const script = /^\/script\/([\w-]+)/.exec(url);
-      let status = 200;
-      if (script) {
-        const steps = scripts.get(script[1]) ?? [200];
-        status = steps.length > 1 ? steps.shift()! : steps[0];
-      }
-      setTimeout(() => res.writeHead(status, { 'content-type': 'text/plain' }).end('ok'), delayMs).unref();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port,
-    url: `http://127.0.0.1:${port}`,
-    received,
-    script: (name: string, statuses: number[]) => scripts.set(name, [...statuses]),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 /** The receiver's own check, written here independently of the service's code. */
 function signatureOf(secret: string, timestamp: string, raw: string): string {
@@ -75,14 +28,14 @@ const PUBLIC_BASE_URL = 'https://api.example.test';
  */
 describe.each(runtimesUnderTest('webhooks'))('run-completion webhooks — $name', (runtime) => {
   let site: FixtureSite;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: WebhookReceiver;
   let env: InProcessPlatform;
   let token: string;
   let cleanup: () => Promise<void> = async () => undefined;
 
   beforeAll(async () => {
     site = await startFixtureSite();
-    receiver = await startReceiver(400);
+    receiver = await startWebhookReceiver(400);
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
     env = await startInProcessPlatform({
@@ -280,7 +233,7 @@ describe.each(runtimesUnderTest('webhooks'))('run-completion webhooks — $name'
 describe('a webhook retry across a restart of webhook-sender (embedded platform)', () => {
   it('delivers once after the restart', async () => {
     const site = await startFixtureSite();
-    const receiver = await startReceiver();
+    const receiver = await startWebhookReceiver();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhook-restart-'));
     const env = {
       DATA_DIR: dataDir,
@@ -336,7 +289,7 @@ describe('a webhook retry across a restart of webhook-sender (embedded platform)
   it('never deliver the same attempt twice', async () => {
     buildDist();
     const site = await startFixtureSite();
-    const receiver = await startReceiver(100);
+    const receiver = await startWebhookReceiver(100);
     const database = await createTestDatabase('webhook-replicas');
     const shared = {
       NATS_URL: TEST_NATS_URL,
