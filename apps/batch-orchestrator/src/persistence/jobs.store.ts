@@ -32,7 +32,7 @@ const LOCKED_COLUMNS = (alias: string) =>
  * SQL through the driver, not Prisma Client: they are set-based (one statement dispatches or
  * re-dispatches many jobs), lock rows (`for update skip locked`, which Prisma Client cannot
  * express) and sit on each job's path several times (docs/decisions/0012: the measured cost).
- * result-store reads this table too (listings, results); see its JobRowsReader.
+ * result-store reads this table too (listings, results) and prunes finished rows: its ListedJobStore.
  */
 @Injectable()
 export class JobStore {

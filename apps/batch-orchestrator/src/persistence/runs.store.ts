@@ -58,7 +58,7 @@ const VIEW_FROM = 'runs r left join webhook_outbox o on o.run_id = r.id';
  * completes a job, so they never disagree with the job rows. SQL through the driver: the counter
  * update and the conditional completion are on every job's completion path, inside the
  * transaction that locks the job (docs/decisions/0012). result-store reads a run's existence to
- * scope its listings (see its JobRowsReader).
+ * scope its listings (its ListedJobStore).
  */
 @Injectable()
 export class RunStore {
