@@ -52,7 +52,10 @@ export async function holdCredits(
   );
 }
 
-/** Ends a hold (charged, failed or abandoned). Call with the account locked; false when it was gone already. */
+/**
+ * Ends a hold (charged, failed or abandoned); false when it was gone already. Releasing only lowers
+ * the month's usage, so it needs the account lock only where the caller goes on to read or charge it.
+ */
 export async function releaseHold(tx: SqlTransaction, reservationId: string): Promise<boolean> {
   const deleted = await tx.query('delete from credit_reservations where id = $1 returning id', [reservationId]);
   return deleted.length === 1;

@@ -4,10 +4,10 @@ import { withFormatNotes } from '../formats/page-formatter';
 import type { Guidance, GuidanceAdvisor, ScrapeOutcome } from '../guidance/guidance-advisor';
 import { type AttemptFailure, type AttemptsOutcome, executionFacts } from './scrape-attempts';
 
-/** The response's content fields, as an executor shaped them from its answer (or `emptyBody()` without one). */
 /** The typed failures of every engine. */
 type FailureType = Extract<ScrapeOutcome, { kind: 'failure' }>['errorType'];
 
+/** The response's content fields, as an executor shaped them from its answer (or `emptyBody()` without one). */
 export type ShapedBody = Omit<
   ScrapeResultBody,
   'statusCode' | 'message' | 'executionTime' | 'potentiallyBlockedByCaptcha' | 'timings' | 'guidance'
