@@ -226,7 +226,7 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
       const created = await createClient({ plan: 'free', monthly_credits: 50 });
       const gate = env.platform.gateway.get(CreditGate);
       const client = (await env.platform.gateway.get(ClientDirectory).find(created.client_id))!;
-      const hold = await gate.hold(client, 5, 60);
+      const hold = await gate.hold(client, 5);
       await gate.charge(client, hold, 5, `e2e-${created.client_id}`, 'browser', {
         request_id: 'e2e',
         domain: 'example.com',
@@ -243,10 +243,10 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
         res.headers.get('x-quota-remaining'),
         res.headers.get('x-credits-charged'),
       ]).toEqual(['50', '5', '45', '0']);
-      await expect(gate.hold(client, 46, 60)).rejects.toBeInstanceOf(QuotaExceededError);
-      const held = await gate.hold(client, 45, 60);
+      await expect(gate.hold(client, 46)).rejects.toBeInstanceOf(QuotaExceededError);
+      const held = await gate.hold(client, 45);
       expect((await http(url, '/v1/plans', { token: created.token })).headers.get('x-quota-remaining')).toBe('0');
-      await gate.release(client, held);
+      gate.release(held);
       expect((await http(url, '/v1/plans', { token: created.token })).headers.get('x-quota-remaining')).toBe('45');
     });
 

@@ -88,6 +88,43 @@ describe('the embedded platform process (npm start)', () => {
     }
   }, 180_000);
 
+  it("gives a killed (-9) process's credit lease back to the month when the lease expires, and a restart never charges it", async () => {
+    const site = await startViabilityFixtureSite();
+    const port = await freePort();
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port}`,
+      ADMIN_TOKEN: 'adm_lease_restart_token',
+      BROWSER_WARM: 'false',
+      CREDIT_LEASE_SECONDS: '20',
+    };
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      const first = startProcess('platform', 'dist/apps/platform/src/main.js', env);
+      await waitFor('the banner', async () => first.output().includes('listening on'), [first]);
+      const client = (await http(base, '/v1/admin/clients', { token: env.ADMIN_TOKEN, json: { plan: 'pro', monthly_credits: 100 } })).body;
+      const scraped = await http(base, '/v1/sync/scrape', { token: client.token, json: { url: `${site.url}/article` } });
+      expect([scraped.status, scraped.headers.get('x-credits-charged'), scraped.headers.get('x-quota-used')]).toEqual([200, '1', '1']);
+      first.child.kill('SIGKILL');
+      await first.exited;
+
+      const second = startProcess('platform', 'dist/apps/platform/src/main.js', env);
+      await waitFor('the banner', async () => second.output().includes('listening on'), [second]);
+      // The dead process's lease (1 needed + a block of 8) still counts as used: nobody can spend it...
+      const used = async () => Number((await http(base, '/v1/plans', { token: client.token })).headers.get('x-quota-used'));
+      expect(await used()).toBe(9);
+      // ...until it expires; then used is exactly what was charged.
+      await waitFor('the lease to expire', async () => (await used()) === 1, [second], 60_000);
+      const billing = (await http(base, '/v1/sync/billing', { token: client.token })).body;
+      expect(billing.clients[client.client_id].credits.total).toBe(1);
+      expect(await second.stop('SIGTERM')).toBe(0);
+    } finally {
+      await site.close();
+    }
+  }, 180_000);
+
   it('stops the whole platform when npm start itself gets SIGTERM (no orphaned node process)', async () => {
     const port = await freePort();
     const npm = spawn('npm', ['start'], {
@@ -274,6 +311,50 @@ describe('the embedded platform process (npm start)', () => {
           [],
           15_000,
         );
+      }
+    });
+
+    it('never overdraws a quota across two gateways: 60 concurrent scrapes through both against 15 credits', async () => {
+      const created = await http(gatewayUrls[0], '/v1/admin/clients', {
+        token: adminToken,
+        json: { plan: 'pro', monthly_credits: 15, rate_limit_per_minute: 100_000 },
+      });
+      const results = await Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          http(gatewayUrls[i % 2], '/v1/sync/scrape', { token: created.body.token, json: { url: `${site.url}/list?q=${i}` } }),
+        ),
+      );
+      const ok = results.filter((r) => r.status === 200);
+      expect(results.filter((r) => r.status !== 200).every((r) => r.status === 429)).toBe(true);
+      // Each gateway leases only half of what would remain, so the last credits go one at a time:
+      // all 15 are spent, none twice.
+      expect(ok).toHaveLength(15);
+      const charged = results.reduce((sum, r) => sum + Number(r.headers.get('x-credits-charged')), 0);
+      expect(charged).toBe(15);
+      const billing = (await http(gatewayUrls[1], `/v1/sync/billing?client=${created.body.client_id}`, { token: adminToken })).body;
+      expect(billing.clients[created.body.client_id].credits.total).toBe(15);
+    });
+
+    it("gives a killed (-9) gateway's credit lease back when it expires", async () => {
+      const port = await freePort();
+      const doomed = startService('gateway', { ...env, PORT: String(port), HOST: '127.0.0.1', CREDIT_LEASE_SECONDS: '8' });
+      processes.push(doomed);
+      const doomedUrl = `http://127.0.0.1:${port}`;
+      await waitFor('the third gateway', () => httpOk(`${doomedUrl}/v1/health/live`), [doomed]);
+      const created = await http(gatewayUrls[0], '/v1/admin/clients', { token: adminToken, json: { plan: 'pro', monthly_credits: 100 } });
+      const scraped = await http(doomedUrl, '/v1/sync/scrape', { token: created.body.token, json: { url: `${site.url}/list?lease` } });
+      expect(scraped.headers.get('x-credits-charged')).toBe('1');
+      await doomed.stop('SIGKILL');
+      const bus = new MessageBus(createTransportClient('test', { natsUrl: TEST_NATS_URL }), 5000);
+      await bus.connect();
+      try {
+        const used = async () =>
+          (await bus.request(SUBJECTS.billing.quotaQuery, { client_id: created.body.client_id, monthly_credits: 100 })).used;
+        // 1 charged + the dead gateway's unused lease (a block of 8).
+        expect(await used()).toBe(9);
+        await waitFor('the lease to expire', async () => (await used()) === 1, [], 30_000);
+      } finally {
+        await bus.close();
       }
     });
 

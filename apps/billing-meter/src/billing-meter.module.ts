@@ -1,5 +1,6 @@
 import { createHealthController } from '@lib/runtime';
 import { Module } from '@nestjs/common';
+import { ChargeGroupCommit } from './credit-ledger/charge-group-commit';
 import { CreditLedger } from './credit-ledger/credit-ledger';
 import { CreditLedgerController } from './credit-ledger/credit-ledger.controller';
 import { QuotaChangePublisher } from './credit-ledger/quota-change.publisher';
@@ -10,6 +11,6 @@ import { LedgerReportStore } from './persistence/ledger-reports.store';
 /** billing-meter: the credit ledger (quota, reservations, charges) and the usage reports read from it. */
 @Module({
   controllers: [createHealthController('billing-meter'), CreditLedgerController, UsageReportsController],
-  providers: [LedgerReportStore, CreditLedger, QuotaChangePublisher, UsageReports],
+  providers: [LedgerReportStore, CreditLedger, ChargeGroupCommit, QuotaChangePublisher, UsageReports],
 })
 export class BillingMeterModule {}

@@ -17,6 +17,7 @@ import { ClientBootstrap } from './clients/client-bootstrap';
 import { ClientDirectory } from './clients/client-directory';
 import { ChargedExecution } from './credits/charged-execution';
 import { CreditGate } from './credits/credit-gate';
+import { CreditLeases } from './credits/credit-leases';
 import { QuotaCache } from './credits/quota-cache';
 import { QuotaEventsController } from './credits/quota-events.controller';
 import { HealthController } from './health/health.controller';
@@ -56,6 +57,7 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     ClientBootstrap,
     RequestRateLimiter,
     RequestAdmission,
+    CreditLeases,
     CreditGate,
     ChargedExecution,
     { provide: QuotaCache, useFactory: () => new QuotaCache() },

@@ -53,6 +53,14 @@ export interface PlatformConfig {
   jobWorkerConcurrency: number;
   /** Batch jobs in flight across all clients at once (dispatch stops above it). */
   batchGlobalConcurrency: number;
+  /**
+   * Life of a gateway's credit lease (decision 0013), renewed while in use; it bounds how long a
+   * crashed gateway's credits stay held. A request takes credits only from a lease with two thirds
+   * of this left, which must outlast the longest call (300 s): hence the default of 600.
+   */
+  creditLeaseSeconds: number;
+  /** An unused credit lease goes back to the month after this long, ms. */
+  creditLeaseIdleMs: number;
   /** A worker's hold on a job; renewed by heartbeats every third of it. Expired = the worker is gone. */
   jobLeaseSeconds: number;
   /** Longest a job may run on a worker before it is a worker-level timeout. */
@@ -186,6 +194,8 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     healthPort,
     jobWorkerConcurrency: int('JOB_WORKER_CONCURRENCY', 8, 1, 256),
     batchGlobalConcurrency: int('BATCH_GLOBAL_CONCURRENCY', 256, 1, 100_000),
+    creditLeaseSeconds: int('CREDIT_LEASE_SECONDS', 600, 5, 86_400),
+    creditLeaseIdleMs: int('CREDIT_LEASE_IDLE_MS', 2000, 10, 600_000),
     jobLeaseSeconds: int('JOB_LEASE_SECONDS', 30, 2, 3600),
     jobMaxRuntimeSeconds: int('JOB_MAX_RUNTIME_SECONDS', 330, 5, 3600),
     jobMaxRetries: int('JOB_MAX_RETRIES', 1, 0, 10),

@@ -4,6 +4,7 @@ export * from './message-map';
 export * from './health/health.messages';
 export * from './billing/quota.messages';
 export * from './billing/credit-reservation.messages';
+export * from './billing/credit-lease.messages';
 export * from './scrape/scrape-request';
 export * from './scrape/browser-actions';
 export * from './scrape/scrape-request-rules';

@@ -1,5 +1,11 @@
 import type { MessageContext } from './bounded-contexts';
 import type {
+  ChargeLeasedCreditsCommand,
+  ChargeLeasedCreditsReply,
+  LeaseCreditsCommand,
+  LeaseCreditsReply,
+} from './billing/credit-lease.messages';
+import type {
   CommitCreditsCommand,
   CommitCreditsReply,
   ReleaseCreditsCommand,
@@ -97,6 +103,8 @@ export type RequestReplyMap = {
   [SUBJECTS.billing.creditsReserve]: { request: ReserveCreditsCommand; reply: ReserveCreditsReply };
   [SUBJECTS.billing.creditsCommit]: { request: CommitCreditsCommand; reply: CommitCreditsReply };
   [SUBJECTS.billing.creditsRelease]: { request: ReleaseCreditsCommand; reply: ReleaseCreditsReply };
+  [SUBJECTS.billing.creditsLease]: { request: LeaseCreditsCommand; reply: LeaseCreditsReply };
+  [SUBJECTS.billing.creditsLeaseCharge]: { request: ChargeLeasedCreditsCommand; reply: ChargeLeasedCreditsReply };
   [SUBJECTS.billing.billing]: { request: BillingQuery; reply: BillingReply };
   [SUBJECTS.billing.clientMetrics]: { request: ClientMetricsQuery; reply: ClientMetricsReply };
   [SUBJECTS.billing.platformMetrics]: { request: PlatformMetricsQuery; reply: PlatformMetricsReply };

@@ -37,6 +37,13 @@ export const SUBJECTS = {
     creditsCommit: 'billing-meter.credits.commit.command.v1',
     /** Drop a reservation without charging (infrastructure failure: nothing is charged). */
     creditsRelease: 'billing-meter.credits.release.command.v1',
+    /**
+     * Credit leases (gateway → billing-meter): open, grow or renew a lease; charge against one
+     * (group-committed). A lease is given back with creditsRelease. The gateway's sync requests
+     * hold and release in memory, against its lease.
+     */
+    creditsLease: 'billing-meter.credits.lease.command.v1',
+    creditsLeaseCharge: 'billing-meter.credits.lease-charge.command.v1',
     /** Fact: a client's used credits changed (after every reserve, commit, release). */
     quotaChanged: 'billing-meter.quota.changed.event.v1',
     /** Usage reports read from the ledger: monthly billing, a client's metrics, platform metrics (admin). */

@@ -110,3 +110,111 @@ export async function recordLedgerCharge(tx: SqlTransaction, charge: LedgerCharg
   );
   return true;
 }
+
+/** A lease row after opening, growing or renewing it. */
+export interface LeaseGrant {
+  granted: boolean;
+  leaseId: string | null;
+  leaseCredits: number;
+  /** Credits this call added to the month's usage. */
+  added: number;
+  expiresAt: Date;
+}
+
+/**
+ * Opens, grows or renews a client's credit lease (a hold a gateway hands out in memory). `needed`
+ * credits are granted or nothing is; beyond them up to `wanted`, but never more than half of what
+ * would remain, so replicas leave each other room and the month's last credits go one at a time.
+ * A lease of another month is not grown: a new one is opened and the old one ends on its own.
+ * Call with the account locked, after dropExpiredHolds, with `remaining` read under that lock.
+ */
+export async function growLease(
+  tx: SqlTransaction,
+  lease: {
+    leaseId: string | null;
+    newId: string;
+    clientId: string;
+    needed: number;
+    wanted: number;
+    remaining: number | null;
+    expiresAt: Date;
+    at: Date;
+  },
+): Promise<LeaseGrant> {
+  const month = creditMonthOf(lease.at);
+  const [current] = lease.leaseId
+    ? await tx.query<{ credits: number }>('select credits from credit_reservations where id = $1 and client_id = $2 and month = $3', [
+        lease.leaseId,
+        lease.clientId,
+        month,
+      ])
+    : [];
+  if (lease.remaining !== null && lease.remaining < lease.needed) {
+    return {
+      granted: false,
+      leaseId: current ? lease.leaseId : null,
+      leaseCredits: current?.credits ?? 0,
+      added: 0,
+      expiresAt: lease.expiresAt,
+    };
+  }
+  const room = lease.remaining === null ? Infinity : Math.floor((lease.remaining - lease.needed) / 2);
+  const grant = lease.needed + Math.max(0, Math.min(lease.wanted - lease.needed, room));
+  if (current) {
+    await tx.query('update credit_reservations set credits = credits + $2, expires_at = $3 where id = $1', [
+      lease.leaseId,
+      grant,
+      lease.expiresAt,
+    ]);
+    return { granted: true, leaseId: lease.leaseId, leaseCredits: current.credits + grant, added: grant, expiresAt: lease.expiresAt };
+  }
+  if (grant === 0) return { granted: true, leaseId: null, leaseCredits: 0, added: 0, expiresAt: lease.expiresAt };
+  await holdCredits(tx, { id: lease.newId, clientId: lease.clientId, credits: grant, expiresAt: lease.expiresAt, at: lease.at });
+  return { granted: true, leaseId: lease.newId, leaseCredits: grant, added: grant, expiresAt: lease.expiresAt };
+}
+
+/** One charge against a lease (see recordLeasedCharges). */
+export interface LeasedCharge extends LedgerCharge {
+  leaseId: string;
+}
+
+/** What became of a leased charge: newly recorded, recorded before (a replay), or refused (lease gone). */
+export type LeasedChargeOutcome = { entryId: string; newlyCharged: boolean } | { refused: 'lease_expired' };
+
+// One statement, so one commit for any number of charges (group commit), in a function whose plan
+// is kept (migration 20261124220000_leased_charges has the statement and why).
+const LEASED_CHARGES_SQL = 'select charge_key, id, inserted, existing_id from record_leased_charges($1::jsonb, $2)';
+
+/**
+ * Records charges against leases in one statement (see LEASED_CHARGES_SQL). Charge keys must be
+ * distinct within one call. Needs no account lock: a charge only turns held credits into charged
+ * ones, so it never raises a month's usage.
+ */
+export async function recordLeasedCharges(
+  run: Pick<SqlExecutor, 'query'>,
+  charges: LeasedCharge[],
+  now: Date,
+): Promise<Map<string, LeasedChargeOutcome>> {
+  const input = charges.map((c) => ({
+    id: c.id,
+    lease_id: c.leaseId,
+    client_id: c.clientId,
+    month: creditMonthOf(c.at),
+    credits: c.credits,
+    mode: c.mode,
+    charge_key: c.chargeKey,
+    details: c.details,
+    occurred_at: c.at.toISOString(),
+  }));
+  const rows = await run.query<{ charge_key: string; id: string; inserted: boolean; existing_id: string | null }>(LEASED_CHARGES_SQL, [
+    storableJson(input),
+    now,
+  ]);
+  const outcomes = new Map<string, LeasedChargeOutcome>();
+  for (const row of rows) {
+    if (row.inserted) outcomes.set(row.charge_key, { entryId: row.id, newlyCharged: true });
+    else if (row.existing_id) outcomes.set(row.charge_key, { entryId: row.existing_id, newlyCharged: false });
+    else outcomes.set(row.charge_key, { refused: 'lease_expired' });
+  }
+  return outcomes;
+}

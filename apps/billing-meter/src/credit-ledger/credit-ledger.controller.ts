@@ -1,6 +1,10 @@
 import {
+  ChargeLeasedCreditsCommand,
+  ChargeLeasedCreditsReply,
   CommitCreditsCommand,
   CommitCreditsReply,
+  LeaseCreditsCommand,
+  LeaseCreditsReply,
   QuotaQuery,
   QuotaState,
   ReleaseCreditsCommand,
@@ -11,6 +15,7 @@ import {
 } from '@lib/contracts';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { ChargeGroupCommit } from './charge-group-commit';
 import { CreditLedger } from './credit-ledger';
 import { QuotaChangePublisher } from './quota-change.publisher';
 
@@ -19,6 +24,7 @@ import { QuotaChangePublisher } from './quota-change.publisher';
 export class CreditLedgerController {
   constructor(
     private readonly ledger: CreditLedger,
+    private readonly charges: ChargeGroupCommit,
     private readonly quotaChanges: QuotaChangePublisher,
   ) {}
 
@@ -46,5 +52,22 @@ export class CreditLedgerController {
     const reply = await this.ledger.release(command.reservation_id, command.monthly_credits ?? null);
     this.quotaChanges.changed(reply.client_id, reply.quota);
     return reply;
+  }
+
+  @MessagePattern(SUBJECTS.billing.creditsLease)
+  async lease(@Payload() command: LeaseCreditsCommand): Promise<LeaseCreditsReply> {
+    const reply = await this.ledger.lease({
+      ...command,
+      lease_id: command.lease_id ?? null,
+      monthly_credits: command.monthly_credits ?? null,
+    });
+    if (reply.granted) this.quotaChanges.changed(command.client_id, reply.quota);
+    return reply;
+  }
+
+  @MessagePattern(SUBJECTS.billing.creditsLeaseCharge)
+  chargeLeased(@Payload() command: ChargeLeasedCreditsCommand): Promise<ChargeLeasedCreditsReply> {
+    // No quota event: the month's used credits did not change (held became charged).
+    return this.charges.charge(command);
   }
 }

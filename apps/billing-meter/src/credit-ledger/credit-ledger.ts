@@ -1,5 +1,9 @@
 import type {
+  ChargeLeasedCreditsCommand,
+  ChargeLeasedCreditsReply,
   CommitCreditsCommand,
+  LeaseCreditsCommand,
+  LeaseCreditsReply,
   CommitCreditsReply,
   QuotaState,
   ReleaseCreditsReply,
@@ -13,9 +17,11 @@ import {
   DATABASE,
   DatabaseConnection,
   dropExpiredHolds,
+  growLease,
   holdCredits,
   ledgerEntryIdOf,
   lockCreditAccount,
+  recordLeasedCharges,
   recordLedgerCharge,
   releaseHold,
   type SqlTransaction,
@@ -119,13 +125,77 @@ export class CreditLedger {
     });
   }
 
+  /** Opens, grows or renews a gateway's lease on a client's credits (see growLease). */
+  async lease(command: LeaseCreditsCommand): Promise<LeaseCreditsReply> {
+    const now = this.clock.now();
+    return this.db.sql.transaction(async (tx) => {
+      await lockCreditAccount(tx, command.client_id);
+      await dropExpiredHolds(tx, command.client_id, now);
+      const before = await this.quotaWithin(tx, command.client_id, command.monthly_credits, now);
+      const grant = await growLease(tx, {
+        leaseId: command.lease_id,
+        newId: randomUUID(),
+        clientId: command.client_id,
+        needed: command.needed,
+        wanted: Math.max(command.needed, command.wanted),
+        remaining: before.remaining,
+        expiresAt: new Date(now.getTime() + command.ttl_seconds * 1000),
+        at: now,
+      });
+      const used = before.used + grant.added;
+      return {
+        granted: grant.granted,
+        lease_id: grant.leaseId,
+        lease_credits: grant.leaseCredits,
+        expires_at: grant.expiresAt.getTime(),
+        quota: { ...before, used, remaining: before.limit === null ? null : Math.max(0, before.limit - used) },
+      };
+    });
+  }
+
+  /**
+   * Records leased charges, many at once (ChargeGroupCommit calls this with everything that
+   * arrived while the previous group was being written): one statement, one commit.
+   */
+  async chargeLeased(commands: ChargeLeasedCreditsCommand[]): Promise<Array<ChargeLeasedCreditsReply | ReservationNotFoundError>> {
+    const now = this.clock.now();
+    const outcomes = await recordLeasedCharges(
+      this.db.sql,
+      commands.map((c) => ({
+        id: randomUUID(),
+        leaseId: c.lease_id,
+        clientId: c.client_id,
+        credits: c.credits,
+        mode: c.mode,
+        chargeKey: c.charge_key,
+        details: c.details ?? {},
+        at: now,
+      })),
+      now,
+    );
+    return commands.map((c) => {
+      const outcome = outcomes.get(c.charge_key);
+      if (!outcome || 'refused' in outcome) {
+        return new ReservationNotFoundError(`credit lease ${c.lease_id} has expired; the charge ${c.charge_key} was not recorded`);
+      }
+      return { client_id: c.client_id, entry_id: outcome.entryId, newly_charged: outcome.newlyCharged };
+    });
+  }
+
   private async quotaWithin(
     run: Pick<SqlTransaction, 'query'>,
     clientId: string,
     monthlyCredits: number | null,
     now: Date,
   ): Promise<QuotaState> {
-    const { charged, held, month } = await creditUsageOf(run, clientId, now);
+    return this.quotaOf(await creditUsageOf(run, clientId, now), monthlyCredits, now);
+  }
+
+  private quotaOf(
+    { charged, held, month }: { charged: number; held: number; month: string },
+    monthlyCredits: number | null,
+    now: Date,
+  ): QuotaState {
     const used = charged + held;
     return {
       month,

@@ -1,17 +1,13 @@
 import { ledgerDetailsOf, type ScrapeExecutionFacts } from '@lib/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import type { AdmittedCall } from '../admission/caller.decorator';
-import { CreditGate, CreditHold } from './credit-gate';
-
-// A hold outlives the longest call: if this gateway dies mid-call, the credits come back on their own.
-const HOLD_TTL_SECONDS = 360;
-const RELEASE_RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 16_000];
+import { CreditGate } from './credit-gate';
 
 /**
  * Runs billable work the one way: hold the credits before it starts (429 when the month cannot
  * cover them), then charge when the facts say it is billable — recorded once, under a charge key
- * made of `kind` and the hold's own id — or release them when it is not, or when the work throws.
- * The response headers follow the ledger.
+ * made of `kind` and the hold's own id, before the response leaves — or release them when it is
+ * not, or when the work throws. The response headers follow the ledger.
  *
  * The key is never made from anything the client sends: a client-chosen X-Request-Id repeated on
  * every call would otherwise make every call after the first an already-recorded (free) charge.
@@ -29,46 +25,33 @@ export class ChargedExecution {
     work: () => Promise<{ facts: ScrapeExecutionFacts; result: T; outcome: { success: boolean; executionMs?: number } }>,
   ): Promise<T> {
     const client = admission.client;
-    const hold = await this.credits.hold(client, creditsToHold, HOLD_TTL_SECONDS, admission.requestId);
+    const hold = await this.credits.hold(client, creditsToHold, admission.requestId);
+    let outcome: Awaited<ReturnType<typeof work>>;
     try {
-      const { facts, result, outcome } = await work();
-      if (facts.billable) {
-        const details = ledgerDetailsOf(facts, outcome, { request_id: admission.requestId });
-        admission.quota = await this.credits.charge(client, hold, facts.credits, `${kind}:${hold.reservationId}`, facts.mode, details);
-        admission.creditsCharged = facts.credits;
-      } else {
-        admission.quota = await this.credits.release(client, hold, admission.requestId);
-      }
-      return result;
+      outcome = await work();
     } catch (error) {
-      await this.releaseNowOrSoon(client, hold, admission.requestId);
+      this.credits.release(hold);
+      await this.refreshQuota(admission);
       throw error;
     }
+    const { facts, result } = outcome;
+    if (facts.billable) {
+      const details = ledgerDetailsOf(facts, outcome.outcome, { request_id: admission.requestId });
+      admission.quota = await this.credits.charge(client, hold, facts.credits, `${kind}:${hold.reservationId}`, facts.mode, details);
+      admission.creditsCharged = facts.credits;
+    } else {
+      this.credits.release(hold);
+      await this.refreshQuota(admission);
+    }
+    return result;
   }
 
-  /**
-   * A failed call's hold goes back at once. If billing-meter cannot be reached right now (it is
-   * restarting), the release is retried in the background (1, 2, 4, 8, 16 s) rather than left to
-   * the hold's expiry: the client's remaining credits are right again within seconds.
-   */
-  private async releaseNowOrSoon(client: Parameters<CreditGate['release']>[0], hold: CreditHold, requestId: string): Promise<void> {
-    const attempt = () => this.credits.release(client, hold, requestId);
+  /** The quota headers after a release: from the cache; a failed lookup keeps the admission's figures. */
+  private async refreshQuota(admission: AdmittedCall): Promise<void> {
     try {
-      await attempt();
-    } catch (first) {
-      this.logger.warn(`release of hold ${hold.reservationId} failed (${String(first)}); retrying in the background`);
-      void (async () => {
-        for (const delayMs of RELEASE_RETRY_DELAYS_MS) {
-          await new Promise((r) => setTimeout(r, delayMs).unref());
-          try {
-            await attempt();
-            return;
-          } catch {
-            // next delay
-          }
-        }
-        this.logger.warn(`release of hold ${hold.reservationId} kept failing; it expires on its own after ${HOLD_TTL_SECONDS} s`);
-      })();
+      admission.quota = await this.credits.quotaOf(admission.client, admission.requestId);
+    } catch (error) {
+      this.logger.warn(`quota lookup after a release failed: ${String(error)}`);
     }
   }
 }

@@ -3,48 +3,49 @@ import { QuotaExceededError } from '@lib/errors';
 import { MessageBus } from '@lib/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import type { AuthenticatedClient } from '../clients/client-directory';
+import { CreditLeases, type LeasedHold } from './credit-leases';
 import { QuotaCache } from './quota-cache';
 
+/** Credits held for one call; `reservationId` is unique to the call (charge keys are made of it). */
 export interface CreditHold {
   reservationId: string;
   credits: number;
-  quota: QuotaState;
+  leased: LeasedHold;
 }
 
 /**
  * The gateway's side of the credit ledger (owned by billing-meter): read the quota for the
- * headers, hold credits before billable work starts, then charge or release them.
+ * headers, hold credits before billable work starts (from this replica's lease, in memory), then
+ * charge them (recorded before this returns) or release them (nothing written).
  */
 @Injectable()
 export class CreditGate {
   constructor(
     @Inject(MessageBus) private readonly bus: MessageBus,
     private readonly cache: QuotaCache,
+    private readonly leases: CreditLeases,
   ) {}
 
   /** For the headers: from the cache when fresh, else one question to billing-meter. */
   async quotaOf(client: AuthenticatedClient, correlationId?: string): Promise<QuotaState> {
     const cached = this.cache.read(client.id, client.limits.monthlyCredits);
-    if (cached) return cached;
+    if (cached) return this.leases.visible(client.id, cached);
     const quota = await this.bus.request(
       SUBJECTS.billing.quotaQuery,
       { client_id: client.id, monthly_credits: client.limits.monthlyCredits },
       { correlationId, timeoutMs: 3000 },
     );
     this.cache.remember(client.id, quota);
-    return quota;
+    return this.leases.visible(client.id, quota);
   }
 
   /** Holds `credits` or throws QuotaExceededError (429) when the month's quota cannot cover them. */
-  async hold(client: AuthenticatedClient, credits: number, ttlSeconds: number, correlationId?: string): Promise<CreditHold> {
-    const reply = await this.bus.request(
-      SUBJECTS.billing.creditsReserve,
-      { client_id: client.id, monthly_credits: client.limits.monthlyCredits, credits, ttl_seconds: ttlSeconds },
-      { correlationId },
-    );
-    this.cache.remember(client.id, reply.quota);
-    if (!reply.granted || !reply.reservation_id) throw exhausted(reply.quota, credits, 'this request');
-    return { reservationId: reply.reservation_id, credits, quota: reply.quota };
+  async hold(client: AuthenticatedClient, credits: number, correlationId?: string): Promise<CreditHold> {
+    const outcome = await this.leases.hold(client, credits, correlationId);
+    if ('refused' in outcome) {
+      throw exhausted(this.leases.visible(client.id, outcome.refused), credits, 'this request');
+    }
+    return { reservationId: outcome.hold.holdId, credits, leased: outcome.hold };
   }
 
   /** Refuses (429) when the month cannot cover `credits` now, without holding anything (work charged later). */
@@ -53,6 +54,7 @@ export class CreditGate {
     if (quota.remaining !== null && quota.remaining < credits) throw exhausted(quota, credits, what);
   }
 
+  /** Records the charge; returns after billing-meter has committed it. */
   async charge(
     client: AuthenticatedClient,
     hold: CreditHold,
@@ -62,23 +64,13 @@ export class CreditGate {
     details: LedgerEntryDetails,
     correlationId?: string,
   ): Promise<QuotaState> {
-    const reply = await this.bus.request(
-      SUBJECTS.billing.creditsCommit,
-      { reservation_id: hold.reservationId, credits, charge_key: chargeKey, mode, details, monthly_credits: client.limits.monthlyCredits },
-      { correlationId },
-    );
-    this.cache.remember(client.id, reply.quota);
-    return reply.quota;
+    await this.leases.charge(client, hold.leased, { credits, chargeKey, mode, details }, correlationId);
+    return this.quotaOf(client, correlationId);
   }
 
-  async release(client: AuthenticatedClient, hold: CreditHold, correlationId?: string): Promise<QuotaState> {
-    const reply = await this.bus.request(
-      SUBJECTS.billing.creditsRelease,
-      { reservation_id: hold.reservationId, monthly_credits: client.limits.monthlyCredits },
-      { correlationId },
-    );
-    this.cache.remember(client.id, reply.quota);
-    return reply.quota;
+  /** Gives an uncharged call's credits back to the lease; nothing is written. */
+  release(hold: CreditHold): void {
+    this.leases.release(hold.leased);
   }
 }
 
