@@ -162,4 +162,34 @@ describe('BrowserPool with real Chromium', () => {
       await narrow.close();
     }
   });
+
+  it('starts a browser on first use, closes it after the idle period (its processes gone), and starts one again when needed', async () => {
+    const before = new Set(chromiumProcesses().all);
+    const lazy = await browserEngine({
+      allow: [`127.0.0.1:${site.port}`],
+      pool: { concurrency: 2, queueTimeoutMs: 10_000, recycleAfter: 100, idleCloseMs: 700 },
+      navigationMs: 5000,
+    });
+    const mine = () => chromiumProcesses().all.filter((pid) => !before.has(pid));
+    try {
+      expect(lazy.pool.stats()).toMatchObject({ launches: 0, browsers: [] });
+      expect(mine()).toEqual([]);
+      const first = await lazy.scrape({ url: `${site.url}/spa`, browser_type: 'light' });
+      expect(first.result.statusCode).toBe(200);
+      expect(first.result.timings.queue_wait_ms).toBeGreaterThanOrEqual(0);
+      expect(lazy.pool.stats().browsers).toHaveLength(1);
+      expect(mine().length).toBeGreaterThan(0);
+      // Nothing open for 700 ms: the browser and every process of it go away.
+      expect(await eventually(() => lazy.pool.stats().browsers.length === 0 && mine().length === 0, 15_000)).toBe(true);
+      const second = await lazy.scrape({ url: `${site.url}/spa`, browser_type: 'light' });
+      expect(second.result.statusCode).toBe(200);
+      expect(lazy.pool.stats().launches).toBe(2);
+      // A browser in use is never closed for idleness, however long the page takes.
+      const slow = await lazy.scrape({ url: `${site.url}/slow-load?ms=1500`, browser_type: 'light', screenshot: true });
+      expect(slow.result.statusCode).toBe(200);
+      expect(lazy.pool.stats().launches).toBe(2);
+    } finally {
+      await lazy.close();
+    }
+  });
 });

@@ -209,6 +209,9 @@ describe('the embedded platform process (npm start)', () => {
         ADMIN_TOKEN: adminToken,
         DEMO_TOKEN: `demo_distributed_${Date.now()}_test`,
         TARGET_ALLOWLIST: `127.0.0.1:${site.port}`,
+        // Both browsers from the start and kept open, so the SIGTERM test sees both kinds stop.
+        BROWSER_WARM: 'true',
+        BROWSER_IDLE_CLOSE_SECONDS: '0',
       };
       for (const name of MESSAGE_CONTEXTS) healthPorts.set(name, await freePort());
       for (const name of MESSAGE_CONTEXTS) startContext(name);

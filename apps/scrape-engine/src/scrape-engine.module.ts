@@ -47,6 +47,7 @@ import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
           concurrency: config.browserConcurrency,
           queueTimeoutMs: config.browserQueueTimeoutMs,
           recycleAfter: config.browserRecycleAfter,
+          idleCloseMs: config.browserIdleCloseMs,
         }),
     },
     // Spare contexts only for heavy: a light (headless shell) context costs a few ms.

@@ -30,6 +30,8 @@ export interface PlatformConfig {
   browserNavigationTimeoutMs: number;
   /** Launch both browser kinds at start, so the first request does not pay for the launch. */
   browserWarm: boolean;
+  /** A browser with no page open for this long is closed (memory back), ms; 0 keeps it open. */
+  browserIdleCloseMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Largest accepted request body, bytes. Larger bodies get 413 before any parsing. */
   bodyLimitBytes: number;
@@ -158,7 +160,9 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
   }
   const trustProxyRaw = (str('TRUST_PROXY') ?? 'false').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(trustProxyRaw)) problems.push('TRUST_PROXY must be true or false');
-  const browserWarmRaw = (str('BROWSER_WARM') ?? 'true').toLowerCase();
+  // Off by default: idle Chromium of both kinds is most of an idle install's memory, and the
+  // first browser request pays a launch of a few hundred ms instead.
+  const browserWarmRaw = (str('BROWSER_WARM') ?? 'false').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(browserWarmRaw)) problems.push('BROWSER_WARM must be true or false');
   const healthPort = str('HEALTH_PORT') === undefined ? null : int('HEALTH_PORT', 0, 1, 65535);
 
@@ -182,6 +186,7 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     browserRecycleAfter: int('BROWSER_RECYCLE_AFTER', 200, 1, 100_000),
     browserNavigationTimeoutMs: int('BROWSER_NAVIGATION_TIMEOUT_MS', 30_000, 1000, 120_000),
     browserWarm: browserWarmRaw === 'true' || browserWarmRaw === '1',
+    browserIdleCloseMs: int('BROWSER_IDLE_CLOSE_SECONDS', 60, 0, 86_400) * 1000,
     logLevel: logLevel as PlatformConfig['logLevel'],
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     anonymousRateLimitPerMinute: int('ANONYMOUS_RATE_LIMIT', 120, 1, 1_000_000),

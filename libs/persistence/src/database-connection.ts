@@ -134,10 +134,15 @@ export function poolSqlExecutor(pool: Pool): SqlExecutor {
   };
 }
 
+// The embedded database's memory: Postgres's default 128 MB of shared buffers is a third of an
+// idle install's memory and buys nothing at this size (every table of a one-process install fits
+// in 16 MB many times over). Measured: 450 → 341 MB RSS for PGlite alone after 3,000 inserts.
+const EMBEDDED_SETTINGS = ['shared_buffers=16MB', 'wal_buffers=1MB', 'work_mem=2MB', 'maintenance_work_mem=16MB'];
+
 async function openPglite(dataDir: string): Promise<Shared> {
   const dir = path.join(dataDir, 'pglite');
   fs.mkdirSync(dir, { recursive: true });
-  const db = await PGlite.create(dir);
+  const db = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((s) => ['-c', s])] });
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
   const sql: SqlExecutor = {
     async exec(text) {

@@ -8,6 +8,11 @@ export interface BrowserPoolSettings {
   queueTimeoutMs: number;
   /** Contexts a browser serves before it is replaced. */
   recycleAfter: number;
+  /**
+   * A browser with no page open for this long is closed, and the next request starts one again
+   * (a few hundred ms). Idle Chromium holds 150–400 MB per kind; 0 keeps browsers open.
+   */
+  idleCloseMs?: number;
 }
 
 /** No page slot became free within the queue timeout. */
@@ -18,6 +23,7 @@ interface PooledBrowser extends LaunchedBrowser {
   active: number;
   retiring: boolean;
   dead: boolean;
+  idleTimer: NodeJS.Timeout | null;
 }
 
 /** A page slot on a live browser of the asked kind; release it exactly once. */
@@ -38,7 +44,8 @@ interface Waiter {
 }
 
 /**
- * Warm browsers of two kinds behind a fair (FIFO) queue of page slots. One browser per kind serves
+ * Browsers of two kinds, started on first use and closed after `idleCloseMs` without a page,
+ * behind a fair (FIFO) queue of page slots. One browser per kind serves
  * many isolated contexts at once; it is replaced after `recycleAfter` contexts, when it crashes
  * (its leases fail, later ones get a new browser) and when a lease reports it hung. A retiring
  * browser finishes its pages before it is closed, so a replacement never cuts a request short.
@@ -94,6 +101,7 @@ export class BrowserPool {
     }
     const waited = performance.now() - launchStarted;
     const launchMs = waited < 1 ? 0 : waited;
+    this.stopIdleTimer(pooled);
     pooled.active += 1;
     pooled.served += 1;
     if (pooled.served >= this.settings.recycleAfter) this.retire(pooled);
@@ -115,9 +123,31 @@ export class BrowserPool {
           await this.destroy(pooled, true);
         } else if (pooled.retiring && pooled.active === 0) {
           await this.destroy(pooled, false);
+        } else if (pooled.active === 0) {
+          this.startIdleTimer(pooled);
         }
       },
     };
+  }
+
+  /** Closes `pooled` once it has had no page open for idleCloseMs (started when its last page ends). */
+  private startIdleTimer(pooled: PooledBrowser): void {
+    const idleMs = this.settings.idleCloseMs ?? 0;
+    if (idleMs <= 0 || this.closed) return;
+    this.stopIdleTimer(pooled);
+    pooled.idleTimer = setTimeout(() => {
+      pooled.idleTimer = null;
+      if (pooled.active > 0 || pooled.dead || pooled.retiring || this.closed) return;
+      this.logger.log(`${pooled.kind} browser ${pooled.pid ?? '?'} idle for ${idleMs} ms; closing it (the next request starts one)`);
+      this.retire(pooled);
+      void this.destroy(pooled, false);
+    }, idleMs);
+    pooled.idleTimer.unref();
+  }
+
+  private stopIdleTimer(pooled: PooledBrowser): void {
+    if (pooled.idleTimer) clearTimeout(pooled.idleTimer);
+    pooled.idleTimer = null;
   }
 
   /** Live browsers and slot use, for health and tests. */
@@ -147,10 +177,13 @@ export class BrowserPool {
     if (existing) return existing;
     const launching = this.launcher.launch(kind).then((launched) => {
       this.launches += 1;
-      const pooled: PooledBrowser = { ...launched, served: 0, active: 0, retiring: false, dead: false };
+      const pooled: PooledBrowser = { ...launched, served: 0, active: 0, retiring: false, dead: false, idleTimer: null };
       this.all.add(pooled);
+      // A browser started ahead of use (warm) closes too if nothing comes; a lease stops the timer.
+      this.startIdleTimer(pooled);
       launched.browser.once('disconnected', () => {
         pooled.dead = true;
+        this.stopIdleTimer(pooled);
         this.all.delete(pooled);
         if (this.current.get(kind) === launching) this.current.delete(kind);
         if (!this.closed && !pooled.retiring)
@@ -182,6 +215,7 @@ export class BrowserPool {
 
   private async destroy(pooled: PooledBrowser, kill: boolean): Promise<void> {
     pooled.retiring = true;
+    this.stopIdleTimer(pooled);
     this.all.delete(pooled);
     const process = pooled.browser.process();
     if (!kill && pooled.browser.connected) {
