@@ -15,6 +15,7 @@ import { JobStore } from '../persistence/jobs.store';
 @Injectable()
 export class JobDispatcher {
   private readonly logger = new Logger('JobDispatcher');
+  private readonly passes = new Map<string, { again: boolean }>();
 
   constructor(
     @Inject(DATABASE) private readonly db: DatabaseConnection,
@@ -23,6 +24,36 @@ export class JobDispatcher {
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly jobs: JobStore,
   ) {}
+
+  /**
+   * Dispatch for `clientId` soon, off the caller's path (a job's end must not wait for the next
+   * job's dispatch). Requests that arrive while one runs share a single further pass, which fills
+   * every place freed meanwhile in one transaction. A failed pass is logged; the sweeper's pass
+   * (BATCH_SWEEP_INTERVAL_MS) dispatches what it left.
+   */
+  requestDispatch(clientId: string): void {
+    const state = this.passes.get(clientId);
+    if (state) {
+      state.again = true;
+      return;
+    }
+    const pass = { again: false };
+    this.passes.set(clientId, pass);
+    void (async () => {
+      try {
+        do {
+          pass.again = false;
+          await this.dispatchFor(clientId);
+        } while (pass.again);
+      } catch (error) {
+        this.logger.warn(
+          `dispatch for ${clientId} failed (${error instanceof Error ? error.message : String(error)}); the sweeper retries`,
+        );
+      } finally {
+        this.passes.delete(clientId);
+      }
+    })();
+  }
 
   /** Dispatches what the client's free places allow (after a run starts or one of its jobs ends). */
   async dispatchFor(clientId: string): Promise<number> {

@@ -24,8 +24,13 @@ export class JobClaims {
     private readonly jobs: JobStore,
   ) {}
 
-  /** `settledFor`: the client whose job ended at claim (quota); `heldFor`: the client whose credits were held. */
-  async claim(command: ClaimJobCommand): Promise<{ reply: ClaimJobReply; settledFor: string | null; heldFor: string | null }> {
+  /**
+   * `settledFor`: the client whose job ended at claim (quota), `runCompleted` when it was its run's
+   * last; `heldFor`: the client whose credits were held.
+   */
+  async claim(
+    command: ClaimJobCommand,
+  ): Promise<{ reply: ClaimJobReply; settledFor: string | null; heldFor: string | null; runCompleted: boolean }> {
     const now = this.clock.now();
     const leaseMs = this.config.jobLeaseSeconds * 1000;
     return this.db.sql.transaction(async (tx) => {
@@ -36,15 +41,15 @@ export class JobClaims {
         now,
         leaseUntil: new Date(now.getTime() + leaseMs),
       });
-      if (!job) return { reply: { outcome: 'stale' }, settledFor: null, heldFor: null };
+      if (!job) return { reply: { outcome: 'stale' }, settledFor: null, heldFor: null, runCompleted: false };
       const cost = job.mode === 'browser' ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
       if (job.monthlyCredits !== null) {
         await lockCreditAccount(tx, job.clientId);
         const usage = await creditUsageOf(tx, job.clientId, now);
         if (usage.charged + usage.held + cost > job.monthlyCredits) {
           const message = `monthly credit quota exhausted (${usage.charged + usage.held} of ${job.monthlyCredits} used in ${usage.month}; this job needs ${cost})`;
-          await this.completion.completeWithin(tx, job, { kind: 'quota_exceeded', message, executionTimeMs: 0 });
-          return { reply: { outcome: 'stale' }, settledFor: job.clientId, heldFor: null };
+          const { runCompleted } = await this.completion.completeWithin(tx, job, { kind: 'quota_exceeded', message, executionTimeMs: 0 });
+          return { reply: { outcome: 'stale' }, settledFor: job.clientId, heldFor: null, runCompleted };
         }
       }
       // Unlimited clients (enterprise) have nothing to overdraw: no hold, two statements saved per job.
@@ -64,6 +69,7 @@ export class JobClaims {
         },
         settledFor: null,
         heldFor: job.monthlyCredits !== null ? job.clientId : null,
+        runCompleted: false,
       };
     });
   }

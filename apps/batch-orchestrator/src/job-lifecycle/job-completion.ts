@@ -38,18 +38,21 @@ export class JobCompletion {
     jobId: string,
     attempt: number,
     outcome: JobOutcome,
-  ): Promise<{ accepted: boolean; clientId: string | null; creditsMoved: boolean }> {
+  ): Promise<{ accepted: boolean; clientId: string | null; creditsMoved: boolean; runCompleted: boolean }> {
     return this.db.sql.transaction(async (tx) => {
       const job = await this.jobs.lockForCompletion(tx, jobId);
       if (!job || job.status !== 'processing' || job.attempt !== attempt || !job.startedAt)
-        return { accepted: false, clientId: null, creditsMoved: false };
-      const { creditsMoved } = await this.completeWithin(tx, job, outcome);
-      return { accepted: true, clientId: job.clientId, creditsMoved };
+        return { accepted: false, clientId: null, creditsMoved: false, runCompleted: false };
+      const { creditsMoved, runCompleted } = await this.completeWithin(tx, job, outcome);
+      return { accepted: true, clientId: job.clientId, creditsMoved, runCompleted };
     });
   }
 
-  /** `creditsMoved`: a hold was released or a charge recorded (the client's quota changed). */
-  async completeWithin(tx: SqlTransaction, job: LockedJob, outcome: JobOutcome): Promise<{ creditsMoved: boolean }> {
+  /**
+   * `creditsMoved`: a hold was released or a charge recorded (the client's quota changed);
+   * `runCompleted`: this was the run's last job.
+   */
+  async completeWithin(tx: SqlTransaction, job: LockedJob, outcome: JobOutcome): Promise<{ creditsMoved: boolean; runCompleted: boolean }> {
     const now = this.clock.now();
     const c = classifyJobOutcome(outcome);
     const facts = outcome.kind === 'executed' ? outcome.facts : null;
@@ -100,7 +103,7 @@ export class JobCompletion {
       credits: c.credits,
     });
     if (lastJob) await this.completeRun(tx, job.runId, now);
-    return { creditsMoved };
+    return { creditsMoved, runCompleted: lastJob };
   }
 
   private async completeRun(tx: SqlTransaction, runId: string, now: Date): Promise<void> {

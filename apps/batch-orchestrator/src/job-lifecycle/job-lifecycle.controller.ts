@@ -28,9 +28,12 @@ export class JobLifecycleController {
 
   @MessagePattern(SUBJECTS.jobs.claim)
   async claim(@Payload() command: ClaimJobCommand): Promise<ClaimJobReply> {
-    const { reply, settledFor, heldFor } = await this.claims.claim(command);
-    if (settledFor) await this.dispatcher.dispatchFor(settledFor);
-    if (heldFor) await this.quota.changed(heldFor);
+    const { reply, settledFor, heldFor, runCompleted } = await this.claims.claim(command);
+    if (settledFor) {
+      this.dispatcher.requestDispatch(settledFor);
+      await this.notifyQuota(settledFor, runCompleted);
+    }
+    if (heldFor) await this.notifyQuota(heldFor, false);
     return reply;
   }
 
@@ -54,11 +57,20 @@ export class JobLifecycleController {
           message: command.failure?.message ?? 'the worker reported no outcome',
           executionTimeMs: command.execution_time_ms,
         };
-    const { accepted, clientId, creditsMoved } = await this.completion.complete(command.job_id, command.attempt, outcome);
+    const { accepted, clientId, creditsMoved, runCompleted } = await this.completion.complete(command.job_id, command.attempt, outcome);
     if (clientId) {
-      if (creditsMoved) await this.quota.changed(clientId);
-      await this.dispatcher.dispatchFor(clientId);
+      this.dispatcher.requestDispatch(clientId);
+      if (creditsMoved || runCompleted) await this.notifyQuota(clientId, runCompleted);
     }
     return { accepted };
+  }
+
+  /**
+   * Quota events go out off the job path, except at a run's end: a client that sees the run
+   * completed then reads quota headers that count all of its jobs.
+   */
+  private async notifyQuota(clientId: string, runCompleted: boolean): Promise<void> {
+    const notified = this.quota.changed(clientId);
+    if (runCompleted) await notified;
   }
 }

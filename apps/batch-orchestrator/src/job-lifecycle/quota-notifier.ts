@@ -2,22 +2,51 @@ import { SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { creditMonthResetOf, creditUsageOf, DATABASE, DatabaseConnection } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 
 /**
  * Job claims hold credits and completions charge them outside billing-meter (in the job's own
  * transaction), so the gateways' quota caches hear about it from here, with the same event
- * billing-meter publishes.
+ * billing-meter publishes. Off the job path and coalesced: a run's jobs end dozens of times a
+ * second, and each event costs a usage read. While one read is under way for a client, further
+ * changes share one more read after it, so the last event always follows the last change.
  */
 @Injectable()
 export class QuotaNotifier {
+  private readonly logger = new Logger('QuotaNotifier');
+  private readonly passes = new Map<string, { again: boolean; done: Promise<void> }>();
+
   constructor(
     @Inject(DATABASE) private readonly db: DatabaseConnection,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(MessageBus) private readonly bus: MessageBus,
   ) {}
 
-  async changed(clientId: string): Promise<void> {
+  /** Resolves once an event reflecting this change is out (never rejects: a lost event is logged). */
+  changed(clientId: string): Promise<void> {
+    const running = this.passes.get(clientId);
+    if (running) {
+      running.again = true;
+      return running.done;
+    }
+    const pass = { again: false, done: Promise.resolve() };
+    this.passes.set(clientId, pass);
+    pass.done = (async () => {
+      try {
+        do {
+          pass.again = false;
+          await this.publish(clientId);
+        } while (pass.again);
+      } catch (error) {
+        this.logger.warn(`quota event for ${clientId} not sent: ${String(error)}`);
+      } finally {
+        this.passes.delete(clientId);
+      }
+    })();
+    return pass.done;
+  }
+
+  private async publish(clientId: string): Promise<void> {
     const now = this.clock.now();
     const usage = await creditUsageOf(this.db.sql, clientId, now);
     this.bus.emit(SUBJECTS.billing.quotaChanged, {

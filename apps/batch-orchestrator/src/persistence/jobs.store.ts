@@ -44,18 +44,9 @@ export class JobStore {
    * the dispatch lock.
    */
   async markDispatched(tx: SqlTransaction, clientId: string, globalConcurrency: number, now: Date): Promise<JobDispatch[]> {
+    // The statement is the migration's dispatch_client_jobs function (its plan is kept; see there).
     const rows = await tx.query<JobDispatch & { seq: string }>(
-      `with places as (
-         select least(
-           coalesce((select max(max_concurrency) from runs where client_id = $1 and status = 'in_progress'), 0)
-             - (select count(*) from jobs where client_id = $1 and status = 'processing' and dispatched_at is not null),
-           $2::int - (select count(*) from jobs where status = 'processing' and dispatched_at is not null)
-         ) as free
-       )
-       update jobs set dispatched_at = $3 where id in (
-         select id from jobs where client_id = $1 and status = 'processing' and dispatched_at is null
-         order by seq limit (select greatest(free, 0) from places)
-       ) returning id as job_id, attempt, seq::text as seq`,
+      'select job_id, attempt, seq::text as seq from dispatch_client_jobs($1, $2, $3)',
       [clientId, globalConcurrency, now],
     );
     // RETURNING follows no order: publish in insertion order, so jobs start in collection order.
