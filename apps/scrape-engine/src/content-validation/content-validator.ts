@@ -9,9 +9,11 @@ import {
   SHELL_TEXT,
   RENDERED_SHELL_TEXT,
   SMALL_PAGE_TEXT,
+  markerLookupOf,
   matchSignatures,
   type ObservedPage,
   titleOf,
+  visibleTextLengthOf,
   visibleTextOf,
 } from '@lib/page-evidence';
 
@@ -48,17 +50,20 @@ export class ContentValidator {
     const hits: string[] = [];
     const html = content.body && isMarkup(content.contentType) ? content.body : null;
     const lower = html ? html.toLowerCase() : '';
-    const visibleText = html ? visibleTextOf(html) : '';
+    // Runs on every response: the visible text is only measured, and only built for a small page
+    // (its block phrases); the markers are looked up through one scan of the page.
+    const visibleLength = html ? visibleTextLengthOf(html) : 0;
     const title = html ? titleOf(html) : '';
-    const small = html !== null && visibleText.length < SMALL_PAGE_TEXT;
+    const small = html !== null && visibleLength < SMALL_PAGE_TEXT;
+    const contains = markerLookupOf(lower);
 
-    const captchaProviders = matchSignatures(CAPTCHA_PROVIDERS, lower, content.headers, hits, 'captcha');
-    const protectionStack = matchSignatures(PROTECTION_PROVIDERS, lower, content.headers, hits, 'protection');
+    const captchaProviders = matchSignatures(CAPTCHA_PROVIDERS, contains, content.headers, hits, 'captcha');
+    const protectionStack = matchSignatures(PROTECTION_PROVIDERS, contains, content.headers, hits, 'protection');
     const status = content.statusCode;
     const blockedStatus = BLOCK_STATUSES.includes(status);
     if (blockedStatus) hits.push(`status:${status}`);
 
-    const challengeMarkers = CHALLENGE_MARKERS.filter((m) => lower.includes(m) || title === m);
+    const challengeMarkers = CHALLENGE_MARKERS.filter((m) => contains(m) || title === m);
     challengeMarkers.forEach((m) => hits.push(`challenge:${m}`));
     const captchaTitle = /captcha|are you a robot|verify you are human|security check/.test(title);
     if (captchaTitle) hits.push(`title:${title.slice(0, 60)}`);
@@ -69,14 +74,15 @@ export class ContentValidator {
       blockReason = protectionStack.includes('cloudflare') ? 'cloudflare_challenge' : 'challenge';
     } else if (blockedStatus) blockReason = 'hard_block';
     else if (status >= 200 && status < 300 && html !== null) {
-      const phrases = BLOCK_PHRASES.filter((p) => (small && visibleText.toLowerCase().includes(p)) || title.includes(p));
+      const smallText = small ? visibleTextOf(html).toLowerCase() : '';
+      const phrases = BLOCK_PHRASES.filter((p) => (small && smallText.includes(p)) || title.includes(p));
       phrases.forEach((p) => hits.push(`block-phrase:${p}`));
       if (phrases.length > 0) blockReason = 'soft_block';
       else if (
-        visibleText.length < (content.rendered ? RENDERED_SHELL_TEXT : SHELL_TEXT) &&
-        (SHELL_MARKERS.some((m) => lower.includes(m)) || /<script[\s>]/i.test(html))
+        visibleLength < (content.rendered ? RENDERED_SHELL_TEXT : SHELL_TEXT) &&
+        (SHELL_MARKERS.some(contains) || /<script[\s>]/i.test(html))
       ) {
-        hits.push(`shell:visible-text-${visibleText.length}`);
+        hits.push(`shell:visible-text-${visibleLength}`);
         blockReason = 'empty_shell';
       }
     }
@@ -90,7 +96,7 @@ export class ContentValidator {
       protectionStack,
       potentiallyBlockedByCaptcha: blockReason === 'captcha' || (captchaProviders.length > 0 && small),
       ruleHits: hits,
-      visibleTextLength: visibleText.length,
+      visibleTextLength: visibleLength,
     };
   }
 }
