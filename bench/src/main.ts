@@ -13,6 +13,7 @@ import { benchAgentMarkdown } from './agent-bench';
 import { benchBrowser } from './browser-bench';
 import { benchCollectionRun } from './collection-bench';
 import { runLoad } from './load';
+import { benchDistributed, benchEmbeddedProcess } from './process-bench';
 import { benchMarkdownCorpus, markdownOverHtml, markdownRows } from './markdown-bench';
 import { benchViability, startCorpusServer } from './viability-bench';
 
@@ -75,9 +76,29 @@ async function main(): Promise<void> {
   const agentMarkdown = await benchAgentMarkdown(platform.url, created.token, page.url, CONCURRENCY, SECONDS);
   const rpc = await timeLoop(() => bus.request(SUBJECTS.billing.quotaQuery, { client_id: 'bench', monthly_credits: 1000 }), SECONDS);
   const config = loadPlatformConfig({});
-  const collection = await benchCollectionRun(platform.url, created.token, page.url, config.jobWorkerConcurrency, (url) =>
-    gotScraping(url, { retry: { limit: 0 } }),
-  );
+  const collectionRuns = [];
+  for (const collections of [1, 4, 10])
+    collectionRuns.push(
+      await benchCollectionRun(
+        platform.url,
+        created.token,
+        page.url,
+        config.jobWorkerConcurrency,
+        (url) => gotScraping(url, { retry: { limit: 0 } }),
+        collections,
+      ),
+    );
+  const collection = collectionRuns[0];
+  // One scrape at a time of the 49 KB page: what the service adds to the fetch it wraps.
+  const directOne = await sequentialP50(() => gotScraping(page.mediumUrl, { retry: { limit: 0 } }), 200);
+  const scrapeOne = (format: string) => () =>
+    fetch(`${platform.url}/v1/sync/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${created.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: page.mediumUrl, format }),
+    }).then((r) => r.text());
+  const serviceOneHtml = await sequentialP50(scrapeOne('html'), 200);
+  const serviceOneMarkdown = await sequentialP50(scrapeOne('markdown'), 200);
   const browserPages = [];
   for (const kind of ['light', 'heavy'] as const)
     browserPages.push(await benchBrowser(kind, platform.url, created.token, page.browserUrl, BROWSER_CONCURRENCY, BROWSER_SECONDS));
@@ -88,6 +109,12 @@ async function main(): Promise<void> {
     : null;
   const denseMarkdownCost = await markdownOverHtml(platform.url, created.token, page.mediumUrl);
   const markdownCorpus = await benchMarkdownCorpus(3);
+  const allow = `127.0.0.1:${page.port},127.0.0.1:${corpus.port}`;
+  const directAt = async (inFlight: number) =>
+    (await closedLoop(() => gotScraping(page.url, { retry: { limit: 0 } }), inFlight, SECONDS)).perSecond;
+  const embeddedProcess = await benchEmbeddedProcess(page.url, allow, SECONDS, directAt);
+  const distributed = await benchDistributed(page.url, allow, CONCURRENCY, SECONDS);
+  const directForDistributed = distributed ? await directAt(CONCURRENCY) : null;
 
   clearInterval(sampler);
   const rows = [
@@ -136,11 +163,50 @@ async function main(): Promise<void> {
       value: ratio(browserPages[0].servicePagesPerSecond, browserPages[1].servicePagesPerSecond),
       detail: 'above 1: light is the faster kind',
     },
+    ...collectionRuns.map((run) => ({
+      figure:
+        run.collections === 1
+          ? '1000-URL collection run: jobs/s end to end ÷ the same 1000 fetches done directly (goal ≥ 0.5)'
+          : `1000 URLs as ${run.collections} collections run at once: jobs/s end to end ÷ the same 1000 fetches done directly`,
+      value: ratio(run.jobsPerSecond, run.directJobsPerSecond),
+      detail: `wall ${run.wallSeconds} s (${run.jobsPerSecond} jobs/s, ${run.success}/${run.total} success) vs direct ${run.directWallSeconds} s (${run.directJobsPerSecond}/s) at ${config.jobWorkerConcurrency} in flight`,
+    })),
     {
-      figure: '1000-URL collection run: jobs/s end to end ÷ the same 1000 fetches done directly',
-      value: ratio(collection.jobsPerSecond, collection.directJobsPerSecond),
-      detail: `wall ${collection.wallSeconds} s (${collection.jobsPerSecond} jobs/s, ${collection.success}/${collection.total} success) vs direct ${collection.directWallSeconds} s (${collection.directJobsPerSecond}/s) at ${config.jobWorkerConcurrency} in flight`,
+      figure: 'one simple scrape at a time of a 49 KB page: added p50 over a direct got-scraping fetch (ms, goal ≤ 3)',
+      value: round1(serviceOneHtml.p50Ms - directOne.p50Ms),
+      detail: `service p50 ${serviceOneHtml.p50Ms} ms vs direct ${directOne.p50Ms} ms over ${directOne.samples} sequential requests each`,
     },
+    {
+      figure: 'the same with format=markdown: added p50 over the direct fetch (ms, goal ≤ 5)',
+      value: round1(serviceOneMarkdown.p50Ms - directOne.p50Ms),
+      detail: `service p50 ${serviceOneMarkdown.p50Ms} ms vs direct ${directOne.p50Ms} ms`,
+    },
+    {
+      figure: 'npm start, all processes (browsers included), idle after a first start (PSS MB, goal ≤ 300)',
+      value: embeddedProcess.idleFirstStartMb,
+      detail: `${embeddedProcess.idleRestartMb} MB idle after a restart on the same data; browsers start on first use`,
+    },
+    {
+      figure: `npm start after ${embeddedProcess.scrapes} simple scrapes (PSS MB)`,
+      value: embeddedProcess.afterScrapesMb,
+      detail: `peak ${embeddedProcess.peakMb} MB during the cost curve below`,
+    },
+    ...embeddedProcess.curve.map((point) => ({
+      figure: `cost curve, npm start at ${point.inFlight} in flight: simple scrapes/s ÷ direct got-scraping at the same concurrency`,
+      value: ratio(point.pagesPerSecond, point.directPagesPerSecond),
+      detail: `${point.pagesPerSecond} vs ${point.directPagesPerSecond} pages/s; p50 ${point.p50Ms} ms; PSS ${point.pssMb} MB`,
+    })),
+    distributed
+      ? {
+          figure: `distributed runtime (npm run stack: every context its own process, local NATS + Postgres): simple scrapes/s ÷ direct at ${CONCURRENCY} in flight (goal ≥ 0.4)`,
+          value: ratio(distributed.pagesPerSecond, directForDistributed!),
+          detail: `${distributed.pagesPerSecond} vs ${directForDistributed} pages/s; p50 ${distributed.p50Ms} ms; non-2xx ${distributed.non2xx}; PSS of all processes ${distributed.pssMb} MB`,
+        }
+      : {
+          figure: 'distributed runtime (npm run stack)',
+          value: null,
+          detail: 'NATS or Postgres not reachable (BENCH_NATS_URL, BENCH_POSTGRES_ADMIN_URL)',
+        },
     ...markdownRows(markdownCorpus),
     ...(markdownCost
       ? [
@@ -249,6 +315,23 @@ async function closedLoop(fn: () => Promise<unknown>, concurrency: number, secon
     }),
   );
   return { perSecond: Math.round(count / ((performance.now() - started) / 1000)) };
+}
+
+/** p50 of `samples` calls made one after another (after 10 unmeasured ones). */
+async function sequentialP50(fn: () => Promise<unknown>, samples: number): Promise<{ p50Ms: number; samples: number }> {
+  for (let i = 0; i < 10; i += 1) await fn();
+  const times: number[] = [];
+  for (let i = 0; i < samples; i += 1) {
+    const started = performance.now();
+    await fn();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { p50Ms: round1(times[Math.floor(times.length / 2)]), samples };
+}
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
 }
 
 function ratio(a: number, b: number): number {
