@@ -88,7 +88,6 @@ async function main(): Promise<void> {
         collections,
       ),
     );
-  const collection = collectionRuns[0];
   // One scrape at a time of the 49 KB page: what the service adds to the fetch it wraps.
   const directOne = await sequentialP50(() => gotScraping(page.mediumUrl, { retry: { limit: 0 } }), 200);
   const scrapeOne = (format: string) => () =>
