@@ -46,21 +46,33 @@ describe.each(runtimesUnderTest('credits'))('credit guarantees under concurrency
     (await http(env.url, `/v1/sync/billing?client=${clientId}`, { token: env.adminToken })).body.clients[clientId]?.credits.total ?? 0;
   const quotaUsed = async (token: string) => Number((await http(env.url, '/v1/plans', { token })).headers.get('x-quota-used'));
 
-  it('60 concurrent simple scrapes against 12 credits: exactly 12 succeed and are charged, the rest are 429, the ledger agrees', async () => {
-    const client = await newClient(12);
-    const results = await Promise.all(
-      Array.from({ length: 60 }, (_, i) =>
-        http(env.url, '/v1/sync/scrape', { token: client.token, json: { url: `${site.url}/page?c=${i}` } }),
+  it('60 concurrent simple scrapes against 12 credits, for 4 clients at once: exactly 12 each succeed and are charged, the rest are 429, the ledger agrees', async () => {
+    // Four clients side by side keep lease grants, charges and their replies interleaving: a
+    // gateway that took a grant's lease figure as its own once let 14 of 12 through.
+    const clients = await Promise.all([0, 1, 2, 3].map(() => newClient(12)));
+    const perClient = await Promise.all(
+      clients.map((client) =>
+        Promise.all(
+          Array.from({ length: 60 }, (_, i) =>
+            http(env.url, '/v1/sync/scrape', { token: client.token, json: { url: `${site.url}/page?c=${client.client_id}-${i}` } }),
+          ),
+        ),
       ),
     );
-    const statuses = results.map((r) => r.status);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(12);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(48);
-    for (const r of results.filter((x) => x.status === 429)) expect(r.body.error_code).toBe('quota_exceeded');
-    const charged = results.reduce((sum, r) => sum + Number(r.headers.get('x-credits-charged')), 0);
-    expect(charged).toBe(12);
-    expect(await billedCredits(client.client_id)).toBe(12);
-    await eventually(async () => (await quotaUsed(client.token)) === 12, { what: 'X-Quota-Used 12' });
+    for (const [index, results] of perClient.entries()) {
+      const client = clients[index];
+      const statuses = results.map((r) => r.status);
+      expect([client.client_id, statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 429).length]).toEqual([
+        client.client_id,
+        12,
+        48,
+      ]);
+      for (const r of results.filter((x) => x.status === 429)) expect(r.body.error_code).toBe('quota_exceeded');
+      const charged = results.reduce((sum, r) => sum + Number(r.headers.get('x-credits-charged')), 0);
+      expect(charged).toBe(12);
+      expect(await billedCredits(client.client_id)).toBe(12);
+      await eventually(async () => (await quotaUsed(client.token)) === 12, { what: 'X-Quota-Used 12' });
+    }
   });
 
   it('mixed outcomes at once: every X-Credits-Charged is in the ledger, failures are never charged, and unused credits come back', async () => {

@@ -161,12 +161,13 @@ export async function growLease(
   const room = lease.remaining === null ? Infinity : Math.floor((lease.remaining - lease.needed) / 2);
   const grant = lease.needed + Math.max(0, Math.min(lease.wanted - lease.needed, room));
   if (current) {
-    await tx.query('update credit_reservations set credits = credits + $2, expires_at = $3 where id = $1', [
-      lease.leaseId,
-      grant,
-      lease.expiresAt,
-    ]);
-    return { granted: true, leaseId: lease.leaseId, leaseCredits: current.credits + grant, added: grant, expiresAt: lease.expiresAt };
+    // Charges against the lease may commit meanwhile (they take no account lock): the figure after
+    // this update is read from the row itself.
+    const [grown] = await tx.query<{ credits: number }>(
+      'update credit_reservations set credits = credits + $2, expires_at = $3 where id = $1 returning credits',
+      [lease.leaseId, grant, lease.expiresAt],
+    );
+    return { granted: true, leaseId: lease.leaseId, leaseCredits: grown.credits, added: grant, expiresAt: lease.expiresAt };
   }
   if (grant === 0) return { granted: true, leaseId: null, leaseCredits: 0, added: 0, expiresAt: lease.expiresAt };
   await holdCredits(tx, { id: lease.newId, clientId: lease.clientId, credits: grant, expiresAt: lease.expiresAt, at: lease.at });

@@ -147,6 +147,7 @@ export class CreditLedger {
         granted: grant.granted,
         lease_id: grant.leaseId,
         lease_credits: grant.leaseCredits,
+        added_credits: grant.added,
         expires_at: grant.expiresAt.getTime(),
         quota: { ...before, used, remaining: before.limit === null ? null : Math.max(0, before.limit - used) },
       };

@@ -196,7 +196,10 @@ export class CreditLeases implements OnApplicationShutdown {
     this.cache.remember(client.id, reply.quota);
     if (!reply.granted || !reply.lease_id) return reply.quota;
     if (account && account.id === reply.lease_id) {
-      account.credits = reply.lease_credits;
+      // Add, never overwrite: a charge committed before this grant but whose reply is still on its
+      // way is already out of reply.lease_credits, and its reply takes it off this figure too.
+      // Meanwhile its hold is still counted in inUse, so nothing can be handed out twice.
+      account.credits += reply.added_credits;
       account.expiresAtMs = reply.expires_at;
       return null;
     }
@@ -206,7 +209,7 @@ export class CreditLeases implements OnApplicationShutdown {
     const fresh: LeaseAccount = {
       clientId: client.id,
       id: reply.lease_id,
-      credits: reply.lease_credits,
+      credits: reply.added_credits,
       inUse: 0,
       expiresAtMs: reply.expires_at,
       current: true,

@@ -40,6 +40,12 @@ export interface LeaseCreditsReply {
   lease_id: string | null;
   /** Credits the lease holds now, after this grant; 0 when refused. */
   lease_credits: number;
+  /**
+   * Credits this call added to the lease. A gateway adds these to its own figure rather than
+   * taking lease_credits: charges whose replies it has not seen yet are already out of
+   * lease_credits, and would be taken off twice.
+   */
+  added_credits: number;
   expires_at: number;
   quota: QuotaState;
 }
