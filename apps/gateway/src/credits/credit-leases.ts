@@ -164,10 +164,14 @@ export class CreditLeases implements OnApplicationShutdown {
     return { ...quota, used, remaining: quota.limit === null ? null : Math.max(0, quota.limit - used) };
   }
 
-  /** Gives every lease back (shutdown): their unused credits return to the month at once. */
+  /**
+   * Shutdown: leases nobody is using go back to the month at once; one with requests still running
+   * goes back when its last one ends (their charges need it), or expires.
+   */
   async onApplicationShutdown(): Promise<void> {
     const accounts = [...this.clients.values()].flatMap((l) => [...l.accounts]);
-    await Promise.all(accounts.map((a) => this.giveBack(a)));
+    for (const account of accounts) this.retire(account);
+    await Promise.all(accounts.filter((a) => a.inUse === 0).map((a) => this.giveBack(a)));
   }
 
   /** Opens, grows or renews the client's lease; the quota when the month cannot cover `credits`. */
