@@ -12,13 +12,16 @@ export interface ObservedPage {
 // Runs on every response, so no DOM: dropping non-rendered blocks, comments, tags and entities
 // measures the visible text ~25x faster than a full parse (0.2 vs 5.6 ms on a 20 KB page).
 export function visibleTextOf(html: string): string {
-  return html
-    .replace(/<(script|style|noscript|template|head)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
+  return withoutHiddenParts(html)
     .replace(/<[^>]*>/g, ' ')
     .replace(/&(#\d+|#x[0-9a-f]+|\w+);/gi, 'x')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+// The blocks a browser never renders (scripts, styles, head…) and comments, each left as a space.
+function withoutHiddenParts(html: string): string {
+  return html.replace(/<(script|style|noscript|template|head)\b[\s\S]*?<\/\1\s*>/gi, ' ').replace(/<!--[\s\S]*?-->/g, ' ');
 }
 
 /**
@@ -28,7 +31,7 @@ export function visibleTextOf(html: string): string {
  * spaces); property-tested against visibleTextOf.
  */
 export function visibleTextLengthOf(html: string): number {
-  const text = html.replace(/<(script|style|noscript|template|head)\b[\s\S]*?<\/\1\s*>/gi, ' ').replace(/<!--[\s\S]*?-->/g, ' ');
+  const text = withoutHiddenParts(html);
   let length = 0;
   let started = false;
   let pendingSpace = false;

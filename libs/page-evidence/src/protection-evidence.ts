@@ -1,4 +1,4 @@
-import { matchSignatures, type ObservedPage, titleOf, visibleTextOf } from './page-text';
+import { markerLookupOf, matchSignatures, type ObservedPage, titleOf, visibleTextOf } from './page-text';
 import {
   BLOCK_STATUSES,
   CAPTCHA_PROVIDERS,
@@ -52,8 +52,9 @@ export function assessProtection(page: ObservedPage & { location?: string | null
   const thin = visible.length < SMALL_PAGE_TEXT;
   const refused = BLOCK_STATUSES.includes(page.statusCode) || page.statusCode === 503;
 
-  const vendorsPresent = matchSignatures(PROTECTION_PROVIDERS, lower, page.headers, hits, 'present');
-  const captchaProviders = matchSignatures(CAPTCHA_PROVIDERS, lower, page.headers, hits, 'captcha');
+  const contains = markerLookupOf(lower);
+  const vendorsPresent = matchSignatures(PROTECTION_PROVIDERS, contains, page.headers, hits, 'present');
+  const captchaProviders = matchSignatures(CAPTCHA_PROVIDERS, contains, page.headers, hits, 'captcha');
   const challenging = new Set<string>();
   for (const vendor of VENDOR_CHALLENGES) {
     const marker = vendor.markers.find((m) => lower.includes(m));

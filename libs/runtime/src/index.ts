@@ -1,4 +1,5 @@
 export * from './clock';
+export * from './coalesced-passes';
 export * from './context-health';
 export * from './bootstrap-context';
 export * from './health-probe.server';

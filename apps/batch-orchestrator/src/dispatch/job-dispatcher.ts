@@ -2,7 +2,7 @@ import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import type { JobDispatch } from '@lib/contracts';
 import { JOB_QUEUE_ADAPTER, JobQueue } from '@lib/messaging';
 import { DATABASE, DatabaseConnection } from '@lib/persistence';
-import { CLOCK, Clock } from '@lib/runtime';
+import { CLOCK, Clock, CoalescedPasses } from '@lib/runtime';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { JobStore } from '../persistence/jobs.store';
 
@@ -15,7 +15,11 @@ import { JobStore } from '../persistence/jobs.store';
 @Injectable()
 export class JobDispatcher {
   private readonly logger = new Logger('JobDispatcher');
-  private readonly passes = new Map<string, { again: boolean }>();
+  private readonly passes = new CoalescedPasses<string>(
+    (clientId) => this.dispatchFor(clientId),
+    (clientId, error) =>
+      this.logger.warn(`dispatch for ${clientId} failed (${error instanceof Error ? error.message : String(error)}); the sweeper retries`),
+  );
 
   constructor(
     @Inject(DATABASE) private readonly db: DatabaseConnection,
@@ -32,27 +36,7 @@ export class JobDispatcher {
    * (BATCH_SWEEP_INTERVAL_MS) dispatches what it left.
    */
   requestDispatch(clientId: string): void {
-    const state = this.passes.get(clientId);
-    if (state) {
-      state.again = true;
-      return;
-    }
-    const pass = { again: false };
-    this.passes.set(clientId, pass);
-    void (async () => {
-      try {
-        do {
-          pass.again = false;
-          await this.dispatchFor(clientId);
-        } while (pass.again);
-      } catch (error) {
-        this.logger.warn(
-          `dispatch for ${clientId} failed (${error instanceof Error ? error.message : String(error)}); the sweeper retries`,
-        );
-      } finally {
-        this.passes.delete(clientId);
-      }
-    })();
+    void this.passes.request(clientId);
   }
 
   /** Dispatches what the client's free places allow (after a run starts or one of its jobs ends). */

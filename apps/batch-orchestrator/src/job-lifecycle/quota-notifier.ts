@@ -1,7 +1,7 @@
 import { SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { creditMonthResetOf, creditUsageOf, DATABASE, DatabaseConnection } from '@lib/persistence';
-import { CLOCK, Clock } from '@lib/runtime';
+import { CLOCK, Clock, CoalescedPasses } from '@lib/runtime';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 
 /**
@@ -14,7 +14,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 @Injectable()
 export class QuotaNotifier {
   private readonly logger = new Logger('QuotaNotifier');
-  private readonly passes = new Map<string, { again: boolean; done: Promise<void> }>();
+  private readonly passes = new CoalescedPasses<string>(
+    (clientId) => this.publish(clientId),
+    (clientId, error) => this.logger.warn(`quota event for ${clientId} not sent: ${String(error)}`),
+  );
 
   constructor(
     @Inject(DATABASE) private readonly db: DatabaseConnection,
@@ -24,26 +27,7 @@ export class QuotaNotifier {
 
   /** Resolves once an event reflecting this change is out (never rejects: a lost event is logged). */
   changed(clientId: string): Promise<void> {
-    const running = this.passes.get(clientId);
-    if (running) {
-      running.again = true;
-      return running.done;
-    }
-    const pass = { again: false, done: Promise.resolve() };
-    this.passes.set(clientId, pass);
-    pass.done = (async () => {
-      try {
-        do {
-          pass.again = false;
-          await this.publish(clientId);
-        } while (pass.again);
-      } catch (error) {
-        this.logger.warn(`quota event for ${clientId} not sent: ${String(error)}`);
-      } finally {
-        this.passes.delete(clientId);
-      }
-    })();
-    return pass.done;
+    return this.passes.request(clientId);
   }
 
   private async publish(clientId: string): Promise<void> {
