@@ -29,6 +29,8 @@ export interface EmbeddedProcessBench {
   idleFirstStartMb: number;
   idleRestartMb: number;
   afterScrapesMb: number;
+  /** The same once idle again (the idle reclaimer has run). */
+  idleAfterScrapesMb: number;
   scrapes: number;
   peakMb: number;
   curve: CurvePoint[];
@@ -42,7 +44,15 @@ export async function benchEmbeddedProcess(
   direct: (inFlight: number) => Promise<number>,
 ): Promise<EmbeddedProcessBench> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-bench-process-'));
-  const env = { DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn', TARGET_ALLOWLIST: allowlist, ADMIN_TOKEN };
+  // The idle reclaimer runs after 2 s of idleness here instead of the default 30 s, so that "idle" is reached within settle().
+  const env = {
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    TARGET_ALLOWLIST: allowlist,
+    ADMIN_TOKEN,
+    MEMORY_RECLAIM_IDLE_SECONDS: String(RECLAIM_IDLE_SECONDS),
+  };
   try {
     let platform = await startPlatformProcess(env);
     await settle();
@@ -75,7 +85,9 @@ export async function benchEmbeddedProcess(
         });
       }
       const afterScrapesMb = pssOfTreeMb(platform.child.pid!);
-      return { idleFirstStartMb, idleRestartMb, afterScrapesMb, scrapes, peakMb, curve };
+      await settle();
+      const idleAfterScrapesMb = pssOfTreeMb(platform.child.pid!);
+      return { idleFirstStartMb, idleRestartMb, afterScrapesMb, idleAfterScrapesMb, scrapes, peakMb, curve };
     } finally {
       clearInterval(sampler);
       await platform.stop();
@@ -105,7 +117,9 @@ export async function benchDistributed(
   const databaseUrl = new URL(POSTGRES_ADMIN_URL);
   databaseUrl.pathname = `/${database}`;
   const port = await freePort();
-  const stack = spawnNode(['scripts/stack.js'], {
+  const stack = spawnNode(['--expose-gc', '--max-semi-space-size=32', 'scripts/stack.js'], {
+    MALLOC_ARENA_MAX: '2',
+    MALLOC_TRIM_THRESHOLD_: '131072',
     NATS_URL,
     DATABASE_URL: databaseUrl.toString(),
     WEBHOOK_SECRET_KEYS: `bench:${randomBytes(32).toString('base64')}`,
@@ -179,10 +193,15 @@ function spawnNode(args: string[], env: Record<string, string>): RunningProcess 
   };
 }
 
-/** What `npm start` runs (scripts/start.js → this, with the same V8 flag), on a free port. */
+/** What `npm start` runs (scripts/start.js → this, with the same V8 flags and allocator settings), on a free port. */
 async function startPlatformProcess(env: Record<string, string>): Promise<RunningProcess & { url: string }> {
   const port = await freePort();
-  const proc = spawnNode(['--max-semi-space-size=32', 'dist/apps/platform/src/main.js'], { ...env, PORT: String(port) });
+  const proc = spawnNode(['--expose-gc', '--max-semi-space-size=32', 'dist/apps/platform/src/main.js'], {
+    ...env,
+    MALLOC_ARENA_MAX: '2',
+    MALLOC_TRIM_THRESHOLD_: '131072',
+    PORT: String(port),
+  });
   await waitUntil(async () => proc.output().includes('listening on'), 120_000, proc.output);
   return { ...proc, url: `http://127.0.0.1:${port}` };
 }
@@ -197,8 +216,9 @@ async function createBenchClient(url: string): Promise<string> {
   return ((await res.json()) as { token: string }).token;
 }
 
-// Idle means after start-up work (migrations, the first sweeps) is over.
-const settle = () => new Promise((r) => setTimeout(r, 5000));
+export const RECLAIM_IDLE_SECONDS = 2;
+// Idle means after start-up work (migrations, the first sweeps) is over and the idle reclaimer has had two intervals to run.
+const settle = () => new Promise((r) => setTimeout(r, 5000 + 2 * RECLAIM_IDLE_SECONDS * 1000));
 
 async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, output: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadPlatformConfigOrExit } from '@lib/config';
 import { createRootLogger } from '@lib/logging';
-import { keepServingOnUnhandledRejection, onShutdownSignal } from '@lib/runtime';
+import { IdleMemoryReclaimer, keepServingOnUnhandledRejection, onShutdownSignal } from '@lib/runtime';
 import { startGateway } from './bootstrap-gateway';
 import { startBanner } from './start-banner';
 
@@ -16,6 +16,7 @@ async function main(): Promise<void> {
   process.stdout.write(startBanner(gateway.url, config, gateway.bootstrapTokens));
   const logger = createRootLogger('gateway', config.logLevel);
   keepServingOnUnhandledRejection((message) => logger.error(message));
+  new IdleMemoryReclaimer(config.memoryReclaimIdleMs).start();
   onShutdownSignal(
     () => gateway.app.close(),
     (message) => logger.info(message),

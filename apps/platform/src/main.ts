@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadPlatformConfigOrExit } from '@lib/config';
 import { createRootLogger } from '@lib/logging';
-import { keepServingOnUnhandledRejection, onShutdownSignal } from '@lib/runtime';
+import { IdleMemoryReclaimer, keepServingOnUnhandledRejection, onShutdownSignal } from '@lib/runtime';
 import { startBanner } from '../../gateway/src/start-banner';
 import { startPlatform } from './platform';
 
@@ -12,6 +12,7 @@ async function main(): Promise<void> {
   process.stdout.write(startBanner(platform.url, config, platform.bootstrapTokens));
   const logger = createRootLogger('platform', config.logLevel);
   keepServingOnUnhandledRejection((message) => logger.error(message));
+  new IdleMemoryReclaimer(config.memoryReclaimIdleMs).start();
   onShutdownSignal(
     () => platform.stop(),
     (message) => logger.info(message),

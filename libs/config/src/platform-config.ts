@@ -32,6 +32,8 @@ export interface PlatformConfig {
   browserWarm: boolean;
   /** A browser with no page open for this long is closed (memory back), ms; 0 keeps it open. */
   browserIdleCloseMs: number;
+  /** After an idle interval this long, one full heap collection gives memory back (0: never). */
+  memoryReclaimIdleMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Largest accepted request body, bytes. Larger bodies get 413 before any parsing. */
   bodyLimitBytes: number;
@@ -187,6 +189,7 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     browserNavigationTimeoutMs: int('BROWSER_NAVIGATION_TIMEOUT_MS', 30_000, 1000, 120_000),
     browserWarm: browserWarmRaw === 'true' || browserWarmRaw === '1',
     browserIdleCloseMs: int('BROWSER_IDLE_CLOSE_SECONDS', 60, 0, 86_400) * 1000,
+    memoryReclaimIdleMs: int('MEMORY_RECLAIM_IDLE_SECONDS', 30, 0, 86_400) * 1000,
     logLevel: logLevel as PlatformConfig['logLevel'],
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     anonymousRateLimitPerMinute: int('ANONYMOUS_RATE_LIMIT', 120, 1, 1_000_000),

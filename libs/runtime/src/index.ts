@@ -9,3 +9,4 @@ export * from './standalone-context';
 export { importEsm } from './esm-import';
 export * from './periodic-task';
 export * from './process-guard';
+export * from './idle-memory-reclaimer';

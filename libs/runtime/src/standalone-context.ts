@@ -8,6 +8,7 @@ import { Clock, CLOCK, systemClock } from './clock';
 import { ContextHealthReporter } from './context-health';
 import { onShutdownSignal } from './graceful-shutdown';
 import { startHealthProbeServer } from './health-probe.server';
+import { IdleMemoryReclaimer } from './idle-memory-reclaimer';
 import { keepServingOnUnhandledRejection } from './process-guard';
 
 /**
@@ -64,6 +65,7 @@ export async function runStandaloneContext(serviceName: string, contextModule: T
     : null;
   logger.info({ transport: 'nats', health_port: config.healthPort }, `${serviceName} started`);
   keepServingOnUnhandledRejection((message) => logger.error(message));
+  new IdleMemoryReclaimer(config.memoryReclaimIdleMs).start();
   onShutdownSignal(
     async () => {
       probe?.close();

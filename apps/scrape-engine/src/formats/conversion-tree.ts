@@ -207,7 +207,7 @@ function appendChildren(target: ElementNode, source: ParsedElement, options: Tre
 }
 
 function appendElement(target: ElementNode, source: ParsedElement, options: TreeOptions, depth: number, inPre: boolean): void {
-  const name = (source.rawTagName ?? '').toUpperCase();
+  const name = elementName(source.rawTagName ?? '');
   if (DROPPED.has(name) || isHidden(source)) return;
   if (depth > MAX_DEPTH) {
     const text = textOf(source);
@@ -277,6 +277,28 @@ const KEPT_ATTRIBUTES: Record<string, string[]> = {
   PRE: ['class', 'data-lang', 'lang'],
   CODE: ['class', 'data-lang'],
 };
+
+// turndown tests an element's kind with Array#indexOf over its tag lists, once or more per element: names
+// that are the same string object as those lists' literals compare by pointer, not character by character.
+// Property keys are internalized strings, so a name read back from an object's keys is that object.
+const INTERNED_NAMES = new Map<string, string>(
+  Object.keys(
+    Object.fromEntries(
+      (
+        'A ABBR ADDRESS ARTICLE ASIDE AUDIO B BLOCKQUOTE BODY BR CANVAS CAPTION CENTER CITE CODE COL DD DEL DETAILS DFN DIR DIV DL DT EM ' +
+        'FIELDSET FIGCAPTION FIGURE FOOTER FORM H1 H2 H3 H4 H5 H6 HEADER HGROUP HR HTML I IFRAME IMG INPUT INS KBD LABEL LI MAIN MARK ' +
+        'MENU NAV OL OUTPUT P PRE Q S SAMP SECTION SMALL SPAN STRIKE STRONG SUB SUMMARY SUP TABLE TBODY TD TFOOT TH THEAD TIME TR U UL VAR'
+      )
+        .split(' ')
+        .map((name) => [name, true]),
+    ),
+  ).map((name) => [name, name]),
+);
+
+function elementName(rawTagName: string): string {
+  const upper = rawTagName.toUpperCase();
+  return INTERNED_NAMES.get(upper) ?? upper;
+}
 
 function isHidden(source: ParsedElement): boolean {
   const raw = source.rawAttrs;
