@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { locateChromium } from '../../apps/scrape-engine/src/browser/chromium-locator';
 import { runLoad } from './load';
+import { memoryOfTreeMb } from './process-bench';
 
 export interface BrowserBenchFigures {
   kind: 'light' | 'heavy';
@@ -11,8 +11,12 @@ export interface BrowserBenchFigures {
   bareIsolatedPagesPerSecond: number;
   serviceP50Ms: number;
   non2xx: number;
-  /** (peak RSS of this process and its Chromium processes under load − idle) ÷ pages in flight, MB. */
+  /** heavy only: the isolated bare loop on puppeteer-extra with the stealth plugin (all its evasions), what heavy promises a site. */
+  bareStealthIsolatedPagesPerSecond: number | null;
+  /** (peak RSS of this process and its Chromium processes under load − idle) ÷ pages in flight, MB: shared pages counted in every process. */
   peakMbPerConcurrentPage: number;
+  /** The same with PSS (each shared page split between the processes that map it): the memory the machine spends. */
+  peakPssMbPerConcurrentPage: number;
 }
 
 /**
@@ -35,9 +39,15 @@ export async function benchBrowser(
     body: JSON.stringify({ url: pageUrl, browser: true, browser_type: kind }),
   });
   await new Promise((resolve) => setTimeout(resolve, 500));
-  const idle = treeRssMb();
+  // Sampled from /proc on this process's event loop, which the service shares: every 500 ms, one read per process.
+  const { rssMb: idle, pssMb: idlePss } = memoryOfTreeMb(process.pid);
   let peak = idle;
-  const sampler = setInterval(() => (peak = Math.max(peak, treeRssMb())), 200);
+  let peakPss = idlePss;
+  const sampler = setInterval(() => {
+    const now = memoryOfTreeMb(process.pid);
+    peak = Math.max(peak, now.rssMb);
+    peakPss = Math.max(peakPss, now.pssMb);
+  }, 500);
   const body = JSON.stringify({ url: pageUrl, browser: true, browser_type: kind });
   const service = await runLoad(`${serviceUrl}/v1/sync/scrape`, { authorization: `Bearer ${token}` }, concurrency, seconds, body);
   clearInterval(sampler);
@@ -54,27 +64,37 @@ export async function benchBrowser(
     executablePath,
     headless: kind === 'light' && executablePath === binaries.headlessShell ? 'shell' : true,
     pipe: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    args: BARE_ARGS,
   });
   const bare = await bareLoop(browser, pageUrl, concurrency, seconds, false);
   const bareIsolated = await bareLoop(browser, pageUrl, concurrency, seconds, true);
   await browser.close();
+  const bareStealthIsolated = kind === 'heavy' ? await bareStealthLoop(executablePath, pageUrl, concurrency, seconds) : null;
   return {
     kind,
     servicePagesPerSecond,
     barePagesPerSecond: bare,
     bareIsolatedPagesPerSecond: bareIsolated,
+    bareStealthIsolatedPagesPerSecond: bareStealthIsolated,
     serviceP50Ms: service.p50Ms,
     non2xx: service.non2xx,
     peakMbPerConcurrentPage: Math.round(((peak - idle) / concurrency) * 10) / 10,
+    peakPssMbPerConcurrentPage: Math.round(((peakPss - idlePss) / concurrency) * 10) / 10,
   };
+}
+
+/** The isolated bare loop on puppeteer-extra + stealth (every evasion on, as its README sets it up), same binary and flags. */
+async function bareStealthLoop(executablePath: string, url: string, concurrency: number, seconds: number): Promise<number> {
+  const { addExtra } = await import('puppeteer-extra');
+  const { default: StealthPlugin } = await import('puppeteer-extra-plugin-stealth');
+  const extra = addExtra(puppeteer as unknown as Parameters<typeof addExtra>[0]);
+  extra.use(StealthPlugin());
+  const browser = (await extra.launch({ executablePath, headless: true, pipe: true, args: BARE_ARGS })) as unknown as Browser;
+  try {
+    return await bareLoop(browser, url, concurrency, seconds, true);
+  } finally {
+    await browser.close();
+  }
 }
 
 async function bareLoop(browser: Browser, url: string, concurrency: number, seconds: number, isolated: boolean): Promise<number> {
@@ -97,21 +117,12 @@ async function bareLoop(browser: Browser, url: string, concurrency: number, seco
   return Math.round((count / ((performance.now() - started) / 1000)) * 10) / 10;
 }
 
-/** RSS of this process plus every process below it (the browsers), MB. */
-function treeRssMb(): number {
-  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,rss='], { encoding: 'utf8' })
-    .split('\n')
-    .map((line) => line.trim().split(/\s+/).map(Number))
-    .filter((r) => r.length === 3 && r.every(Number.isFinite));
-  const children = new Map<number, Array<[number, number]>>();
-  for (const [pid, ppid, rss] of rows) children.set(ppid, [...(children.get(ppid) ?? []), [pid, rss]]);
-  let total = rows.find(([pid]) => pid === process.pid)?.[2] ?? 0;
-  const walk = (pid: number) => {
-    for (const [child, rss] of children.get(pid) ?? []) {
-      total += rss;
-      walk(child);
-    }
-  };
-  walk(process.pid);
-  return total / 1024;
-}
+// The machine's required flags only (no per-context proxy, no egress filter).
+const BARE_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];

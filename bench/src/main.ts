@@ -152,10 +152,17 @@ async function main(): Promise<void> {
       value: ratio(b.servicePagesPerSecond, b.bareIsolatedPagesPerSecond),
       detail: `${b.servicePagesPerSecond} vs ${b.bareIsolatedPagesPerSecond} pages/s: the service's cost beyond isolating every request`,
     })),
+    ...browserPages
+      .filter((b) => b.bareStealthIsolatedPagesPerSecond !== null)
+      .map((b) => ({
+        figure: `browser scrape (${b.kind}) through the service ÷ bare puppeteer-extra + stealth with a fresh context per page`,
+        value: ratio(b.servicePagesPerSecond, b.bareStealthIsolatedPagesPerSecond!),
+        detail: `${b.servicePagesPerSecond} vs ${b.bareStealthIsolatedPagesPerSecond} pages/s: what heavy costs beyond isolation and the evasions it promises (stealth alone: ${ratio(b.bareStealthIsolatedPagesPerSecond!, b.bareIsolatedPagesPerSecond)} of the fresh-context loop)`,
+      })),
     ...browserPages.map((b) => ({
-      figure: `peak memory per concurrent ${b.kind} page (MB, process + Chromium RSS over idle)`,
-      value: b.peakMbPerConcurrentPage,
-      detail: `${BROWSER_CONCURRENCY} pages in flight; RSS summed over processes (shared pages counted in each)`,
+      figure: `peak memory per concurrent ${b.kind} page (MB, process + Chromium PSS over idle)`,
+      value: b.peakPssMbPerConcurrentPage,
+      detail: `${BROWSER_CONCURRENCY} pages in flight; RSS summed over processes (shared pages counted in each process): ${b.peakMbPerConcurrentPage} MB`,
     })),
     {
       figure: 'light ÷ heavy pages/s through the service',

@@ -151,11 +151,18 @@ export async function benchDistributed(
 
 /** PSS of a process and every process below it, MB (Linux; 0 where /proc is not readable). */
 export function pssOfTreeMb(rootPid: number): number {
-  let totalKb = 0;
+  return memoryOfTreeMb(rootPid).pssMb;
+}
+
+/** PSS and RSS of a process and every process below it, MB, from one read of each one's smaps_rollup. */
+export function memoryOfTreeMb(rootPid: number): { pssMb: number; rssMb: number } {
+  let pssKb = 0;
+  let rssKb = 0;
   const visit = (pid: number) => {
     try {
       const rollup = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-      totalKb += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      pssKb += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      rssKb += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
       for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
         const children = fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
         if (children) for (const child of children.split(/\s+/)) visit(Number(child));
@@ -165,7 +172,7 @@ export function pssOfTreeMb(rootPid: number): number {
     }
   };
   visit(rootPid);
-  return Math.round(totalKb / 1024);
+  return { pssMb: Math.round(pssKb / 1024), rssMb: Math.round(rssKb / 1024) };
 }
 
 interface RunningProcess {
