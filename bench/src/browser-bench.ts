@@ -1,4 +1,5 @@
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { MACHINE_ARGS } from '../../apps/scrape-engine/src/browser/browser-launcher';
 import { locateChromium } from '../../apps/scrape-engine/src/browser/chromium-locator';
 import { runLoad } from './load';
 import { memoryOfTreeMb } from './process-bench';
@@ -64,7 +65,7 @@ export async function benchBrowser(
     executablePath,
     headless: kind === 'light' && executablePath === binaries.headlessShell ? 'shell' : true,
     pipe: true,
-    args: BARE_ARGS,
+    args: MACHINE_ARGS,
   });
   const bare = await bareLoop(browser, pageUrl, concurrency, seconds, false);
   const bareIsolated = await bareLoop(browser, pageUrl, concurrency, seconds, true);
@@ -89,7 +90,7 @@ async function bareStealthLoop(executablePath: string, url: string, concurrency:
   const { default: StealthPlugin } = await import('puppeteer-extra-plugin-stealth');
   const extra = addExtra(puppeteer as unknown as Parameters<typeof addExtra>[0]);
   extra.use(StealthPlugin());
-  const browser = (await extra.launch({ executablePath, headless: true, pipe: true, args: BARE_ARGS })) as unknown as Browser;
+  const browser = (await extra.launch({ executablePath, headless: true, pipe: true, args: MACHINE_ARGS })) as unknown as Browser;
   try {
     return await bareLoop(browser, url, concurrency, seconds, true);
   } finally {
@@ -116,13 +117,3 @@ async function bareLoop(browser: Browser, url: string, concurrency: number, seco
   );
   return Math.round((count / ((performance.now() - started) / 1000)) * 10) / 10;
 }
-
-// The machine's required flags only (no per-context proxy, no egress filter).
-const BARE_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];

@@ -117,9 +117,8 @@ export async function benchDistributed(
   const databaseUrl = new URL(POSTGRES_ADMIN_URL);
   databaseUrl.pathname = `/${database}`;
   const port = await freePort();
-  const stack = spawnNode(['--expose-gc', '--max-semi-space-size=32', 'scripts/stack.js'], {
-    MALLOC_ARENA_MAX: '2',
-    MALLOC_TRIM_THRESHOLD_: '131072',
+  const stack = spawnNode([...NPM_SCRIPT_FLAGS, 'scripts/stack.js'], {
+    ...NPM_SCRIPT_ENV,
     NATS_URL,
     DATABASE_URL: databaseUrl.toString(),
     WEBHOOK_SECRET_KEYS: `bench:${randomBytes(32).toString('base64')}`,
@@ -203,10 +202,9 @@ function spawnNode(args: string[], env: Record<string, string>): RunningProcess 
 /** What `npm start` runs (scripts/start.js → this, with the same V8 flags and allocator settings), on a free port. */
 async function startPlatformProcess(env: Record<string, string>): Promise<RunningProcess & { url: string }> {
   const port = await freePort();
-  const proc = spawnNode(['--expose-gc', '--max-semi-space-size=32', 'dist/apps/platform/src/main.js'], {
+  const proc = spawnNode([...NPM_SCRIPT_FLAGS, 'dist/apps/platform/src/main.js'], {
     ...env,
-    MALLOC_ARENA_MAX: '2',
-    MALLOC_TRIM_THRESHOLD_: '131072',
+    ...NPM_SCRIPT_ENV,
     PORT: String(port),
   });
   await waitUntil(async () => proc.output().includes('listening on'), 120_000, proc.output);
@@ -222,6 +220,10 @@ async function createBenchClient(url: string): Promise<string> {
   if (res.status !== 201) throw new Error(`creating the bench client: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { token: string }).token;
 }
+
+// What package.json's start and stack scripts run node with (V8 flags, glibc allocator settings).
+const NPM_SCRIPT_FLAGS = ['--expose-gc', '--max-semi-space-size=32'];
+const NPM_SCRIPT_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072' };
 
 export const RECLAIM_IDLE_SECONDS = 2;
 // Idle means after start-up work (migrations, the first sweeps) is over and memory has stopped falling: the reclaimer

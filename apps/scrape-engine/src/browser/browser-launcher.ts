@@ -19,17 +19,22 @@ export interface LaunchedBrowser {
 /** Chromium was not found, or would not start. */
 export class BrowserUnavailableError extends Error {}
 
-// Flags every browser gets. The network ones matter for SSRF: each context has its own proxy (the
-// egress filter); the browser-wide proxy is a closed port, so nothing outside a context goes out;
-// `<-loopback>` stops Chromium's implicit proxy bypass for localhost and 127.0.0.1; WebRTC may
-// not send UDP around the proxy; QUIC (UDP) is off; no DNS prefetching outside the proxy.
-const COMMON_ARGS = [
+/** What Chromium needs to run at all here (no sandbox in containers, nothing fetched from the network at start). */
+export const MACHINE_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
+];
+
+// Flags every browser gets. The network ones matter for SSRF: each context has its own proxy (the
+// egress filter); the browser-wide proxy is a closed port, so nothing outside a context goes out;
+// `<-loopback>` stops Chromium's implicit proxy bypass for localhost and 127.0.0.1; WebRTC may
+// not send UDP around the proxy; QUIC (UDP) is off; no DNS prefetching outside the proxy.
+const COMMON_ARGS = [
+  ...MACHINE_ARGS,
   '--disable-quic',
   '--dns-prefetch-disable',
   '--disable-dev-shm-usage',
