@@ -19,3 +19,36 @@ export class RunNotFoundError extends AppError {
 export class InvalidCollectionError extends AppError {
   readonly code = 'batch.invalid_collection';
 }
+
+/** No project with this id for this client. */
+export class ProjectNotFoundError extends AppError {
+  readonly code = 'batch.project_not_found';
+}
+
+/** No batch with this id for this client. */
+export class BatchNotFoundError extends AppError {
+  readonly code = 'batch.batch_not_found';
+}
+
+/**
+ * The operation is not allowed in the project's or batch's current state (decision 0014's
+ * tables): 409, with the current state in `details.state`.
+ */
+export class InvalidStateError extends AppError {
+  readonly code = 'batch.invalid_state';
+}
+
+/** A project's settings break a rule (defaults that are not scrape-request fields, a blocked callback): 422. */
+export class InvalidProjectError extends AppError {
+  readonly code = 'batch.invalid_project';
+}
+
+/** A batch write breaks a rule of the whole request (too many requests for one write or for the batch): 400. */
+export class InvalidBatchError extends AppError {
+  readonly code = 'batch.invalid_batch';
+}
+
+/** A projects-listing cursor that is not one of ours, or was made under another status filter (400). */
+export class InvalidProjectCursorError extends AppError {
+  readonly code = 'batch.invalid_cursor';
+}

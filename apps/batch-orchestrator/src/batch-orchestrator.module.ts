@@ -1,6 +1,8 @@
 import { createHealthController } from '@lib/runtime';
 import { targetGuardProvider } from '@lib/target-guard';
 import { Module } from '@nestjs/common';
+import { BatchLifecycle } from './batches/batch-lifecycle';
+import { BatchesController } from './batches/batches.controller';
 import { CollectionItemsValidator } from './collections/collection-items.validator';
 import { CollectionsController } from './collections/collections.controller';
 import { JobDispatcher } from './dispatch/job-dispatcher';
@@ -11,24 +13,39 @@ import { JobLifecycleController } from './job-lifecycle/job-lifecycle.controller
 import { QuotaNotifier } from './job-lifecycle/quota-notifier';
 import { CollectionStore } from './persistence/collections.store';
 import { JobStore } from './persistence/jobs.store';
+import { ProjectStore } from './persistence/projects.store';
+import { ProjectLifecycle } from './projects/project-lifecycle';
+import { ProjectsController } from './projects/projects.controller';
 import { RunStore } from './persistence/runs.store';
+import { RunCancellation } from './runs/run-cancellation';
 import { RunLauncher } from './runs/run-launcher';
 import { RunViews } from './runs/run-views';
 import { RunsController } from './runs/runs.controller';
 
 /**
- * batch-orchestrator: collections, runs and the life of every job — dispatch over the job queue,
+ * batch-orchestrator: collections, runs, projects and their batches (runs of kind batch), and the life of every job — dispatch over the job queue,
  * claims with attempt fencing, one-transaction completion, leases and their sweeper.
  */
 @Module({
-  controllers: [createHealthController('batch-orchestrator'), CollectionsController, RunsController, JobLifecycleController],
+  controllers: [
+    createHealthController('batch-orchestrator'),
+    CollectionsController,
+    RunsController,
+    JobLifecycleController,
+    ProjectsController,
+    BatchesController,
+  ],
   providers: [
     targetGuardProvider,
     CollectionItemsValidator,
     CollectionStore,
     JobStore,
     RunStore,
+    ProjectStore,
     RunViews,
+    RunCancellation,
+    ProjectLifecycle,
+    BatchLifecycle,
     RunLauncher,
     JobDispatcher,
     JobClaims,

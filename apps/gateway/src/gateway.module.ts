@@ -10,6 +10,9 @@ import { CollectionsController } from './batches/collections.controller';
 import { IdempotencyKeys } from './batches/idempotency-keys';
 import { RunsController } from './batches/runs.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
+import { JobsController } from './jobs/jobs.controller';
+import { BatchesController } from './projects/batches.controller';
+import { ProjectsController } from './projects/projects.controller';
 import { ProxiesController } from './proxies/proxies.controller';
 import { UsageController } from './usage/usage.controller';
 import { ViabilityTestsController } from './viability/viability-tests.controller';
@@ -18,6 +21,7 @@ import { ClientDirectory } from './clients/client-directory';
 import { ChargedExecution } from './credits/charged-execution';
 import { CreditGate } from './credits/credit-gate';
 import { CreditLeases } from './credits/credit-leases';
+import { CreditSummaryController } from './credits/credit-summary.controller';
 import { QuotaCache } from './credits/quota-cache';
 import { QuotaEventsController } from './credits/quota-events.controller';
 import { HealthController } from './health/health.controller';
@@ -44,6 +48,10 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     SyncScrapeController,
     CollectionsController,
     RunsController,
+    ProjectsController,
+    BatchesController,
+    JobsController,
+    CreditSummaryController,
     WebhooksController,
     ProxiesController,
     UsageController,

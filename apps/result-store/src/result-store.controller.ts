@@ -1,5 +1,8 @@
 import {
+  ClientJobPage,
+  GetJobDataQuery,
   GetJobResultQuery,
+  ListClientJobsQuery,
   JobListingPage,
   JobResultReply,
   ListJobsQuery,
@@ -11,6 +14,7 @@ import {
 import { MessageBus } from '@lib/messaging';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
+import { ClientJobListing } from './client-jobs/client-job-listing';
 import { JobListing } from './job-listing/job-listing';
 import { JobResults } from './job-results/job-results';
 import { RetentionSweeper } from './retention/retention-sweeper';
@@ -22,6 +26,7 @@ export class ResultStoreController {
     private readonly listing: JobListing,
     private readonly results: JobResults,
     private readonly retention: RetentionSweeper,
+    private readonly clientJobs: ClientJobListing,
     @Inject(MessageBus) private readonly bus: MessageBus,
   ) {}
 
@@ -34,6 +39,16 @@ export class ResultStoreController {
   @MessagePattern(SUBJECTS.jobs.result)
   result(@Payload() query: GetJobResultQuery): Promise<JobResultReply> {
     return this.results.get(query);
+  }
+
+  @MessagePattern(SUBJECTS.jobs.listForClient)
+  async listForClient(@Payload() query: ListClientJobsQuery): Promise<Packed<ClientJobPage>> {
+    return this.bus.pack(await this.clientJobs.page(query));
+  }
+
+  @MessagePattern(SUBJECTS.jobs.data)
+  data(@Payload() query: GetJobDataQuery): Promise<JobResultReply> {
+    return this.results.getForClient(query);
   }
 
   @MessagePattern(SUBJECTS.jobs.sweepRetention)

@@ -9,3 +9,13 @@ export class InvalidCursorError extends AppError {
 export class ListedRunNotFoundError extends AppError {
   readonly code = 'batch.run_not_found';
 }
+
+/** GET /v1/jobs filtered by a project that is not the client's. */
+export class ListedProjectNotFoundError extends AppError {
+  readonly code = 'batch.project_not_found';
+}
+
+/** GET /v1/jobs filtered by a batch (or run) that is not the client's. */
+export class ListedBatchNotFoundError extends AppError {
+  readonly code = 'batch.batch_not_found';
+}

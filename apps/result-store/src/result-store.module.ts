@@ -1,15 +1,17 @@
 import { createHealthController } from '@lib/runtime';
 import { Module } from '@nestjs/common';
+import { ClientJobListing } from './client-jobs/client-job-listing';
 import { JobListing } from './job-listing/job-listing';
 import { JobResults } from './job-results/job-results';
 import { ResultStoreController } from './result-store.controller';
 import { RetentionSweeper } from './retention/retention-sweeper';
+import { ClientJobStore } from './persistence/client-jobs.store';
 import { JobResultStore } from './persistence/job-results.store';
 import { ListedJobStore } from './persistence/listed-jobs.store';
 
-/** result-store: reads of jobs and their results (listing with cursors, result endpoint) and their retention. */
+/** result-store: reads of jobs and their results (a run's listing and the client's across batches, with cursors; results) and their retention. */
 @Module({
   controllers: [createHealthController('result-store'), ResultStoreController],
-  providers: [ListedJobStore, JobResultStore, JobListing, JobResults, RetentionSweeper],
+  providers: [ListedJobStore, ClientJobStore, JobResultStore, JobListing, ClientJobListing, JobResults, RetentionSweeper],
 })
 export class ResultStoreModule {}

@@ -14,6 +14,7 @@ export * from './scrape/download-request';
 export * from './batch/collection.messages';
 export * from './batch/job-execution.messages';
 export * from './batch/job-listing.messages';
+export * from './batch/project.messages';
 export * from './scrape/success-criterion';
 export * from './validation-problems';
 export * from './webhooks/webhook.messages';

@@ -60,6 +60,29 @@ import type {
   SweepRetentionCommand,
   SweepRetentionReply,
 } from './batch/job-listing.messages';
+import type {
+  AppendJobsCommand,
+  BatchReference,
+  BatchTransitionCommand,
+  BatchView,
+  BatchWriteReply,
+  CancelRunCommand,
+  ClientJobPage,
+  CreateBatchCommand,
+  CreateProjectCommand,
+  CreditSummary,
+  CreditSummaryQuery,
+  GetJobDataQuery,
+  ListClientJobsQuery,
+  ListProjectsQuery,
+  ProjectList,
+  ProjectReference,
+  ProjectsSummary,
+  ProjectsSummaryQuery,
+  ProjectTransitionCommand,
+  ProjectTransitionReply,
+  ProjectView,
+} from './batch/project.messages';
 import type { Packed } from './packed';
 import type {
   CountryReference,
@@ -116,6 +139,19 @@ export type RequestReplyMap = {
   [SUBJECTS.runs.start]: { request: StartRunCommand; reply: RunView };
   [SUBJECTS.runs.get]: { request: RunReference; reply: RunView };
   [SUBJECTS.runs.list]: { request: ListRunsQuery; reply: RunList };
+  [SUBJECTS.runs.cancel]: { request: CancelRunCommand; reply: RunView };
+  [SUBJECTS.projects.create]: { request: CreateProjectCommand; reply: ProjectView };
+  [SUBJECTS.projects.transition]: { request: ProjectTransitionCommand; reply: ProjectTransitionReply };
+  [SUBJECTS.projects.list]: { request: ListProjectsQuery; reply: ProjectList };
+  [SUBJECTS.projects.get]: { request: ProjectReference; reply: ProjectView };
+  [SUBJECTS.projects.summary]: { request: ProjectsSummaryQuery; reply: ProjectsSummary };
+  [SUBJECTS.batches.create]: { request: CreateBatchCommand; reply: BatchWriteReply };
+  [SUBJECTS.batches.append]: { request: AppendJobsCommand; reply: BatchWriteReply };
+  [SUBJECTS.batches.transition]: { request: BatchTransitionCommand; reply: BatchView };
+  [SUBJECTS.batches.get]: { request: BatchReference; reply: BatchView };
+  [SUBJECTS.jobs.listForClient]: { request: ListClientJobsQuery; reply: Packed<ClientJobPage> };
+  [SUBJECTS.jobs.data]: { request: GetJobDataQuery; reply: JobResultReply };
+  [SUBJECTS.billing.creditSummary]: { request: CreditSummaryQuery; reply: CreditSummary };
   [SUBJECTS.jobs.claim]: { request: ClaimJobCommand; reply: ClaimJobReply };
   [SUBJECTS.jobs.heartbeat]: { request: HeartbeatJobCommand; reply: HeartbeatJobReply };
   [SUBJECTS.jobs.complete]: { request: CompleteJobCommand; reply: CompleteJobReply };

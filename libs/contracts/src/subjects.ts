@@ -50,6 +50,8 @@ export const SUBJECTS = {
     billing: 'billing-meter.billing.query.v1',
     clientMetrics: 'billing-meter.client-metrics.query.v1',
     platformMetrics: 'billing-meter.platform-metrics.query.v1',
+    /** The month's credits: used (ledger), held, by kind and by project. */
+    creditSummary: 'billing-meter.credit-summary.query.v1',
   },
   collections: {
     create: 'batch-orchestrator.collection.create.command.v1',
@@ -62,6 +64,23 @@ export const SUBJECTS = {
     start: 'batch-orchestrator.run.start.command.v1',
     get: 'batch-orchestrator.run.get.query.v1',
     list: 'batch-orchestrator.run.list.query.v1',
+    /** Cancel a run: its unstarted jobs end `cancelled`, uncharged; those in flight finish. */
+    cancel: 'batch-orchestrator.run.cancel.command.v1',
+  },
+  projects: {
+    create: 'batch-orchestrator.project.create.command.v1',
+    /** pause | resume | close (decision 0014's table). */
+    transition: 'batch-orchestrator.project.transition.command.v1',
+    list: 'batch-orchestrator.project.list.query.v1',
+    get: 'batch-orchestrator.project.get.query.v1',
+    summary: 'batch-orchestrator.project.summary.query.v1',
+  },
+  batches: {
+    create: 'batch-orchestrator.batch.create.command.v1',
+    append: 'batch-orchestrator.batch.append-jobs.command.v1',
+    /** run | pause | resume | cancel (decision 0014's table). */
+    transition: 'batch-orchestrator.batch.transition.command.v1',
+    get: 'batch-orchestrator.batch.get.query.v1',
   },
   jobs: {
     /** A worker takes a dispatched job: the request and a lease, or `stale` (fenced off). */
@@ -74,6 +93,9 @@ export const SUBJECTS = {
     list: 'result-store.jobs.list.query.v1',
     result: 'result-store.job-result.get.query.v1',
     sweepRetention: 'result-store.retention.sweep.command.v1',
+    /** A page of the client's jobs across batches and runs (/v1/jobs), and one job's stored response. */
+    listForClient: 'result-store.client-jobs.list.query.v1',
+    data: 'result-store.job-data.get.query.v1',
   },
   proxies: {
     /** ISO 3166-1 alpha-2 codes a client may ask for. */

@@ -90,6 +90,8 @@ export interface LedgerCharge {
   chargeKey: string;
   details: LedgerEntryDetails | Record<string, never>;
   at: Date;
+  /** A batch job's project (the credit summary's by-project figures). */
+  projectId?: string | null;
 }
 
 /**
@@ -99,9 +101,19 @@ export interface LedgerCharge {
 export async function recordLedgerCharge(tx: SqlTransaction, charge: LedgerCharge): Promise<boolean> {
   const month = creditMonthOf(charge.at);
   const inserted = await tx.query(
-    `insert into credit_ledger_entries (id, client_id, month, credits, mode, charge_key, details, occurred_at)
-     values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) on conflict (charge_key) do nothing returning id`,
-    [charge.id, charge.clientId, month, charge.credits, charge.mode, charge.chargeKey, storableJson(charge.details), charge.at],
+    `insert into credit_ledger_entries (id, client_id, month, credits, mode, charge_key, details, occurred_at, project_id)
+     values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9) on conflict (charge_key) do nothing returning id`,
+    [
+      charge.id,
+      charge.clientId,
+      month,
+      charge.credits,
+      charge.mode,
+      charge.chargeKey,
+      storableJson(charge.details),
+      charge.at,
+      charge.projectId ?? null,
+    ],
   );
   if (inserted.length === 0) return false;
   await tx.query(

@@ -13,6 +13,7 @@ export type {
   IdempotencyKey,
   Job,
   JobResult,
+  Project,
   Run,
   ViabilityRun,
   ViabilityUrl,

@@ -193,6 +193,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/async/collections/{collection_id}/runs/{run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel the run (not in the spec): jobs not started never run and are never charged; jobs in flight finish. Cancelled jobs show as failed with error "cancelled" and are counted in failed_requests and cancelled_requests, so total = success + failed + timeout holds. The run completes when its last job in flight ends (at once when none is) and its webhook fires once. A completed run: 409 invalid_state. */
+        post: operations["Runs_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/async/collections/{collection_id}/runs": {
         parameters: {
             query?: never;
@@ -253,6 +270,279 @@ export interface paths {
         };
         /** One job's stored result: the scrape response (spec 2.7) plus url, custom_id and status. Kept RESULT_RETENTION_HOURS (48 h by default). */
         get: operations["Runs_result"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The client's projects, oldest first, a page at a time; status filters. */
+        get: operations["Projects_list"];
+        put?: never;
+        /** Create a project: a named container for batches, active, with optional request defaults, callback_url, a monthly credit cap and a cap on jobs in flight. */
+        post: operations["Projects_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every project with its jobs by status (pending, running, completed, failed, timeout, cancelled), credits charged this month and whether it has capacity now. */
+        get: operations["Projects_summary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One project. */
+        get: operations["Projects_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Pause: no job of the project starts until resume (jobs in flight finish and are charged; dispatches not yet started are taken back). Paused: 200, no change. Closed: 409 invalid_state. */
+        put: operations["Projects_pause"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Resume: its batches dispatch again. Active: 200, no change. Closed: 409 invalid_state. */
+        put: operations["Projects_resume"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Close (terminal): its open, running and paused batches are cancelled (listed in cancelled_batches); new batches and jobs are refused with 409. Closed: 200, no change. */
+        put: operations["Projects_close"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a batch in a project, open, with optional initial requests (validated like a collection's, with the project's defaults merged under each). Nothing runs until POST …/run. */
+        post: operations["Batches_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}/append-jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add scrape requests to an open, running or paused batch (a running batch dispatches them at once); same per-item rules as create. A cancelling, completed or cancelled batch: 409 invalid_state. */
+        post: operations["Batches_append"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start an open batch (its jobs are dispatched within the plan's and the project's limits and charged as they complete). Running: 200, no change. Without jobs, or paused/cancelling/completed/cancelled: 409 invalid_state. */
+        post: operations["Batches_run"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Pause a running batch: no further job starts (jobs in flight finish and are charged). Paused: 200, no change. Open, cancelling, completed, cancelled: 409 invalid_state. */
+        put: operations["Batches_pause"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Resume a paused batch. Running: 200, no change. Open, cancelling, completed, cancelled: 409 invalid_state. */
+        put: operations["Batches_resume"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel (not in the spec): jobs not started end cancelled, never run and never charged; jobs in flight finish. The batch is cancelling until they do, then cancelled, and its webhook fires once. Cancelling: 200, no change. Completed or cancelled: 409 invalid_state. */
+        post: operations["Batches_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One batch: its state and the run counters of spec 2.13 (its jobs: GET /v1/jobs?batch_id=). */
+        get: operations["Batches_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the client's jobs, oldest first, filtered by project_id, batch_id (a batch, or a collection run's run_id), status and since (queued at or after). Keyset cursors as in spec 4.5: every job appears once while draining; a cursor only continues the listing (same filters) it came from. */
+        get: operations["Jobs_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{job_id}/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The job's stored scrape response (spec 2.7 plus url, custom_id and status), kept RESULT_RETENTION_HOURS. 404 with spec 4.5's object detail: result_pending, result_expired, result_lost, job_id_invalid, or job_cancelled (cancelled before it ran). */
+        get: operations["Jobs_data"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credits/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This month's credits: limit, used (the ledger: equal to /v1/sync/billing's credits.total), held by work in flight, remaining, resets_at, and used by kind (simple, browser, download, viability) and by project. */
+        get: operations["CreditSummary_summary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1066,8 +1356,11 @@ export interface components {
             status: "in_progress" | "completed";
             total_requests: number;
             success_requests: number;
+            /** @description Includes cancelled_requests. */
             failed_requests: number;
             timeout_requests: number;
+            /** @description Not in the spec: the part of failed_requests cancelled before it ran (POST …/cancel); never charged. */
+            cancelled_requests: number;
             /** Format: uuid */
             collection_id: string;
             job_ids: string[];
@@ -1165,6 +1458,269 @@ export interface components {
             custom_id: string | null;
             /** @enum {string} */
             status: "processing" | "completed" | "failed" | "timeout";
+        };
+        ProjectBody: {
+            /** @example price-watch */
+            name: string;
+            /**
+             * @description Scrape-request fields (spec 2.1, not url or custom_id) merged under every item of the project's batches; an item's own fields win. Each merged item is validated like a collection item.
+             * @example {
+             *       "render_js": false,
+             *       "country_code": null,
+             *       "formats": [
+             *         "markdown"
+             *       ]
+             *     }
+             */
+            defaults?: {
+                [key: string]: unknown;
+            };
+            /** @description Webhook for the project's batches that name none. */
+            callback_url?: string | null;
+            /** @description Credits the project's jobs may be charged per UTC month. */
+            monthly_credit_cap?: number | null;
+            /** @description Jobs of the project in flight at once. */
+            max_concurrent_jobs?: number | null;
+        };
+        ProjectView: {
+            /** Format: uuid */
+            project_id: string;
+            name: string;
+            /** @enum {string} */
+            status: "active" | "paused" | "closed";
+            /** @description Scrape-request fields merged under every item of the project's batches (an item's own fields win). */
+            defaults: {
+                [key: string]: unknown;
+            };
+            /** @description Webhook URL for the project's batches that name none. */
+            callback_url: string | null;
+            /** @description Credits the project's jobs may be charged per UTC month; null: none. */
+            monthly_credit_cap: number | null;
+            /** @description Jobs of the project in flight at once; null: the plan's concurrency. */
+            max_concurrent_jobs: number | null;
+            /** @description Epoch seconds UTC. */
+            created_at: number;
+            /** @description Epoch seconds UTC: the last change of settings or status. */
+            updated_at: number;
+        };
+        ProjectList: {
+            items: components["schemas"]["ProjectView"][];
+            cursor_next: string | null;
+            has_more: boolean;
+        };
+        JobCounts: {
+            /** @description Waiting to be dispatched (or paused). */
+            pending: number;
+            /** @description Dispatched to a worker. */
+            running: number;
+            completed: number;
+            failed: number;
+            timeout: number;
+            /** @description Cancelled before they ran; never charged. */
+            cancelled: number;
+        };
+        ProjectSummary: {
+            /** Format: uuid */
+            project_id: string;
+            name: string;
+            /** @enum {string} */
+            status: "active" | "paused" | "closed";
+            /** @description Jobs of the project's batches by status (jobs pruned by retention are no longer counted). */
+            jobs: components["schemas"]["JobCounts"];
+            /** @description Credits charged to the project's jobs this UTC month (the ledger's project figure). */
+            credits_used_this_month: number;
+            monthly_credit_cap: number | null;
+            max_concurrent_jobs: number | null;
+            /** @description Whether the project can start another job now: active, under its cap and its concurrency. */
+            has_capacity: boolean;
+            /**
+             * @description Why has_capacity is false; null when it is true.
+             * @enum {string|null}
+             */
+            capacity_reason: "paused" | "closed" | "credit_cap_reached" | "concurrency_full" | null;
+        };
+        ProjectsSummary: {
+            /** @example 2026-11 */
+            month: string;
+            /** @description Every project of the client, oldest first (closed ones included). */
+            items: components["schemas"]["ProjectSummary"][];
+        };
+        ProjectTransitionReply: {
+            /** Format: uuid */
+            project_id: string;
+            name: string;
+            /** @enum {string} */
+            status: "active" | "paused" | "closed";
+            /** @description Scrape-request fields merged under every item of the project's batches (an item's own fields win). */
+            defaults: {
+                [key: string]: unknown;
+            };
+            /** @description Webhook URL for the project's batches that name none. */
+            callback_url: string | null;
+            /** @description Credits the project's jobs may be charged per UTC month; null: none. */
+            monthly_credit_cap: number | null;
+            /** @description Jobs of the project in flight at once; null: the plan's concurrency. */
+            max_concurrent_jobs: number | null;
+            /** @description Epoch seconds UTC. */
+            created_at: number;
+            /** @description Epoch seconds UTC: the last change of settings or status. */
+            updated_at: number;
+            /** @description On close: the batches it cancelled. */
+            cancelled_batches?: string[];
+        };
+        BatchBody: {
+            /** Format: uuid */
+            project_id: string;
+            /** @default New Batch */
+            name?: string;
+            /** @description Completion webhook; omitted: the project's callback_url. */
+            callback_url?: string | null;
+            /** @description Scrape requests (spec 2.1) with the project's defaults merged under each; each is validated on its own: a bad item is reported in invalid_items or blocked_urls, not refused with the body. Items repeating an earlier (url, custom_id) of the batch are skipped. */
+            requests?: components["schemas"]["ScrapeRequest"][];
+        };
+        BatchWriteReply: {
+            /** Format: uuid */
+            batch_id: string;
+            /** Format: uuid */
+            project_id: string;
+            name: string;
+            /** @enum {string} */
+            state: "open" | "running" | "paused" | "cancelling" | "completed" | "cancelled";
+            /**
+             * @description The run status of spec 2.13.
+             * @enum {string}
+             */
+            status: "in_progress" | "completed";
+            total_requests: number;
+            success_requests: number;
+            /** @description Includes cancelled_requests. */
+            failed_requests: number;
+            timeout_requests: number;
+            /** @description Jobs cancelled before they ran (never charged); counted in failed_requests. */
+            cancelled_requests: number;
+            credits_charged: number;
+            callback_url: string | null;
+            /** @enum {string|null} */
+            callback_status: "pending" | "sent" | "failed" | "retrying" | null;
+            /** @description Epoch seconds UTC. */
+            created_at: number;
+            /** @description Epoch seconds UTC; set when every job is terminal. */
+            completed_at: number | null;
+            /** @description Jobs this write added. */
+            added_requests: number;
+            /** @description Items skipped as duplicates of an earlier (url, custom_id) of the batch. */
+            duplicates_skipped: number;
+            duplicate_urls: string[];
+            blocked_urls: components["schemas"]["BlockedUrl"][];
+            invalid_items: components["schemas"]["InvalidItem"][];
+            message: string;
+        };
+        AppendJobsBody: {
+            /** @description Scrape requests (spec 2.1) with the project's defaults merged under each; each is validated on its own: a bad item is reported in invalid_items or blocked_urls, not refused with the body. Items repeating an earlier (url, custom_id) of the batch are skipped. */
+            requests: components["schemas"]["ScrapeRequest"][];
+        };
+        BatchView: {
+            /** Format: uuid */
+            batch_id: string;
+            /** Format: uuid */
+            project_id: string;
+            name: string;
+            /** @enum {string} */
+            state: "open" | "running" | "paused" | "cancelling" | "completed" | "cancelled";
+            /**
+             * @description The run status of spec 2.13.
+             * @enum {string}
+             */
+            status: "in_progress" | "completed";
+            total_requests: number;
+            success_requests: number;
+            /** @description Includes cancelled_requests. */
+            failed_requests: number;
+            timeout_requests: number;
+            /** @description Jobs cancelled before they ran (never charged); counted in failed_requests. */
+            cancelled_requests: number;
+            credits_charged: number;
+            callback_url: string | null;
+            /** @enum {string|null} */
+            callback_status: "pending" | "sent" | "failed" | "retrying" | null;
+            /** @description Epoch seconds UTC. */
+            created_at: number;
+            /** @description Epoch seconds UTC; set when every job is terminal. */
+            completed_at: number | null;
+        };
+        ClientJobItem: {
+            /** Format: uuid */
+            job_id: string;
+            /**
+             * Format: uuid
+             * @description The batch (or collection run) the job belongs to.
+             */
+            batch_id: string;
+            /** @enum {string} */
+            batch_kind: "batch" | "collection";
+            /** Format: uuid */
+            project_id: string | null;
+            /**
+             * Format: uuid
+             * @description Collection runs only.
+             */
+            collection_id: string | null;
+            /** @enum {string} */
+            status: "pending" | "running" | "completed" | "failed" | "timeout" | "cancelled";
+            /** @description Truncated to 2048 characters. */
+            url: string;
+            url_truncated: boolean;
+            custom_id: string | null;
+            status_code: number | null;
+            error: string | null;
+            /**
+             * @description ISO 8601 UTC, milliseconds, no zone suffix.
+             * @example 2026-11-25T10:00:00.000
+             */
+            queued_at: string;
+            started_at: string | null;
+            completed_at: string | null;
+            retries_attempted: number;
+            is_success: boolean | null;
+            credits: number;
+        };
+        ClientJobPage: {
+            items: components["schemas"]["ClientJobItem"][];
+            cursor_next: string | null;
+            has_more: boolean;
+        };
+        CreditsByKind: {
+            simple: number;
+            browser: number;
+            download: number;
+            /** @description Probes of viability tests. */
+            viability: number;
+        };
+        ProjectCredits: {
+            /** Format: uuid */
+            project_id: string;
+            credits: number;
+        };
+        CreditSummary: {
+            /** @example 2026-11 */
+            month: string;
+            plan: string;
+            /** @description Monthly credits; null: unlimited. */
+            limit: number | null;
+            /** @description Charged this month: the ledger's sum, equal to /v1/sync/billing's credits.total. */
+            used: number;
+            /** @description Held by work in flight (counted against the quota until charged or released). */
+            held: number;
+            /** @description limit − used − held; null: unlimited. */
+            remaining: number | null;
+            /** @description Unix seconds when the month resets. */
+            resets_at: number;
+            /** @description used, by what was charged; the kinds sum to used. */
+            by_kind: components["schemas"]["CreditsByKind"];
+            /** @description used, by project (batch jobs only); the rest is in outside_projects. */
+            by_project: components["schemas"]["ProjectCredits"][];
+            /** @description Credits charged outside any project (sync calls, collection runs, viability). */
+            outside_projects: number;
         };
         WebhookSecretReply: {
             /** @example whsec_3q2+7w… */
@@ -1585,7 +2141,7 @@ export interface components {
         };
         JobResultUnavailableDetail: {
             /** @enum {string} */
-            error_code: "result_pending" | "result_expired" | "result_lost" | "job_id_invalid";
+            error_code: "result_pending" | "result_expired" | "result_lost" | "job_id_invalid" | "job_cancelled";
             message: string;
             completed_at: string | null;
             age_hours: number | null;
@@ -2317,6 +2873,32 @@ export interface components {
                 };
             };
         };
+        /** @description Conflict: error_code invalid_state. */
+        Conflict3: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "invalid_state";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                };
+            };
+        };
         /** @description Bad Request: request validation (every problem in `detail`); or error_code bad_request, bad_url, invalid_cursor. */
         BadRequest6: {
             headers: {
@@ -2369,8 +2951,268 @@ export interface components {
                 };
             };
         };
-        /** @description Not Found: error_code collection_not_found, not_found, run_not_found, webhook_not_found. */
+        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_project, target_blocked. */
+        UnprocessableEntity5: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationErrorBody"] | {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "invalid_project" | "target_blocked";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                };
+            };
+        };
+        /** @description Not Found: error_code not_found, project_not_found. */
         NotFound6: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "not_found" | "project_not_found";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                };
+            };
+        };
+        /** @description Bad Request: error_code bad_request, bad_url, invalid_batch, invalid_idempotency_key, invalid_json. */
+        BadRequest7: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "bad_request" | "bad_url" | "invalid_batch" | "invalid_idempotency_key" | "invalid_json";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                };
+            };
+        };
+        /** @description Not Found: error_code project_not_found. */
+        NotFound7: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "project_not_found";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                };
+            };
+        };
+        /** @description Conflict: error_code idempotency_key_in_flight, invalid_state. */
+        Conflict4: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "idempotency_key_in_flight" | "invalid_state";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                };
+            };
+        };
+        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code idempotency_key_reused, target_blocked. */
+        UnprocessableEntity6: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationErrorBody"] | {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "idempotency_key_reused" | "target_blocked";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                };
+            };
+        };
+        /** @description Not Found: error_code batch_not_found, not_found. */
+        NotFound8: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "batch_not_found" | "not_found";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                };
+            };
+        };
+        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code idempotency_key_reused. */
+        UnprocessableEntity7: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationErrorBody"] | {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "idempotency_key_reused";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                };
+            };
+        };
+        /** @description Not Found: error_code batch_not_found, project_not_found. */
+        NotFound9: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "batch_not_found" | "project_not_found";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                };
+            };
+        };
+        /** @description Not Found: the job result is unavailable (`detail` an object whose error_code is result_pending, result_expired, result_lost or job_id_invalid; spec 4.5); or error_code not_found. */
+        NotFound10: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["JobResultUnavailableBody"] | {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "not_found";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                };
+            };
+        };
+        /** @description Not Found: error_code collection_not_found, not_found, run_not_found, webhook_not_found. */
+        NotFound11: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2396,7 +3238,7 @@ export interface components {
             };
         };
         /** @description Conflict: error_code delivery_in_progress. */
-        Conflict3: {
+        Conflict5: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2448,7 +3290,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code unknown_country. */
-        UnprocessableEntity5: {
+        UnprocessableEntity8: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2474,7 +3316,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code not_found, proxy_request_not_found. */
-        NotFound7: {
+        NotFound12: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2500,7 +3342,7 @@ export interface components {
             };
         };
         /** @description Bad Request: request validation (every problem in `detail`); or error_code bad_request, bad_url, invalid_request. */
-        BadRequest7: {
+        BadRequest8: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2526,7 +3368,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code not_found, viability_run_not_found. */
-        NotFound8: {
+        NotFound13: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2552,7 +3394,7 @@ export interface components {
             };
         };
         /** @description Bad Request: the MCP transport (a JSON-RPC error, id null): not a JSON-RPC message, a batch over the SDK's limit, or an unsupported MCP-Protocol-Version header; or error_code bad_request, bad_url, invalid_json. */
-        BadRequest8: {
+        BadRequest9: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3243,6 +4085,86 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    Runs_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                collection_id: string;
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run after the cancel. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "run_id": "8d2b4c61-0e3f-4a8b-b7c5-91f0d2e6a3b4",
+                     *       "status": "completed",
+                     *       "total_requests": 2,
+                     *       "success_requests": 1,
+                     *       "failed_requests": 1,
+                     *       "timeout_requests": 0,
+                     *       "cancelled_requests": 1,
+                     *       "collection_id": "3f0c8f2e-5a4b-4d7e-9a51-2c6e1b7d9f10",
+                     *       "job_ids": [
+                     *         "c1e5a7b9-2d4f-4c6e-8a0b-3f5d7e9a1c2b",
+                     *         "e7f9b1d3-4a6c-4e8f-9b2d-5c7e9f1b3d5a"
+                     *       ],
+                     *       "callback_url": "https://hooks.example.com/scrapes",
+                     *       "callback_status": "sent",
+                     *       "created_at": 1795000000,
+                     *       "failed_jobs": [
+                     *         {
+                     *           "job_id": "e7f9b1d3-4a6c-4e8f-9b2d-5c7e9f1b3d5a",
+                     *           "url": "https://example.com/missing",
+                     *           "custom_id": "b",
+                     *           "status": "completed",
+                     *           "error": "HTTP 404"
+                     *         }
+                     *       ],
+                     *       "success_criterion": {
+                     *         "version": "content-success/2026-11-24.2",
+                     *         "rules": [
+                     *           "the worker completed the fetch",
+                     *           "the target answered HTTP 2xx"
+                     *         ]
+                     *       },
+                     *       "all_jobs_persisted": true,
+                     *       "credits_charged": 2
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RunView"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound4"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict3"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     Runs_list: {
         parameters: {
             query?: {
@@ -3317,6 +4239,7 @@ export interface operations {
                      *       "success_requests": 1,
                      *       "failed_requests": 1,
                      *       "timeout_requests": 0,
+                     *       "cancelled_requests": 0,
                      *       "collection_id": "3f0c8f2e-5a4b-4d7e-9a51-2c6e1b7d9f10",
                      *       "job_ids": [
                      *         "c1e5a7b9-2d4f-4c6e-8a0b-3f5d7e9a1c2b",
@@ -3482,6 +4405,1091 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    Projects_list: {
+        parameters: {
+            query?: {
+                status?: "active" | "paused" | "closed";
+                /** @description cursor_next of the previous page; omit on the first call. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of projects; follow cursor_next while has_more. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *           "name": "price-watch",
+                     *           "status": "active",
+                     *           "defaults": {
+                     *             "formats": [
+                     *               "markdown"
+                     *             ]
+                     *           },
+                     *           "callback_url": "https://hooks.example.com/scrapes",
+                     *           "monthly_credit_cap": 20000,
+                     *           "max_concurrent_jobs": 10,
+                     *           "created_at": 1795000000,
+                     *           "updated_at": 1795000000
+                     *         }
+                     *       ],
+                     *       "cursor_next": null,
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProjectList"];
+                };
+            };
+            400: components["responses"]["BadRequest6"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Projects_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectBody"];
+            };
+        };
+        responses: {
+            /** @description The project, active. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *       "name": "price-watch",
+                     *       "status": "active",
+                     *       "defaults": {
+                     *         "formats": [
+                     *           "markdown"
+                     *         ]
+                     *       },
+                     *       "callback_url": "https://hooks.example.com/scrapes",
+                     *       "monthly_credit_cap": 20000,
+                     *       "max_concurrent_jobs": 10,
+                     *       "created_at": 1795000000,
+                     *       "updated_at": 1795000000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProjectView"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity5"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Projects_summary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The summary. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "month": "2026-11",
+                     *       "items": [
+                     *         {
+                     *           "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *           "name": "price-watch",
+                     *           "status": "active",
+                     *           "jobs": {
+                     *             "pending": 120,
+                     *             "running": 10,
+                     *             "completed": 860,
+                     *             "failed": 8,
+                     *             "timeout": 2,
+                     *             "cancelled": 0
+                     *           },
+                     *           "credits_used_this_month": 862,
+                     *           "monthly_credit_cap": 20000,
+                     *           "max_concurrent_jobs": 10,
+                     *           "has_capacity": false,
+                     *           "capacity_reason": "concurrency_full"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProjectsSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Projects_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *       "name": "price-watch",
+                     *       "status": "active",
+                     *       "defaults": {
+                     *         "formats": [
+                     *           "markdown"
+                     *         ]
+                     *       },
+                     *       "callback_url": "https://hooks.example.com/scrapes",
+                     *       "monthly_credit_cap": 20000,
+                     *       "max_concurrent_jobs": 10,
+                     *       "created_at": 1795000000,
+                     *       "updated_at": 1795000000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProjectView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound6"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Projects_pause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project, paused. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *       "name": "price-watch",
+                     *       "status": "paused",
+                     *       "defaults": {
+                     *         "formats": [
+                     *           "markdown"
+                     *         ]
+                     *       },
+                     *       "callback_url": "https://hooks.example.com/scrapes",
+                     *       "monthly_credit_cap": 20000,
+                     *       "max_concurrent_jobs": 10,
+                     *       "created_at": 1795000000,
+                     *       "updated_at": 1795000000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProjectTransitionReply"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound6"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict3"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Projects_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project, active. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *       "name": "price-watch",
+                     *       "status": "active",
+                     *       "defaults": {
+                     *         "formats": [
+                     *           "markdown"
+                     *         ]
+                     *       },
+                     *       "callback_url": "https://hooks.example.com/scrapes",
+                     *       "monthly_credit_cap": 20000,
+                     *       "max_concurrent_jobs": 10,
+                     *       "created_at": 1795000000,
+                     *       "updated_at": 1795000000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProjectTransitionReply"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound6"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict3"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Projects_close: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project, closed. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *       "name": "price-watch",
+                     *       "status": "closed",
+                     *       "defaults": {
+                     *         "formats": [
+                     *           "markdown"
+                     *         ]
+                     *       },
+                     *       "callback_url": "https://hooks.example.com/scrapes",
+                     *       "monthly_credit_cap": 20000,
+                     *       "max_concurrent_jobs": 10,
+                     *       "created_at": 1795000000,
+                     *       "updated_at": 1795000000,
+                     *       "cancelled_batches": [
+                     *         "9e1f3a5c-7b9d-4e1f-a3b5-c7d9e1f3a5b7"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProjectTransitionReply"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound6"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict3"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Batches_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description As on collection create: at most 200 chars, no whitespace or ":". Same key + same route and body within 24 h replays the response (Idempotency-Replayed: true); a parallel duplicate waits up to 30 s (then 409); another body gets 422. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchBody"];
+            };
+        };
+        responses: {
+            /** @description The batch, open. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    /** @description Only with an Idempotency-Key: true when this is the first response replayed. */
+                    "Idempotency-Replayed"?: boolean;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch_id": "9e1f3a5c-7b9d-4e1f-a3b5-c7d9e1f3a5b7",
+                     *       "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *       "name": "monday-prices",
+                     *       "state": "open",
+                     *       "status": "in_progress",
+                     *       "total_requests": 3,
+                     *       "success_requests": 0,
+                     *       "failed_requests": 0,
+                     *       "timeout_requests": 0,
+                     *       "cancelled_requests": 0,
+                     *       "credits_charged": 0,
+                     *       "callback_url": "https://hooks.example.com/scrapes",
+                     *       "callback_status": "pending",
+                     *       "created_at": 1795000000,
+                     *       "completed_at": null,
+                     *       "added_requests": 2,
+                     *       "duplicates_skipped": 1,
+                     *       "duplicate_urls": [
+                     *         "https://example.com/a"
+                     *       ],
+                     *       "blocked_urls": [],
+                     *       "invalid_items": [],
+                     *       "message": "Batch created with 2 jobs; 1 duplicate skipped."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchWriteReply"];
+                };
+            };
+            400: components["responses"]["BadRequest7"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound7"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict4"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity6"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Batches_append: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description As on collection create: at most 200 chars, no whitespace or ":". Same key + same route and body within 24 h replays the response (Idempotency-Replayed: true); a parallel duplicate waits up to 30 s (then 409); another body gets 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppendJobsBody"];
+            };
+        };
+        responses: {
+            /** @description The batch after the write. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    /** @description Only with an Idempotency-Key: true when this is the first response replayed. */
+                    "Idempotency-Replayed"?: boolean;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch_id": "9e1f3a5c-7b9d-4e1f-a3b5-c7d9e1f3a5b7",
+                     *       "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *       "name": "monday-prices",
+                     *       "state": "open",
+                     *       "status": "in_progress",
+                     *       "total_requests": 3,
+                     *       "success_requests": 0,
+                     *       "failed_requests": 0,
+                     *       "timeout_requests": 0,
+                     *       "cancelled_requests": 0,
+                     *       "credits_charged": 0,
+                     *       "callback_url": "https://hooks.example.com/scrapes",
+                     *       "callback_status": "pending",
+                     *       "created_at": 1795000000,
+                     *       "completed_at": null,
+                     *       "added_requests": 2,
+                     *       "duplicates_skipped": 1,
+                     *       "duplicate_urls": [
+                     *         "https://example.com/a"
+                     *       ],
+                     *       "blocked_urls": [],
+                     *       "invalid_items": [],
+                     *       "message": "Batch created with 2 jobs; 1 duplicate skipped."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchWriteReply"];
+                };
+            };
+            400: components["responses"]["BadRequest7"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound8"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict4"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity7"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Batches_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch, running. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch_id": "9e1f3a5c-7b9d-4e1f-a3b5-c7d9e1f3a5b7",
+                     *       "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *       "name": "monday-prices",
+                     *       "state": "running",
+                     *       "status": "in_progress",
+                     *       "total_requests": 3,
+                     *       "success_requests": 1,
+                     *       "failed_requests": 0,
+                     *       "timeout_requests": 0,
+                     *       "cancelled_requests": 0,
+                     *       "credits_charged": 1,
+                     *       "callback_url": "https://hooks.example.com/scrapes",
+                     *       "callback_status": "pending",
+                     *       "created_at": 1795000000,
+                     *       "completed_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchView"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound8"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict3"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests2"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Batches_pause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch, paused. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch_id": "9e1f3a5c-7b9d-4e1f-a3b5-c7d9e1f3a5b7",
+                     *       "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *       "name": "monday-prices",
+                     *       "state": "paused",
+                     *       "status": "in_progress",
+                     *       "total_requests": 3,
+                     *       "success_requests": 1,
+                     *       "failed_requests": 0,
+                     *       "timeout_requests": 0,
+                     *       "cancelled_requests": 0,
+                     *       "credits_charged": 1,
+                     *       "callback_url": "https://hooks.example.com/scrapes",
+                     *       "callback_status": "pending",
+                     *       "created_at": 1795000000,
+                     *       "completed_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchView"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound8"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict3"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Batches_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch, running. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch_id": "9e1f3a5c-7b9d-4e1f-a3b5-c7d9e1f3a5b7",
+                     *       "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *       "name": "monday-prices",
+                     *       "state": "running",
+                     *       "status": "in_progress",
+                     *       "total_requests": 3,
+                     *       "success_requests": 1,
+                     *       "failed_requests": 0,
+                     *       "timeout_requests": 0,
+                     *       "cancelled_requests": 0,
+                     *       "credits_charged": 1,
+                     *       "callback_url": "https://hooks.example.com/scrapes",
+                     *       "callback_status": "pending",
+                     *       "created_at": 1795000000,
+                     *       "completed_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchView"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound8"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict3"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Batches_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch, cancelling or cancelled. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch_id": "9e1f3a5c-7b9d-4e1f-a3b5-c7d9e1f3a5b7",
+                     *       "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *       "name": "monday-prices",
+                     *       "state": "cancelled",
+                     *       "status": "completed",
+                     *       "total_requests": 3,
+                     *       "success_requests": 1,
+                     *       "failed_requests": 2,
+                     *       "timeout_requests": 0,
+                     *       "cancelled_requests": 2,
+                     *       "credits_charged": 1,
+                     *       "callback_url": "https://hooks.example.com/scrapes",
+                     *       "callback_status": "pending",
+                     *       "created_at": 1795000000,
+                     *       "completed_at": 1795000060
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchView"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound8"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict3"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Batches_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "batch_id": "9e1f3a5c-7b9d-4e1f-a3b5-c7d9e1f3a5b7",
+                     *       "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *       "name": "monday-prices",
+                     *       "state": "running",
+                     *       "status": "in_progress",
+                     *       "total_requests": 3,
+                     *       "success_requests": 1,
+                     *       "failed_requests": 0,
+                     *       "timeout_requests": 0,
+                     *       "cancelled_requests": 0,
+                     *       "credits_charged": 1,
+                     *       "callback_url": "https://hooks.example.com/scrapes",
+                     *       "callback_status": "pending",
+                     *       "created_at": 1795000000,
+                     *       "completed_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BatchView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound8"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Jobs_list: {
+        parameters: {
+            query?: {
+                project_id?: string;
+                /** @description A batch id, or the run id of a collection run. */
+                batch_id?: string;
+                /** @description One of pending, running, completed, failed, timeout, cancelled, or a comma-separated list. */
+                status?: string;
+                /** @description ISO 8601 (Z, +00:00 or no zone = UTC): jobs queued at or after it. */
+                since?: string;
+                /** @description cursor_next of the previous page; omit on the first call. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of jobs; follow cursor_next while has_more. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "job_id": "c1e5a7b9-2d4f-4c6e-8a0b-3f5d7e9a1c2b",
+                     *           "batch_id": "9e1f3a5c-7b9d-4e1f-a3b5-c7d9e1f3a5b7",
+                     *           "batch_kind": "batch",
+                     *           "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *           "collection_id": null,
+                     *           "status": "completed",
+                     *           "url": "https://example.com/a",
+                     *           "url_truncated": false,
+                     *           "custom_id": "sku-1",
+                     *           "status_code": 200,
+                     *           "error": null,
+                     *           "queued_at": "2026-11-25T10:00:00.000",
+                     *           "started_at": "2026-11-25T10:00:00.120",
+                     *           "completed_at": "2026-11-25T10:00:01.480",
+                     *           "retries_attempted": 0,
+                     *           "is_success": true,
+                     *           "credits": 1
+                     *         }
+                     *       ],
+                     *       "cursor_next": null,
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClientJobPage"];
+                };
+            };
+            400: components["responses"]["BadRequest6"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound9"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Jobs_data: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job data. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "html": null,
+                     *       "markdown": "# Example Domain\n\nThis domain is for use in illustrative examples in documents.",
+                     *       "statusCode": 200,
+                     *       "message": "OK",
+                     *       "screenshot": null,
+                     *       "executionTime": 0.412,
+                     *       "extracted_data": {
+                     *         "title": "Example Domain"
+                     *       },
+                     *       "evaluate_results": null,
+                     *       "network_requests": null,
+                     *       "potentiallyBlockedByCaptcha": false,
+                     *       "timings": {
+                     *         "queue_wait_ms": 0,
+                     *         "proxy_ms": 0,
+                     *         "navigation_ms": 371,
+                     *         "extraction_ms": 22,
+                     *         "total_ms": 405
+                     *       },
+                     *       "guidance": {
+                     *         "success": true,
+                     *         "error_type": null,
+                     *         "error_provider": null,
+                     *         "credits_charged": 1,
+                     *         "credits_refunded": false,
+                     *         "next_steps": [],
+                     *         "suggested_request": null,
+                     *         "stop_reason": null
+                     *       },
+                     *       "content_type": "text/html; charset=UTF-8",
+                     *       "body_base64": null,
+                     *       "body_url": null,
+                     *       "url": "https://example.com/a",
+                     *       "custom_id": "sku-1",
+                     *       "status": "completed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JobResultBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound10"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    CreditSummary_summary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credit summary. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "month": "2026-11",
+                     *       "plan": "scale",
+                     *       "limit": 500000,
+                     *       "used": 1250,
+                     *       "held": 15,
+                     *       "remaining": 498735,
+                     *       "resets_at": 1796083200,
+                     *       "by_kind": {
+                     *         "simple": 900,
+                     *         "browser": 300,
+                     *         "download": 20,
+                     *         "viability": 30
+                     *       },
+                     *       "by_project": [
+                     *         {
+                     *           "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",
+                     *           "credits": 862
+                     *         }
+                     *       ],
+                     *       "outside_projects": 388
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     Webhooks_secret: {
         parameters: {
             query?: never;
@@ -3584,7 +5592,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound6"];
+            404: components["responses"]["NotFound11"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -3624,9 +5632,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound6"];
+            404: components["responses"]["NotFound11"];
             408: components["responses"]["RequestTimeout"];
-            409: components["responses"]["Conflict3"];
+            409: components["responses"]["Conflict5"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3708,7 +5716,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity5"];
+            422: components["responses"]["UnprocessableEntity8"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3824,12 +5832,12 @@ export interface operations {
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound7"];
+            404: components["responses"]["NotFound12"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity5"];
+            422: components["responses"]["UnprocessableEntity8"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3911,7 +5919,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientMetricsReply"];
                 };
             };
-            400: components["responses"]["BadRequest7"];
+            400: components["responses"]["BadRequest8"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
@@ -3952,7 +5960,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlatformMetricsReply"];
                 };
             };
-            400: components["responses"]["BadRequest7"];
+            400: components["responses"]["BadRequest8"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
@@ -4155,7 +6163,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound8"];
+            404: components["responses"]["NotFound13"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -4248,7 +6256,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest8"];
+            400: components["responses"]["BadRequest9"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];

@@ -40,6 +40,19 @@ export class CollectionItemsValidator {
     if (url !== null) await this.guard.vet(url);
   }
 
+  /**
+   * A project's defaults: scrape-request fields other than url and custom_id, each valid by the
+   * sync scrape's rules (checked on a stand-in URL; every item is checked again once merged).
+   * Returns the problems, none when they are fine.
+   */
+  async defaultsProblems(defaults: Record<string, unknown>): Promise<string[]> {
+    const problems = ['url', 'custom_id'].filter((key) => Object.hasOwn(defaults, key)).map((key) => `${key}: not allowed in defaults`);
+    const request = plainToInstance(ScrapeRequest, { ...defaults, url: 'http://defaults.invalid/' });
+    const errors = await validate(request, { whitelist: true, forbidNonWhitelisted: true });
+    for (const p of toProblems(errors, [])) problems.push(`${p.loc.join('.')}: ${p.msg.replace(/\.$/, '')}`);
+    return problems;
+  }
+
   async check(items: unknown[]): Promise<ItemsVerdict> {
     const invalid_items: InvalidItem[] = [];
     const valid: Array<{ index: number; request: ScrapeRequest }> = [];

@@ -13,7 +13,8 @@ const BATCH = 200;
  * Nothing stays `processing` forever. On a schedule, in every replica (row locks with SKIP LOCKED
  * keep replicas off each other's rows):
  * - a started job whose lease expired (its worker died or hung) is dispatched again under a new
- *   attempt, counting retries_attempted, or after JOB_MAX_RETRIES ends as `timeout`;
+ *   attempt, counting retries_attempted (or waits, when its run or project is paused), or after
+ *   JOB_MAX_RETRIES ends as `timeout`;
  * - a dispatch that never started within the runtime budget (lost between commit and publish) is
  *   published again under a new attempt;
  * - clients with waiting jobs get the global places that other clients freed.
@@ -59,7 +60,8 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnApplicationShutdo
       for (const job of expired) {
         if (job.retriesAttempted < this.config.jobMaxRetries) {
           if (job.reservationId) await releaseHold(tx, job.reservationId);
-          again.push(await this.jobs.retry(tx, job.id, now));
+          const next = await this.jobs.retry(tx, job.id, now);
+          if (next.dispatched) again.push({ job_id: next.job_id, attempt: next.attempt });
         } else {
           const message = `worker-level timeout: the worker stopped reporting on this job (lease of ${this.config.jobLeaseSeconds} s expired after ${job.retriesAttempted + 1} attempt(s))`;
           const ranMs = job.startedAt ? now.getTime() - new Date(job.startedAt).getTime() : 0;

@@ -13,6 +13,7 @@ import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { JobStore, type LockedJob } from '../persistence/jobs.store';
+import { ProjectStore } from '../persistence/projects.store';
 import { RunStore } from '../persistence/runs.store';
 import { classifyJobOutcome, type JobOutcome } from './job-classification';
 
@@ -31,6 +32,7 @@ export class JobCompletion {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly jobs: JobStore,
     private readonly runs: RunStore,
+    private readonly projects: ProjectStore,
   ) {}
 
   /** For a worker's report: false when `attempt` no longer owns the job (fenced off). */
@@ -92,7 +94,9 @@ export class JobCompletion {
             { run_id: job.runId, job_id: job.id },
           ),
           at: now,
+          projectId: job.projectId,
         });
+        if (job.projectId) await this.projects.addCredits(tx, job.projectId, c.credits, now);
       }
     }
 
@@ -106,23 +110,45 @@ export class JobCompletion {
     return { creditsMoved, runCompleted: lastJob };
   }
 
-  private async completeRun(tx: SqlTransaction, runId: string, now: Date): Promise<void> {
+  /**
+   * Completes the run (exactly once) and, when it has a callback_url, writes its webhook: spec 6's
+   * `run.completed` for a collection run, `batch.completed` (the same fields plus batch and
+   * project ids and the lifecycle state) for a batch. Also the end of a cancel that left no job
+   * in flight.
+   */
+  async completeRun(tx: SqlTransaction, runId: string, now: Date): Promise<void> {
     const run = await this.runs.complete(tx, runId, now);
     if (!run || !run.callbackUrl) return;
-    // The body of spec 6; webhook-sender adds the absolute results_url (it knows the public base URL).
-    const payload = {
-      event: 'run.completed',
-      run_id: run.id,
-      collection_id: run.collectionId,
+    const counters = {
       status: 'completed',
       total_requests: run.totalRequests,
       success_requests: run.successRequests,
       failed_requests: run.failedRequests,
       timeout_requests: run.timeoutRequests,
-      job_ids: run.jobIds,
-      results_path: `/v1/async/collections/${run.collectionId}/runs/${run.id}`,
-      timestamp: now.toISOString(),
+      cancelled_requests: run.cancelledRequests,
     };
+    // The body of spec 6; webhook-sender adds the absolute results_url (it knows the public base URL).
+    const payload =
+      run.kind === 'batch'
+        ? {
+            event: 'batch.completed',
+            batch_id: run.id,
+            run_id: run.id,
+            project_id: run.projectId,
+            state: run.state,
+            ...counters,
+            results_path: `/v1/jobs?batch_id=${run.id}`,
+            timestamp: now.toISOString(),
+          }
+        : {
+            event: 'run.completed',
+            run_id: run.id,
+            collection_id: run.collectionId,
+            ...counters,
+            job_ids: run.jobIds,
+            results_path: `/v1/async/collections/${run.collectionId}/runs/${run.id}`,
+            timestamp: now.toISOString(),
+          };
     await enqueueRunWebhook(tx, {
       id: randomUUID(),
       runId: run.id,

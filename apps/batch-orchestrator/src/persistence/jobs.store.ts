@@ -1,11 +1,21 @@
 import type { JobDispatch, JobStatus } from '@lib/contracts';
-import { DATABASE, type DatabaseConnection, type Job, type SqlTransaction } from '@lib/persistence';
+import { DATABASE, type DatabaseConnection, type Job, type SqlTransaction, storableJson } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 
 /** The job row as completion, claims and the sweeper need it (locked by the statement that read it). */
 export type LockedJob = Pick<
   Job,
-  'id' | 'runId' | 'collectionId' | 'clientId' | 'url' | 'customId' | 'attempt' | 'reservationId' | 'retriesAttempted' | 'startedAt'
+  | 'id'
+  | 'runId'
+  | 'collectionId'
+  | 'projectId'
+  | 'clientId'
+  | 'url'
+  | 'customId'
+  | 'attempt'
+  | 'reservationId'
+  | 'retriesAttempted'
+  | 'startedAt'
 > & { mode: 'simple' | 'browser'; status: JobStatus };
 
 /** A claimed job: the locked row, the request it runs and its run's monthly quota (null: unlimited). */
@@ -21,7 +31,8 @@ export type FinishedJob = Pick<
 export type FailedJob = Pick<Job, 'id' | 'url' | 'customId' | 'status' | 'error'>;
 
 const LOCKED_COLUMNS = (alias: string) =>
-  ['id', 'run_id "runId"', 'collection_id "collectionId"', 'client_id "clientId"', 'url', 'custom_id "customId"', 'mode', 'status']
+  ['id', 'run_id "runId"', 'collection_id "collectionId"', 'project_id "projectId"', 'client_id "clientId"', 'url', 'custom_id "customId"']
+    .concat(['mode', 'status'])
     .concat(['attempt', 'reservation_id "reservationId"', 'retries_attempted "retriesAttempted"', 'started_at "startedAt"'])
     .map((column) => `${alias}.${column}`)
     .join(', ');
@@ -89,11 +100,19 @@ export class JobStore {
     );
   }
 
-  /** A job whose worker stopped reporting, dispatched again under a new attempt that counts as a retry. */
-  async retry(tx: SqlTransaction, jobId: string, now: Date): Promise<JobDispatch> {
-    const [next] = await tx.query<JobDispatch>(
-      `update jobs set attempt = attempt + 1, retries_attempted = retries_attempted + 1, started_at = null, lease_expires_at = null, worker_id = null,
-         reservation_id = null, dispatched_at = $2 where id = $1 returning id as job_id, attempt`,
+  /**
+   * A job whose worker stopped reporting, under a new attempt that counts as a retry: dispatched
+   * again at once while its run may run (running, or cancelling: jobs in flight finish), else
+   * back to waiting (its run or project is paused) until a resume dispatches it.
+   */
+  async retry(tx: SqlTransaction, jobId: string, now: Date): Promise<JobDispatch & { dispatched: boolean }> {
+    const [next] = await tx.query<JobDispatch & { dispatched: boolean }>(
+      `update jobs j set attempt = j.attempt + 1, retries_attempted = j.retries_attempted + 1, started_at = null, lease_expires_at = null,
+         worker_id = null, reservation_id = null,
+         dispatched_at = case when r.state = 'cancelling'
+           or (r.state = 'running' and not exists (select 1 from projects p where p.id = j.project_id and p.status <> 'active')) then $2::timestamptz end
+       from runs r where j.id = $1 and r.id = j.run_id
+       returning j.id as job_id, j.attempt, j.dispatched_at is not null as dispatched`,
       [jobId, now],
     );
     return next;
@@ -118,6 +137,7 @@ export class JobStore {
       `update jobs j set started_at = $3, lease_expires_at = $4, worker_id = $5
        from runs r
        where j.id = $1 and j.attempt = $2 and j.status = 'processing' and j.started_at is null and r.id = j.run_id
+         and r.state in ('running', 'cancelling')
        returning ${LOCKED_COLUMNS('j')}, j.request, r.monthly_credits "monthlyCredits"`,
       [claim.jobId, claim.attempt, claim.now, claim.leaseUntil, claim.workerId],
     );
@@ -180,6 +200,59 @@ export class JobStore {
        order by e.ord`,
       [runId, collectionId, now],
     );
+  }
+
+  /**
+   * A batch write's accepted items as jobs of the run, in order after its `firstPosition` jobs
+   * (one statement; seq follows the items' order).
+   */
+  async insertItems(
+    tx: SqlTransaction,
+    batch: { runId: string; projectId: string; clientId: string; firstPosition: number; now: Date },
+    items: Array<{ url: string; custom_id: string | null; request: Record<string, unknown> }>,
+  ): Promise<void> {
+    await tx.query(
+      `insert into jobs (id, run_id, project_id, client_id, position, url, custom_id, request, mode, queued_at)
+       select gen_random_uuid(), $1, $2, $3, $4 + (e.ord - 1)::int, e.item->>'url', e.item->>'custom_id', e.item->'request',
+              case when coalesce((e.item->'request'->>'browser')::boolean, false) then 'browser' else 'simple' end, $6
+       from jsonb_array_elements($5::jsonb) with ordinality as e(item, ord)
+       order by e.ord`,
+      [batch.runId, batch.projectId, batch.clientId, batch.firstPosition, storableJson(items), batch.now],
+    );
+  }
+
+  /** Which of `urls` the run already has, with their custom ids (a batch's dedup across writes). */
+  async keysOfRun(tx: SqlTransaction, runId: string, urls: string[]): Promise<Array<{ url: string; customId: string | null }>> {
+    if (urls.length === 0) return [];
+    return tx.query('select url, custom_id "customId" from jobs where run_id = $1 and url = any($2::text[])', [runId, urls]);
+  }
+
+  /**
+   * Ends every job of the run that has not started: `cancelled`, never charged, its attempt moved
+   * on so a dispatch message already queued finds it stale. Returns how many.
+   */
+  async cancelUnstarted(tx: SqlTransaction, runId: string, now: Date): Promise<number> {
+    const rows = await tx.query(
+      `update jobs set status = 'cancelled', attempt = attempt + 1, completed_at = $2, error = 'cancelled', message = 'Cancelled before it ran.',
+         is_success = false, credits = 0, execution_time_ms = 0
+       where run_id = $1 and status = 'processing' and started_at is null returning id`,
+      [runId, now],
+    );
+    return rows.length;
+  }
+
+  /**
+   * Takes back the dispatches of these runs that no worker has started (a pause): they wait
+   * again, and the queued messages find their attempt stale. Jobs already started finish.
+   */
+  async recallUnstarted(tx: SqlTransaction, runIds: string[]): Promise<number> {
+    if (runIds.length === 0) return 0;
+    const rows = await tx.query(
+      `update jobs set dispatched_at = null, attempt = attempt + 1
+       where run_id = any($1::uuid[]) and status = 'processing' and started_at is null and dispatched_at is not null returning id`,
+      [runIds],
+    );
+    return rows.length;
   }
 
   /** The run's jobs that did not succeed, in insertion order. */

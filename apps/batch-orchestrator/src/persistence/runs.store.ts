@@ -1,4 +1,4 @@
-import type { RunStatus } from '@lib/contracts';
+import type { BatchState, RunStatus } from '@lib/contracts';
 import { DATABASE, type DatabaseConnection, type Run, type SqlTransaction, storableJson } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 
@@ -11,6 +11,7 @@ export type RunRow = Pick<
   | 'successRequests'
   | 'failedRequests'
   | 'timeoutRequests'
+  | 'cancelledRequests'
   | 'creditsCharged'
   | 'jobIds'
   | 'callbackUrl'
@@ -19,16 +20,46 @@ export type RunRow = Pick<
   | 'createdAt'
 > & { status: RunStatus; successCriterion: { version: string; rules: string[] } | null };
 
+/** A collection run: found only under its collection, so it has one. */
+export type CollectionRunRow = RunRow & { collectionId: string };
+
+/** A batch as the client sees it. */
+export type BatchRow = Omit<RunRow, 'collectionId' | 'jobIds' | 'successCriterion' | 'allJobsPersisted'> & {
+  projectId: string;
+  name: string;
+  state: BatchState;
+  createdAt: Date;
+  completedAt: Date | null;
+};
+
+/** A run locked for a lifecycle change. */
+export interface LockedRun {
+  id: string;
+  kind: 'collection' | 'batch';
+  projectId: string | null;
+  status: RunStatus;
+  state: BatchState;
+  totalRequests: number;
+}
+
 /** A run that has just completed: what its webhook reports. */
 export type CompletedRun = Pick<
   Run,
-  'id' | 'collectionId' | 'clientId' | 'callbackUrl' | 'totalRequests' | 'successRequests' | 'failedRequests' | 'timeoutRequests' | 'jobIds'
->;
+  | 'id'
+  | 'collectionId'
+  | 'projectId'
+  | 'clientId'
+  | 'callbackUrl'
+  | 'totalRequests'
+  | 'successRequests'
+  | 'failedRequests'
+  | 'timeoutRequests'
+  | 'cancelledRequests'
+  | 'jobIds'
+> & { kind: 'collection' | 'batch'; state: BatchState };
 
-export type NewRun = Pick<
-  Run,
-  'id' | 'collectionId' | 'clientId' | 'totalRequests' | 'maxConcurrency' | 'monthlyCredits' | 'callbackUrl'
-> & {
+export type NewRun = Pick<Run, 'id' | 'clientId' | 'totalRequests' | 'maxConcurrency' | 'monthlyCredits' | 'callbackUrl'> & {
+  collectionId: string;
   successCriterion: { version: string; rules: string[] };
   createdAt: Date;
 };
@@ -43,6 +74,7 @@ const VIEW_COLUMNS = [
   'r.success_requests "successRequests"',
   'r.failed_requests "failedRequests"',
   'r.timeout_requests "timeoutRequests"',
+  'r.cancelled_requests "cancelledRequests"',
   'r.credits_charged "creditsCharged"',
   'r.job_ids "jobIds"',
   'r.callback_url "callbackUrl"',
@@ -52,6 +84,23 @@ const VIEW_COLUMNS = [
   'r.created_at "createdAt"',
 ].join(', ');
 const VIEW_FROM = 'runs r left join webhook_outbox o on o.run_id = r.id';
+const BATCH_COLUMNS = [
+  'r.id',
+  'r.project_id "projectId"',
+  'r.name',
+  'r.status',
+  'r.state',
+  'r.total_requests "totalRequests"',
+  'r.success_requests "successRequests"',
+  'r.failed_requests "failedRequests"',
+  'r.timeout_requests "timeoutRequests"',
+  'r.cancelled_requests "cancelledRequests"',
+  'r.credits_charged "creditsCharged"',
+  'r.callback_url "callbackUrl"',
+  'coalesce(o.status, r.callback_status) "callbackStatus"',
+  'r.created_at "createdAt"',
+  'r.completed_at "completedAt"',
+].join(', ');
 
 /**
  * The `runs` table, owned by batch-orchestrator. Its counters change only in the transaction that
@@ -107,12 +156,110 @@ export class RunStore {
     return { lastJob: Boolean(run) && run.status === 'in_progress' && run.done === run.total };
   }
 
-  /** Completes the run exactly once (the change is conditional); null when it had completed already. */
+  /**
+   * Counts `n` jobs cancelled before they ran: failed (so total = success + failed + timeout holds
+   * on the spec's endpoints) and cancelled. Returns whether no job of the run is left to finish.
+   */
+  async countCancelledJobs(tx: SqlTransaction, runId: string, n: number): Promise<{ lastJob: boolean }> {
+    const [run] = await tx.query<{ status: string; done: number; total: number }>(
+      `update runs set failed_requests = failed_requests + $2, cancelled_requests = cancelled_requests + $2 where id = $1
+       returning status, success_requests + failed_requests + timeout_requests as done, total_requests as total`,
+      [runId, n],
+    );
+    return { lastJob: Boolean(run) && run.status === 'in_progress' && run.done === run.total };
+  }
+
+  async insertBatch(
+    tx: SqlTransaction,
+    batch: {
+      id: string;
+      projectId: string;
+      clientId: string;
+      name: string;
+      maxConcurrency: number;
+      monthlyCredits: number | null;
+      callbackUrl: string | null;
+      successCriterion: { version: string; rules: string[] };
+      createdAt: Date;
+    },
+  ): Promise<void> {
+    await tx.query(
+      `insert into runs (id, kind, project_id, name, client_id, status, state, total_requests, max_concurrency, monthly_credits, callback_url, callback_status, success_criterion, all_jobs_persisted, created_at)
+       values ($1, 'batch', $2, $3, $4, 'in_progress', 'open', 0, $5, $6, $7, $8, $9::jsonb, false, $10)`,
+      [
+        batch.id,
+        batch.projectId,
+        batch.name,
+        batch.clientId,
+        batch.maxConcurrency,
+        batch.monthlyCredits,
+        batch.callbackUrl,
+        batch.callbackUrl ? 'pending' : null,
+        storableJson(batch.successCriterion),
+        batch.createdAt,
+      ],
+    );
+  }
+
+  /** The run, locked until `tx` ends (a lifecycle change, an append); null for another client's or an unknown one. */
+  async lock(tx: SqlTransaction, clientId: string, runId: string, collectionId?: string): Promise<LockedRun | null> {
+    const params: unknown[] = [runId, clientId];
+    const scope = collectionId === undefined ? '' : ` and collection_id = $${params.push(collectionId)}`;
+    const [run] = await tx.query<LockedRun>(
+      `select id, kind, project_id "projectId", status, state, total_requests "totalRequests" from runs where id = $1 and client_id = $2${scope} for update`,
+      params,
+    );
+    return run ?? null;
+  }
+
+  async setState(tx: SqlTransaction, runId: string, state: BatchState): Promise<void> {
+    await tx.query('update runs set state = $2 where id = $1', [runId, state]);
+  }
+
+  /** A write added `n` jobs; the plan limits the gateway resolved now replace the old ones. */
+  async grow(
+    tx: SqlTransaction,
+    runId: string,
+    n: number,
+    limits: { maxConcurrency: number; monthlyCredits: number | null },
+  ): Promise<void> {
+    await tx.query('update runs set total_requests = total_requests + $2, max_concurrency = $3, monthly_credits = $4 where id = $1', [
+      runId,
+      n,
+      limits.maxConcurrency,
+      limits.monthlyCredits,
+    ]);
+  }
+
+  /** The project's batches that can still run (closing the project cancels them), locked. */
+  async lockLiveBatchesOf(tx: SqlTransaction, projectId: string): Promise<LockedRun[]> {
+    return tx.query<LockedRun>(
+      `select id, kind, project_id "projectId", status, state, total_requests "totalRequests" from runs
+       where project_id = $1 and state in ('open', 'running', 'paused', 'cancelling') order by created_at, id for update`,
+      [projectId],
+    );
+  }
+
+  async findBatch(clientId: string, batchId: string, within: Pick<SqlTransaction, 'query'> = this.db.sql): Promise<BatchRow | null> {
+    const [row] = await within.query<BatchRow>(
+      `select ${BATCH_COLUMNS} from ${VIEW_FROM} where r.id = $1 and r.client_id = $2 and r.kind = 'batch'`,
+      [batchId, clientId],
+    );
+    return row ?? null;
+  }
+
+  /**
+   * Completes the run exactly once (the change is conditional); null when it had completed already.
+   * A run being cancelled ends `cancelled`, any other `completed`.
+   */
   async complete(tx: SqlTransaction, runId: string, now: Date): Promise<CompletedRun | null> {
     const [run] = await tx.query<CompletedRun>(
-      `update runs set status = 'completed', completed_at = $2, all_jobs_persisted = true where id = $1 and status = 'in_progress'
-       returning id, collection_id "collectionId", client_id "clientId", callback_url "callbackUrl", total_requests "totalRequests",
-         success_requests "successRequests", failed_requests "failedRequests", timeout_requests "timeoutRequests", job_ids "jobIds"`,
+      `update runs set status = 'completed', completed_at = $2, all_jobs_persisted = true,
+         state = case when state in ('cancelling', 'cancelled') then 'cancelled' else 'completed' end
+       where id = $1 and status = 'in_progress'
+       returning id, kind, state, collection_id "collectionId", project_id "projectId", client_id "clientId", callback_url "callbackUrl",
+         total_requests "totalRequests", success_requests "successRequests", failed_requests "failedRequests",
+         timeout_requests "timeoutRequests", cancelled_requests "cancelledRequests", job_ids "jobIds"`,
       [runId, now],
     );
     return run ?? null;
@@ -123,8 +270,8 @@ export class RunStore {
     collectionId: string,
     runId: string,
     within: Pick<SqlTransaction, 'query'> = this.db.sql,
-  ): Promise<RunRow | null> {
-    const [row] = await within.query<RunRow>(
+  ): Promise<CollectionRunRow | null> {
+    const [row] = await within.query<CollectionRunRow>(
       `select ${VIEW_COLUMNS} from ${VIEW_FROM} where r.id = $1 and r.collection_id = $2 and r.client_id = $3`,
       [runId, collectionId, clientId],
     );
@@ -132,10 +279,10 @@ export class RunStore {
   }
 
   /** Newest first; runs without created_at last. */
-  async list(clientId: string, collectionId: string, status?: RunStatus): Promise<RunRow[]> {
+  async list(clientId: string, collectionId: string, status?: RunStatus): Promise<CollectionRunRow[]> {
     const params: unknown[] = [collectionId, clientId];
     const filter = status ? ` and r.status = $${params.push(status)}` : '';
-    return this.db.sql.query<RunRow>(
+    return this.db.sql.query<CollectionRunRow>(
       `select ${VIEW_COLUMNS} from ${VIEW_FROM} where r.collection_id = $1 and r.client_id = $2${filter} order by r.created_at desc nulls last, r.id`,
       params,
     );

@@ -2,7 +2,7 @@ import { RunStatus, RunView } from '@lib/contracts';
 import type { SqlTransaction } from '@lib/persistence';
 import { Injectable } from '@nestjs/common';
 import { JobStore } from '../persistence/jobs.store';
-import { type RunRow, RunStore } from '../persistence/runs.store';
+import { type CollectionRunRow, RunStore } from '../persistence/runs.store';
 
 /** Runs as the client sees them (spec 2.13). A run is found only under its own collection and client. */
 @Injectable()
@@ -18,7 +18,14 @@ export class RunViews {
     const view = viewOf(row);
     if (row.status === 'completed') {
       const failed = await this.jobs.failedOfRun(runId, within);
-      view.failed_jobs = failed.map((j) => ({ job_id: j.id, url: j.url, custom_id: j.customId, status: j.status, error: j.error }));
+      // Spec 3.2's job statuses have no `cancelled`: a job cancelled before it ran shows as failed with error "cancelled".
+      view.failed_jobs = failed.map((j) => ({
+        job_id: j.id,
+        url: j.url,
+        custom_id: j.customId,
+        status: j.status === 'cancelled' ? 'failed' : j.status,
+        error: j.status === 'cancelled' ? 'cancelled' : j.error,
+      }));
     }
     return view;
   }
@@ -30,7 +37,7 @@ export class RunViews {
   }
 }
 
-function viewOf(row: RunRow): RunView {
+function viewOf(row: CollectionRunRow): RunView {
   return {
     run_id: row.id,
     status: row.status,
@@ -38,6 +45,7 @@ function viewOf(row: RunRow): RunView {
     success_requests: row.successRequests,
     failed_requests: row.failedRequests,
     timeout_requests: row.timeoutRequests,
+    cancelled_requests: row.cancelledRequests,
     collection_id: row.collectionId,
     job_ids: row.jobIds ?? [],
     callback_url: row.callbackUrl,

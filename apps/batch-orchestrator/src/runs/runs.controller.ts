@@ -1,7 +1,8 @@
-import { ListRunsQuery, RunReference, RunView, StartRunCommand, SUBJECTS } from '@lib/contracts';
+import { CancelRunCommand, ListRunsQuery, RunReference, RunView, StartRunCommand, SUBJECTS } from '@lib/contracts';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { RunNotFoundError } from '../batch-orchestrator.errors';
+import { RunCancellation } from './run-cancellation';
 import { RunLauncher } from './run-launcher';
 import { RunViews } from './run-views';
 
@@ -11,7 +12,13 @@ export class RunsController {
   constructor(
     private readonly launcher: RunLauncher,
     private readonly views: RunViews,
+    private readonly cancellation: RunCancellation,
   ) {}
+
+  @MessagePattern(SUBJECTS.runs.cancel)
+  cancel(@Payload() command: CancelRunCommand): Promise<RunView> {
+    return this.cancellation.cancelCollectionRun(command);
+  }
 
   @MessagePattern(SUBJECTS.runs.start)
   start(@Payload() command: StartRunCommand): Promise<RunView> {

@@ -67,6 +67,24 @@ export class LedgerReportStore {
     );
   }
 
+  /**
+   * The month's charged credits of one client by what was charged (a probe of a viability test or
+   * of the agent's discover by its LedgerOrigin, anything else by its mode) and by project: the
+   * credit summary's figures.
+   */
+  async monthCreditsByKindAndProject(
+    clientId: string,
+    month: string,
+  ): Promise<Array<{ kind: 'simple' | 'browser' | 'download' | 'viability'; projectId: string | null; credits: number }>> {
+    return this.db.sql.query(
+      `select case when details ?| array['viability_run_id', 'discover_request_id'] then 'viability'
+                   when mode in ('browser', 'download') then mode else 'simple' end as kind,
+              project_id "projectId", sum(credits)::int as credits
+       from credit_ledger_entries where client_id = $1 and month = $2 group by 1, 2`,
+      [clientId, month],
+    );
+  }
+
   /** One client's charged calls in the range per kind and outcome, with their mean execution time. */
   async clientGroups(clientId: string, range: TimeRange): Promise<Array<LedgerGroup & { exeMs: number | null }>> {
     return this.db.sql.query(

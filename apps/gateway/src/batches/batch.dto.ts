@@ -4,7 +4,7 @@ import { Transform } from 'class-transformer';
 import { queryBoolean } from '../http-errors/query-boolean';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+export const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** Epoch ms of an ISO 8601 time; a time without a zone is UTC (spec 4.5). */
 export function isoToEpochMs(value: string): number {

@@ -45,6 +45,30 @@ export class RunsController {
     );
   }
 
+  @Post('runs/:run_id/cancel')
+  @HttpCode(200)
+  @Access('client')
+  @ApiOperation({
+    summary:
+      'Cancel the run (not in the spec): jobs not started never run and are never charged; jobs in flight finish. Cancelled jobs show as failed with error "cancelled" and are counted in failed_requests and cancelled_requests, so total = success + failed + timeout holds. The run completes when its last job in flight ends (at once when none is) and its webhook fires once. A completed run: 409 invalid_state.',
+  })
+  @Returns(200, RunView, {
+    description: 'The run after the cancel.',
+    example: { ...RUN_EXAMPLE, failed_requests: 1, cancelled_requests: 1 },
+  })
+  @Fails('batch.collection_not_found', 'batch.run_not_found', 'batch.invalid_state')
+  cancel(
+    @Param('collection_id', COLLECTION_ID) collectionId: string,
+    @Param('run_id', RUN_ID) runId: string,
+    @Caller() caller: AdmittedCall,
+  ): Promise<RunView> {
+    return this.bus.request(
+      SUBJECTS.runs.cancel,
+      { client_id: caller.client.id, collection_id: collectionId, run_id: runId },
+      { timeoutMs: 60_000 },
+    );
+  }
+
   @Get('runs')
   @Access('client')
   @ApiOperation({ summary: 'Runs of the collection, newest first (runs without created_at last); status_filter in_progress or completed.' })

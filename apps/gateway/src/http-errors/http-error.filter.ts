@@ -45,9 +45,11 @@ export class HttpErrorFilter implements ExceptionFilter {
       const retryAfter = typeof error.details?.retry_after_seconds === 'number' ? error.details.retry_after_seconds : undefined;
       // A machine-readable reason where the error has one (e.g. target_blocked → private_ip).
       const reason = mapping.status < 500 && typeof error.details?.reason === 'string' ? { reason: error.details.reason } : {};
+      // The state a refused transition found (409 invalid_state), so a client need not read it again.
+      const state = mapping.status < 500 && typeof error.details?.state === 'string' ? { state: error.details.state } : {};
       return {
         status: mapping.status,
-        body: { detail, error_code: mapping.errorCode, ...reason },
+        body: { detail, error_code: mapping.errorCode, ...reason, ...state },
         retryAfterSeconds: retryAfter ?? (mapping.status === 503 ? 5 : undefined),
       };
     }

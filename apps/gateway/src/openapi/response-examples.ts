@@ -1,5 +1,12 @@
 import {
+  type BatchView,
+  type BatchWriteReply,
+  type ClientJobPage,
   type CollectionWriteReply,
+  type CreditSummary,
+  type ProjectList,
+  type ProjectsSummary,
+  type ProjectView,
   CONTENT_RULES_VERSION,
   type JobListingPage,
   type RunView,
@@ -66,6 +73,7 @@ export const RUN_EXAMPLE: RunView = {
   success_requests: 1,
   failed_requests: 1,
   timeout_requests: 0,
+  cancelled_requests: 0,
   collection_id: COLLECTION,
   job_ids: [JOB, 'e7f9b1d3-4a6c-4e8f-9b2d-5c7e9f1b3d5a'],
   callback_url: 'https://hooks.example.com/scrapes',
@@ -164,4 +172,108 @@ export const VIABILITY_RUN_EXAMPLE: ViabilityRunView = {
       embedded_data: [],
     },
   ],
+};
+
+const PROJECT = '5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e';
+const BATCH = '9e1f3a5c-7b9d-4e1f-a3b5-c7d9e1f3a5b7';
+
+export const PROJECT_EXAMPLE: ProjectView = {
+  project_id: PROJECT,
+  name: 'price-watch',
+  status: 'active',
+  defaults: { format: 'markdown', only_main_content: true },
+  callback_url: 'https://hooks.example.com/scrapes',
+  monthly_credit_cap: 20000,
+  max_concurrent_jobs: 10,
+  created_at: 1795000000,
+  updated_at: 1795000000,
+};
+
+export const PROJECTS_EXAMPLE: ProjectList = { items: [PROJECT_EXAMPLE], cursor_next: null, has_more: false };
+
+export const PROJECTS_SUMMARY_EXAMPLE: ProjectsSummary = {
+  month: '2026-11',
+  items: [
+    {
+      project_id: PROJECT,
+      name: 'price-watch',
+      status: 'active',
+      jobs: { pending: 120, running: 10, completed: 860, failed: 8, timeout: 2, cancelled: 0 },
+      credits_used_this_month: 862,
+      monthly_credit_cap: 20000,
+      max_concurrent_jobs: 10,
+      has_capacity: false,
+      capacity_reason: 'concurrency_full',
+    },
+  ],
+};
+
+export const BATCH_EXAMPLE: BatchView = {
+  batch_id: BATCH,
+  project_id: PROJECT,
+  name: 'monday-prices',
+  state: 'running',
+  status: 'in_progress',
+  total_requests: 3,
+  success_requests: 1,
+  failed_requests: 0,
+  timeout_requests: 0,
+  cancelled_requests: 0,
+  credits_charged: 1,
+  callback_url: 'https://hooks.example.com/scrapes',
+  callback_status: 'pending',
+  created_at: 1795000000,
+  completed_at: null,
+};
+
+export const BATCH_WRITE_EXAMPLE: BatchWriteReply = {
+  ...BATCH_EXAMPLE,
+  state: 'open',
+  success_requests: 0,
+  credits_charged: 0,
+  added_requests: 2,
+  duplicates_skipped: 1,
+  duplicate_urls: ['https://example.com/a'],
+  blocked_urls: [],
+  invalid_items: [],
+  message: 'Batch created with 2 jobs; 1 duplicate skipped.',
+};
+
+export const CLIENT_JOBS_EXAMPLE: ClientJobPage = {
+  items: [
+    {
+      job_id: JOB,
+      batch_id: BATCH,
+      batch_kind: 'batch',
+      project_id: PROJECT,
+      collection_id: null,
+      status: 'completed',
+      url: 'https://example.com/a',
+      url_truncated: false,
+      custom_id: 'sku-1',
+      status_code: 200,
+      error: null,
+      queued_at: '2026-11-25T10:00:00.000',
+      started_at: '2026-11-25T10:00:00.120',
+      completed_at: '2026-11-25T10:00:01.480',
+      retries_attempted: 0,
+      is_success: true,
+      credits: 1,
+    },
+  ],
+  cursor_next: null,
+  has_more: false,
+};
+
+export const CREDIT_SUMMARY_EXAMPLE: CreditSummary = {
+  month: '2026-11',
+  plan: 'scale',
+  limit: 500000,
+  used: 1250,
+  held: 15,
+  remaining: 498735,
+  resets_at: 1796083200,
+  by_kind: { simple: 900, browser: 300, download: 20, viability: 30 },
+  by_project: [{ project_id: PROJECT, credits: 862 }],
+  outside_projects: 388,
 };

@@ -68,7 +68,7 @@ export const JobListingCursor = {
         `The cursor was made under order_by=${raw.o}; it cannot continue a listing ordered by ${expected.order}.`,
       );
     }
-    if (raw.r !== expected.run) throw new InvalidCursorError('The cursor belongs to another run.');
+    if (raw.r !== expected.run) throw new InvalidCursorError('The cursor belongs to another run or to a listing with other filters.');
     if (raw.o === 'completed_at') {
       if (raw.d !== expected.dir)
         throw new InvalidCursorError(

@@ -57,7 +57,8 @@ function itemOf(row: ListedJobRow, includeResults: boolean): JobListingItem {
     job_public_id: row.id,
     run_public_id: row.runId,
     collection_id: row.collectionId,
-    status: row.status,
+    // Spec 3.2's statuses have no `cancelled`: a job cancelled before it ran is listed as failed.
+    status: row.status === 'cancelled' ? 'failed' : row.status,
     url: row.url,
     url_truncated: row.urlCut,
     custom_id: row.customId,

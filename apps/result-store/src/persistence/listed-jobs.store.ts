@@ -22,13 +22,18 @@ export type ListedJobRow = Pick<
   | 'ruleHits'
   | 'isSuccess'
 > & {
-  status: JobStatus;
+  /** `cancelled` too: the listing of spec 4.5 shows it as failed. */
+  status: JobStatus | 'cancelled';
+  collectionId: string;
   /** bigint as text: the cursor carries it exactly. */
   seq: string;
   urlCut: boolean;
   /** The stored result when asked for and small enough to inline; null otherwise. */
   body?: string | null;
 };
+
+/** A job's state and its stored result (null: none stored, or pruned). */
+export type StoredJobResult = Pick<Job, 'completedAt'> & { status: JobStatus | 'cancelled'; body: string | null };
 
 /** Which page of a run's jobs: filters, keyset position and order (spec 4.5). */
 export interface ListedJobsPage {
@@ -91,7 +96,11 @@ export class ListedJobStore {
   async page(page: ListedJobsPage): Promise<ListedJobRow[]> {
     const params: unknown[] = [page.runId];
     const where = ['j.run_id = $1'];
-    if (page.statuses && page.statuses.length > 0) where.push(`j.status = any($${params.push(page.statuses)}::text[])`);
+    if (page.statuses && page.statuses.length > 0) {
+      // Spec 3.2 has no `cancelled`: a cancelled job is listed, and filtered, as failed.
+      const stored = page.statuses.includes('failed') ? [...page.statuses, 'cancelled'] : page.statuses;
+      where.push(`j.status = any($${params.push(stored)}::text[])`);
+    }
     if (page.completedAfter !== undefined) where.push(`j.completed_at > $${params.push(page.completedAfter)}`);
     let order: string;
     if (page.orderBy === 'completed_at') {
@@ -115,10 +124,19 @@ export class ListedJobStore {
   }
 
   /** One job of the run with its stored result body (null: none stored, or pruned). */
-  async withResult(runId: string, jobId: string): Promise<(Pick<Job, 'completedAt'> & { status: JobStatus; body: string | null }) | null> {
-    const [job] = await this.db.sql.query<Pick<Job, 'completedAt'> & { status: JobStatus; body: string | null }>(
+  async withResult(runId: string, jobId: string): Promise<StoredJobResult | null> {
+    const [job] = await this.db.sql.query<StoredJobResult>(
       'select j.status, j.completed_at "completedAt", r.body from jobs j left join job_results r on r.job_id = j.id where j.id = $1 and j.run_id = $2',
       [jobId, runId],
+    );
+    return job ?? null;
+  }
+
+  /** One of the client's jobs, of any run or batch, with its stored result body. */
+  async withResultOfClient(clientId: string, jobId: string): Promise<StoredJobResult | null> {
+    const [job] = await this.db.sql.query<StoredJobResult>(
+      'select j.status, j.completed_at "completedAt", r.body from jobs j left join job_results r on r.job_id = j.id where j.id = $1 and j.client_id = $2',
+      [jobId, clientId],
     );
     return job ?? null;
   }

@@ -224,10 +224,16 @@ export class RunView {
   total_requests: number;
   @ApiProperty({ type: 'integer' })
   success_requests: number;
-  @ApiProperty({ type: 'integer' })
+  @ApiProperty({ type: 'integer', description: 'Includes cancelled_requests.' })
   failed_requests: number;
   @ApiProperty({ type: 'integer' })
   timeout_requests: number;
+  /** Not in the spec: the part of failed_requests cancelled before it ran (POST …/cancel), never charged. */
+  @ApiProperty({
+    type: 'integer',
+    description: 'Not in the spec: the part of failed_requests cancelled before it ran (POST …/cancel); never charged.',
+  })
+  cancelled_requests: number;
   @ApiProperty({ format: 'uuid' })
   collection_id: string;
   @ApiProperty({ type: [String] })

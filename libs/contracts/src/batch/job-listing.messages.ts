@@ -120,7 +120,7 @@ export class GetJobResultQuery extends RunReference {
   job_id: string;
 }
 
-export const RESULT_ERROR_CODES = ['result_pending', 'result_expired', 'result_lost', 'job_id_invalid'] as const;
+export const RESULT_ERROR_CODES = ['result_pending', 'result_expired', 'result_lost', 'job_id_invalid', 'job_cancelled'] as const;
 export type ResultErrorCode = (typeof RESULT_ERROR_CODES)[number];
 
 export type JobResultReply =

@@ -1,0 +1,224 @@
+import {
+  AppendJobsCommand,
+  BatchReference,
+  BatchTransitionCommand,
+  BatchView,
+  BatchWriteReply,
+  CONTENT_RULES_VERSION,
+  CreateBatchCommand,
+  MAX_BATCH_JOBS,
+  MAX_BATCH_WRITE_REQUESTS,
+  SUCCESS_RULES,
+} from '@lib/contracts';
+import { DATABASE, DatabaseConnection, type SqlTransaction } from '@lib/persistence';
+import { CLOCK, Clock } from '@lib/runtime';
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { BatchNotFoundError, InvalidBatchError, InvalidStateError, ProjectNotFoundError } from '../batch-orchestrator.errors';
+import { CollectionItemsValidator, ItemsVerdict } from '../collections/collection-items.validator';
+import { JobDispatcher } from '../dispatch/job-dispatcher';
+import { JobStore } from '../persistence/jobs.store';
+import { ProjectStore } from '../persistence/projects.store';
+import { type BatchRow, type LockedRun, RunStore } from '../persistence/runs.store';
+import { RunCancellation } from '../runs/run-cancellation';
+import { BATCH_TRANSITIONS, PROJECT_TRANSITIONS } from './lifecycle-tables';
+
+/**
+ * Batches (spec 4.8, decision 0014): a batch is a run of kind `batch` whose jobs are ordinary job
+ * rows, so dispatch, claims, leases, retries, classification, results, retention, charges and the
+ * completion webhook are the collection runs' code. Items are checked by the collection's
+ * validator after the project's defaults are merged under them. Every lifecycle change locks the
+ * run (and takes the dispatch lock where dispatch could interleave) and follows BATCH_TRANSITIONS.
+ */
+@Injectable()
+export class BatchLifecycle {
+  constructor(
+    @Inject(DATABASE) private readonly db: DatabaseConnection,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly projects: ProjectStore,
+    private readonly runs: RunStore,
+    private readonly jobs: JobStore,
+    private readonly items: CollectionItemsValidator,
+    private readonly cancellation: RunCancellation,
+    private readonly dispatcher: JobDispatcher,
+  ) {}
+
+  async create(command: CreateBatchCommand): Promise<BatchWriteReply> {
+    assertWriteSize(command.requests);
+    const project = await this.projects.find(command.client_id, command.project_id);
+    if (!project) throw new ProjectNotFoundError(`Project ${command.project_id} not found.`);
+    const callbackUrl = command.callback_url === undefined ? project.callbackUrl : command.callback_url;
+    if (command.callback_url !== undefined) await this.items.vetCallback(command.callback_url);
+    // Vetted (DNS) before the transaction, so no lock is held across lookups.
+    const verdict = await this.items.check(command.requests.map((item) => withDefaults(item, project.defaults)));
+    const batchId = randomUUID();
+    const now = this.clock.now();
+    return this.db.sql.transaction(async (tx) => {
+      const locked = await this.projects.lock(tx, command.client_id, command.project_id);
+      if (!locked) throw new ProjectNotFoundError(`Project ${command.project_id} not found.`);
+      if (PROJECT_TRANSITIONS[locked.status].write === 'refused')
+        throw new InvalidStateError(`Project ${locked.id} is ${locked.status}: it takes no new batches.`, { state: locked.status });
+      await this.runs.insertBatch(tx, {
+        id: batchId,
+        projectId: locked.id,
+        clientId: command.client_id,
+        name: command.name,
+        maxConcurrency: command.max_concurrency,
+        monthlyCredits: command.monthly_credits,
+        callbackUrl,
+        successCriterion: { version: CONTENT_RULES_VERSION, rules: [...SUCCESS_RULES] },
+        createdAt: now,
+      });
+      const run: LockedRun = { id: batchId, kind: 'batch', projectId: locked.id, status: 'in_progress', state: 'open', totalRequests: 0 };
+      return this.addItems(tx, command.client_id, run, verdict, command, now, 'Batch created');
+    });
+  }
+
+  async append(command: AppendJobsCommand): Promise<BatchWriteReply> {
+    assertWriteSize(command.requests);
+    const batch = await this.runs.findBatch(command.client_id, command.batch_id);
+    if (!batch) throw notFound(command.batch_id);
+    // Refused early (before any DNS lookup) when the state already says no; checked again under the lock.
+    assertAllowed(batch.state, 'append');
+    const project = await this.projects.find(command.client_id, batch.projectId);
+    const verdict = await this.items.check(command.requests.map((item) => withDefaults(item, project?.defaults ?? {})));
+    const now = this.clock.now();
+    const reply = await this.db.sql.transaction(async (tx) => {
+      const run = await this.lockBatch(tx, command.client_id, command.batch_id);
+      assertAllowed(run.state, 'append');
+      return this.addItems(tx, command.client_id, run, verdict, command, now, 'Jobs appended');
+    });
+    if (reply.state === 'running' && reply.added_requests > 0) this.dispatcher.requestDispatch(command.client_id);
+    return reply;
+  }
+
+  async transition(command: BatchTransitionCommand): Promise<BatchView> {
+    const now = this.clock.now();
+    const view = await this.db.sql.transaction(async (tx) => {
+      await this.jobs.lockDispatchDecision(tx);
+      const run = await this.lockBatch(tx, command.client_id, command.batch_id);
+      const move = assertAllowed(run.state, command.action);
+      if (move !== 'unchanged') {
+        if (command.action === 'run' && run.totalRequests === 0)
+          throw new InvalidStateError(`Batch ${run.id} has no jobs to run: append some first.`, { state: run.state });
+        if (command.action === 'cancel') {
+          await this.cancellation.cancelWithin(tx, run, now);
+        } else {
+          await this.runs.setState(tx, run.id, move.to);
+          if (move.to === 'paused') await this.jobs.recallUnstarted(tx, [run.id]);
+          if (command.action === 'run') await this.runs.grow(tx, run.id, 0, limitsOf(command));
+        }
+      }
+      return this.views(tx, command.client_id, run.id);
+    });
+    // Run and resume let its jobs go; pause and cancel freed the places of recalled dispatches.
+    this.dispatcher.requestDispatch(command.client_id);
+    return view;
+  }
+
+  async get(query: BatchReference): Promise<BatchView> {
+    const row = await this.runs.findBatch(query.client_id, query.batch_id);
+    if (!row) throw notFound(query.batch_id);
+    return batchViewOf(row);
+  }
+
+  private async addItems(
+    tx: SqlTransaction,
+    clientId: string,
+    run: LockedRun,
+    verdict: ItemsVerdict,
+    limits: Pick<CreateBatchCommand, 'max_concurrency' | 'monthly_credits'>,
+    now: Date,
+    what: string,
+  ): Promise<BatchWriteReply> {
+    // Duplicates of jobs already in the batch are skipped like duplicates within the write.
+    const existing = await this.jobs.keysOfRun(
+      tx,
+      run.id,
+      verdict.accepted.map((item) => item.url),
+    );
+    const known = new Set(existing.map((key) => JSON.stringify([key.url, key.customId])));
+    const fresh = verdict.accepted.filter((item) => !known.has(JSON.stringify([item.url, item.custom_id])));
+    const duplicate_urls = [...verdict.duplicate_urls, ...verdict.accepted.filter((item) => !fresh.includes(item)).map((item) => item.url)];
+    if (run.totalRequests + fresh.length > MAX_BATCH_JOBS)
+      throw new InvalidBatchError(
+        `A batch holds at most ${MAX_BATCH_JOBS} jobs; it has ${run.totalRequests} and this write adds ${fresh.length}.`,
+      );
+    if (fresh.length > 0) {
+      await this.jobs.insertItems(tx, { runId: run.id, projectId: run.projectId!, clientId, firstPosition: run.totalRequests, now }, fresh);
+    }
+    await this.runs.grow(tx, run.id, fresh.length, limitsOf(limits));
+    const view = await this.views(tx, clientId, run.id);
+    const parts = [`${what} with ${fresh.length} job${fresh.length === 1 ? '' : 's'}`];
+    if (verdict.invalid_items.length > 0) parts.push(`${verdict.invalid_items.length} invalid (see invalid_items)`);
+    if (verdict.blocked_urls.length > 0) parts.push(`${verdict.blocked_urls.length} blocked (see blocked_urls)`);
+    if (duplicate_urls.length > 0) parts.push(`${duplicate_urls.length} duplicate${duplicate_urls.length === 1 ? '' : 's'} skipped`);
+    return {
+      ...view,
+      added_requests: fresh.length,
+      duplicates_skipped: duplicate_urls.length,
+      duplicate_urls,
+      blocked_urls: verdict.blocked_urls,
+      invalid_items: verdict.invalid_items,
+      message: `${parts.join('; ')}.`,
+    };
+  }
+
+  private async lockBatch(tx: SqlTransaction, clientId: string, batchId: string): Promise<LockedRun> {
+    const run = await this.runs.lock(tx, clientId, batchId);
+    if (!run || run.kind !== 'batch') throw notFound(batchId);
+    return run;
+  }
+
+  private async views(tx: SqlTransaction, clientId: string, batchId: string): Promise<BatchView> {
+    return batchViewOf((await this.runs.findBatch(clientId, batchId, tx))!);
+  }
+}
+
+/** The project's defaults under the item's own fields (the item wins); anything but an object is left for the validator to refuse. */
+function withDefaults(item: unknown, defaults: Record<string, unknown>): unknown {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return item;
+  return { ...defaults, ...(item as Record<string, unknown>) };
+}
+
+function assertWriteSize(requests: unknown[]): void {
+  if (requests.length > MAX_BATCH_WRITE_REQUESTS)
+    throw new InvalidBatchError(`One write carries at most ${MAX_BATCH_WRITE_REQUESTS} requests; this one has ${requests.length}.`);
+}
+
+function assertAllowed(state: BatchView['state'], action: keyof (typeof BATCH_TRANSITIONS)['open']) {
+  const move = BATCH_TRANSITIONS[state][action];
+  if (move === 'refused') {
+    const verb = action === 'append' ? 'take new jobs' : action;
+    throw new InvalidStateError(`The batch is ${state}: it cannot ${verb}.`, { state });
+  }
+  return move;
+}
+
+function limitsOf(limits: Pick<CreateBatchCommand, 'max_concurrency' | 'monthly_credits'>) {
+  return { maxConcurrency: limits.max_concurrency, monthlyCredits: limits.monthly_credits };
+}
+
+function notFound(id: string): BatchNotFoundError {
+  return new BatchNotFoundError(`Batch ${id} not found.`);
+}
+
+export function batchViewOf(row: BatchRow): BatchView {
+  return {
+    batch_id: row.id,
+    project_id: row.projectId,
+    name: row.name,
+    state: row.state,
+    status: row.status,
+    total_requests: row.totalRequests,
+    success_requests: row.successRequests,
+    failed_requests: row.failedRequests,
+    timeout_requests: row.timeoutRequests,
+    cancelled_requests: row.cancelledRequests,
+    credits_charged: row.creditsCharged,
+    callback_url: row.callbackUrl,
+    callback_status: row.callbackStatus,
+    created_at: Math.floor(new Date(row.createdAt).getTime() / 1000),
+    completed_at: row.completedAt ? Math.floor(new Date(row.completedAt).getTime() / 1000) : null,
+  };
+}
