@@ -144,6 +144,7 @@ describe('ApiContract (the judge the end-to-end tests use)', () => {
     success_requests: 1,
     failed_requests: 0,
     timeout_requests: 0,
+    cancelled_requests: 0,
     collection_id: '11111111-1111-4111-8111-111111111111',
     job_ids: ['j'],
     callback_url: null,

@@ -227,6 +227,81 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   const viabilityRuns = ok('list viability tests', await client.GET('/v1/async/viability-test', { params: { query: { limit: 5 } } }));
   if (viabilityRuns.items[0]?.run_id !== viability.run_id) throw new Error('viability run not listed first');
 
+  // Projects and batches (spec 4.8). The project is paused while its batch is run, paused and
+  // resumed, so no job can finish under those calls and each answer is the documented 200.
+  const project = ok(
+    'create project',
+    await client.POST('/v1/projects', { body: { name: 'flows', defaults: { format: 'markdown' }, max_concurrent_jobs: 2 } }),
+  );
+  const projectPath = { project_id: project.project_id };
+  ok('get project', await client.GET('/v1/projects/{project_id}', { params: { path: projectPath } }));
+  const projects = ok('list projects', await client.GET('/v1/projects', { params: { query: { status: 'active', limit: 10 } } }));
+  if (!projects.items.some((p) => p.project_id === project.project_id)) throw new Error('project not listed');
+  const paused = ok('pause project', await client.PUT('/v1/projects/{project_id}/pause', { params: { path: projectPath } }));
+  if (paused.status !== 'paused') throw new Error(`project ${paused.status}`);
+  const batch = ok(
+    'create batch',
+    await client.POST('/v1/batches', {
+      body: {
+        project_id: project.project_id,
+        name: 'flows',
+        callback_url: ctx.callbackUrl,
+        requests: [{ url: ctx.pageUrl, custom_id: 'a' }],
+      },
+      params: { header: { 'Idempotency-Key': `flows-batch-${Date.now()}` } },
+    }),
+  );
+  const batchPath = { batch_id: batch.batch_id };
+  const appended = ok(
+    'append jobs',
+    await client.POST('/v1/batches/{batch_id}/append-jobs', {
+      params: { path: batchPath },
+      body: {
+        requests: [
+          { url: ctx.pageUrl, custom_id: 'b' },
+          { url: ctx.pageUrl, custom_id: 'a' },
+        ],
+      },
+    }),
+  );
+  if (appended.total_requests !== 2 || appended.duplicates_skipped !== 1) throw new Error('append');
+  ok('run batch', await client.POST('/v1/batches/{batch_id}/run', { params: { path: batchPath } }));
+  ok('pause batch', await client.PUT('/v1/batches/{batch_id}/pause', { params: { path: batchPath } }));
+  ok('resume batch', await client.PUT('/v1/batches/{batch_id}/resume', { params: { path: batchPath } }));
+  ok('resume project', await client.PUT('/v1/projects/{project_id}/resume', { params: { path: projectPath } }));
+  let batchNow = ok('get batch', await client.GET('/v1/batches/{batch_id}', { params: { path: batchPath } }));
+  for (let waited = 0; batchNow.state !== 'completed'; waited += 200) {
+    if (waited > 60_000) throw new Error(`batch ${batchNow.state}`);
+    await ctx.pause(200);
+    batchNow = ok('get batch', await client.GET('/v1/batches/{batch_id}', { params: { path: batchPath } }));
+  }
+  const batchJobs = ok('list jobs', await client.GET('/v1/jobs', { params: { query: { batch_id: batch.batch_id, status: 'completed' } } }));
+  const firstJob = batchJobs.items[0];
+  if (firstJob === undefined || batchJobs.items.length !== 2) throw new Error('batch jobs');
+  const data = ok('job data', await client.GET('/v1/jobs/{job_id}/data', { params: { path: { job_id: firstJob.job_id } } }));
+  if (data.markdown === null) throw new Error('job data without the project default format');
+  const summary = ok('projects summary', await client.GET('/v1/projects/summary'));
+  if (summary.items.find((p) => p.project_id === project.project_id)?.jobs.completed !== 2) throw new Error('projects summary');
+  const credits = ok('credit summary', await client.GET('/v1/credits/summary'));
+  if (credits.used < 2 || credits.by_project.find((p) => p.project_id === project.project_id)?.credits !== 2) throw new Error('credits');
+  const doomed = ok(
+    'create batch',
+    await client.POST('/v1/batches', { body: { project_id: project.project_id, requests: [{ url: ctx.pageUrl }] } }),
+  );
+  const cancelled = ok(
+    'cancel batch',
+    await client.POST('/v1/batches/{batch_id}/cancel', { params: { path: { batch_id: doomed.batch_id } } }),
+  );
+  if (cancelled.state !== 'cancelled' || cancelled.cancelled_requests !== 1) throw new Error(`cancel ${cancelled.state}`);
+  const closed = ok('close project', await client.PUT('/v1/projects/{project_id}/close', { params: { path: projectPath } }));
+  if (closed.status !== 'closed') throw new Error('close');
+  // A collection run cancelled as it starts: 200, or 409 invalid_state when it finished first.
+  const again = ok('start run', await client.POST('/v1/async/collections/{collection_id}/run', { params: { path } }));
+  const cancelRun = await client.POST('/v1/async/collections/{collection_id}/runs/{run_id}/cancel', {
+    params: { path: { collection_id: collectionId, run_id: again.run_id } },
+  });
+  if (cancelRun.data === undefined && cancelRun.response.status !== 409) throw new Error(`cancel run ${cancelRun.response.status}`);
+
   // Usage and billing.
   const billing = ok('billing', await client.GET('/v1/sync/billing'));
   const mine = billing.clients[created.client_id];

@@ -1465,11 +1465,8 @@ export interface components {
             /**
              * @description Scrape-request fields (spec 2.1, not url or custom_id) merged under every item of the project's batches; an item's own fields win. Each merged item is validated like a collection item.
              * @example {
-             *       "render_js": false,
-             *       "country_code": null,
-             *       "formats": [
-             *         "markdown"
-             *       ]
+             *       "format": "markdown",
+             *       "only_main_content": true
              *     }
              */
             defaults?: {
@@ -4440,9 +4437,8 @@ export interface operations {
                      *           "name": "price-watch",
                      *           "status": "active",
                      *           "defaults": {
-                     *             "formats": [
-                     *               "markdown"
-                     *             ]
+                     *             "format": "markdown",
+                     *             "only_main_content": true
                      *           },
                      *           "callback_url": "https://hooks.example.com/scrapes",
                      *           "monthly_credit_cap": 20000,
@@ -4500,9 +4496,8 @@ export interface operations {
                      *       "name": "price-watch",
                      *       "status": "active",
                      *       "defaults": {
-                     *         "formats": [
-                     *           "markdown"
-                     *         ]
+                     *         "format": "markdown",
+                     *         "only_main_content": true
                      *       },
                      *       "callback_url": "https://hooks.example.com/scrapes",
                      *       "monthly_credit_cap": 20000,
@@ -4617,9 +4612,8 @@ export interface operations {
                      *       "name": "price-watch",
                      *       "status": "active",
                      *       "defaults": {
-                     *         "formats": [
-                     *           "markdown"
-                     *         ]
+                     *         "format": "markdown",
+                     *         "only_main_content": true
                      *       },
                      *       "callback_url": "https://hooks.example.com/scrapes",
                      *       "monthly_credit_cap": 20000,
@@ -4673,9 +4667,8 @@ export interface operations {
                      *       "name": "price-watch",
                      *       "status": "paused",
                      *       "defaults": {
-                     *         "formats": [
-                     *           "markdown"
-                     *         ]
+                     *         "format": "markdown",
+                     *         "only_main_content": true
                      *       },
                      *       "callback_url": "https://hooks.example.com/scrapes",
                      *       "monthly_credit_cap": 20000,
@@ -4732,9 +4725,8 @@ export interface operations {
                      *       "name": "price-watch",
                      *       "status": "active",
                      *       "defaults": {
-                     *         "formats": [
-                     *           "markdown"
-                     *         ]
+                     *         "format": "markdown",
+                     *         "only_main_content": true
                      *       },
                      *       "callback_url": "https://hooks.example.com/scrapes",
                      *       "monthly_credit_cap": 20000,
@@ -4791,9 +4783,8 @@ export interface operations {
                      *       "name": "price-watch",
                      *       "status": "closed",
                      *       "defaults": {
-                     *         "formats": [
-                     *           "markdown"
-                     *         ]
+                     *         "format": "markdown",
+                     *         "only_main_content": true
                      *       },
                      *       "callback_url": "https://hooks.example.com/scrapes",
                      *       "monthly_credit_cap": 20000,

@@ -56,6 +56,7 @@ describe('the HTTP error table', () => {
       'result_expired',
       'result_lost',
       'job_id_invalid',
+      'job_cancelled',
       'validation_error',
     ];
     const mapped: string[] = Object.values(HTTP_ERROR_TABLE)
