@@ -2171,6 +2171,8 @@ export interface components {
                     error_code: "bad_request" | "bad_url";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2197,6 +2199,8 @@ export interface components {
                     error_code: "request_timeout";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2223,6 +2227,8 @@ export interface components {
                     error_code: "uri_too_long";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2250,6 +2256,8 @@ export interface components {
                     error_code: "rate_limit_exceeded";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2276,6 +2284,8 @@ export interface components {
                     error_code: "request_header_fields_too_large";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2302,6 +2312,8 @@ export interface components {
                     error_code: "bad_request" | "bad_url" | "invalid_json";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2328,6 +2340,8 @@ export interface components {
                     error_code: "invalid_token" | "missing_token";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2354,6 +2368,8 @@ export interface components {
                     error_code: "admin_only";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2380,6 +2396,8 @@ export interface components {
                     error_code: "client_exists";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2406,6 +2424,8 @@ export interface components {
                     error_code: "payload_too_large";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2432,6 +2452,8 @@ export interface components {
                     error_code: "unsupported_media_type";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2475,6 +2497,8 @@ export interface components {
                     error_code: "service_unavailable";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2501,6 +2525,8 @@ export interface components {
                     error_code: "upstream_timeout";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2527,6 +2553,8 @@ export interface components {
                     error_code: "client_not_found" | "not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2553,6 +2581,8 @@ export interface components {
                     error_code: "country_not_approved";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2579,6 +2609,8 @@ export interface components {
                     error_code: "invalid_scrape_request" | "target_blocked" | "unknown_country";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2606,6 +2638,8 @@ export interface components {
                     error_code: "quota_exceeded" | "rate_limit_exceeded";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2633,6 +2667,8 @@ export interface components {
                     error_code: "proxy_pool_unavailable" | "scrape_engine_lost" | "service_unavailable";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2659,6 +2695,8 @@ export interface components {
                     error_code: "bad_request" | "bad_url";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2685,6 +2723,8 @@ export interface components {
                     error_code: "bad_request" | "bad_url" | "invalid_collection" | "invalid_idempotency_key" | "invalid_json";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2711,6 +2751,8 @@ export interface components {
                     error_code: "idempotency_key_in_flight";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2737,6 +2779,8 @@ export interface components {
                     error_code: "idempotency_key_reused" | "target_blocked";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2763,6 +2807,8 @@ export interface components {
                     error_code: "collection_not_found" | "not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2789,6 +2835,8 @@ export interface components {
                     error_code: "bad_request" | "bad_url" | "invalid_collection" | "invalid_json";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2815,6 +2863,8 @@ export interface components {
                     error_code: "target_blocked";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2841,6 +2891,8 @@ export interface components {
                     error_code: "collection_empty" | "collection_not_found" | "not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2867,6 +2919,8 @@ export interface components {
                     error_code: "collection_not_found" | "not_found" | "run_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2893,6 +2947,8 @@ export interface components {
                     error_code: "invalid_state";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2919,6 +2975,8 @@ export interface components {
                     error_code: "bad_request" | "bad_url" | "invalid_cursor";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2945,6 +3003,8 @@ export interface components {
                     error_code: "collection_not_found" | "not_found" | "run_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2971,6 +3031,8 @@ export interface components {
                     error_code: "invalid_project" | "target_blocked";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -2997,6 +3059,8 @@ export interface components {
                     error_code: "not_found" | "project_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3023,6 +3087,8 @@ export interface components {
                     error_code: "bad_request" | "bad_url" | "invalid_batch" | "invalid_idempotency_key" | "invalid_json";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3049,6 +3115,8 @@ export interface components {
                     error_code: "project_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3075,6 +3143,8 @@ export interface components {
                     error_code: "idempotency_key_in_flight" | "invalid_state";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3101,6 +3171,8 @@ export interface components {
                     error_code: "idempotency_key_reused" | "target_blocked";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3127,6 +3199,8 @@ export interface components {
                     error_code: "batch_not_found" | "not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3153,6 +3227,8 @@ export interface components {
                     error_code: "idempotency_key_reused";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3179,6 +3255,8 @@ export interface components {
                     error_code: "batch_not_found" | "project_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3205,6 +3283,8 @@ export interface components {
                     error_code: "not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3231,6 +3311,8 @@ export interface components {
                     error_code: "collection_not_found" | "not_found" | "run_not_found" | "webhook_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3257,6 +3339,8 @@ export interface components {
                     error_code: "delivery_in_progress";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3283,6 +3367,8 @@ export interface components {
                     error_code: "feature_not_available";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3309,6 +3395,8 @@ export interface components {
                     error_code: "unknown_country";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3335,6 +3423,8 @@ export interface components {
                     error_code: "not_found" | "proxy_request_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3361,6 +3451,8 @@ export interface components {
                     error_code: "bad_request" | "bad_url" | "invalid_request";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3387,6 +3479,8 @@ export interface components {
                     error_code: "not_found" | "viability_run_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 };
             };
         };
@@ -3413,6 +3507,8 @@ export interface components {
                     error_code: "bad_request" | "bad_url" | "invalid_json";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
                 } | components["schemas"]["McpTransportErrorBody"];
             };
         };

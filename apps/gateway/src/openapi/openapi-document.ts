@@ -301,6 +301,10 @@ function errorBodyWith(errorCodes: string[]): SchemaObject {
         type: 'string',
         description: 'A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …).',
       },
+      state: {
+        type: 'string',
+        description: "invalid_state only: the project's or batch's current state, which refused the operation.",
+      },
     },
   };
 }
