@@ -51,7 +51,11 @@ async function startReceiver(): Promise<{ url: string; port: number; bodies: any
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      bodies.push({ body: JSON.parse(Buffer.concat(chunks).toString('utf8')), signature: req.headers['x-service-signature'] });
+      bodies.push({
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+        signature: req.headers['x-service-signature'],
+        event: req.headers['x-service-event'],
+      });
       res.writeHead(200).end('ok');
     });
   });
@@ -467,6 +471,7 @@ describe.each(runtimesUnderTest('projects'))('projects and batches — $name', (
     const deliveries = receiver.bodies.filter((d) => d.body.batch_id === batch.batch_id);
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0].signature).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(deliveries[0].event).toBe('batch.completed');
     expect(deliveries[0].body).toMatchObject({
       event: 'batch.completed',
       project_id: project.project_id,
@@ -514,6 +519,7 @@ describe.each(runtimesUnderTest('projects'))('projects and batches — $name', (
     const deliveries = receiver.bodies.filter((d) => d.body.run_id === rid);
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0].body).toMatchObject({ event: 'run.completed', failed_requests: done.failed_requests });
+    expect(deliveries[0].event).toBe('run.completed');
   });
 
   it("sums the credit summary from the ledger: /v1/sync/billing's total, every kind and every project", async () => {

@@ -100,6 +100,7 @@ describe.each(runtimesUnderTest('webhooks'))('run-completion webhooks — $name'
       success_requests: 1,
       failed_requests: 1,
       timeout_requests: 0,
+      cancelled_requests: 0,
       job_ids: run.job_ids,
       results_url: `${PUBLIC_BASE_URL}${runPath}`,
       timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),

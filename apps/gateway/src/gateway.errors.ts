@@ -1,4 +1,4 @@
-import type { ValidationProblem } from '@lib/contracts';
+import type { JobResultBody, JobResultReply, Packed, ValidationProblem } from '@lib/contracts';
 import { AppError } from '@lib/errors';
 
 export class ClientAlreadyExistsError extends AppError {
@@ -38,6 +38,13 @@ export class JobResultUnavailableError extends AppError {
   readonly code = 'batch.result_unavailable';
   constructor(readonly detail: { error_code: string; message: string; completed_at: string | null; age_hours: number | null }) {
     super(detail.message);
+  }
+
+  /** The found result's packed body, or this error with result-store's reason (both job result routes). */
+  static unlessFound(reply: JobResultReply): Packed<JobResultBody> {
+    if (reply.found) return reply.result;
+    const { error_code, message, completed_at, age_hours } = reply;
+    throw new JobResultUnavailableError({ error_code, message, completed_at, age_hours });
   }
 }
 

@@ -70,7 +70,7 @@ export class BatchLifecycle {
         createdAt: now,
       });
       const run: LockedRun = { id: batchId, kind: 'batch', projectId: locked.id, status: 'in_progress', state: 'open', totalRequests: 0 };
-      return this.addItems(tx, command.client_id, run, verdict, command, now, 'Batch created');
+      return this.addItems(tx, command.client_id, run, verdict, command, now, 'create');
     });
   }
 
@@ -86,7 +86,7 @@ export class BatchLifecycle {
     const reply = await this.db.sql.transaction(async (tx) => {
       const run = await this.lockBatch(tx, command.client_id, command.batch_id);
       assertAllowed(run.state, 'append');
-      return this.addItems(tx, command.client_id, run, verdict, command, now, 'Jobs appended');
+      return this.addItems(tx, command.client_id, run, verdict, command, now, 'append');
     });
     if (reply.state === 'running' && reply.added_requests > 0) this.dispatcher.requestDispatch(command.client_id);
     return reply;
@@ -129,7 +129,7 @@ export class BatchLifecycle {
     verdict: ItemsVerdict,
     limits: Pick<CreateBatchCommand, 'max_concurrency' | 'monthly_credits'>,
     now: Date,
-    what: string,
+    what: 'create' | 'append',
   ): Promise<BatchWriteReply> {
     // Duplicates of jobs already in the batch are skipped like duplicates within the write.
     const existing = await this.jobs.keysOfRun(
@@ -149,7 +149,8 @@ export class BatchLifecycle {
     }
     await this.runs.grow(tx, run.id, fresh.length, limitsOf(limits));
     const view = await this.views(tx, clientId, run.id);
-    const parts = [`${what} with ${fresh.length} job${fresh.length === 1 ? '' : 's'}`];
+    const jobs = `${fresh.length} job${fresh.length === 1 ? '' : 's'}`;
+    const parts = [what === 'append' ? `${jobs} appended` : `Batch created with ${jobs}`];
     if (verdict.invalid_items.length > 0) parts.push(`${verdict.invalid_items.length} invalid (see invalid_items)`);
     if (verdict.blocked_urls.length > 0) parts.push(`${verdict.blocked_urls.length} blocked (see blocked_urls)`);
     if (duplicate_urls.length > 0) parts.push(`${duplicate_urls.length} duplicate${duplicate_urls.length === 1 ? '' : 's'} skipped`);

@@ -8,7 +8,11 @@ import { DATABASE_BACKENDS, openTestDatabase } from '../../../../test/support/te
 import { JobStore } from '../persistence/jobs.store';
 import { JobDispatcher } from './job-dispatcher';
 
-/** Dispatch limits on each database: per client by plan, all clients by BATCH_GLOBAL_CONCURRENCY. */
+/**
+ * Dispatch limits on each database: per client by plan, all clients by BATCH_GLOBAL_CONCURRENCY,
+ * and (decision 0014) only runs in state running, only projects that are active, within a
+ * project's max_concurrent_jobs and its monthly_credit_cap.
+ */
 describe.each(DATABASE_BACKENDS)('JobDispatcher (%s database)', (backend) => {
   let db: DatabaseConnection;
   let close: () => Promise<void>;
@@ -68,5 +72,108 @@ describe.each(DATABASE_BACKENDS)('JobDispatcher (%s database)', (backend) => {
     expect(row.dispatched_at).toBeNull();
     expect(await dispatcher.dispatchFor('client-c')).toBe(1);
     expect(published[published.length - 1].job_id).toBe(c[0]);
+  });
+
+  describe('run state and projects', () => {
+    const config = loadPlatformConfig({ BATCH_GLOBAL_CONCURRENCY: '100' });
+    let wide: JobDispatcher;
+    beforeAll(async () => {
+      await db.sql.query("update jobs set status = 'completed', completed_at = now()");
+      wide = new JobDispatcher(
+        db,
+        { publish: async () => undefined } as unknown as InProcessJobQueue,
+        systemClock,
+        config,
+        new JobStore(db),
+      );
+    });
+
+    async function project(clientId: string, settings: { status?: string; cap?: number | null; slots?: number | null; used?: number }) {
+      const id = randomUUID();
+      await db.sql.query(
+        `insert into projects (id, client_id, name, status, monthly_credit_cap, max_concurrent_jobs, credits_month, credits_used, created_at, updated_at)
+         values ($1, $2, 'p', $3, $4, $5, to_char(now() at time zone 'UTC', 'YYYY-MM'), $6, now(), now())`,
+        [id, clientId, settings.status ?? 'active', settings.cap ?? null, settings.slots ?? null, settings.used ?? 0],
+      );
+      return id;
+    }
+
+    async function batch(clientId: string, projectId: string, state: string, modes: Array<'simple' | 'browser'>): Promise<string[]> {
+      const runId = randomUUID();
+      await db.sql.query(
+        "insert into runs (id, kind, project_id, client_id, status, state, total_requests, max_concurrency, created_at) values ($1, 'batch', $2, $3, 'in_progress', $4, $5, 50, now())",
+        [runId, projectId, clientId, state, modes.length],
+      );
+      const ids: string[] = [];
+      for (const [i, mode] of modes.entries()) {
+        const id = randomUUID();
+        ids.push(id);
+        await db.sql.query(
+          "insert into jobs (id, run_id, project_id, client_id, position, url, request, mode, queued_at) values ($1, $2, $3, $4, $5, 'https://example.com/', '{}', $6, now())",
+          [id, runId, projectId, clientId, i, mode],
+        );
+      }
+      return ids;
+    }
+
+    const dispatched = async (ids: string[]) =>
+      (await db.sql.query<{ id: string }>('select id from jobs where id = any($1::uuid[]) and dispatched_at is not null', [ids])).map(
+        (r) => r.id,
+      );
+
+    it.each(['open', 'paused', 'cancelling', 'completed', 'cancelled'])('dispatches no job of a batch in state %s', async (state) => {
+      const ids = await batch(`state-${state}`, await project(`state-${state}`, {}), state, ['simple', 'simple']);
+      expect(await wide.dispatchFor(`state-${state}`)).toBe(0);
+      expect(await dispatched(ids)).toEqual([]);
+    });
+
+    it('dispatches nothing of a paused or closed project, and everything of an active one', async () => {
+      const paused = await batch('proj-status', await project('proj-status', { status: 'paused' }), 'running', ['simple']);
+      const closed = await batch('proj-status', await project('proj-status', { status: 'closed' }), 'running', ['simple']);
+      const active = await batch('proj-status', await project('proj-status', {}), 'running', ['simple', 'simple']);
+      expect(await wide.dispatchFor('proj-status')).toBe(2);
+      expect(await dispatched([...paused, ...closed, ...active])).toEqual(expect.arrayContaining(active));
+      expect(await dispatched([...paused, ...closed])).toEqual([]);
+    });
+
+    it("keeps a project's jobs in flight within max_concurrent_jobs, across its batches", async () => {
+      const p = await project('proj-slots', { slots: 3 });
+      const one = await batch('proj-slots', p, 'running', ['simple', 'simple']);
+      const two = await batch('proj-slots', p, 'running', ['simple', 'simple']);
+      expect(await wide.dispatchFor('proj-slots')).toBe(3);
+      expect(await dispatched([...one, ...two])).toEqual(expect.arrayContaining([...one, two[0]]));
+      await db.sql.query("update jobs set status = 'completed', completed_at = now() where id = $1", [one[0]]);
+      expect(await wide.dispatchFor('proj-slots')).toBe(1);
+      expect(await wide.dispatchFor('proj-slots')).toBe(0);
+    });
+
+    it("stops at the project's monthly credit cap, counting used credits and the most its jobs in flight can cost", async () => {
+      // Cap 10, 3 used this month: 7 left. In order: simple (1), browser (5) fit = 6; the next browser (5) does not.
+      const p = await project('proj-cap', { cap: 10, used: 3 });
+      const ids = await batch('proj-cap', p, 'running', ['simple', 'browser', 'browser', 'simple']);
+      expect(await wide.dispatchFor('proj-cap')).toBe(2);
+      expect((await dispatched(ids)).sort()).toEqual(ids.slice(0, 2).sort());
+      // Insertion order is kept: the cheap job behind the blocked browser job waits too.
+      expect(await wide.dispatchFor('proj-cap')).toBe(0);
+      // The browser job finished uncharged (the target failed): its reserve comes back. 3 used + 1 in
+      // flight leave 6: the browser job (5) and the simple one after it (6 in all) both fit now.
+      await db.sql.query("update jobs set status = 'failed', completed_at = now() where id = $1", [ids[1]]);
+      expect(await wide.dispatchFor('proj-cap')).toBe(2);
+      expect((await dispatched(ids.slice(2))).sort()).toEqual(ids.slice(2).sort());
+      // A charge moves the project's month: with 9 used, nothing more fits even once everything ends.
+      await db.sql.query("update jobs set status = 'completed', completed_at = now() where id = any($1::uuid[])", [ids]);
+      await db.sql.query('update projects set credits_used = 9 where id = $1', [p]);
+      const more = await batch('proj-cap', p, 'running', ['browser']);
+      expect(await wide.dispatchFor('proj-cap')).toBe(0);
+      expect(await dispatched(more)).toEqual([]);
+    });
+
+    it("starts a new month's budget when the stored month has passed", async () => {
+      const p = await project('proj-month', { cap: 2, used: 2 });
+      await db.sql.query("update projects set credits_month = '2000-01' where id = $1", [p]);
+      const ids = await batch('proj-month', p, 'running', ['simple', 'simple', 'simple']);
+      expect(await wide.dispatchFor('proj-month')).toBe(2);
+      expect(await dispatched(ids)).toHaveLength(2);
+    });
   });
 });

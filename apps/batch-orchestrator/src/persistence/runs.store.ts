@@ -84,6 +84,7 @@ const VIEW_COLUMNS = [
   'r.created_at "createdAt"',
 ].join(', ');
 const VIEW_FROM = 'runs r left join webhook_outbox o on o.run_id = r.id';
+const LOCKED_RUN_COLUMNS = 'id, kind, project_id "projectId", status, state, total_requests "totalRequests"';
 const BATCH_COLUMNS = [
   'r.id',
   'r.project_id "projectId"',
@@ -206,7 +207,7 @@ export class RunStore {
     const params: unknown[] = [runId, clientId];
     const scope = collectionId === undefined ? '' : ` and collection_id = $${params.push(collectionId)}`;
     const [run] = await tx.query<LockedRun>(
-      `select id, kind, project_id "projectId", status, state, total_requests "totalRequests" from runs where id = $1 and client_id = $2${scope} for update`,
+      `select ${LOCKED_RUN_COLUMNS} from runs where id = $1 and client_id = $2${scope} for update`,
       params,
     );
     return run ?? null;
@@ -234,7 +235,7 @@ export class RunStore {
   /** The project's batches that can still run (closing the project cancels them), locked. */
   async lockLiveBatchesOf(tx: SqlTransaction, projectId: string): Promise<LockedRun[]> {
     return tx.query<LockedRun>(
-      `select id, kind, project_id "projectId", status, state, total_requests "totalRequests" from runs
+      `select ${LOCKED_RUN_COLUMNS} from runs
        where project_id = $1 and state in ('open', 'running', 'paused', 'cancelling') order by created_at, id for update`,
       [projectId],
     );

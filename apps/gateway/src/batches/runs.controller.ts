@@ -157,13 +157,6 @@ export class RunsController {
       { client_id: caller.client.id, collection_id: collectionId, run_id: runId, job_id: jobId.slice(0, 200) },
       { timeoutMs: 60_000 },
     );
-    if (!reply.found)
-      throw new JobResultUnavailableError({
-        error_code: reply.error_code,
-        message: reply.message,
-        completed_at: reply.completed_at,
-        age_hours: reply.age_hours,
-      });
-    return this.bus.unpack(reply.result);
+    return this.bus.unpack(JobResultUnavailableError.unlessFound(reply));
   }
 }

@@ -60,13 +60,6 @@ export class JobsController {
       { client_id: caller.client.id, job_id: jobId.slice(0, 200).toLowerCase() },
       { timeoutMs: 60_000 },
     );
-    if (!reply.found)
-      throw new JobResultUnavailableError({
-        error_code: reply.error_code,
-        message: reply.message,
-        completed_at: reply.completed_at,
-        age_hours: reply.age_hours,
-      });
-    return this.bus.unpack(reply.result);
+    return this.bus.unpack(JobResultUnavailableError.unlessFound(reply));
   }
 }

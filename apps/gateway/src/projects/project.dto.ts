@@ -6,6 +6,7 @@ import {
   PROJECT_STATUSES,
   ScrapeRequest,
 } from '@lib/contracts';
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -24,7 +25,17 @@ import {
 } from 'class-validator';
 import { ISO_TIME } from '../batches/batch.dto';
 
-const CALLBACK_URL = /^https?:\/\//i;
+/** An optional, nullable http(s) callback_url (the SSRF guard vets it again in batch-orchestrator). */
+function CallbackUrlField(description: string): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ type: String, nullable: true, description }),
+    IsOptional(),
+    ValidateIf((_, v) => v !== null),
+    IsString(),
+    Length(1, 2048),
+    Matches(/^https?:\/\//i, { message: 'callback_url must be an http or https URL.' }),
+  );
+}
 
 /** POST /v1/projects. Problems of the body's shape are answered 422 with every problem listed. */
 export class ProjectBody {
@@ -44,12 +55,7 @@ export class ProjectBody {
   @IsObject()
   defaults?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: "Webhook for the project's batches that name none." })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
-  @IsString()
-  @Length(1, 2048)
-  @Matches(CALLBACK_URL, { message: 'callback_url must be an http or https URL.' })
+  @CallbackUrlField("Webhook for the project's batches that name none.")
   callback_url?: string | null;
 
   @ApiPropertyOptional({
@@ -116,12 +122,7 @@ export class BatchBody {
   @Length(1, 200)
   name?: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: "Completion webhook; omitted: the project's callback_url." })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
-  @IsString()
-  @Length(1, 2048)
-  @Matches(CALLBACK_URL, { message: 'callback_url must be an http or https URL.' })
+  @CallbackUrlField("Completion webhook; omitted: the project's callback_url.")
   callback_url?: string | null;
 
   @ApiPropertyOptional({ type: ScrapeRequest, isArray: true, maxItems: MAX_BATCH_WRITE_REQUESTS, description: REQUESTS_DESCRIPTION })

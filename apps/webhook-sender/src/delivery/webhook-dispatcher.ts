@@ -71,7 +71,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         // Stable across retries and redeliveries of this run's webhook: receivers drop duplicates by it.
         'x-service-delivery-id': delivery.id,
         'x-service-delivery-attempt': String(attempt),
-        'x-service-event': 'run.completed',
+        // The body's own event: run.completed (a collection run) or batch.completed (a batch).
+        'x-service-event': typeof fields.event === 'string' ? fields.event : 'run.completed',
       },
       this.config.webhookTimeoutMs,
     );
