@@ -7,8 +7,29 @@ import { locateChromium } from '../../apps/scrape-engine/src/browser/chromium-lo
  * nobody listens to is an uncaught exception, which ends the process. Emitting one on every pipe of
  * a dead browser is what the platform must survive.
  */
-describe('BrowserLauncher: a dead browser’s pipes', () => {
+describe('BrowserLauncher: a browser’s pipes, live or dead', () => {
   const launcher = new BrowserLauncher(locateChromium({ chromePath: process.env.CHROME_PATH ?? null, headlessShellPath: null }));
+
+  // While the browser lives, @puppeteer/browsers reads its stdout and stderr through readline,
+  // which re-emits a pipe's error on an interface nobody listens to: the case a crash under load
+  // hits when the error comes before the pipe has ended.
+  it.each<BrowserKind>(['light', 'heavy'])(
+    '%s: an error on any pipe of a live browser is heard, not thrown',
+    async (kind) => {
+      const { browser } = await launcher.launch(kind);
+      try {
+        const streams = browser.process()!.stdio.filter((stream) => stream !== null && stream !== undefined);
+        expect(streams.length).toBeGreaterThanOrEqual(3);
+        for (const stream of streams) {
+          const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' });
+          expect(() => stream.emit('error', reset)).not.toThrow();
+        }
+      } finally {
+        await browser.close().catch(() => undefined);
+      }
+    },
+    60_000,
+  );
 
   it.each<BrowserKind>(['light', 'heavy'])(
     '%s: an error on any pipe after a crash is heard, not thrown',

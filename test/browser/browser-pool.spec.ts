@@ -127,10 +127,18 @@ describe('BrowserPool with real Chromium', () => {
   }, 300_000);
 
   it('queues requests beyond its slots in order, and fails one that waits too long as browser_busy, uncharged', async () => {
+    // The order is judged with a queue timeout no page load on a loaded machine comes near (the
+    // third request waits for two loads with screenshots); the timeout with its own pool, whose
+    // one slot a 4 s page holds well past its 1 s queue timeout.
     const narrow = await browserEngine({
       allow: [`127.0.0.1:${site.port}`],
-      pool: { concurrency: 1, queueTimeoutMs: 3000, recycleAfter: 100 },
+      pool: { concurrency: 1, queueTimeoutMs: 60_000, recycleAfter: 100 },
       navigationMs: 5000,
+    });
+    const impatient = await browserEngine({
+      allow: [`127.0.0.1:${site.port}`],
+      pool: { concurrency: 1, queueTimeoutMs: 1000, recycleAfter: 100 },
+      navigationMs: 8000,
     });
     try {
       await narrow.pool.warm(['light']);
@@ -150,16 +158,18 @@ describe('BrowserPool with real Chromium', () => {
       expect(waits[2]).toBeGreaterThanOrEqual(waits[1] + 500);
       expect(three.every((r) => r.result.statusCode === 200)).toBe(true);
 
+      await impatient.pool.warm(['light']);
       const [slow, starved] = await Promise.all([
-        narrow.scrape({ url: `${site.url}/slow-load?ms=4000`, browser_type: 'light', screenshot: true }),
-        new Promise((r) => setTimeout(r, 100)).then(() => narrow.scrape({ url: `${site.url}/spa`, browser_type: 'light' })),
+        impatient.scrape({ url: `${site.url}/slow-load?ms=4000`, browser_type: 'light', screenshot: true }),
+        new Promise((r) => setTimeout(r, 100)).then(() => impatient.scrape({ url: `${site.url}/spa`, browser_type: 'light' })),
       ]);
       expect(slow.result.statusCode).toBe(200);
       expect(starved.result.guidance).toMatchObject({ success: false, error_type: 'browser_busy', credits_charged: 0 });
       expect(starved.facts).toMatchObject({ billable: false, credits: 0 });
-      expect(starved.result.timings.queue_wait_ms).toBeGreaterThanOrEqual(0);
+      expect(starved.result.timings.queue_wait_ms).toBeGreaterThanOrEqual(1000);
     } finally {
       await narrow.close();
+      await impatient.close();
     }
   });
 

@@ -96,12 +96,29 @@ export class BrowserLauncher {
     const cleanUp = () => fs.rm(userDataDir, { recursive: true, force: true }, () => undefined);
     const child = browser.process();
     child?.once('exit', cleanUp);
-    // A killed or crashed Chromium's pipes can still report an error (read ECONNRESET) after
-    // puppeteer has taken its own listeners off them. Unheard, that error is an uncaught exception,
-    // and an uncaught exception ends the whole scrape-engine: every stream keeps a listener for life.
+    // A killed or crashed Chromium's pipes can report an error (read ECONNRESET). Unheard, that
+    // error is an uncaught exception, and an uncaught exception ends the whole scrape-engine:
+    // every stream keeps a listener for life. Heard is not enough, though: until the stream ends,
+    // @puppeteer/browsers reads stdout and stderr through readline, whose listener re-emits the
+    // error on its interface, where nobody listens, so it is thrown from inside the stream's emit.
+    // Every listener already on a pipe therefore runs guarded.
     const pid = child?.pid ?? '?';
-    for (const stream of child?.stdio ?? [])
-      stream?.on('error', (error: Error) => this.logger.debug(`${kind} browser ${pid}: pipe error (${error.message})`));
+    const heard = (error: unknown) =>
+      this.logger.debug(`${kind} browser ${pid}: pipe error (${error instanceof Error ? error.message : String(error)})`);
+    for (const stream of child?.stdio ?? []) {
+      if (!stream) continue;
+      for (const listener of stream.rawListeners('error') as Array<(error: Error) => void>) {
+        stream.removeListener('error', listener);
+        stream.on('error', (error: Error) => {
+          try {
+            listener.call(stream, error);
+          } catch (thrown) {
+            heard(thrown);
+          }
+        });
+      }
+      stream.on('error', heard);
+    }
     const version = (await browser.version()).replace(/^[^/]*\//, '');
     return { kind, browser, pid: child?.pid ?? null, version };
   }

@@ -170,10 +170,15 @@ export class BrowserScrapeExecutor {
 
   private async attempt(request: ScrapeRequest, proxyUrl: string | null, timings: Timings): Promise<PageResult> {
     let lease: BrowserLease;
+    const askedAt = performance.now();
     try {
       lease = await this.pool.lease(request.browser_type);
     } catch (error) {
-      if (error instanceof BrowserBusyError) throw new BrowserFailure('browser_busy', error.message);
+      if (error instanceof BrowserBusyError) {
+        // The answer says how long it waited for a slot before giving up.
+        timings.queue_wait_ms += Math.round(performance.now() - askedAt);
+        throw new BrowserFailure('browser_busy', error.message);
+      }
       if (error instanceof BrowserUnavailableError) throw new BrowserFailure('browser_unavailable', error.message);
       throw error;
     }
