@@ -30,7 +30,7 @@ CREATE INDEX "runs_project_id_state_idx" ON "runs"("project_id", "state");
 ALTER TABLE "jobs" ADD COLUMN "project_id" UUID;
 ALTER TABLE "jobs" ALTER COLUMN "collection_id" DROP NOT NULL;
 CREATE INDEX "jobs_client_id_seq_idx" ON "jobs"("client_id", "seq");
-CREATE INDEX "jobs_project_id_status_idx" ON "jobs"("project_id", "status");
+CREATE INDEX "jobs_project_id_status_seq_idx" ON "jobs"("project_id", "status", "seq");
 
 ALTER TABLE "credit_ledger_entries" ADD COLUMN "project_id" UUID;
 
@@ -69,13 +69,21 @@ loose as (
   where j.client_id = p_client and j.status = 'processing' and j.dispatched_at is null and j.project_id is null and r.state = 'running'
   order by j.seq limit (select greatest(free, 0) from places)
 ),
--- Jobs of active projects: numbered and priced per project in insertion order against its room.
+-- Jobs of active projects: per project, its first waiting jobs in insertion order (no more than
+-- the places or its slots: a pass never dispatches more), numbered and priced against its room.
+-- Bounded per project, so a pass costs the same at the start of a 100,000-job batch as at its end.
 grouped as (
-  select j.id, j.seq, j.project_id,
-    row_number() over (partition by j.project_id order by j.seq) as nth,
-    sum(case when j.mode = 'browser' then 5 else 1 end) over (partition by j.project_id order by j.seq) as cost_so_far
-  from jobs j join runs r on r.id = j.run_id join project_room pr on pr.id = j.project_id
-  where j.client_id = p_client and j.status = 'processing' and j.dispatched_at is null and r.state = 'running'
+  select c.id, c.seq, c.project_id,
+    row_number() over (partition by c.project_id order by c.seq) as nth,
+    sum(c.cost) over (partition by c.project_id order by c.seq) as cost_so_far
+  from project_room pr
+  cross join lateral (
+    select j.id, j.seq, j.project_id, case when j.mode = 'browser' then 5 else 1 end as cost
+    from jobs j join runs r on r.id = j.run_id
+    where j.project_id = pr.id and j.status = 'processing' and j.dispatched_at is null and r.state = 'running'
+    order by j.seq
+    limit greatest(least((select free from places), coalesce(pr.slots, (select free from places))), 0)
+  ) c
 ),
 eligible as (
   select id, seq from (
