@@ -275,6 +275,13 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
     await ctx.pause(200);
     batchNow = ok('get batch', await client.GET('/v1/batches/{batch_id}', { params: { path: batchPath } }));
   }
+  let batchLog = ok('batch deliveries', await client.GET('/v1/batches/{batch_id}/webhook-deliveries', { params: { path: batchPath } }));
+  for (let waited = 0; batchLog.status !== 'sent'; waited += 200) {
+    if (waited > 30_000) throw new Error(`batch webhook ${batchLog.status}`);
+    await ctx.pause(200);
+    batchLog = ok('batch deliveries', await client.GET('/v1/batches/{batch_id}/webhook-deliveries', { params: { path: batchPath } }));
+  }
+  ok('batch redeliver', await client.POST('/v1/batches/{batch_id}/webhook-deliveries/redeliver', { params: { path: batchPath } }));
   const batchJobs = ok('list jobs', await client.GET('/v1/jobs', { params: { query: { batch_id: batch.batch_id, status: 'completed' } } }));
   const firstJob = batchJobs.items[0];
   if (firstJob === undefined || batchJobs.items.length !== 2) throw new Error('batch jobs');

@@ -481,6 +481,27 @@ describe.each(runtimesUnderTest('projects'))('projects and batches — $name', (
       results_url: expect.stringContaining(`/v1/jobs?batch_id=${batch.batch_id}`),
     });
     await eventually(async () => (await batchNow(batch.batch_id)).callback_status === 'sent', { what: 'callback_status sent' });
+
+    // Its delivery log, and a redelivery: the same delivery, one more attempt.
+    const log = await api(`/v1/batches/${batch.batch_id}/webhook-deliveries`);
+    expect(log.body).toMatchObject({
+      run_id: batch.batch_id,
+      callback_url: receiver.url,
+      status: 'sent',
+      attempts: [{ attempt: 1, outcome: 'sent' }],
+    });
+    expect((await api(`/v1/batches/${batch.batch_id}/webhook-deliveries/redeliver`, { method: 'POST' })).status).toBe(202);
+    await eventually(async () => receiver.bodies.filter((d) => d.body.batch_id === batch.batch_id).length === 2, { what: 'redelivery' });
+    const again = await eventually(
+      async () => {
+        const now = (await api(`/v1/batches/${batch.batch_id}/webhook-deliveries`)).body;
+        return now.attempts.length === 2 ? now : null;
+      },
+      { what: 'redelivery logged' },
+    );
+    expect(again.attempts[1]).toMatchObject({ attempt: 2, manual: true, outcome: 'sent' });
+    const other = await call(url, `/v1/batches/${batch.batch_id}/webhook-deliveries`, { token: otherToken });
+    expect([other.status, other.body.error_code]).toEqual([404, 'webhook_not_found']);
   });
 
   it('cancels a collection run: cancelled jobs show as failed with error "cancelled", the invariant holds, the webhook fires once', async () => {

@@ -1,4 +1,11 @@
-import { RunDeliveriesReference, SUBJECTS, WebhookDeliveryLog, WebhookSecretQuery, WebhookSecretReply } from '@lib/contracts';
+import {
+  BatchDeliveriesReference,
+  RunDeliveriesReference,
+  SUBJECTS,
+  WebhookDeliveryLog,
+  WebhookSecretQuery,
+  WebhookSecretReply,
+} from '@lib/contracts';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { DeliveryLog } from './delivery-log/delivery-log';
@@ -31,6 +38,18 @@ export class WebhookSenderController {
 
   @MessagePattern(SUBJECTS.webhooks.redeliver)
   async redeliver(@Payload() ref: RunDeliveriesReference): Promise<WebhookDeliveryLog> {
+    const log = await this.log.redeliver(ref);
+    this.dispatcher.nudge();
+    return log;
+  }
+
+  @MessagePattern(SUBJECTS.webhooks.batchDeliveries)
+  batchDeliveries(@Payload() ref: BatchDeliveriesReference): Promise<WebhookDeliveryLog> {
+    return this.log.of(ref);
+  }
+
+  @MessagePattern(SUBJECTS.webhooks.batchRedeliver)
+  async batchRedeliver(@Payload() ref: BatchDeliveriesReference): Promise<WebhookDeliveryLog> {
     const log = await this.log.redeliver(ref);
     this.dispatcher.nudge();
     return log;

@@ -96,7 +96,13 @@ import type {
   RequestCountryCommand,
   RequestCountryReply,
 } from './proxy/country-proxy.messages';
-import type { RunDeliveriesReference, WebhookDeliveryLog, WebhookSecretQuery, WebhookSecretReply } from './webhooks/webhook.messages';
+import type {
+  BatchDeliveriesReference,
+  RunDeliveriesReference,
+  WebhookDeliveryLog,
+  WebhookSecretQuery,
+  WebhookSecretReply,
+} from './webhooks/webhook.messages';
 import type {
   AnalyseUrlCommand,
   CreateViabilityRunCommand,
@@ -172,6 +178,8 @@ export type RequestReplyMap = {
   [SUBJECTS.webhooks.rotateSecret]: { request: WebhookSecretQuery; reply: WebhookSecretReply };
   [SUBJECTS.webhooks.deliveries]: { request: RunDeliveriesReference; reply: WebhookDeliveryLog };
   [SUBJECTS.webhooks.redeliver]: { request: RunDeliveriesReference; reply: WebhookDeliveryLog };
+  [SUBJECTS.webhooks.batchDeliveries]: { request: BatchDeliveriesReference; reply: WebhookDeliveryLog };
+  [SUBJECTS.webhooks.batchRedeliver]: { request: BatchDeliveriesReference; reply: WebhookDeliveryLog };
 };
 
 /** Facts published for whoever listens (fire and forget, at most once). */

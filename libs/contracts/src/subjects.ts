@@ -119,6 +119,8 @@ export const SUBJECTS = {
     rotateSecret: 'webhook-sender.secret.rotate.command.v1',
     deliveries: 'webhook-sender.deliveries.list.query.v1',
     redeliver: 'webhook-sender.deliveries.redeliver.command.v1',
+    batchDeliveries: 'webhook-sender.batch-deliveries.list.query.v1',
+    batchRedeliver: 'webhook-sender.batch-deliveries.redeliver.command.v1',
   },
 } as const;
 

@@ -500,6 +500,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/batches/{batch_id}/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delivery log of the batch's completion webhook (batch.completed), as for runs (not in the spec). */
+        get: operations["Batches_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}/webhook-deliveries/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send the batch's completion webhook again now: one attempt, same X-Service-Delivery-Id, signed with the current secret; it replaces any remaining retry schedule. */
+        post: operations["Batches_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs": {
         parameters: {
             query?: never;
@@ -1645,6 +1679,36 @@ export interface components {
             /** @description Epoch seconds UTC; set when every job is terminal. */
             completed_at: number | null;
         };
+        WebhookDeliveryAttempt: {
+            attempt: number;
+            /** @description True for an attempt the client asked for (redeliver). */
+            manual: boolean;
+            /** Format: date-time */
+            attempted_at: string;
+            status_code: number | null;
+            error: string | null;
+            latency_ms: number;
+            /**
+             * @description failed: a retry follows; blocked: the callback_url is not public.
+             * @enum {string}
+             */
+            outcome: "sent" | "failed" | "failed_final" | "blocked";
+        };
+        WebhookDeliveryLog: {
+            /** @description Also sent as X-Service-Delivery-Id. */
+            delivery_id: string;
+            /** Format: uuid */
+            run_id: string;
+            callback_url: string;
+            /**
+             * @description The run's callback_status.
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "failed" | "retrying";
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
         ClientJobItem: {
             /** Format: uuid */
             job_id: string;
@@ -1722,36 +1786,6 @@ export interface components {
         WebhookSecretReply: {
             /** @example whsec_3q2+7w… */
             secret: string;
-        };
-        WebhookDeliveryAttempt: {
-            attempt: number;
-            /** @description True for an attempt the client asked for (redeliver). */
-            manual: boolean;
-            /** Format: date-time */
-            attempted_at: string;
-            status_code: number | null;
-            error: string | null;
-            latency_ms: number;
-            /**
-             * @description failed: a retry follows; blocked: the callback_url is not public.
-             * @enum {string}
-             */
-            outcome: "sent" | "failed" | "failed_final" | "blocked";
-        };
-        WebhookDeliveryLog: {
-            /** @description Also sent as X-Service-Delivery-Id. */
-            delivery_id: string;
-            /** Format: uuid */
-            run_id: string;
-            callback_url: string;
-            /**
-             * @description The run's callback_status.
-             * @enum {string}
-             */
-            status: "pending" | "sent" | "failed" | "retrying";
-            /** Format: date-time */
-            next_attempt_at: string | null;
-            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
         };
         ProxyCountryName: {
             /** @example DE */
@@ -3232,7 +3266,7 @@ export interface components {
                 };
             };
         };
-        /** @description Not Found: error_code batch_not_found, project_not_found. */
+        /** @description Not Found: error_code batch_not_found, not_found, webhook_not_found. */
         NotFound9: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3252,63 +3286,7 @@ export interface components {
                      * @description Stable, machine-readable.
                      * @enum {string}
                      */
-                    error_code: "batch_not_found" | "project_not_found";
-                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
-                    reason?: string;
-                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
-                    state?: string;
-                };
-            };
-        };
-        /** @description Not Found: the job result is unavailable (`detail` an object whose error_code is result_pending, result_expired, result_lost or job_id_invalid; spec 4.5); or error_code not_found. */
-        NotFound10: {
-            headers: {
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
-                "X-Quota-Used": components["headers"]["X-Quota-Used"];
-                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
-                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["JobResultUnavailableBody"] | {
-                    /** @description What went wrong, for humans. */
-                    detail: string;
-                    /**
-                     * @description Stable, machine-readable.
-                     * @enum {string}
-                     */
-                    error_code: "not_found";
-                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
-                    reason?: string;
-                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
-                    state?: string;
-                };
-            };
-        };
-        /** @description Not Found: error_code collection_not_found, not_found, run_not_found, webhook_not_found. */
-        NotFound11: {
-            headers: {
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
-                "X-Quota-Used": components["headers"]["X-Quota-Used"];
-                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
-                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": {
-                    /** @description What went wrong, for humans. */
-                    detail: string;
-                    /**
-                     * @description Stable, machine-readable.
-                     * @enum {string}
-                     */
-                    error_code: "collection_not_found" | "not_found" | "run_not_found" | "webhook_not_found";
+                    error_code: "batch_not_found" | "not_found" | "webhook_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                     /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
@@ -3337,6 +3315,90 @@ export interface components {
                      * @enum {string}
                      */
                     error_code: "delivery_in_progress";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Not Found: error_code batch_not_found, project_not_found. */
+        NotFound10: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "batch_not_found" | "project_not_found";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Not Found: the job result is unavailable (`detail` an object whose error_code is result_pending, result_expired, result_lost or job_id_invalid; spec 4.5); or error_code not_found. */
+        NotFound11: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["JobResultUnavailableBody"] | {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "not_found";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Not Found: error_code collection_not_found, not_found, run_not_found, webhook_not_found. */
+        NotFound12: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "collection_not_found" | "not_found" | "run_not_found" | "webhook_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                     /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
@@ -3401,7 +3463,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code not_found, proxy_request_not_found. */
-        NotFound12: {
+        NotFound13: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3457,7 +3519,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code not_found, viability_run_not_found. */
-        NotFound13: {
+        NotFound14: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5366,6 +5428,87 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    Batches_deliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery log. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryLog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound9"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Batches_redeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt is scheduled; the log shows it once made. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryLog"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound9"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict5"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     Jobs_list: {
         parameters: {
             query?: {
@@ -5431,7 +5574,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest6"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound9"];
+            404: components["responses"]["NotFound10"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
@@ -5508,7 +5651,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound10"];
+            404: components["responses"]["NotFound11"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -5679,7 +5822,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound11"];
+            404: components["responses"]["NotFound12"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -5719,7 +5862,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound11"];
+            404: components["responses"]["NotFound12"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict5"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5919,7 +6062,7 @@ export interface operations {
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound12"];
+            404: components["responses"]["NotFound13"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
@@ -6250,7 +6393,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound13"];
+            404: components["responses"]["NotFound14"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];

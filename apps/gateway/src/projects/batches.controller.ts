@@ -1,4 +1,4 @@
-import { BatchAction, BatchView, BatchWriteReply, SUBJECTS } from '@lib/contracts';
+import { BatchAction, BatchView, BatchWriteReply, SUBJECTS, WebhookDeliveryLog } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Put, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -188,6 +188,30 @@ export class BatchesController {
   @Fails('batch.batch_not_found')
   get(@Param('batch_id', BATCH_ID) batchId: string, @Caller() caller: AdmittedCall): Promise<BatchView> {
     return this.bus.request(SUBJECTS.batches.get, { client_id: caller.client.id, batch_id: batchId });
+  }
+
+  @Get(':batch_id/webhook-deliveries')
+  @Access('client')
+  @ApiOperation({
+    summary: "The delivery log of the batch's completion webhook (batch.completed), as for runs (not in the spec).",
+  })
+  @Returns(200, WebhookDeliveryLog, { description: 'The delivery log.' })
+  @Fails('webhook.not_found', 'batch.batch_not_found')
+  deliveries(@Param('batch_id', BATCH_ID) batchId: string, @Caller() caller: AdmittedCall): Promise<WebhookDeliveryLog> {
+    return this.bus.request(SUBJECTS.webhooks.batchDeliveries, { client_id: caller.client.id, batch_id: batchId });
+  }
+
+  @Post(':batch_id/webhook-deliveries/redeliver')
+  @HttpCode(202)
+  @Access('client')
+  @ApiOperation({
+    summary:
+      "Send the batch's completion webhook again now: one attempt, same X-Service-Delivery-Id, signed with the current secret; it replaces any remaining retry schedule.",
+  })
+  @Returns(202, WebhookDeliveryLog, { description: 'The attempt is scheduled; the log shows it once made.' })
+  @Fails('webhook.not_found', 'webhook.delivery_in_progress', 'batch.batch_not_found')
+  redeliver(@Param('batch_id', BATCH_ID) batchId: string, @Caller() caller: AdmittedCall): Promise<WebhookDeliveryLog> {
+    return this.bus.request(SUBJECTS.webhooks.batchRedeliver, { client_id: caller.client.id, batch_id: batchId });
   }
 
   private transition(caller: AdmittedCall, batchId: string, action: BatchAction): Promise<BatchView> {

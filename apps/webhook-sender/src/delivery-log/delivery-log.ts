@@ -1,4 +1,4 @@
-import { RunDeliveriesReference, WebhookDeliveryLog } from '@lib/contracts';
+import { BatchDeliveriesReference, RunDeliveriesReference, WebhookDeliveryLog } from '@lib/contracts';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { type RunWebhookRef, WebhookOutboxStore } from '../persistence/webhook-outbox.store';
@@ -16,9 +16,10 @@ export class DeliveryLog {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async of(ref: RunDeliveriesReference): Promise<WebhookDeliveryLog> {
-    const row = await this.outbox.find(refOf(ref));
-    if (!row) throw notFound(ref.run_id);
+  async of(ref: RunDeliveriesReference | BatchDeliveriesReference): Promise<WebhookDeliveryLog> {
+    const scoped = refOf(ref);
+    const row = await this.outbox.find(scoped);
+    if (!row) throw notFound(scoped.runId);
     const attempts = await this.outbox.attemptsOf(row.id);
     return {
       delivery_id: row.id,
@@ -39,18 +40,22 @@ export class DeliveryLog {
   }
 
   /** Schedules one attempt now (outside the retry schedule, which it replaces). */
-  async redeliver(ref: RunDeliveriesReference): Promise<WebhookDeliveryLog> {
+  async redeliver(ref: RunDeliveriesReference | BatchDeliveriesReference): Promise<WebhookDeliveryLog> {
     const scheduled = await this.outbox.scheduleNow(refOf(ref), this.clock.now());
-    if (scheduled === 'absent') throw notFound(ref.run_id);
+    if (scheduled === 'absent') throw notFound(refOf(ref).runId);
     if (scheduled === 'busy') throw new DeliveryInProgressError('An attempt of this webhook is under way; ask again when it has finished.');
     return this.of(ref);
   }
 }
 
-function refOf(ref: RunDeliveriesReference): RunWebhookRef {
-  return { runId: ref.run_id, clientId: ref.client_id, collectionId: ref.collection_id };
+function refOf(ref: RunDeliveriesReference | BatchDeliveriesReference): RunWebhookRef {
+  return 'batch_id' in ref
+    ? { runId: ref.batch_id, clientId: ref.client_id, collectionId: null }
+    : { runId: ref.run_id, clientId: ref.client_id, collectionId: ref.collection_id };
 }
 
 function notFound(runId: string): WebhookNotFoundError {
-  return new WebhookNotFoundError(`Run ${runId} has no webhook: its collection has no callback_url, or the run has not completed.`);
+  return new WebhookNotFoundError(
+    `${runId} has no webhook: its collection, batch or project has no callback_url, or it has not completed.`,
+  );
 }

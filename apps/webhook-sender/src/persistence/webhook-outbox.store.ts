@@ -7,12 +7,18 @@ export type DueDelivery = Pick<WebhookOutbox, 'id' | 'runId' | 'clientId' | 'cal
   payload: Record<string, unknown> & { results_path: string };
 };
 
-/** A run's webhook as its owner finds it: scoped by run, client and collection. */
+/**
+ * A run's webhook as its owner finds it: scoped by run, client and collection — or, for a batch
+ * (a run without a collection), by the batch id its payload names.
+ */
 export interface RunWebhookRef {
   runId: string;
   clientId: string;
-  collectionId: string;
+  collectionId: string | null;
 }
+
+// The payload names the run's collection, or (batch.completed) the batch itself.
+const SCOPE = "case when $3::text is null then payload->>'batch_id' = run_id::text else payload->>'collection_id' = $3 end";
 
 export type OutboxView = Pick<WebhookOutbox, 'id' | 'runId' | 'callbackUrl' | 'status' | 'nextAttemptAt'>;
 export type AttemptView = Pick<WebhookDelivery, 'attempt' | 'manual' | 'attemptedAt' | 'statusCode' | 'error' | 'latencyMs' | 'outcome'>;
@@ -90,7 +96,7 @@ export class WebhookOutboxStore {
   async find(ref: RunWebhookRef): Promise<OutboxView | null> {
     const [row] = await this.db.sql.query<OutboxView>(
       `select id, run_id "runId", callback_url "callbackUrl", status, next_attempt_at "nextAttemptAt" from webhook_outbox
-       where run_id = $1 and client_id = $2 and payload->>'collection_id' = $3`,
+       where run_id = $1 and client_id = $2 and ${SCOPE}`,
       [ref.runId, ref.clientId, ref.collectionId],
     );
     return row ?? null;
@@ -111,7 +117,7 @@ export class WebhookOutboxStore {
    */
   async scheduleNow(ref: RunWebhookRef, now: Date): Promise<'scheduled' | 'absent' | 'busy'> {
     const [row] = await this.db.sql.query<{ id: string; free: boolean }>(
-      "select id, (lease_until is null or lease_until < $4) as free from webhook_outbox where run_id = $1 and client_id = $2 and payload->>'collection_id' = $3",
+      `select id, (lease_until is null or lease_until < $4) as free from webhook_outbox where run_id = $1 and client_id = $2 and ${SCOPE}`,
       [ref.runId, ref.clientId, ref.collectionId, now],
     );
     if (!row) return 'absent';

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString, Length } from 'class-validator';
+import { IsString, IsUUID, Length } from 'class-validator';
 import { RunReference } from '../batch/collection.messages';
 
 export class WebhookSecretQuery {
@@ -16,6 +16,12 @@ export class WebhookSecretReply {
 
 /** The delivery log and redelivery of one run's webhook. */
 export class RunDeliveriesReference extends RunReference {}
+
+/** The delivery log and redelivery of one batch's webhook (spec 4.8's batches). */
+export class BatchDeliveriesReference extends WebhookSecretQuery {
+  @IsUUID()
+  batch_id: string;
+}
 
 export class WebhookDeliveryAttempt {
   @ApiProperty({ type: 'integer' })
