@@ -15,13 +15,14 @@ import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { BatchNotFoundError, InvalidBatchError, InvalidStateError, ProjectNotFoundError } from '../batch-orchestrator.errors';
-import { CollectionItemsValidator, ItemsVerdict } from '../collections/collection-items.validator';
+import { CollectionItemsValidator, counted, ItemsVerdict, writeSummaryOf } from '../collections/collection-items.validator';
 import { JobDispatcher } from '../dispatch/job-dispatcher';
 import { JobStore } from '../persistence/jobs.store';
 import { ProjectStore } from '../persistence/projects.store';
 import { type BatchRow, type LockedRun, RunStore } from '../persistence/runs.store';
 import { RunCancellation } from '../runs/run-cancellation';
 import { BATCH_TRANSITIONS, PROJECT_TRANSITIONS } from './lifecycle-tables';
+import { unixSecondsOf } from '../persistence/unix-seconds';
 
 /**
  * Batches (spec 4.8, decision 0014): a batch is a run of kind `batch` whose jobs are ordinary job
@@ -149,11 +150,8 @@ export class BatchLifecycle {
     }
     await this.runs.grow(tx, run.id, fresh.length, limitsOf(limits));
     const view = await this.views(tx, clientId, run.id);
-    const jobs = `${fresh.length} job${fresh.length === 1 ? '' : 's'}`;
-    const parts = [what === 'append' ? `${jobs} appended` : `Batch created with ${jobs}`];
-    if (verdict.invalid_items.length > 0) parts.push(`${verdict.invalid_items.length} invalid (see invalid_items)`);
-    if (verdict.blocked_urls.length > 0) parts.push(`${verdict.blocked_urls.length} blocked (see blocked_urls)`);
-    if (duplicate_urls.length > 0) parts.push(`${duplicate_urls.length} duplicate${duplicate_urls.length === 1 ? '' : 's'} skipped`);
+    const jobs = counted(fresh.length, 'job');
+    const head = what === 'append' ? `${jobs} appended` : `Batch created with ${jobs}`;
     return {
       ...view,
       added_requests: fresh.length,
@@ -161,7 +159,7 @@ export class BatchLifecycle {
       duplicate_urls,
       blocked_urls: verdict.blocked_urls,
       invalid_items: verdict.invalid_items,
-      message: `${parts.join('; ')}.`,
+      message: writeSummaryOf(head, { ...verdict, duplicate_urls }),
     };
   }
 
@@ -219,7 +217,7 @@ export function batchViewOf(row: BatchRow): BatchView {
     credits_charged: row.creditsCharged,
     callback_url: row.callbackUrl,
     callback_status: row.callbackStatus,
-    created_at: Math.floor(new Date(row.createdAt).getTime() / 1000),
-    completed_at: row.completedAt ? Math.floor(new Date(row.completedAt).getTime() / 1000) : null,
+    created_at: unixSecondsOf(row.createdAt),
+    completed_at: row.completedAt ? unixSecondsOf(row.completedAt) : null,
   };
 }

@@ -105,6 +105,24 @@ export class CollectionItemsValidator {
   }
 }
 
+/**
+ * The message of a write that stored items: `head` (what was stored), then what was refused or
+ * skipped, by count — the same sentence for collections and batches.
+ */
+export function writeSummaryOf(head: string, verdict: Pick<ItemsVerdict, 'invalid_items' | 'blocked_urls' | 'duplicate_urls'>): string {
+  const parts = [head];
+  if (verdict.invalid_items.length > 0) parts.push(`${verdict.invalid_items.length} invalid (see invalid_items)`);
+  if (verdict.blocked_urls.length > 0) parts.push(`${verdict.blocked_urls.length} blocked (see blocked_urls)`);
+  const duplicates = verdict.duplicate_urls.length;
+  if (duplicates > 0) parts.push(`${duplicates} duplicate${duplicates === 1 ? '' : 's'} skipped`);
+  return `${parts.join('; ')}.`;
+}
+
+/** "1 request", "2 jobs". */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;

@@ -13,7 +13,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { randomUUID } from 'node:crypto';
 import { CollectionNotFoundError, InvalidCollectionError } from '../batch-orchestrator.errors';
-import { CollectionItemsValidator, ItemsVerdict } from './collection-items.validator';
+import { CollectionItemsValidator, counted, ItemsVerdict, writeSummaryOf } from './collection-items.validator';
 import { CollectionStore } from '../persistence/collections.store';
 
 /** Collections CRUD (spec 4.3): per-item validation, SSRF vetting and dedup on every write of `requests`. */
@@ -109,10 +109,5 @@ function notFound(id: string): CollectionNotFoundError {
 }
 
 function summaryOf(what: string, verdict: ItemsVerdict): string {
-  const parts = [`${what} with ${verdict.accepted.length} request${verdict.accepted.length === 1 ? '' : 's'}`];
-  if (verdict.invalid_items.length > 0) parts.push(`${verdict.invalid_items.length} invalid (see invalid_items)`);
-  if (verdict.blocked_urls.length > 0) parts.push(`${verdict.blocked_urls.length} blocked (see blocked_urls)`);
-  if (verdict.duplicate_urls.length > 0)
-    parts.push(`${verdict.duplicate_urls.length} duplicate${verdict.duplicate_urls.length === 1 ? '' : 's'} skipped`);
-  return `${parts.join('; ')}.`;
+  return writeSummaryOf(`${what} with ${counted(verdict.accepted.length, 'request')}`, verdict);
 }

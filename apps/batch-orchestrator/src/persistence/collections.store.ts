@@ -2,6 +2,7 @@ import type { CollectionView } from '@lib/contracts';
 import { type Collection, DATABASE, DatabaseConnection, type SqlTransaction, storableJson } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 import type { CollectionItem } from '../collections/collection-items.validator';
+import { unixSecondsOf } from './unix-seconds';
 
 type CollectionRow = Pick<Collection, 'id' | 'name' | 'callbackUrl' | 'requestCount' | 'createdAt' | 'updatedAt'>;
 
@@ -106,8 +107,8 @@ function viewOf(row: CollectionRow): CollectionView {
   return {
     id: row.id,
     name: row.name,
-    created_at: row.createdAt ? Math.floor(new Date(row.createdAt).getTime() / 1000) : null,
-    updated_at: row.updatedAt ? Math.floor(new Date(row.updatedAt).getTime() / 1000) : null,
+    created_at: row.createdAt ? unixSecondsOf(row.createdAt) : null,
+    updated_at: row.updatedAt ? unixSecondsOf(row.updatedAt) : null,
     callback_url: row.callbackUrl,
     request_count: row.requestCount,
   };

@@ -21,6 +21,7 @@ import { projectCreditsOf, type ProjectRow, ProjectStore } from '../persistence/
 import { RunStore } from '../persistence/runs.store';
 import { RunCancellation } from '../runs/run-cancellation';
 import { ProjectListingCursor } from './project-listing-cursor';
+import { unixSecondsOf } from '../persistence/unix-seconds';
 
 /**
  * Projects (spec 4.8, decision 0014): create, pause, resume, close, list and summarize. The
@@ -165,7 +166,7 @@ export function viewOf(row: ProjectRow): ProjectView {
     callback_url: row.callbackUrl,
     monthly_credit_cap: row.monthlyCreditCap,
     max_concurrent_jobs: row.maxConcurrentJobs,
-    created_at: Math.floor(new Date(row.createdAt).getTime() / 1000),
-    updated_at: Math.floor(new Date(row.updatedAt).getTime() / 1000),
+    created_at: unixSecondsOf(row.createdAt),
+    updated_at: unixSecondsOf(row.updatedAt),
   };
 }

@@ -3,6 +3,7 @@ import type { SqlTransaction } from '@lib/persistence';
 import { Injectable } from '@nestjs/common';
 import { JobStore } from '../persistence/jobs.store';
 import { type CollectionRunRow, RunStore } from '../persistence/runs.store';
+import { unixSecondsOf } from '../persistence/unix-seconds';
 
 /** Runs as the client sees them (spec 2.13). A run is found only under its own collection and client. */
 @Injectable()
@@ -50,7 +51,7 @@ function viewOf(row: CollectionRunRow): RunView {
     job_ids: row.jobIds ?? [],
     callback_url: row.callbackUrl,
     callback_status: row.callbackStatus,
-    created_at: row.createdAt ? Math.floor(new Date(row.createdAt).getTime() / 1000) : null,
+    created_at: row.createdAt ? unixSecondsOf(row.createdAt) : null,
     success_criterion: row.successCriterion,
     all_jobs_persisted: row.allJobsPersisted,
     credits_charged: row.creditsCharged,
