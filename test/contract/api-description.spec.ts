@@ -46,7 +46,9 @@ describe('the API description', () => {
         const hasBody = (status: string) => {
           const response = operation.responses[status];
           const resolved = response.$ref ? components.responses[response.$ref.split('/').pop()!] : response;
-          return Boolean(resolved?.content?.['application/json']);
+          // JSON, or the one text operation (GET /metrics: Prometheus's text format, schema string).
+          const content = resolved?.content as Record<string, { schema?: object }> | undefined;
+          return Boolean(content?.['application/json'] ?? content?.['text/plain']?.schema);
         };
         const successes = Object.keys(operation.responses).filter((s) => s.startsWith('2'));
         // One typed success; besides it only a bodiless 202 (the agent endpoint's answer to notifications).

@@ -9,6 +9,8 @@ import { JobDispatcher } from './dispatch/job-dispatcher';
 import { LeaseSweeper } from './dispatch/lease-sweeper';
 import { JobClaims } from './job-lifecycle/job-claims';
 import { JobCompletion } from './job-lifecycle/job-completion';
+import { RunOpsEvents } from './job-lifecycle/run-ops-events';
+import { JobQueueGauges } from './dispatch/job-queue-gauges';
 import { JobLifecycleController } from './job-lifecycle/job-lifecycle.controller';
 import { QuotaNotifier } from './job-lifecycle/quota-notifier';
 import { CollectionStore } from './persistence/collections.store';
@@ -50,6 +52,8 @@ import { RunsController } from './runs/runs.controller';
     JobDispatcher,
     JobClaims,
     JobCompletion,
+    RunOpsEvents,
+    JobQueueGauges,
     LeaseSweeper,
     QuotaNotifier,
   ],

@@ -1,7 +1,8 @@
 import type { PlatformConfig } from '@lib/config';
 import { CORRELATION_HEADER, createRootLogger, NestPinoLogger, sanitizeCorrelationId } from '@lib/logging';
-import { createServerOptions, type InProcessBus } from '@lib/messaging';
-import { type Clock, withPlatformModules } from '@lib/runtime';
+import { createServerOptions, type InProcessBus, OpsEventPublisher } from '@lib/messaging';
+import { platformMetrics } from '@lib/metrics';
+import { announceServiceStarted, type Clock, withPlatformModules } from '@lib/runtime';
 import fastifyHelmet from '@fastify/helmet';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -91,6 +92,10 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus, c
     return payload;
   });
   fastify.addHook('onResponse', async (request, reply) => {
+    // Route patterns, never raw URLs: the label set stays bounded whatever clients ask for.
+    const route = request.routeOptions?.url ?? 'unmatched';
+    platformMetrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    platformMetrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
     rootLogger.info(
       {
         correlation_id: request.id,
@@ -110,6 +115,7 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus, c
   await app.init();
   app.get<{ current: OpenAPIObject | null }>(OPENAPI_DOCUMENT).current = buildOpenApiDocument(app);
   await app.listen(config.port, config.host);
+  announceServiceStarted(app.get(OpsEventPublisher), 'gateway', config);
   const address = fastify.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;

@@ -25,6 +25,7 @@ import { CreditSummaryController } from './credits/credit-summary.controller';
 import { QuotaCache } from './credits/quota-cache';
 import { QuotaEventsController } from './credits/quota-events.controller';
 import { HealthController } from './health/health.controller';
+import { OperationsController } from './operations/operations.controller';
 import { PlatformHealth } from './health/platform-health';
 import { OPENAPI_DOCUMENT, OpenApiController } from './openapi/openapi.controller';
 import { PlansController } from './plans/plans.controller';
@@ -41,6 +42,7 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     QuotaEventsController,
     InFlightEventsController,
     HealthController,
+    OperationsController,
     PlansController,
     CreateClientController,
     RotateTokenController,

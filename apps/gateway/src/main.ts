@@ -20,6 +20,7 @@ async function main(): Promise<void> {
   onShutdownSignal(
     () => gateway.app.close(),
     (message) => logger.info(message),
+    config.drainDelayMs,
   );
 }
 

@@ -16,6 +16,7 @@ async function main(): Promise<void> {
   onShutdownSignal(
     () => platform.stop(),
     (message) => logger.info(message),
+    config.drainDelayMs,
   );
 }
 

@@ -46,7 +46,7 @@ export async function startPlatform(config: PlatformConfig, options: { clock?: C
   const contexts: INestMicroservice[] = [];
   let engine: INestMicroservice | null = null;
   try {
-    for (const [name, module] of Object.entries(CONTEXT_MODULES)) {
+    for (const [name, module] of Object.entries(CONTEXT_MODULES) as Array<[MessageContext, Type<unknown>]>) {
       const context = await bootstrapMessageContext(name, withPlatformModules(name, module, config, bus, options.clock), config, bus);
       if (name === 'scrape-engine') engine = context;
       else contexts.push(context);

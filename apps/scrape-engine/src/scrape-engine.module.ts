@@ -1,9 +1,11 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
+import { OpsEventPublisher } from '@lib/messaging';
 import { createHealthController } from '@lib/runtime';
 import { TargetGuard, targetGuardProvider } from '@lib/target-guard';
 import { Inject, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { BatchJobWorker } from './batch-jobs/batch-job-worker';
 import { BrowserLauncher } from './browser/browser-launcher';
+import { BrowserPoolGauges, BrowserPoolTelemetry } from './browser/browser-pool-telemetry';
 import { BrowserPool } from './browser/browser-pool';
 import { BrowserScrapeExecutor } from './browser/browser-scrape.executor';
 import { ContextReserve } from './browser/context-reserve';
@@ -41,15 +43,20 @@ import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
     DownloadExecutor,
     {
       provide: BrowserPool,
-      inject: [PLATFORM_CONFIG],
-      useFactory: (config: PlatformConfig) =>
-        new BrowserPool(new BrowserLauncher(locateChromium(config)), {
-          concurrency: config.browserConcurrency,
-          queueTimeoutMs: config.browserQueueTimeoutMs,
-          recycleAfter: config.browserRecycleAfter,
-          idleCloseMs: config.browserIdleCloseMs,
-        }),
+      inject: [PLATFORM_CONFIG, OpsEventPublisher],
+      useFactory: (config: PlatformConfig, ops: OpsEventPublisher) =>
+        new BrowserPool(
+          new BrowserLauncher(locateChromium(config)),
+          {
+            concurrency: config.browserConcurrency,
+            queueTimeoutMs: config.browserQueueTimeoutMs,
+            recycleAfter: config.browserRecycleAfter,
+            idleCloseMs: config.browserIdleCloseMs,
+          },
+          new BrowserPoolTelemetry(ops),
+        ),
     },
+    BrowserPoolGauges,
     // Spare contexts only for heavy: a light (headless shell) context costs a few ms.
     {
       provide: ContextReserve,

@@ -51,8 +51,23 @@ export interface PlatformConfig {
   engineAckTimeoutMs: number;
   /** Take the client IP from X-Forwarded-For (set when running behind the ingress). */
   trustProxy: boolean;
-  /** Optional plain-HTTP liveness/readiness port for non-gateway services (Kubernetes probes). */
+  /** Optional plain-HTTP liveness/readiness/metrics port for non-gateway services (Kubernetes probes, Prometheus). */
   healthPort: number | null;
+  /**
+   * Where ops events go besides the in-process bus in the embedded runtime (a NATS server ops
+   * tooling subscribes to). In the distributed runtime they go to NATS_URL unless this names another.
+   */
+  opsNatsUrl: string | null;
+  /**
+   * Bearer token for GET /metrics. On the gateway's public port /metrics answers only with it (or
+   * the administrator token when unset); on HEALTH_PORT (cluster-internal) it is required when set.
+   */
+  metricsToken: string | null;
+  /**
+   * On SIGTERM, readiness turns false at once and the process keeps serving this long before it
+   * stops accepting work, so Kubernetes takes it out of the Service endpoints first.
+   */
+  drainDelayMs: number;
   /** Batch jobs one scrape-engine process works on at once (global capacity = processes × this). */
   jobWorkerConcurrency: number;
   /** Batch jobs in flight across all clients at once (dispatch stops above it). */
@@ -200,6 +215,9 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     engineAckTimeoutMs: int('ENGINE_ACK_TIMEOUT_MS', 10_000, 1500, 600_000),
     trustProxy: trustProxyRaw === 'true' || trustProxyRaw === '1',
     healthPort,
+    opsNatsUrl: url('OPS_NATS_URL', ['nats:', 'tls:']),
+    metricsToken: token('METRICS_TOKEN'),
+    drainDelayMs: int('DRAIN_SECONDS', 0, 0, 300) * 1000,
     jobWorkerConcurrency: int('JOB_WORKER_CONCURRENCY', 8, 1, 256),
     batchGlobalConcurrency: int('BATCH_GLOBAL_CONCURRENCY', 256, 1, 100_000),
     creditLeaseSeconds: int('CREDIT_LEASE_SECONDS', 600, 5, 86_400),

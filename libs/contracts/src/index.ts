@@ -23,3 +23,4 @@ export * from './billing/usage.messages';
 export * from './billing/ledger-entry-details';
 export * from './response-schema';
 export * from './viability/viability.messages';
+export * from './ops/ops-events';

@@ -5,3 +5,4 @@ export * from './message-bus';
 export * from './message-handling.enhancers';
 export * from './messaging.module';
 export * from './job-queue';
+export * from './ops-event-publisher';

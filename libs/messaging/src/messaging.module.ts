@@ -1,23 +1,35 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
-import { DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { platformMetrics } from '@lib/metrics';
+import { serviceLifecycleSubject, type BoundedContext } from '@lib/contracts';
+import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
 import { InProcessBus } from './in-process-bus';
 import { JetStreamJobQueue, JobQueue } from './job-queue';
 import { MessageBus } from './message-bus';
+import { OpsEventPublisher, opsSinksFor } from './ops-event-publisher';
 import { createTransportClient, transportSettingsOf } from './transport.factory';
 
 /** DI token of the context's JobQueue (JetStream over NATS, the in-process queue otherwise). */
 export const JOB_QUEUE_ADAPTER = Symbol('JOB_QUEUE_ADAPTER');
 
+/** The context's name, for its service-started/-stopping ops events. */
+const SERVICE_NAME = Symbol('SERVICE_NAME');
+
 @Injectable()
-class MessageBusCloser implements OnApplicationShutdown {
+class MessageBusCloser implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
     @Inject(MessageBus) private readonly bus: MessageBus,
     @Inject(JOB_QUEUE_ADAPTER) private readonly jobs: JobQueue,
+    @Inject(OpsEventPublisher) private readonly ops: OpsEventPublisher,
+    @Inject(SERVICE_NAME) private readonly serviceName: BoundedContext,
   ) {}
+  beforeApplicationShutdown(signal?: string): void {
+    this.ops.publishRaw(serviceLifecycleSubject(this.serviceName, 'service-stopping'), { reason: signal ?? 'shutdown' });
+  }
   async onApplicationShutdown(): Promise<void> {
     await this.bus.close();
     // The in-process queue is shared by every context of the process; only a NATS connection is ours.
     if (this.jobs instanceof JetStreamJobQueue) await this.jobs.close();
+    await this.ops.close();
   }
 }
 
@@ -25,7 +37,7 @@ class MessageBusCloser implements OnApplicationShutdown {
 @Global()
 @Module({})
 export class MessagingModule {
-  static forContext(serviceName: string, bus: InProcessBus | undefined): DynamicModule {
+  static forContext(serviceName: BoundedContext, bus: InProcessBus | undefined): DynamicModule {
     return {
       module: MessagingModule,
       providers: [
@@ -45,9 +57,19 @@ export class MessagingModule {
           useFactory: (config: PlatformConfig): JobQueue =>
             config.natsUrl ? new JetStreamJobQueue(config.natsUrl, serviceName, config.jobLeaseSeconds * 1000) : requireBus(bus).jobQueue,
         },
+        { provide: SERVICE_NAME, useValue: serviceName },
+        {
+          provide: OpsEventPublisher,
+          inject: [PLATFORM_CONFIG],
+          useFactory: (config: PlatformConfig) => {
+            const publisher = new OpsEventPublisher(serviceName, opsSinksFor(config, bus));
+            publisher.listen((subject) => platformMetrics.countOpsEvent(subject));
+            return publisher;
+          },
+        },
         MessageBusCloser,
       ],
-      exports: [MessageBus, JOB_QUEUE_ADAPTER],
+      exports: [MessageBus, JOB_QUEUE_ADAPTER, OpsEventPublisher],
     };
   }
 }

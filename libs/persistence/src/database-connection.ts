@@ -13,7 +13,32 @@ export interface SqlExecutor {
   exec(sql: string): Promise<void>;
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Runs `fn` in one transaction on one connection. */
-  transaction<T>(fn: (tx: Omit<SqlExecutor, 'transaction'>) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: SqlTransactionScope) => Promise<T>): Promise<T>;
+}
+
+/** Statements inside one transaction, and what to do once it has committed. */
+export interface SqlTransactionScope extends Omit<SqlExecutor, 'transaction'> {
+  /**
+   * Runs `hook` after the transaction commits, never if it rolls back: for facts told to others
+   * (ops events), which must not announce a change that did not happen. Hooks run in order; one
+   * that throws is ignored (the transaction has committed: its caller's result stands).
+   */
+  afterCommit(hook: () => void): void;
+}
+
+/** Gathers a transaction's after-commit hooks and runs them once it has committed. */
+class AfterCommitHooks {
+  private readonly hooks: Array<() => void> = [];
+  add = (hook: () => void): void => void this.hooks.push(hook);
+  run(): void {
+    for (const hook of this.hooks.splice(0)) {
+      try {
+        hook();
+      } catch {
+        // see SqlTransactionScope.afterCommit
+      }
+    }
+  }
 }
 
 export interface DatabaseConnection {
@@ -109,14 +134,17 @@ export function poolSqlExecutor(pool: Pool): SqlExecutor {
     },
     async transaction(fn) {
       const client = await pool.connect();
+      const hooks = new AfterCommitHooks();
       let released = false;
       try {
         await client.query('begin');
         const result = await fn({
           exec: async (text) => void (await client.query(text)),
           query: async <T>(text: string, params: unknown[] = []) => (await client.query(text, storableParams(params))).rows as T[],
+          afterCommit: hooks.add,
         });
         await client.query('commit');
+        hooks.run();
         return result;
       } catch (error) {
         const rolledBack = await client.query('rollback').then(
@@ -152,12 +180,16 @@ async function openPglite(dataDir: string): Promise<Shared> {
       return (await db.query<T>(text, storableParams(params))).rows;
     },
     async transaction(fn) {
-      return db.transaction((tx) =>
+      const hooks = new AfterCommitHooks();
+      const result = await db.transaction((tx) =>
         fn({
           exec: async (text) => void (await tx.exec(text)),
           query: async <T>(text: string, params: unknown[] = []) => (await tx.query<T>(text, storableParams(params))).rows,
+          afterCommit: hooks.add,
         }),
       );
+      hooks.run();
+      return result;
     },
   };
   return {

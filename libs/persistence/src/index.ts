@@ -24,3 +24,4 @@ export type {
 export * from './handed-over-rows';
 export * from './credit-account';
 export * from './storable-text';
+export * from './quota-thresholds';

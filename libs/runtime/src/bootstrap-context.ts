@@ -1,4 +1,5 @@
-import type { PlatformConfig } from '@lib/config';
+import { type PlatformConfig, runtimeModeOf } from '@lib/config';
+import { type BoundedContext, serviceLifecycleSubject, type ServiceLifecycleEventPayload } from '@lib/contracts';
 import { createRootLogger, NestPinoLogger } from '@lib/logging';
 import {
   CorrelationInterceptor,
@@ -7,6 +8,7 @@ import {
   type InProcessBus,
   MessageBus,
   LargePayloadInterceptor,
+  OpsEventPublisher,
   RpcErrorFilter,
 } from '@lib/messaging';
 import type { INestMicroservice, Type } from '@nestjs/common';
@@ -18,7 +20,7 @@ import { NestFactory } from '@nestjs/core';
  * serialization and correlation handling for every context.
  */
 export async function bootstrapMessageContext(
-  serviceName: string,
+  serviceName: BoundedContext,
   rootModule: Type<unknown>,
   config: PlatformConfig,
   bus?: InProcessBus,
@@ -33,5 +35,16 @@ export async function bootstrapMessageContext(
   app.useGlobalFilters(new RpcErrorFilter());
   app.useGlobalInterceptors(new CorrelationInterceptor(), new LargePayloadInterceptor(app.get(MessageBus)));
   await app.listen();
+  announceServiceStarted(app.get(OpsEventPublisher), serviceName, config);
   return app;
+}
+
+/** `ops.<context>.service-started.v1`, once the context serves. */
+export function announceServiceStarted(ops: OpsEventPublisher, serviceName: BoundedContext, config: PlatformConfig): void {
+  ops.publishRaw(serviceLifecycleSubject(serviceName, 'service-started'), {
+    node_version: process.version,
+    runtime: runtimeModeOf(config),
+    transport: config.natsUrl ? 'nats' : 'in-process',
+    reason: null,
+  } satisfies ServiceLifecycleEventPayload);
 }

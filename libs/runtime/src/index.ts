@@ -10,3 +10,4 @@ export { importEsm } from './esm-import';
 export * from './periodic-task';
 export * from './process-guard';
 export * from './idle-memory-reclaimer';
+export * from './drain-state';

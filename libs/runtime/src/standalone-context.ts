@@ -1,3 +1,4 @@
+import type { BoundedContext } from '@lib/contracts';
 import { ConfigModule, loadPlatformConfigOrExit, PlatformConfig } from '@lib/config';
 import { createRootLogger } from '@lib/logging';
 import { InProcessBus, MessagingModule } from '@lib/messaging';
@@ -6,6 +7,7 @@ import { DynamicModule, INestMicroservice, Module, Type } from '@nestjs/common';
 import { bootstrapMessageContext } from './bootstrap-context';
 import { Clock, CLOCK, systemClock } from './clock';
 import { ContextHealthReporter } from './context-health';
+import { DependencyGauges } from './dependency-gauges';
 import { onShutdownSignal } from './graceful-shutdown';
 import { startHealthProbeServer } from './health-probe.server';
 import { IdleMemoryReclaimer } from './idle-memory-reclaimer';
@@ -17,7 +19,7 @@ import { keepServingOnUnhandledRejection } from './process-guard';
  * free of runtime wiring, so the same module runs alone or beside the others.
  */
 export function withPlatformModules(
-  serviceName: string,
+  serviceName: BoundedContext,
   contextModule: Type<unknown>,
   config: PlatformConfig,
   bus?: InProcessBus,
@@ -44,13 +46,13 @@ function runtimeModuleWith(clock: Clock): DynamicModule {
   return {
     module: RuntimeModuleDefinition,
     global: true,
-    providers: [{ provide: CLOCK, useValue: clock }, ContextHealthReporter],
+    providers: [{ provide: CLOCK, useValue: clock }, ContextHealthReporter, DependencyGauges],
     exports: [CLOCK, ContextHealthReporter],
   };
 }
 
 /** `npm run start:service -- <name>` for a message context: needs NATS_URL and DATABASE_URL. */
-export async function runStandaloneContext(serviceName: string, contextModule: Type<unknown>): Promise<INestMicroservice> {
+export async function runStandaloneContext(serviceName: BoundedContext, contextModule: Type<unknown>): Promise<INestMicroservice> {
   const config = loadPlatformConfigOrExit();
   const logger = createRootLogger(serviceName, config.logLevel);
   if (!config.natsUrl || !config.databaseUrl) {
@@ -61,7 +63,9 @@ export async function runStandaloneContext(serviceName: string, contextModule: T
   }
   const app = await bootstrapMessageContext(serviceName, withPlatformModules(serviceName, contextModule, config), config);
   const probe = config.healthPort
-    ? await startHealthProbeServer(config.healthPort, () => app.get(ContextHealthReporter).report(serviceName))
+    ? await startHealthProbeServer(config.healthPort, () => app.get(ContextHealthReporter).report(serviceName), {
+        metricsToken: config.metricsToken,
+      })
     : null;
   logger.info({ transport: 'nats', health_port: config.healthPort }, `${serviceName} started`);
   keepServingOnUnhandledRejection((message) => logger.error(message));
@@ -72,6 +76,7 @@ export async function runStandaloneContext(serviceName: string, contextModule: T
       await app.close();
     },
     (m) => logger.info(m),
+    config.drainDelayMs,
   );
   return app;
 }

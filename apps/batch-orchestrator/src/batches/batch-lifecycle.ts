@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { BatchNotFoundError, InvalidBatchError, InvalidStateError, ProjectNotFoundError } from '../batch-orchestrator.errors';
 import { CollectionItemsValidator, counted, ItemsVerdict, writeSummaryOf } from '../collections/collection-items.validator';
 import { JobDispatcher } from '../dispatch/job-dispatcher';
+import { RunOpsEvents } from '../job-lifecycle/run-ops-events';
 import { JobStore } from '../persistence/jobs.store';
 import { ProjectStore } from '../persistence/projects.store';
 import { type BatchRow, type LockedRun, RunStore } from '../persistence/runs.store';
@@ -42,6 +43,7 @@ export class BatchLifecycle {
     private readonly items: CollectionItemsValidator,
     private readonly cancellation: RunCancellation,
     private readonly dispatcher: JobDispatcher,
+    private readonly opsEvents: RunOpsEvents,
   ) {}
 
   async create(command: CreateBatchCommand): Promise<BatchWriteReply> {
@@ -98,6 +100,15 @@ export class BatchLifecycle {
     const view = await this.db.sql.transaction(async (tx) => {
       await this.jobs.lockDispatchDecision(tx);
       const run = await this.lockBatch(tx, command.client_id, command.batch_id);
+      if (command.action === 'run' && run.state === 'open' && run.totalRequests > 0)
+        this.opsEvents.runStarted(tx, {
+          id: run.id,
+          kind: 'batch',
+          clientId: command.client_id,
+          collectionId: null,
+          projectId: run.projectId,
+          totalRequests: run.totalRequests,
+        });
       const move = assertAllowed(run.state, command.action);
       if (move !== 'unchanged') {
         if (command.action === 'run' && run.totalRequests === 0)

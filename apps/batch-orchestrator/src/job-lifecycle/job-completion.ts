@@ -6,9 +6,10 @@ import {
   lockCreditAccount,
   recordLedgerCharge,
   releaseHold,
-  SqlTransaction,
+  SqlTransactionScope,
   storeJobResult,
 } from '@lib/persistence';
+import { platformMetrics } from '@lib/metrics';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
@@ -16,6 +17,7 @@ import { JobStore, type LockedJob } from '../persistence/jobs.store';
 import { ProjectStore } from '../persistence/projects.store';
 import { RunStore } from '../persistence/runs.store';
 import { classifyJobOutcome, type JobOutcome } from './job-classification';
+import { RunOpsEvents } from './run-ops-events';
 
 export type { JobOutcome } from './job-classification';
 
@@ -33,6 +35,7 @@ export class JobCompletion {
     private readonly jobs: JobStore,
     private readonly runs: RunStore,
     private readonly projects: ProjectStore,
+    private readonly opsEvents: RunOpsEvents,
   ) {}
 
   /** For a worker's report: false when `attempt` no longer owns the job (fenced off). */
@@ -54,7 +57,11 @@ export class JobCompletion {
    * `creditsMoved`: a hold was released or a charge recorded (the client's quota changed);
    * `runCompleted`: this was the run's last job.
    */
-  async completeWithin(tx: SqlTransaction, job: LockedJob, outcome: JobOutcome): Promise<{ creditsMoved: boolean; runCompleted: boolean }> {
+  async completeWithin(
+    tx: SqlTransactionScope,
+    job: LockedJob,
+    outcome: JobOutcome,
+  ): Promise<{ creditsMoved: boolean; runCompleted: boolean }> {
     const now = this.clock.now();
     const c = classifyJobOutcome(outcome);
     const facts = outcome.kind === 'executed' ? outcome.facts : null;
@@ -100,6 +107,11 @@ export class JobCompletion {
       }
     }
 
+    this.opsEvents.jobEnded(tx, job, c, facts?.block_reason ?? null);
+    tx.afterCommit(() => {
+      platformMetrics.jobsFinished.inc({ status: c.status });
+      if (c.credits > 0) platformMetrics.creditsCharged.inc({ source: 'batch' }, c.credits);
+    });
     const creditsMoved = Boolean(job.reservationId) || c.credits > 0;
     const { lastJob } = await this.runs.countFinishedJob(tx, job.runId, {
       success: c.isSuccess,
@@ -116,8 +128,9 @@ export class JobCompletion {
    * project ids and the lifecycle state) for a batch. Also the end of a cancel that left no job
    * in flight.
    */
-  async completeRun(tx: SqlTransaction, runId: string, now: Date): Promise<void> {
+  async completeRun(tx: SqlTransactionScope, runId: string, now: Date): Promise<void> {
     const run = await this.runs.complete(tx, runId, now);
+    if (run) this.opsEvents.runCompleted(tx, run, now);
     if (!run || !run.callbackUrl) return;
     const counters = {
       status: 'completed',

@@ -1,8 +1,9 @@
-import { SUBJECTS } from '@lib/contracts';
-import { MessageBus } from '@lib/messaging';
-import { creditMonthResetOf, creditUsageOf, DATABASE, DatabaseConnection } from '@lib/persistence';
+import { OPS_SUBJECTS, SUBJECTS } from '@lib/contracts';
+import { MessageBus, OpsEventPublisher } from '@lib/messaging';
+import { creditMonthResetOf, creditUsageOf, DATABASE, DatabaseConnection, recordQuotaThresholdsReached } from '@lib/persistence';
 import { CLOCK, Clock, CoalescedPasses } from '@lib/runtime';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { RunStore } from '../persistence/runs.store';
 
 /**
  * Job claims hold credits and completions charge them outside billing-meter (in the job's own
@@ -23,6 +24,8 @@ export class QuotaNotifier {
     @Inject(DATABASE) private readonly db: DatabaseConnection,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(MessageBus) private readonly bus: MessageBus,
+    @Inject(OpsEventPublisher) private readonly ops: OpsEventPublisher,
+    private readonly runs: RunStore,
   ) {}
 
   /** Resolves once an event reflecting this change is out (never rejects: a lost event is logged). */
@@ -40,5 +43,18 @@ export class QuotaNotifier {
       resets_at: creditMonthResetOf(now),
       as_of: now.getTime(),
     });
+    await this.announceThresholds(clientId, usage.month, usage.charged + usage.held, now);
+  }
+
+  /**
+   * 80 % / 100 % of the monthly limit (ops events, once per threshold and month: see
+   * recordQuotaThresholdsReached). The limit is the one the gateway resolved for the client's
+   * newest run (the plan's, at its last write); unlimited, nothing to tell.
+   */
+  private async announceThresholds(clientId: string, month: string, used: number, now: Date): Promise<void> {
+    const limit = await this.runs.newestMonthlyLimit(clientId);
+    if (limit === null) return;
+    for (const threshold of await recordQuotaThresholdsReached(this.db.sql, { clientId, month, used, limit, at: now }))
+      this.ops.publish(OPS_SUBJECTS.quotaThresholdReached, { client_id: clientId, month, threshold_percent: threshold, used, limit });
   }
 }

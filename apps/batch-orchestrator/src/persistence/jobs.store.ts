@@ -262,4 +262,22 @@ export class JobStore {
       [runId],
     );
   }
+
+  /**
+   * Unfinished jobs by phase, the jobs of running runs waiting for dispatch and how long the
+   * oldest of them has waited (seconds): one aggregate over the `processing` rows (index
+   * jobs(status, lease_expires_at)), for the metrics.
+   */
+  async queueFigures(now: Date): Promise<{ waiting: number; dispatched: number; running: number; ready: number; lag: number | null }> {
+    const [row] = await this.db.sql.query<{ waiting: number; dispatched: number; running: number; ready: number; lag: number | null }>(
+      `select count(*) filter (where j.dispatched_at is null)::int waiting,
+              count(*) filter (where j.dispatched_at is not null and j.started_at is null)::int dispatched,
+              count(*) filter (where j.started_at is not null)::int running,
+              count(*) filter (where j.dispatched_at is null and r.state = 'running')::int ready,
+              extract(epoch from ($1::timestamptz - min(j.queued_at) filter (where j.dispatched_at is null and r.state = 'running')))::float8 lag
+       from jobs j join runs r on r.id = j.run_id where j.status = 'processing'`,
+      [now],
+    );
+    return row;
+  }
 }

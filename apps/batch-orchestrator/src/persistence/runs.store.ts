@@ -56,6 +56,8 @@ export type CompletedRun = Pick<
   | 'timeoutRequests'
   | 'cancelledRequests'
   | 'jobIds'
+  | 'creditsCharged'
+  | 'createdAt'
 > & { kind: 'collection' | 'batch'; state: BatchState };
 
 export type NewRun = Pick<Run, 'id' | 'clientId' | 'totalRequests' | 'maxConcurrency' | 'monthlyCredits' | 'callbackUrl'> & {
@@ -260,7 +262,8 @@ export class RunStore {
        where id = $1 and status = 'in_progress'
        returning id, kind, state, collection_id "collectionId", project_id "projectId", client_id "clientId", callback_url "callbackUrl",
          total_requests "totalRequests", success_requests "successRequests", failed_requests "failedRequests",
-         timeout_requests "timeoutRequests", cancelled_requests "cancelledRequests", job_ids "jobIds"`,
+         timeout_requests "timeoutRequests", cancelled_requests "cancelledRequests", job_ids "jobIds",
+         credits_charged "creditsCharged", created_at "createdAt"`,
       [runId, now],
     );
     return run ?? null;
@@ -287,5 +290,14 @@ export class RunStore {
       `select ${VIEW_COLUMNS} from ${VIEW_FROM} where r.collection_id = $1 and r.client_id = $2${filter} order by r.created_at desc nulls last, r.id`,
       params,
     );
+  }
+
+  /** The monthly credit limit the gateway resolved at the client's newest run or batch write (null: unlimited or none). */
+  async newestMonthlyLimit(clientId: string): Promise<number | null> {
+    const [run] = await this.db.sql.query<{ limit: number | null }>(
+      'select monthly_credits "limit" from runs where client_id = $1 order by created_at desc nulls last limit 1',
+      [clientId],
+    );
+    return run?.limit ?? null;
   }
 }

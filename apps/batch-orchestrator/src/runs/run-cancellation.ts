@@ -1,5 +1,6 @@
 import { CancelRunCommand, RunView } from '@lib/contracts';
-import { DATABASE, DatabaseConnection, type SqlTransaction } from '@lib/persistence';
+import { platformMetrics } from '@lib/metrics';
+import { DATABASE, DatabaseConnection, type SqlTransactionScope } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { InvalidStateError, RunNotFoundError } from '../batch-orchestrator.errors';
@@ -30,8 +31,9 @@ export class RunCancellation {
     private readonly dispatcher: JobDispatcher,
   ) {}
 
-  async cancelWithin(tx: SqlTransaction, run: LockedRun, now: Date): Promise<{ cancelledJobs: number; completed: boolean }> {
+  async cancelWithin(tx: SqlTransactionScope, run: LockedRun, now: Date): Promise<{ cancelledJobs: number; completed: boolean }> {
     const cancelledJobs = await this.jobs.cancelUnstarted(tx, run.id, now);
+    if (cancelledJobs > 0) tx.afterCommit(() => platformMetrics.jobsFinished.inc({ status: 'cancelled' }, cancelledJobs));
     await this.runs.setState(tx, run.id, 'cancelling');
     const { lastJob } = await this.runs.countCancelledJobs(tx, run.id, cancelledJobs);
     if (lastJob) await this.completion.completeRun(tx, run.id, now);

@@ -8,6 +8,7 @@ import { JobDispatcher } from '../dispatch/job-dispatcher';
 import { CollectionStore } from '../persistence/collections.store';
 import { JobStore } from '../persistence/jobs.store';
 import { RunStore } from '../persistence/runs.store';
+import { RunOpsEvents } from '../job-lifecycle/run-ops-events';
 import { RunViews } from './run-views';
 
 /**
@@ -26,6 +27,7 @@ export class RunLauncher {
     private readonly collections: CollectionStore,
     private readonly runs: RunStore,
     private readonly jobs: JobStore,
+    private readonly opsEvents: RunOpsEvents,
   ) {}
 
   async start(command: StartRunCommand): Promise<RunView> {
@@ -48,6 +50,14 @@ export class RunLauncher {
       });
       await this.jobs.insertForRun(tx, runId, command.collection_id, now);
       await this.runs.recordJobIds(tx, runId);
+      this.opsEvents.runStarted(tx, {
+        id: runId,
+        kind: 'collection',
+        clientId: command.client_id,
+        collectionId: command.collection_id,
+        projectId: null,
+        totalRequests: collection.requestCount,
+      });
       return this.views.find(command.client_id, command.collection_id, runId, tx);
     });
     await this.dispatcher.dispatchFor(command.client_id);

@@ -14,6 +14,7 @@ import {
   SUBJECTS,
 } from '@lib/contracts';
 import { Controller } from '@nestjs/common';
+import { platformMetrics } from '@lib/metrics';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { ChargeGroupCommit } from './charge-group-commit';
 import { CreditLedger } from './credit-ledger';
@@ -43,6 +44,7 @@ export class CreditLedgerController {
   @MessagePattern(SUBJECTS.billing.creditsCommit)
   async commit(@Payload() command: CommitCreditsCommand): Promise<CommitCreditsReply> {
     const reply = await this.ledger.commit(command, command.monthly_credits ?? null);
+    if (reply.newly_charged && command.credits > 0) platformMetrics.creditsCharged.inc({ source: 'reservation' }, command.credits);
     this.quotaChanges.changed(reply.client_id, reply.quota);
     return reply;
   }
@@ -66,8 +68,10 @@ export class CreditLedgerController {
   }
 
   @MessagePattern(SUBJECTS.billing.creditsLeaseCharge)
-  chargeLeased(@Payload() command: ChargeLeasedCreditsCommand): Promise<ChargeLeasedCreditsReply> {
+  async chargeLeased(@Payload() command: ChargeLeasedCreditsCommand): Promise<ChargeLeasedCreditsReply> {
     // No quota event: the month's used credits did not change (held became charged).
-    return this.charges.charge(command);
+    const reply = await this.charges.charge(command);
+    if (reply.newly_charged && command.credits > 0) platformMetrics.creditsCharged.inc({ source: 'sync' }, command.credits);
+    return reply;
   }
 }

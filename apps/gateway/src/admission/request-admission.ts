@@ -7,7 +7,7 @@ import { bearerTokenOf } from '../clients/api-token';
 import { AuthenticatedClient, ClientDirectory } from '../clients/client-directory';
 import { CreditGate } from '../credits/credit-gate';
 import { RateLimitDecision, RequestRateLimiter } from './request-rate-limiter';
-import { accessLevelOf } from './route-access';
+import { accessLevelOf, isProbe } from './route-access';
 import type { UsageHeaderValues } from './usage-headers';
 
 /** What admission learned about a request; the usage headers are written from it. */
@@ -45,6 +45,7 @@ export class RequestAdmission {
     request.admission = admission;
     // A CORS preflight carries no credentials by design; the CORS plugin answers it (or 404s it).
     if (request.method === 'OPTIONS' && this.config.corsOrigins.length > 0 && request.headers['access-control-request-method']) return;
+    if (isProbe(request)) return;
     const access = accessLevelOf(request);
     const token = bearerTokenOf(request.headers.authorization);
     const client = token ? await this.clients.authenticate(token) : null;

@@ -14,6 +14,17 @@ export type RouteAccessLevel = 'public' | 'client' | 'admin';
 export const Access = (level: RouteAccessLevel): MethodDecorator =>
   applyDecorators(RouteConfig({ access: level }), ApiExtension('x-access', level));
 
+/**
+ * A Kubernetes probe (livez, readyz): public, and not rate limited — a node's kubelet probes
+ * every pod from one address, and a probe answered 429 would take healthy pods out of service.
+ */
+export const Probe = (): MethodDecorator =>
+  applyDecorators(RouteConfig({ access: 'public', probe: true }), ApiExtension('x-access', 'public'));
+
+export function isProbe(request: FastifyRequest): boolean {
+  return (request.routeOptions?.config as { probe?: boolean } | undefined)?.probe === true;
+}
+
 export function accessLevelOf(request: FastifyRequest): RouteAccessLevel {
   const config = request.routeOptions?.config as { access?: RouteAccessLevel } | undefined;
   return config?.access ?? 'client';

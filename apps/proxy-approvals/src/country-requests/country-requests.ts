@@ -4,8 +4,10 @@ import {
   DecideCountryRequestCommand,
   ProxyStatusReply,
   RequestCountryCommand,
+  OPS_SUBJECTS,
   RequestCountryReply,
 } from '@lib/contracts';
+import { OpsEventPublisher } from '@lib/messaging';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { CountryCatalog } from '../country-catalog/country-catalog';
@@ -23,13 +25,23 @@ export class CountryRequests {
     private readonly store: CountryRequestStore,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly catalog: CountryCatalog,
+    @Inject(OpsEventPublisher) private readonly ops: OpsEventPublisher,
   ) {}
 
   async request(command: RequestCountryCommand): Promise<RequestCountryReply> {
     this.assertCountry(command.country_code);
     // A new request, or a denied one asked for again, goes (back) to pending; an approved one stays.
-    const status = await this.store.request(command.client_id, command.country_code, command.reason ?? null, this.clock.now());
+    const at = this.clock.now();
+    const status = await this.store.request(command.client_id, command.country_code, command.reason ?? null, at);
     const approved = status === 'approved';
+    // Written (the upsert has committed): an administrator has a request to review.
+    if (!approved)
+      this.ops.publish(OPS_SUBJECTS.countryProxyRequested, {
+        client_id: command.client_id,
+        country: command.country_code,
+        reason: command.reason ?? null,
+        requested_at: at.toISOString(),
+      });
     return {
       client_id: command.client_id,
       country_code: command.country_code,
@@ -76,6 +88,13 @@ export class CountryRequests {
     });
     if (!row)
       throw new CountryRequestNotFoundError(`Client ${command.client_id} has not requested the ${command.country_code} proxy pool.`);
+    this.ops.publish(OPS_SUBJECTS.countryProxyDecided, {
+      client_id: row.clientId,
+      country: row.countryCode,
+      status: row.status,
+      note: row.note,
+      decided_by: row.decidedBy,
+    });
     return viewOf(row);
   }
 

@@ -15,6 +15,16 @@ export interface BrowserPoolSettings {
   idleCloseMs?: number;
 }
 
+/** What the pool tells the rest of the process about its browsers (ops events, metrics). */
+export interface BrowserPoolObserver {
+  /** A browser died under the pool (not a close of ours). */
+  crashed(kind: BrowserKind, pagesInFlight: number, reason: string): void;
+  /** The pool retired a browser: `page_budget` (recycleAfter), `hung` (a lease said so), `idle`. */
+  recycled(kind: BrowserKind, reason: 'page_budget' | 'hung' | 'idle', pagesServed: number): void;
+}
+
+const UNOBSERVED: BrowserPoolObserver = { crashed: () => undefined, recycled: () => undefined };
+
 /** No page slot became free within the queue timeout. */
 export class BrowserBusyError extends Error {}
 
@@ -62,6 +72,7 @@ export class BrowserPool {
   constructor(
     private readonly launcher: BrowserLauncher,
     private readonly settings: BrowserPoolSettings,
+    private readonly observer: BrowserPoolObserver = UNOBSERVED,
   ) {
     this.freeSlots = settings.concurrency;
   }
@@ -104,7 +115,7 @@ export class BrowserPool {
     this.stopIdleTimer(pooled);
     pooled.active += 1;
     pooled.served += 1;
-    if (pooled.served >= this.settings.recycleAfter) this.retire(pooled);
+    if (pooled.served >= this.settings.recycleAfter) this.retire(pooled, 'page_budget');
     let released = false;
     return {
       browser: pooled.browser,
@@ -119,7 +130,7 @@ export class BrowserPool {
         this.giveSlot();
         if (outcome?.broken) {
           this.logger.warn(`${kind} browser ${pooled.pid ?? '?'} hung; replacing it`);
-          this.retire(pooled);
+          this.retire(pooled, 'hung');
           await this.destroy(pooled, true);
         } else if (pooled.retiring && pooled.active === 0) {
           await this.destroy(pooled, false);
@@ -139,7 +150,7 @@ export class BrowserPool {
       pooled.idleTimer = null;
       if (pooled.active > 0 || pooled.dead || pooled.retiring || this.closed) return;
       this.logger.log(`${pooled.kind} browser ${pooled.pid ?? '?'} idle for ${idleMs} ms; closing it (the next request starts one)`);
-      this.retire(pooled);
+      this.retire(pooled, 'idle');
       void this.destroy(pooled, false);
     }, idleMs);
     pooled.idleTimer.unref();
@@ -186,8 +197,11 @@ export class BrowserPool {
         this.stopIdleTimer(pooled);
         this.all.delete(pooled);
         if (this.current.get(kind) === launching) this.current.delete(kind);
-        if (!this.closed && !pooled.retiring)
+        if (!this.closed && !pooled.retiring) {
           this.logger.warn(`${kind} browser ${pooled.pid ?? '?'} disconnected (crashed or killed); the next request starts a new one`);
+          const exit = pooled.browser.process();
+          this.observer.crashed(kind, pooled.active, exit?.signalCode ? `signal ${exit.signalCode}` : 'disconnected');
+        }
       });
       if (this.closed) {
         void this.destroy(pooled, false);
@@ -203,7 +217,8 @@ export class BrowserPool {
     return launching;
   }
 
-  private retire(pooled: PooledBrowser): void {
+  private retire(pooled: PooledBrowser, reason: 'page_budget' | 'hung' | 'idle'): void {
+    if (!pooled.retiring && !pooled.dead) this.observer.recycled(pooled.kind, reason, pooled.served);
     pooled.retiring = true;
     const current = this.current.get(pooled.kind);
     if (current)

@@ -5,6 +5,7 @@ import { validate } from 'class-validator';
 import { BrowserScrapeExecutor } from '../browser/browser-scrape.executor';
 import { engineOf, featuresOf, unsupportedBy } from '../engines/engine-table';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
+import { measuredScrape } from './scrape-metrics';
 import { SimpleScrapeExecutor } from './simple-scrape.executor';
 
 /** One scrape from a plain request, in the mode it asks for: the same path for sync requests and batch jobs. */
@@ -24,7 +25,9 @@ export class ScrapeExecution {
       throw new InvalidScrapeRequestError(`invalid request: the ${engine} engine cannot do ${unsupported.join(', ')}`, {
         field: unsupported[0],
       });
-    return engine === 'simple' ? this.simple.execute(request) : this.browser.execute(request);
+    return measuredScrape(engine === 'simple' ? 'simple' : 'browser', () =>
+      engine === 'simple' ? this.simple.execute(request) : this.browser.execute(request),
+    );
   }
 }
 

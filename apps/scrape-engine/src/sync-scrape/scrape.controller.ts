@@ -5,6 +5,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { DownloadExecutor } from '../download/download.executor';
 import { InFlightScrapes } from './in-flight-scrapes';
 import { ScrapeExecution, validated } from './scrape-execution';
+import { measuredScrape } from './scrape-metrics';
 
 /** Message adapter: validate the request at this edge, run it, pack the (possibly large) result. */
 @Controller()
@@ -27,7 +28,8 @@ export class ScrapeController {
   @MessagePattern(SUBJECTS.scrape.download)
   async download(@Payload() command: ExecuteDownloadCommand): Promise<ReplyOf<typeof SUBJECTS.scrape.download>> {
     return this.inFlight.track(command.request_id, async () => {
-      const { facts, result } = await this.downloads.execute(await validated(DownloadRequest, command.request));
+      const request = await validated(DownloadRequest, command.request);
+      const { facts, result } = await measuredScrape('download', () => this.downloads.execute(request));
       return { facts, result: await this.bus.pack(result) };
     });
   }

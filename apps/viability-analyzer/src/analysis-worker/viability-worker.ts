@@ -1,10 +1,12 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
+import { OPS_SUBJECTS } from '@lib/contracts';
+import { OpsEventPublisher } from '@lib/messaging';
 import { CLOCK, Clock, PeriodicTask } from '@lib/runtime';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ChargedEngineProber } from '../probing/charged-engine-prober';
 import { entryWithoutEvidence, UrlAnalysis } from '../url-analysis/url-analysis';
-import { ClaimedUrl, ViabilityRunStore } from '../persistence/viability-runs.store';
+import { ClaimedUrl, type CompletedViabilityRun, ViabilityRunStore } from '../persistence/viability-runs.store';
 
 // On shutdown, analyses in progress get this long to finish before their URLs go back to the queue.
 const SHUTDOWN_GRACE_MS = 5000;
@@ -35,10 +37,20 @@ export class ViabilityWorker implements OnApplicationBootstrap, OnApplicationShu
     private readonly prober: ChargedEngineProber,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(OpsEventPublisher) private readonly ops: OpsEventPublisher,
   ) {
     this.poll = new PeriodicTask('ViabilityWorker', config.viabilityPollIntervalMs, () => this.fill());
     this.prune = new PeriodicTask('ViabilityRetention', config.retentionSweepIntervalSeconds * 1000, () => this.pruneExpired());
   }
+
+  /** The test's last URL is stored: ops tooling hears about it (after the commit). */
+  private readonly announceCompleted = (run: CompletedViabilityRun): void =>
+    this.ops.publish(OPS_SUBJECTS.viabilityCompleted, {
+      test_id: run.runId,
+      client_id: run.clientId,
+      total_urls: run.totalUrls,
+      strategies: run.strategies,
+    });
 
   async onApplicationBootstrap(): Promise<void> {
     // Embedded: this process is the database's only user, so anything `analysing` was a previous run's.
@@ -98,17 +110,22 @@ export class ViabilityWorker implements OnApplicationBootstrap, OnApplicationShu
             claim.url,
             `the analysis was started ${claim.attempt - 1} times without finishing (its worker stopped or failed each time)`,
           ),
+          this.announceCompleted,
         );
         return;
       }
       const result = await this.analysis.analyse(claim.url, claim.depth, this.prober.forClaim(claim));
-      if (!(await this.store.complete(claim, result)))
+      if (!(await this.store.complete(claim, result, this.announceCompleted)))
         this.logger.warn(`${claim.url} (run ${claim.runId}) was taken over by another worker; its answer counts`);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (claim.attempt >= this.config.viabilityMaxAttempts) {
         await this.store
-          .complete(claim, entryWithoutEvidence(claim.url, `the analysis failed ${claim.attempt} times on our side: ${message}`))
+          .complete(
+            claim,
+            entryWithoutEvidence(claim.url, `the analysis failed ${claim.attempt} times on our side: ${message}`),
+            this.announceCompleted,
+          )
           .catch(() => undefined);
       } else {
         this.logger.warn(

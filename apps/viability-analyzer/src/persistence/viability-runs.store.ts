@@ -17,6 +17,15 @@ export interface StoredViabilityRun {
 }
 
 /** A URL handed to a worker, with the lease it holds it under. */
+/** A run whose last URL has just been stored. */
+export interface CompletedViabilityRun {
+  runId: string;
+  clientId: string;
+  totalUrls: number;
+  /** URLs per recommended_strategy. */
+  strategies: Record<string, number>;
+}
+
 export interface ClaimedUrl {
   runId: string;
   clientId: string;
@@ -158,7 +167,7 @@ export class ViabilityRunStore {
    * Stores a URL's result under the attempt that claimed it. A late answer from an attempt whose
    * lease was taken over is ignored (false), so a URL is counted once.
    */
-  async complete(claim: ClaimedUrl, result: unknown): Promise<boolean> {
+  async complete(claim: ClaimedUrl, result: unknown, onRunCompleted?: (run: CompletedViabilityRun) => void): Promise<boolean> {
     const now = this.clock.now();
     return this.db.sql.transaction(async (tx) => {
       const done = await tx.query(
@@ -166,13 +175,22 @@ export class ViabilityRunStore {
         [claim.runId, claim.position, claim.attempt, storableJson(result), now],
       );
       if (done.length === 0) return false;
-      await tx.query(
+      const [run] = await tx.query<{ status: string; clientId: string; totalUrls: number }>(
         `update viability_runs set completed_urls = completed_urls + 1,
            status = case when completed_urls + 1 >= total_urls then 'completed' else status end,
            completed_at = case when completed_urls + 1 >= total_urls then $2 else completed_at end
-         where id = $1`,
+         where id = $1 returning status, client_id "clientId", total_urls "totalUrls"`,
         [claim.runId, now],
       );
+      // This URL was the run's last: told once the transaction has committed.
+      if (run?.status === 'completed' && onRunCompleted) {
+        const counts = await tx.query<{ strategy: string | null; n: number }>(
+          "select result->>'recommended_strategy' strategy, count(*)::int n from viability_urls where run_id = $1 group by 1",
+          [claim.runId],
+        );
+        const strategies = Object.fromEntries(counts.map((c) => [c.strategy ?? 'none', c.n]));
+        tx.afterCommit(() => onRunCompleted({ runId: claim.runId, clientId: run.clientId, totalUrls: run.totalUrls, strategies }));
+      }
       return true;
     });
   }

@@ -1,4 +1,7 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
+import { OPS_SUBJECTS } from '@lib/contracts';
+import { OpsEventPublisher } from '@lib/messaging';
+import { platformMetrics } from '@lib/metrics';
 import { CLOCK, Clock, PeriodicTask } from '@lib/runtime';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { signWebhook } from '../signing-secrets/webhook-signature';
@@ -30,6 +33,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly secrets: SigningSecrets,
     private readonly transport: CallbackTransport,
+    @Inject(OpsEventPublisher) private readonly ops: OpsEventPublisher,
   ) {
     this.schedule = new PeriodicTask('WebhookDispatcher', config.webhookPollIntervalMs, () => this.deliverDue());
   }
@@ -78,7 +82,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     );
     const at = this.clock.now();
     const verdict = deliveryVerdict(result, { number: attempt, manual: delivery.manual }, this.config.webhookRetryDelaysSeconds, at);
-    await this.outbox.recordAttempt(delivery, {
+    const recorded = await this.outbox.recordAttempt(delivery, {
       attempt,
       manual: delivery.manual,
       at,
@@ -89,6 +93,25 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       error: result.kind === 'answered' ? (verdict.outcome === 'sent' ? null : `HTTP ${result.statusCode}`) : result.error,
       latencyMs: result.latencyMs,
       outcome: verdict.outcome,
+    });
+    // Told once the attempt is committed, and only by the replica whose record won.
+    if (!recorded) return;
+    platformMetrics.webhookAttempts.inc({ outcome: verdict.outcome });
+    const subject =
+      verdict.outcome === 'sent'
+        ? OPS_SUBJECTS.webhookDelivered
+        : verdict.outcome === 'failed'
+          ? OPS_SUBJECTS.webhookFailed
+          : OPS_SUBJECTS.webhookExhausted;
+    this.ops.publish(subject, {
+      delivery_id: delivery.id,
+      client_id: delivery.clientId,
+      webhook_event: typeof fields.event === 'string' ? fields.event : 'run.completed',
+      run_id: delivery.runId,
+      attempt,
+      status_code: result.kind === 'answered' ? result.statusCode : null,
+      error: verdict.outcome === 'sent' ? null : result.kind === 'answered' ? `HTTP ${result.statusCode}` : result.error,
+      next_attempt_at: verdict.nextAttemptAt?.toISOString() ?? null,
     });
   }
 }

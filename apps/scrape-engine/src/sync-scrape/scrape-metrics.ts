@@ -1,0 +1,38 @@
+import type { ScrapeExecutionFacts } from '@lib/contracts';
+import { platformMetrics } from '@lib/metrics';
+
+export type ScrapeMetricMode = 'simple' | 'browser' | 'download';
+
+/**
+ * Counts one finished scrape (scrapes_total, scrape_duration_seconds): `success` when the site
+ * answered 2xx with usable content, `blocked` when a block was detected, `failed` otherwise, and
+ * `error` when the scrape threw before producing a result.
+ */
+type MeasuredResult = { statusCode: number; guidance?: { success?: boolean; error_type?: unknown } | null };
+
+export async function measuredScrape<T extends { facts: ScrapeExecutionFacts; result: MeasuredResult }>(
+  mode: ScrapeMetricMode,
+  scrape: () => Promise<T>,
+): Promise<T> {
+  const started = performance.now();
+  try {
+    const done = await scrape();
+    const facts = done.facts;
+    const result: MeasuredResult = done.result;
+    const ok =
+      facts.billable && result.statusCode >= 200 && result.statusCode < 300 && !facts.block_reason && result.guidance?.success !== false;
+    platformMetrics.scrapes.inc({
+      mode,
+      outcome: ok ? 'success' : facts.block_reason ? 'blocked' : 'failed',
+      error_type: platformMetrics.errorTypeLabel(
+        ok ? null : typeof result.guidance?.error_type === 'string' ? result.guidance.error_type : null,
+      ),
+    });
+    return done;
+  } catch (error) {
+    platformMetrics.scrapes.inc({ mode, outcome: 'error', error_type: 'none' });
+    throw error;
+  } finally {
+    platformMetrics.scrapeDuration.observe({ mode }, (performance.now() - started) / 1000);
+  }
+}

@@ -1,0 +1,2 @@
+export * from './platform-metrics';
+export * from './metrics-access';
