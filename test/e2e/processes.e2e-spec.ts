@@ -125,6 +125,30 @@ describe('the embedded platform process (npm start)', () => {
     }
   }, 180_000);
 
+  it('drains on SIGTERM: /readyz answers 503 at once while the process keeps serving for DRAIN_SECONDS, then it exits 0', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const proc = startProcess('platform', 'dist/apps/platform/src/main.js', {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DRAIN_SECONDS: '3',
+      LOG_LEVEL: 'info',
+    });
+    await waitFor('the platform to be ready', () => httpOk(`${base}/readyz`), [proc]);
+    const signalled = Date.now();
+    proc.child.kill('SIGTERM');
+    await waitFor('readiness to turn false', async () => (await fetch(`${base}/readyz`)).status === 503, [], 2000);
+    const readyz = await http(base, '/readyz');
+    expect(readyz).toMatchObject({ status: 503, body: { status: 'draining' } });
+    // Still serving while the load balancer catches up: liveness and the API answer.
+    expect((await http(base, '/livez')).status).toBe(200);
+    expect((await http(base, '/v1/health')).status).toBe(200);
+    expect(await proc.exited).toBe(0);
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(3000);
+    expect(proc.output()).toContain('draining for 3000 ms');
+  });
+
   it('stops the whole platform when npm start itself gets SIGTERM (no orphaned node process)', async () => {
     const port = await freePort();
     const npm = spawn('npm', ['start'], {
@@ -257,6 +281,27 @@ describe('the embedded platform process (npm start)', () => {
         });
         expect(Object.keys(res.body.services).sort()).toEqual([...MESSAGE_CONTEXTS].sort());
       }
+    });
+
+    it("serves probes and Prometheus metrics on each context's HEALTH_PORT, and the gateway's /metrics with the admin token", async () => {
+      for (const name of MESSAGE_CONTEXTS) {
+        const base = `http://127.0.0.1:${healthPorts.get(name)}`;
+        expect((await fetch(`${base}/livez`)).status).toBe(200);
+        expect((await fetch(`${base}/readyz`)).status).toBe(200);
+        const metrics = await fetch(`${base}/metrics`);
+        expect(metrics.status).toBe(200);
+        const text = await metrics.text();
+        expect([name, text]).toEqual([name, expect.stringContaining('scrape_platform_dependency_up{dependency="nats"} 1')]);
+        expect(text).toContain('process_resident_memory_bytes');
+      }
+      const engine = await (await fetch(`http://127.0.0.1:${healthPorts.get('scrape-engine')}/metrics`)).text();
+      expect(engine).toMatch(/scrape_platform_scrapes_total\{mode="browser",outcome="success",error_type="none"\} [1-9]/);
+      expect(engine).toMatch(/scrape_platform_browser_pool_browsers\{kind="light"\} [1-9]/);
+      const gateway = await fetch(`${gatewayUrls[0]}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } });
+      expect(gateway.status).toBe(200);
+      expect(await gateway.text()).toMatch(
+        /scrape_platform_http_requests_total\{method="GET",route="\/v1\/health\/live",status="200"\} [1-9]/,
+      );
     });
 
     it('enforces one rate limit across replicas: 50 concurrent requests at 10/minute through 2 gateways → exactly 10 succeed', async () => {
