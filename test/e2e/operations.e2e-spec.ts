@@ -1,6 +1,7 @@
 import { OPS_SUBJECTS } from '@lib/contracts';
 import { connect, type NatsConnection } from 'nats';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { ARTICLE_HTML, closedLocalPort } from '../support/fixture-site';
 import { distributedInfrastructureAvailable, TEST_NATS_URL, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
@@ -115,7 +116,7 @@ function sumOf(series: Map<string, number>, name: string): number {
   const mine = (filter: (e: OpsEvent) => boolean) => tap.events.filter(filter);
 
   it('announces every context of the process as started, once each, as plain JSON with the envelope', async () => {
-    const instance = `${require('node:os').hostname()}:${process.pid}`;
+    const instance = `${os.hostname()}:${process.pid}`;
     await eventually(async () => mine((e) => e.source.instance === instance && e.event.endsWith('.service-started')).length >= 8, {
       what: 'service-started events',
     });
