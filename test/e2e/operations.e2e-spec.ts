@@ -1,7 +1,9 @@
 import { OPS_SUBJECTS } from '@lib/contracts';
 import { connect, type NatsConnection } from 'nats';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { ARTICLE_HTML, closedLocalPort } from '../support/fixture-site';
 import { distributedInfrastructureAvailable, TEST_NATS_URL, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
@@ -239,6 +241,36 @@ function sumOf(series: Map<string, number>, name: string): number {
     ]);
     expect(mine((e) => e.client_id === clientId)[1]).toMatchObject({ status: 'denied', note: 'not now' });
   });
+
+  it('prints the live events as JSON lines with npm run ops -- <filter>', async () => {
+    const tail = spawn(process.execPath, [path.join(__dirname, '../../scripts/ops-tail.js'), 'proxy-approvals'], {
+      env: { PATH: process.env.PATH ?? '', NATS_URL: TEST_NATS_URL },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    tail.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    tail.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    try {
+      await eventually(async () => err.includes('listening on'), { what: 'the tail to subscribe' });
+      const client = await call(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro' } });
+      await call(env.url, '/v1/proxy/request-country', { token: client.body.token, json: { country_code: 'FR' } });
+      await call(env.url, '/v1/sync/scrape', { token: client.body.token, json: { url: `${site.url}/p/tail` } });
+      await eventually(async () => out.includes(client.body.client_id), { what: 'the event line' });
+      const lines = out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as OpsEvent);
+      expect(lines.every((l) => l.subject.startsWith('ops.proxy-approvals.'))).toBe(true);
+      expect(lines.find((l) => l.client_id === client.body.client_id)).toMatchObject({
+        subject: OPS_SUBJECTS.countryProxyRequested,
+        event: 'proxy-approvals.country-request-created',
+        country: 'FR',
+      });
+    } finally {
+      tail.kill('SIGINT');
+    }
+  });
 });
 
 describe('metrics, probes and the embedded runtime feeding NATS', () => {
@@ -274,14 +306,6 @@ describe('metrics, probes and the embedded runtime feeding NATS', () => {
     expect(res.headers.get('content-type')).toContain('text/plain');
     return seriesOf(await res.text());
   };
-
-  it('answers the probes without a token and without counting them against the caller', async () => {
-    for (let i = 0; i < 3; i += 1) {
-      expect(await call(env.url, '/livez')).toMatchObject({ status: 200, body: { status: 'ok' } });
-      const ready = await call(env.url, '/readyz');
-      expect(ready).toMatchObject({ status: 200, body: { status: 'ok' } });
-    }
-  });
 
   it('serves /metrics to METRICS_TOKEN and the administrator only', async () => {
     expect((await call(env.url, '/metrics')).status).toBe(401);
@@ -377,4 +401,18 @@ describe('metrics, probes and the embedded runtime feeding NATS', () => {
       expect(started.at(-1)).toMatchObject({ runtime: 'embedded', transport: 'in-process' });
     },
   );
+
+  // Last: it spends this address's anonymous budget for the minute.
+  it('answers the probes without a token and without counting them against the caller', async () => {
+    expect(await call(env.url, '/livez')).toMatchObject({ status: 200, body: { status: 'ok' } });
+    expect(await call(env.url, '/readyz')).toMatchObject({ status: 200, body: { status: 'ok' } });
+    // Past ANONYMOUS_RATE_LIMIT (120/min from one address, like a node's kubelet): never a 429.
+    const statuses = await Promise.all(
+      Array.from({ length: 150 }, (_, i) => fetch(`${env.url}/${i % 2 ? 'livez' : 'readyz'}`).then((r) => r.status)),
+    );
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    // While an anonymous call to another public route is now refused for the rest of the minute.
+    const health = await Promise.all(Array.from({ length: 130 }, () => fetch(`${env.url}/v1/health/live`).then((r) => r.status)));
+    expect(health).toContain(429);
+  });
 });
