@@ -1,4 +1,4 @@
-import { GUIDANCE_ERROR_TYPES, OPS_SUBJECTS } from '@lib/contracts';
+import { BOUNDED_CONTEXTS, GUIDANCE_ERROR_TYPES, OPS_SUBJECTS, serviceLifecycleSubject } from '@lib/contracts';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
@@ -12,7 +12,14 @@ const PREFIX = 'scrape_platform_';
 const OTHER = 'other';
 
 const KNOWN_ERROR_TYPES = new Set<string>(GUIDANCE_ERROR_TYPES);
-const KNOWN_OPS_EVENTS = new Set<string>(Object.values(OPS_SUBJECTS));
+// Every ops subject there is: the listed ones and each context's (and the platform's) lifecycle.
+const KNOWN_OPS_SUBJECTS = new Set<string>([
+  ...Object.values(OPS_SUBJECTS),
+  ...[...BOUNDED_CONTEXTS, 'platform' as const].flatMap((c) => [
+    serviceLifecycleSubject(c, 'service-started'),
+    serviceLifecycleSubject(c, 'service-stopping'),
+  ]),
+]);
 
 /** A label value from an open set, folded into `other` when it is not one we listed. */
 export function boundedLabel(value: string | null | undefined, known: ReadonlySet<string>, none = 'none'): string {
@@ -139,10 +146,9 @@ export class PlatformMetrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** Counts an ops event (service lifecycle subjects fold into their event name). */
+  /** Counts an ops event under its subject (a closed set: anything else is `other`). */
   countOpsEvent(subject: string): void {
-    const event = KNOWN_OPS_EVENTS.has(subject) ? subject : (/\.(service-started|service-stopping)\.v\d+$/.exec(subject)?.[1] ?? OTHER);
-    this.opsEvents.inc({ event });
+    this.opsEvents.inc({ event: boundedLabel(subject, KNOWN_OPS_SUBJECTS) });
   }
 
   errorTypeLabel(errorType: string | null | undefined): string {
