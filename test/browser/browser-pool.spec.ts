@@ -102,6 +102,10 @@ describe('BrowserPool with real Chromium', () => {
     // 2 warm browsers, 2 replacements for the kills, and recycling every 15 contexts (~60 light, ~30 heavy).
     expect(stats.launches).toBeGreaterThanOrEqual(2 + 2 + 3);
     for (const pid of kills) expect(chromiumProcesses().all).not.toContain(pid);
+    // Told to its observer (scrape-engine's ops events and metrics): each kill once as a crash of
+    // the light browser, and the page-budget replacements as recycles.
+    expect(engine.told.filter((t) => t.what === 'crashed').map((t) => t.kind)).toEqual(['light', 'light']);
+    expect(engine.told.filter((t) => t.what === 'recycled' && t.reason === 'page_budget').length).toBeGreaterThanOrEqual(3);
     const live = new Set(stats.browsers.map((b) => b.pid));
     expect(new Set(chromiumProcesses().browsers)).toEqual(live);
     // No process outlives its context: the browsers' own helpers (zygotes, GPU, network service)

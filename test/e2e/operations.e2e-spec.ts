@@ -90,6 +90,7 @@ function sumOf(series: Map<string, number>, name: string): number {
   let site: Awaited<ReturnType<typeof startArticleSite>>;
   let receiver: Awaited<ReturnType<typeof startFlakyReceiver>>;
   let deadPort: number;
+  let stopped = false;
 
   beforeAll(async () => {
     tap = await tapOpsEvents(TEST_NATS_URL);
@@ -108,7 +109,7 @@ function sumOf(series: Map<string, number>, name: string): number {
   }, 120_000);
 
   afterAll(async () => {
-    await env?.stop();
+    if (!stopped) await env?.stop();
     await tap?.close();
     await database?.drop();
     await site?.close();
@@ -192,7 +193,13 @@ function sumOf(series: Map<string, number>, name: string): number {
       project_id: project.body.project_id,
       total_requests: 5,
     });
-    expect(failed).toMatchObject({ status: 'failed', client_id: client.body.client_id, credits: 0, block_reason: null });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      job_status: 'failed',
+      client_id: client.body.client_id,
+      credits: 0,
+      block_reason: null,
+    });
     expect(typeof failed.error_type).toBe('string');
     expect(threshold).toMatchObject({ threshold_percent: 80, used: 4, limit: 5 });
     expect(completed).toMatchObject({
@@ -242,6 +249,23 @@ function sumOf(series: Map<string, number>, name: string): number {
     expect(mine((e) => e.client_id === clientId)[1]).toMatchObject({ status: 'denied', note: 'not now' });
   });
 
+  it('announces a finished viability test once, with its URLs per recommended strategy', async () => {
+    const client = await call(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro' } });
+    const started = await call(env.url, '/v1/async/viability-test', {
+      token: client.body.token,
+      json: { urls: [`${site.url}/p/v1`, `${site.url}/p/v2`], depth: 'quick' },
+    });
+    expect(started.status).toBe(202);
+    const testId: string = started.body.run_id;
+    await eventually(async () => mine((e) => e.test_id === testId).length > 0, { what: 'analysis-completed', timeoutMs: 60_000 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const events = mine((e) => e.test_id === testId);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ subject: OPS_SUBJECTS.viabilityCompleted, client_id: client.body.client_id, total_urls: 2 });
+    const strategies = events[0].strategies as Record<string, number>;
+    expect(Object.values(strategies).reduce((a, b) => a + b, 0)).toBe(2);
+  });
+
   it('prints the live events as JSON lines with npm run ops -- <filter>', async () => {
     const tail = spawn(process.execPath, [path.join(__dirname, '../../scripts/ops-tail.js'), 'proxy-approvals'], {
       env: { PATH: process.env.PATH ?? '', NATS_URL: TEST_NATS_URL },
@@ -270,6 +294,35 @@ function sumOf(series: Map<string, number>, name: string): number {
     } finally {
       tail.kill('SIGINT');
     }
+  });
+
+  // Last in this block: it stops the platform.
+  it('announces every context stopping when the process shuts down', async () => {
+    const instance = `${os.hostname()}:${process.pid}`;
+    const before = mine((e) => e.source.instance === instance && e.event.endsWith('.service-stopping')).length;
+    await env.stop();
+    stopped = true;
+    await eventually(
+      async () => mine((e) => e.source.instance === instance && e.event.endsWith('.service-stopping')).length - before >= 8,
+      {
+        what: 'service-stopping events',
+      },
+    );
+    const stopping = mine((e) => e.source.instance === instance && e.event.endsWith('.service-stopping')).slice(before);
+    expect(stopping.map((e) => e.source.service).sort()).toEqual(
+      [
+        'batch-orchestrator',
+        'billing-meter',
+        'gateway',
+        'proxy-approvals',
+        'result-store',
+        'scrape-engine',
+        'viability-analyzer',
+        'webhook-sender',
+      ].sort(),
+    );
+    // The gateway stops taking requests first, then the contexts.
+    expect(stopping[0].source.service).toBe('gateway');
   });
 });
 

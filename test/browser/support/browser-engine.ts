@@ -22,9 +22,15 @@ export async function browserEngine(options: {
   navigationMs: number;
   proxyPool?: Record<string, string[]>;
 }) {
+  // What the pool told its observer (in scrape-engine: ops events and metrics).
+  const told: Array<{ what: 'crashed' | 'recycled'; kind: string; reason: string }> = [];
   const pool = new BrowserPool(
     new BrowserLauncher(locateChromium({ chromePath: process.env.CHROME_PATH ?? null, headlessShellPath: null })),
     options.pool,
+    {
+      crashed: (kind, _pages, reason) => void told.push({ what: 'crashed', kind, reason }),
+      recycled: (kind, reason) => void told.push({ what: 'recycled', kind, reason }),
+    },
   );
   const guard = new TargetGuard(new TargetAllowlist(options.allow));
   const reserve = new ContextReserve(guard, new Set(['heavy'] as const));
@@ -44,7 +50,7 @@ export async function browserEngine(options: {
     await reserve.close();
     await pool.close();
   };
-  return { pool, reserve, executor, scrape, close };
+  return { pool, reserve, executor, scrape, close, told };
 }
 
 /** Chromium processes below this test process: all of them, and the browsers' main processes. */

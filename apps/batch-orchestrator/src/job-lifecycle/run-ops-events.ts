@@ -71,6 +71,7 @@ export class RunOpsEvents {
         client_id: job.clientId,
         project_id: job.projectId,
         status: c.status === 'timeout' ? 'timeout' : 'failed',
+        job_status: c.status,
         error_type: errorType,
         block_reason: blockReason,
         status_code: c.body.statusCode > 0 ? c.body.statusCode : null,

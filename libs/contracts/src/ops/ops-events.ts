@@ -76,13 +76,18 @@ export class RunCompletedEvent {
   since_created_ms: number | null;
 }
 
-/** A batch job ended `failed` or `timeout` (its final status, after any retry). */
+/**
+ * A batch job ended without success, after any retry: `timeout` (job-timed-out), or `failed`
+ * (job-failed) — which also covers a page that answered but not usefully (a 404, a block), whose
+ * stored status is `completed` with success false (spec 2.13): `job_status` is the stored one.
+ */
 export class JobFailedEvent {
   job_id: string;
   run_id: string;
   client_id: string;
   project_id: string | null;
   status: 'failed' | 'timeout';
+  job_status: 'completed' | 'failed' | 'timeout';
   /** spec 3.2's error type (`blocked`, `network_error`, `timeout`, …); null when the page answered. */
   error_type: string | null;
   block_reason: string | null;
