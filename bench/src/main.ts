@@ -256,6 +256,19 @@ async function main(): Promise<void> {
   console.table(rows.map((r) => ({ figure: r.figure, value: r.value ?? '—', detail: r.detail })));
   console.log(`written ${out}`);
 
+  // What Prometheus would read after this run (docs/operations.md, Metrics): every family's total.
+  const metrics = await fetch(`${platform.url}/metrics`, { headers: { authorization: `Bearer ${admin}` } }).then((r) => r.text());
+  const metricsOut = path.resolve(process.cwd(), 'bench/metrics.prom');
+  fs.writeFileSync(metricsOut, metrics);
+  const families = new Map<string, number>();
+  for (const line of metrics.split('\n')) {
+    const match = /^(scrape_platform_[a-z_]+?)(?:_bucket|_sum|_count)?(?:\{[^}]*\})? (\S+)$/.exec(line);
+    // Histograms by their _count (observations); buckets and sums would only repeat it.
+    if (match && !/_(bucket|sum)[{ ]/.test(line)) families.set(match[1], (families.get(match[1]) ?? 0) + Number(match[2]));
+  }
+  console.table([...families].map(([family, total]) => ({ family, total })));
+  console.log(`written ${metricsOut}`);
+
   await bare.close();
   await page.close();
   await corpus.close();
