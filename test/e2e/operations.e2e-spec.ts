@@ -5,6 +5,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { chromiumProcessesBelow } from '../support/chromium-processes';
 import { ARTICLE_HTML, closedLocalPort } from '../support/fixture-site';
 import { distributedInfrastructureAvailable, TEST_NATS_URL, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-database';
@@ -40,9 +41,14 @@ async function tapOpsEvents(url: string): Promise<{ events: OpsEvent[]; close():
   return { events, close: () => nc.drain() };
 }
 
-/** /p/<anything>: an article; counts nothing, so any number of distinct URLs can be scraped. */
+/** Any path: an article (so any number of distinct URLs can be scraped); /slow/…: the same, 8 s late. */
 async function startArticleSite(): Promise<{ url: string; port: number; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(ARTICLE_HTML));
+  const server = http.createServer((req, res) => {
+    const answer = () => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(ARTICLE_HTML);
+    // /slow/…: past a 5 s JOB_MAX_RUNTIME_SECONDS.
+    if (req.url?.startsWith('/slow/')) setTimeout(answer, 8000).unref();
+    else answer();
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return { url: `http://127.0.0.1:${port}`, port, close: () => new Promise((resolve) => server.close(() => resolve())) };
@@ -62,6 +68,14 @@ async function startFlakyReceiver(): Promise<{ url: string; port: number; receiv
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return { url: `http://127.0.0.1:${port}/hook`, port, received, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A webhook receiver that always answers 503. */
+async function startDeadReceiver(): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(503).end()));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return { url: `http://127.0.0.1:${port}/hook`, port, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** Prometheus text → series (name + labels) with their values. */
@@ -89,6 +103,7 @@ function sumOf(series: Map<string, number>, name: string): number {
   let tap: Awaited<ReturnType<typeof tapOpsEvents>>;
   let site: Awaited<ReturnType<typeof startArticleSite>>;
   let receiver: Awaited<ReturnType<typeof startFlakyReceiver>>;
+  let deadReceiver: Awaited<ReturnType<typeof startDeadReceiver>>;
   let deadPort: number;
   let stopped = false;
 
@@ -97,14 +112,18 @@ function sumOf(series: Map<string, number>, name: string): number {
     database = await createTestDatabase('ops-events');
     site = await startArticleSite();
     receiver = await startFlakyReceiver();
+    deadReceiver = await startDeadReceiver();
     deadPort = await closedLocalPort();
     env = await startInProcessPlatform({
       NATS_URL: TEST_NATS_URL,
       DATABASE_URL: database.url,
       WEBHOOK_SECRET_KEYS: TEST_WEBHOOK_SECRET_KEYS,
-      TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${receiver.port},127.0.0.1:${deadPort}`,
+      TARGET_ALLOWLIST: [site.port, receiver.port, deadReceiver.port, deadPort].map((p) => `127.0.0.1:${p}`).join(','),
       WEBHOOK_RETRY_DELAYS: '1',
       WEBHOOK_POLL_INTERVAL_MS: '100',
+      // A job past 5 s is a worker-level timeout (job-timed-out); a browser idle for 2 s is closed (browser-recycled).
+      JOB_MAX_RUNTIME_SECONDS: '5',
+      BROWSER_IDLE_CLOSE_SECONDS: '2',
     });
   }, 120_000);
 
@@ -114,6 +133,7 @@ function sumOf(series: Map<string, number>, name: string): number {
     await database?.drop();
     await site?.close();
     await receiver?.close();
+    await deadReceiver?.close();
   });
 
   const mine = (filter: (e: OpsEvent) => boolean) => tap.events.filter(filter);
@@ -223,6 +243,54 @@ function sumOf(series: Map<string, number>, name: string): number {
     expect(at(retrying)).toBeLessThan(at(delivered));
     // Unique ids: tooling deduplicates on them.
     expect(new Set(events.map((e) => e.event_id)).size).toBe(events.length);
+  });
+
+  it('announces a timed-out job, and a webhook that fails for good (failed, then exhausted)', async () => {
+    const client = await call(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro' } });
+    const api = (path: string, init: Parameters<typeof call>[2] = {}) => call(env.url, path, { token: client.body.token, ...init });
+    const project = await api('/v1/projects', { json: { name: 'slow', callback_url: deadReceiver.url } });
+    const batch = await api('/v1/batches', { json: { project_id: project.body.project_id, requests: [{ url: `${site.url}/slow/1` }] } });
+    const batchId: string = batch.body.batch_id;
+    expect((await api(`/v1/batches/${batchId}/run`, { method: 'POST' })).status).toBe(200);
+    await eventually(async () => mine((e) => e.run_id === batchId && e.subject === OPS_SUBJECTS.webhookExhausted).length > 0, {
+      what: 'webhook exhausted',
+      timeoutMs: 40_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(mine((e) => e.run_id === batchId).map((e) => e.subject)).toEqual([
+      OPS_SUBJECTS.runStarted,
+      OPS_SUBJECTS.jobTimedOut,
+      OPS_SUBJECTS.runCompleted,
+      OPS_SUBJECTS.webhookFailed,
+      OPS_SUBJECTS.webhookExhausted,
+    ]);
+    const [, timedOut, completed, failed, exhausted] = mine((e) => e.run_id === batchId);
+    expect(timedOut).toMatchObject({ status: 'timeout', job_status: 'timeout', error_type: 'timeout', credits: 0 });
+    expect(completed).toMatchObject({ timeout_requests: 1, success_requests: 0, credits_charged: 0 });
+    expect(failed).toMatchObject({ attempt: 1, status_code: 503 });
+    expect(exhausted).toMatchObject({ attempt: 2, status_code: 503, next_attempt_at: null });
+  });
+
+  it('announces a browser closed when idle (recycled) and one that died under the pool (crashed)', async () => {
+    const client = await call(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'pro' } });
+    const render = () =>
+      call(env.url, '/v1/sync/scrape', {
+        token: client.body.token,
+        json: { url: `${site.url}/browser`, browser: true, browser_type: 'light' },
+      });
+    const instance = `${os.hostname()}:${process.pid}`;
+    const ofPool = (subject: string) => mine((e) => e.subject === subject && e.source.instance === instance);
+    const recycledBefore = ofPool(OPS_SUBJECTS.browserRecycled).length;
+    expect((await render()).status).toBe(200);
+    await eventually(async () => ofPool(OPS_SUBJECTS.browserRecycled).length > recycledBefore, { what: 'idle recycle', timeoutMs: 20_000 });
+    expect(ofPool(OPS_SUBJECTS.browserRecycled).at(-1)).toMatchObject({ browser_kind: 'light', reason: 'idle', pages_served: 1 });
+
+    expect((await render()).status).toBe(200);
+    const main = chromiumProcessesBelow().find((p) => p.main);
+    expect(main).toBeDefined();
+    process.kill(main!.pid, 'SIGKILL');
+    await eventually(async () => ofPool(OPS_SUBJECTS.browserCrashed).length > 0, { what: 'browser-crashed' });
+    expect(ofPool(OPS_SUBJECTS.browserCrashed)).toEqual([expect.objectContaining({ browser_kind: 'light', pages_in_flight: 0 })]);
   });
 
   it('announces a country proxy request for review and its decision, once each', async () => {

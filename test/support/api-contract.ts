@@ -90,6 +90,12 @@ export class ApiContract {
     }
     if (!declared.content) return problems;
     const contentType = response.headers.get('content-type') ?? '';
+    // A text answer (GET /metrics: Prometheus's exposition format) is declared as text/plain, a string.
+    if (!declared.content['application/json'] && declared.content['text/plain']) {
+      return contentType.startsWith('text/plain')
+        ? problems
+        : [...problems, `${label}: content-type ${contentType || '(none)'} where the document declares text/plain`];
+    }
     if (!contentType.includes('application/json'))
       return [...problems, `${label}: content-type ${contentType || '(none)'} where the document declares application/json`];
     let body: unknown;
