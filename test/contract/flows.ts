@@ -39,6 +39,11 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   const health = ok('health', await anonymous.GET('/v1/health'));
   if (health.status !== 'ok') throw new Error(`platform ${health.status}`);
   ok('liveness', await anonymous.GET('/v1/health/live'));
+  // Kubernetes probes and Prometheus (docs/operations.md).
+  if (ok('livez', await anonymous.GET('/livez')).status !== 'ok') throw new Error('livez');
+  if (ok('readyz', await anonymous.GET('/readyz')).status !== 'ok') throw new Error('readyz');
+  const exposition = ok('metrics', await admin.GET('/metrics', { parseAs: 'text' }));
+  if (!exposition.includes('scrape_platform_http_requests_total')) throw new Error('metrics without the HTTP family');
   const plans = ok('plans', await anonymous.GET('/v1/plans'));
   const pro = plans.plans.find((plan) => plan.id === 'pro');
   if (!pro || plans.credit_system.browser_request !== 5) throw new Error('plans without pro or browser credits');
