@@ -15,7 +15,8 @@ describe('InProcessJobQueue', () => {
       job.ack();
     });
     for (let i = 0; i < 6; i += 1) await queue.publish({ job_id: `j${i}`, attempt: 1 });
-    await new Promise((r) => setTimeout(r, 100));
+    // Until all six are seen (a loaded machine's timers run late: a fixed 100 ms wait was flaky), 5 s at most.
+    for (const deadline = Date.now() + 5000; seen.length < 6 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 10));
     await consumer.stop();
     expect(seen.sort()).toEqual(['j0', 'j1', 'j2', 'j3', 'j4', 'j5']);
     expect(peak).toBe(2);
@@ -31,7 +32,9 @@ describe('InProcessJobQueue', () => {
       else job.ack();
     });
     await queue.publish({ job_id: 'x', attempt: 1 });
-    await new Promise((r) => setTimeout(r, 1300));
+    for (const deadline = Date.now() + 5000; deliveries.length < 3 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 10));
+    // A fourth delivery (the acked one again) would come within this.
+    await new Promise((r) => setTimeout(r, 300));
     await consumer.stop();
     expect(deliveries).toEqual([1, 2, 3]);
   });
