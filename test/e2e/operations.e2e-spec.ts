@@ -391,6 +391,8 @@ function sumOf(series: Map<string, number>, name: string): number {
     );
     // The gateway stops taking requests first, then the contexts.
     expect(stopping[0].source.service).toBe('gateway');
+    for (const e of stopping)
+      expect(e).toMatchObject({ runtime: 'distributed', transport: 'nats', node_version: process.version, reason: 'shutdown' });
   });
 });
 

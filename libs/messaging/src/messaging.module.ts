@@ -5,7 +5,7 @@ import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, M
 import { InProcessBus } from './in-process-bus';
 import { JetStreamJobQueue, JobQueue } from './job-queue';
 import { MessageBus } from './message-bus';
-import { OpsEventPublisher, opsSinksFor } from './ops-event-publisher';
+import { OpsEventPublisher, opsSinksFor, serviceLifecyclePayload } from './ops-event-publisher';
 import { createTransportClient, transportSettingsOf } from './transport.factory';
 
 /** DI token of the context's JobQueue (JetStream over NATS, the in-process queue otherwise). */
@@ -21,9 +21,13 @@ class MessageBusCloser implements BeforeApplicationShutdown, OnApplicationShutdo
     @Inject(JOB_QUEUE_ADAPTER) private readonly jobs: JobQueue,
     @Inject(OpsEventPublisher) private readonly ops: OpsEventPublisher,
     @Inject(SERVICE_NAME) private readonly serviceName: BoundedContext,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
   beforeApplicationShutdown(signal?: string): void {
-    this.ops.publishRaw(serviceLifecycleSubject(this.serviceName, 'service-stopping'), { reason: signal ?? 'shutdown' });
+    this.ops.publishRaw(
+      serviceLifecycleSubject(this.serviceName, 'service-stopping'),
+      serviceLifecyclePayload(this.config, signal ?? 'shutdown'),
+    );
   }
   async onApplicationShutdown(): Promise<void> {
     await this.bus.close();

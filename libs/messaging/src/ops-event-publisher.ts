@@ -1,4 +1,5 @@
-import type { OpsEventEnvelope, OpsEventMap, OpsSubject } from '@lib/contracts';
+import { type PlatformConfig, runtimeModeOf } from '@lib/config';
+import type { OpsEventEnvelope, OpsEventMap, OpsSubject, ServiceLifecycleEventPayload } from '@lib/contracts';
 import { OPS_SUBJECT_PREFIX } from '@lib/contracts';
 import { Logger } from '@nestjs/common';
 import { connect, type NatsConnection } from 'nats';
@@ -164,4 +165,9 @@ function sharedNatsSink(url: string): OpsEventSink {
       }
     },
   };
+}
+
+/** The payload of `ops.<context>.service-started.v1` and `…service-stopping.v1`. */
+export function serviceLifecyclePayload(config: Pick<PlatformConfig, 'natsUrl'>, reason: string | null): ServiceLifecycleEventPayload {
+  return { node_version: process.version, runtime: runtimeModeOf(config), transport: config.natsUrl ? 'nats' : 'in-process', reason };
 }

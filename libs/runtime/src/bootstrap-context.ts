@@ -1,5 +1,5 @@
-import { type PlatformConfig, runtimeModeOf } from '@lib/config';
-import { type BoundedContext, serviceLifecycleSubject, type ServiceLifecycleEventPayload } from '@lib/contracts';
+import type { PlatformConfig } from '@lib/config';
+import { type BoundedContext, serviceLifecycleSubject } from '@lib/contracts';
 import { createRootLogger, NestPinoLogger } from '@lib/logging';
 import {
   CorrelationInterceptor,
@@ -9,6 +9,7 @@ import {
   MessageBus,
   LargePayloadInterceptor,
   OpsEventPublisher,
+  serviceLifecyclePayload,
   RpcErrorFilter,
 } from '@lib/messaging';
 import type { INestMicroservice, Type } from '@nestjs/common';
@@ -41,10 +42,5 @@ export async function bootstrapMessageContext(
 
 /** `ops.<context>.service-started.v1`, once the context serves. */
 export function announceServiceStarted(ops: OpsEventPublisher, serviceName: BoundedContext, config: PlatformConfig): void {
-  ops.publishRaw(serviceLifecycleSubject(serviceName, 'service-started'), {
-    node_version: process.version,
-    runtime: runtimeModeOf(config),
-    transport: config.natsUrl ? 'nats' : 'in-process',
-    reason: null,
-  } satisfies ServiceLifecycleEventPayload);
+  ops.publishRaw(serviceLifecycleSubject(serviceName, 'service-started'), serviceLifecyclePayload(config, null));
 }
