@@ -18,7 +18,7 @@ export default tseslint.config(
   },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: { projectService: { allowDefaultProject: ['prisma.config.ts'] }, tsconfigRootDir: import.meta.dirname },
     },

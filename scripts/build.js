@@ -40,6 +40,26 @@ function generatePrismaClient() {
   run(bin('prisma'), ['generate'], env);
 }
 
+const consoleDir = path.join(root, 'apps', 'console');
+const consoleBuild = path.join(root, 'dist', 'console', 'index.html');
+const apiTypes = path.join(root, 'sdk', 'src', 'generated', 'api.ts');
+
+/**
+ * The web console (apps/console) with Vite into dist/console, which the gateway serves at
+ * /console. Skipped when the build is newer than its sources and the API types it is typed by;
+ * without Vite (an image pruned of dev dependencies) an existing build is kept as it is.
+ */
+function buildConsole({ ifNeeded = false } = {}) {
+  const sources = Math.max(newestMtime(consoleDir), fs.existsSync(apiTypes) ? fs.statSync(apiTypes).mtimeMs : 0);
+  const built = fs.existsSync(consoleBuild) ? fs.statSync(consoleBuild).mtimeMs : 0;
+  if (ifNeeded && built >= sources) return;
+  if (!fs.existsSync(bin('vite'))) {
+    if (built > 0) return;
+    throw new Error('The web console is not built and Vite is not installed: run npm ci, then npm run build.');
+  }
+  run(bin('vite'), ['build', '--config', path.join(consoleDir, 'vite.config.mjs')]);
+}
+
 /**
  * Builds dist/ (or only the Prisma client). With `ifNeeded`, nothing is compiled when no source is
  * newer than the last build. Entry scripts call this in-process, so `npm start` is one node
@@ -48,9 +68,15 @@ function generatePrismaClient() {
  */
 function ensureBuilt({ ifNeeded = false, generateOnly = false } = {}) {
   generatePrismaClient();
+  // The end-to-end tests drive the console in a browser, so `npm test` builds it too.
+  buildConsole({ ifNeeded: ifNeeded || generateOnly });
   if (generateOnly) return;
   const sources = Math.max(
-    ...['apps', 'libs', 'bench', 'prisma'].map((d) => newestMtime(path.join(root, d))),
+    ...['libs', 'bench', 'prisma'].map((d) => newestMtime(path.join(root, d))),
+    ...fs
+      .readdirSync(path.join(root, 'apps'))
+      .filter((app) => app !== 'console')
+      .map((app) => newestMtime(path.join(root, 'apps', app))),
     fs.statSync(path.join(root, 'tsconfig.build.json')).mtimeMs,
     fs.statSync(path.join(root, 'tsconfig.base.json')).mtimeMs,
   );
@@ -61,12 +87,16 @@ function ensureBuilt({ ifNeeded = false, generateOnly = false } = {}) {
   fs.writeFileSync(stamp, new Date().toISOString());
 }
 
-module.exports = { ensureBuilt, root };
+module.exports = { ensureBuilt, buildConsole, root };
 
-/** The SDK (sdk/): its OpenAPI document and generated types from the compiled gateway, then its own build. */
+/**
+ * The SDK (sdk/): its OpenAPI document and generated types from the compiled gateway, then its own
+ * build; then the console again if those types changed (it is typed by them).
+ */
 function buildSdk() {
   run(process.execPath, [path.join(root, 'scripts', 'api-description.js'), '--write']);
   run(bin('tsc'), ['-p', path.join('sdk', 'tsconfig.json')]);
+  buildConsole({ ifNeeded: true });
 }
 
 module.exports.buildSdk = buildSdk;

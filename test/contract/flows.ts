@@ -295,6 +295,8 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   const summary = ok('projects summary', await client.GET('/v1/projects/summary'));
   if (summary.items.find((p) => p.project_id === project.project_id)?.jobs.completed !== 2) throw new Error('projects summary');
   const credits = ok('credit summary', await client.GET('/v1/credits/summary'));
+  const account = ok('account', await client.GET('/v1/account'));
+  if (account.is_admin || !account.features.includes('async_batches') || account.rate_limit_per_minute < 1) throw new Error('account');
   if (credits.used < 2 || credits.by_project.find((p) => p.project_id === project.project_id)?.credits !== 2) throw new Error('credits');
   const doomed = ok(
     'create batch',
@@ -318,8 +320,11 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   const billing = ok('billing', await client.GET('/v1/sync/billing'));
   const mine = billing.clients[created.client_id];
   if (mine === undefined || mine.credits.total < 2) throw new Error('billing');
-  const metrics = ok('client metrics', await client.GET('/v1/sync/client-metrics', { params: { query: { detail: 'urls' } } }));
+  const metrics = ok('client metrics', await client.GET('/v1/sync/client-metrics', { params: { query: { detail: 'urls', daily: true } } }));
   if (metrics.totals.requests < 2) throw new Error('client metrics');
+  const byDay = Object.values(metrics.daily ?? {});
+  if (byDay.length !== 1 || byDay.reduce((n, d) => n + d.simple.requests + d.browser.requests, 0) !== metrics.totals.requests)
+    throw new Error('client metrics by day');
   const platform = ok('platform metrics', await admin.GET('/v1/sync/metrics', { params: { query: { metric: 'exe_time' } } }));
   if (platform.exe_time === undefined) throw new Error('platform metrics');
 

@@ -127,6 +127,7 @@ describe.each(runtimesUnderTest('billing'))('billing and metrics — $name', (ru
     ['/v1/sync/client-metrics?date=yesterday', 'date'],
     ['/v1/sync/client-metrics?date=2026-11-20:2026-11-01', 'ends before'],
     ['/v1/sync/client-metrics?hourly=maybe', 'hourly'],
+    ['/v1/sync/client-metrics?daily=often', 'daily'],
   ])('answers %s with a clear 400', async (path, word) => {
     const res = await api(path);
     expect(res.status).toBe(400);
@@ -156,6 +157,16 @@ describe.each(runtimesUnderTest('billing'))('billing and metrics — $name', (ru
       .flat()
       .reduce((sum: number, cell: any) => sum + cell.requests, 0);
     expect(hourSum).toBe(9);
+    expect(detailed.daily).toBeUndefined();
+
+    // By day and mode: every day of the month, each with both modes; the days add up to the month.
+    const daily = (await api(`/v1/sync/client-metrics?date=${month()}&daily=true`)).body;
+    expect(Object.keys(daily.daily)).toEqual(days);
+    expect(daily.daily[today()].simple).toMatchObject({ requests: 8, success: 5, failed: 3, credits: 8 });
+    expect(daily.daily[today()].browser).toMatchObject({ requests: 1, success: 1, failed: 0, credits: 5 });
+    const dailyCredits = Object.values(daily.daily).reduce((sum: number, d: any) => sum + d.simple.credits + d.browser.credits, 0);
+    expect(dailyCredits).toBe(daily.totals.credits);
+    expect(daily.hourly).toBeUndefined();
 
     const range = (await api(`/v1/sync/client-metrics?date=2020-01-01:2020-01-02`)).body;
     expect(range.totals.requests).toBe(0);

@@ -9,6 +9,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { RequestAdmission } from './admission/request-admission';
+import { isConsoleRoute, locateConsoleBuild, serveConsole } from './console/console-site';
 import { RequestCorrelationInterceptor } from './admission/request-correlation.interceptor';
 import { USAGE_HEADERS } from './admission/usage-headers';
 import { type BootstrapToken, ClientBootstrap } from './clients/client-bootstrap';
@@ -81,9 +82,12 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus, c
   const fastify = app.getHttpAdapter().getInstance();
   const routes: RunningGateway['routes'] = [];
   fastify.addHook('onRoute', (route) => {
+    // The console is a static site over the API, not an operation of it.
+    if (isConsoleRoute(route.url)) return;
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, path: route.url });
   });
   installJsonBodyParser(fastify);
+  serveConsole(fastify, locateConsoleBuild());
   fastify.decorateRequest('admission', null as never);
   // Admission runs before body parsing: auth and rate limits apply even to malformed requests.
   fastify.addHook('onRequest', async (request) => admission.admit(request));

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountController } from './account/account.controller';
 import { AgentEndpointController } from './agent-tools/agent-endpoint.controller';
 import { AgentToolbox } from './agent-tools/agent-toolbox';
 import { AgentToolServer } from './agent-tools/agent-tool-server';
@@ -54,6 +55,7 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     BatchesController,
     JobsController,
     CreditSummaryController,
+    AccountController,
     WebhooksController,
     ProxiesController,
     UsageController,

@@ -636,6 +636,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The client the token belongs to (not in the spec): id, plan, whether it is the administrator, its features and limits. Costs no credit. */
+        get: operations["Account_view"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/secret": {
         parameters: {
             query?: never;
@@ -821,7 +838,7 @@ export interface paths {
         };
         /**
          * A client's usage for a day, a range A:B or a month (spec 2.17).
-         * @description Response: {client_id, date: {from, to}, totals, scrape_type: {simple, browser}, url?: {<domain>: cell} (detail=urls), hourly?: {<YYYY-MM-DD>: [24 × cell with hour]} (hourly=true)}, where a cell is {requests, success, failed, credits, avg_execution_ms}. Own data only; administrators may name any client.
+         * @description Response: {client_id, date: {from, to}, totals, scrape_type: {simple, browser}, url?: {<domain>: cell} (detail=urls), hourly?: {<YYYY-MM-DD>: [24 × cell with hour]} (hourly=true), daily?: {<YYYY-MM-DD>: {simple, browser}} (daily=true)}, where a cell is {requests, success, failed, credits, avg_execution_ms}. Own data only; administrators may name any client.
          */
         get: operations["Usage_clientMetrics"];
         put?: never;
@@ -1838,6 +1855,22 @@ export interface components {
             /** @description Credits charged outside any project (sync calls, collection runs, viability). */
             outside_projects: number;
         };
+        AccountView: {
+            /** @example acme */
+            client_id: string;
+            /** @enum {string} */
+            plan: "free" | "starter" | "growth" | "pro" | "scale" | "enterprise" | "demo";
+            /** @description True for the administrator client (the /v1/admin routes and platform-wide metrics). */
+            is_admin: boolean;
+            /** @description What this token may use; a request for anything else is 403. */
+            features: ("simple_requests" | "browser_requests" | "markdown" | "extraction" | "screenshots" | "browser_actions" | "network_capture" | "file_download" | "async_batches" | "webhooks" | "viability_test" | "country_proxies" | "mcp")[];
+            /** @description Requests per minute (X-RateLimit-Limit). */
+            rate_limit_per_minute: number;
+            /** @description Credits per calendar month (X-Quota-Limit); null: unlimited. */
+            monthly_credits: number | null;
+            /** @description Batch and collection jobs in flight at once. */
+            batch_concurrency: number;
+        };
         WebhookSecretReply: {
             /** @example whsec_3q2+7w… */
             secret: string;
@@ -1949,6 +1982,10 @@ export interface components {
             /** @description Day (YYYY-MM-DD) → 24 cells, one per UTC hour; only with hourly=true. */
             hourly?: {
                 [key: string]: components["schemas"]["HourlyMetricCell"][];
+            };
+            /** @description Day (YYYY-MM-DD) → {simple, browser}: every day of the period, by mode; only with daily=true. */
+            daily?: {
+                [key: string]: components["schemas"]["ScrapeTypeMetrics"];
             };
         };
         ExecutionTimeStats: {
@@ -5889,6 +5926,41 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    Account_view: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling client. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     Webhooks_secret: {
         parameters: {
             query?: never;
@@ -6294,6 +6366,8 @@ export interface operations {
                 client?: string;
                 /** @description Adds 24 hourly buckets per day. */
                 hourly?: boolean;
+                /** @description Adds every day of the period by mode (simple, browser): a chart by day and mode. */
+                daily?: boolean;
                 detail?: "urls";
             };
             header?: never;

@@ -71,8 +71,17 @@ export class UsageReports {
       for (const row of byUrl) addCell((url[row.domain] ??= metricCell()), row);
       out.url = Object.fromEntries(Object.entries(url).map(([k, v]) => [k, finish(v)]));
     }
+    // One read of the hour buckets serves both views: hours summed over modes, and days by mode.
+    const buckets = query.hourly || query.daily ? await this.ledger.clientGroupsByHour(query.client_id, range) : [];
+    if (query.daily) {
+      const daily: Record<string, { simple: ReturnType<typeof metricCell>; browser: ReturnType<typeof metricCell> }> = {};
+      for (const day of daysOf(query)) daily[day] = { simple: metricCell(), browser: metricCell() };
+      for (const row of buckets) addCell(daily[row.day][row.kind], row);
+      out.daily = Object.fromEntries(
+        Object.entries(daily).map(([day, modes]) => [day, { simple: finish(modes.simple), browser: finish(modes.browser) }]),
+      );
+    }
     if (query.hourly) {
-      const buckets = await this.ledger.clientGroupsByHour(query.client_id, range);
       const hourly: Record<string, Array<ReturnType<typeof metricCell> & { hour: number }>> = {};
       for (const day of daysOf(query)) hourly[day] = Array.from({ length: 24 }, (_, hour) => ({ hour, ...metricCell() }));
       for (const row of buckets) addCell(hourly[row.day][row.hour], row);

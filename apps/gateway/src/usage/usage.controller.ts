@@ -45,7 +45,7 @@ export class UsageController {
   @ApiOperation({
     summary: "A client's usage for a day, a range A:B or a month (spec 2.17).",
     description:
-      'Response: {client_id, date: {from, to}, totals, scrape_type: {simple, browser}, url?: {<domain>: cell} (detail=urls), hourly?: {<YYYY-MM-DD>: [24 × cell with hour]} (hourly=true)}, ' +
+      'Response: {client_id, date: {from, to}, totals, scrape_type: {simple, browser}, url?: {<domain>: cell} (detail=urls), hourly?: {<YYYY-MM-DD>: [24 × cell with hour]} (hourly=true), daily?: {<YYYY-MM-DD>: {simple, browser}} (daily=true)}, ' +
       'where a cell is {requests, success, failed, credits, avg_execution_ms}. Own data only; administrators may name any client.',
   })
   @Returns(200, ClientMetricsReply, { description: 'The usage.' })
@@ -58,6 +58,7 @@ export class UsageController {
       client_id: this.scopeOf(client, query.client, false)!,
       ...period,
       hourly: query.hourly ?? false,
+      daily: query.daily ?? false,
       by_url: query.detail === 'urls',
     });
   }

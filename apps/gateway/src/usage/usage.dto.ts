@@ -45,6 +45,16 @@ export class ClientMetricsQueryDto {
   @IsIn([true, false], { message: 'hourly must be true or false.' })
   hourly?: boolean;
 
+  @ApiPropertyOptional({
+    type: Boolean,
+    default: false,
+    description: 'Adds every day of the period by mode (simple, browser): a chart by day and mode.',
+  })
+  @IsOptional()
+  @Transform(queryBoolean)
+  @IsIn([true, false], { message: 'daily must be true or false.' })
+  daily?: boolean;
+
   @ApiPropertyOptional({ enum: ['urls'] })
   @IsOptional()
   @IsIn(['urls'], { message: 'detail must be "urls".' })

@@ -135,6 +135,10 @@ export class ClientMetricsReply {
   url?: Record<string, MetricCell>;
   @ApiPropertyOptional(mapOfLists(HourlyMetricCell, 'Day (YYYY-MM-DD) → 24 cells, one per UTC hour; only with hourly=true.'))
   hourly?: Record<string, HourlyMetricCell[]>;
+  @ApiPropertyOptional(
+    mapOf(ScrapeTypeMetrics, 'Day (YYYY-MM-DD) → {simple, browser}: every day of the period, by mode; only with daily=true.'),
+  )
+  daily?: Record<string, ScrapeTypeMetrics>;
 }
 
 /** Execution time statistics, ms (null without calls). */
@@ -191,6 +195,11 @@ export class ClientMetricsQuery extends DayRange {
 
   @IsBoolean()
   hourly: boolean;
+
+  /** Adds usage by day and mode (a console's chart); absent from older callers means false. */
+  @IsOptional()
+  @IsBoolean()
+  daily?: boolean;
 
   @IsBoolean()
   by_url: boolean;

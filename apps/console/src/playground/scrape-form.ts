@@ -1,0 +1,260 @@
+import type { ScrapeRequest } from '../api/api-client';
+
+/** One row of a name → value list (extract, headers, cookies). */
+export interface PairRow {
+  name: string;
+  value: string;
+}
+
+export const ACTION_TYPES = [
+  'click',
+  'input',
+  'select',
+  'key-press',
+  'wait-for-selector',
+  'wait-for-timeout',
+  'evaluate',
+  'collect',
+  'while',
+] as const;
+export type ActionType = (typeof ACTION_TYPES)[number];
+
+/** An action as the list editor holds it: every field a type may use, as text. */
+export interface ActionRow {
+  type: ActionType;
+  selector: string;
+  text: string;
+  value: string;
+  key: string;
+  script: string;
+  time: string;
+  waitForNavigation: boolean;
+  optional: boolean;
+  /** collect: name → selector as JSON; while: the whole action as JSON (condition, actions). */
+  json: string;
+}
+
+/** Which fields the editor shows for each action type (the rest are not sent). */
+export const ACTION_FIELDS: Record<ActionType, Array<keyof ActionRow>> = {
+  click: ['selector', 'waitForNavigation', 'optional'],
+  input: ['selector', 'text'],
+  select: ['selector', 'value'],
+  'key-press': ['key'],
+  'wait-for-selector': ['selector', 'time'],
+  'wait-for-timeout': ['time'],
+  evaluate: ['script'],
+  collect: ['json'],
+  while: ['json'],
+};
+
+export interface ScrapeForm {
+  url: string;
+  format: 'html' | 'markdown';
+  onlyMainContent: boolean;
+  includeImages: boolean;
+  includeMetadata: boolean;
+  browser: boolean;
+  browserType: 'light' | 'heavy';
+  /** '' no proxy, 'any', or a country code. */
+  proxy: string;
+  screenshot: boolean;
+  retryOnBlock: boolean;
+  language: string;
+  windowSize: '' | 'desktop' | 'mobile' | 'any';
+  customId: string;
+  httpMethod: 'get' | 'post';
+  payload: string;
+  contentType: 'json' | 'form';
+  networkCapture: boolean;
+  resourceTypes: string;
+  actions: ActionRow[];
+  extract: PairRow[];
+  headers: PairRow[];
+  cookies: PairRow[];
+}
+
+export function emptyForm(): ScrapeForm {
+  return {
+    url: '',
+    format: 'markdown',
+    onlyMainContent: false,
+    includeImages: false,
+    includeMetadata: false,
+    browser: false,
+    browserType: 'light',
+    proxy: '',
+    screenshot: false,
+    retryOnBlock: false,
+    language: '',
+    windowSize: '',
+    customId: '',
+    httpMethod: 'get',
+    payload: '',
+    contentType: 'json',
+    networkCapture: false,
+    resourceTypes: '',
+    actions: [],
+    extract: [],
+    headers: [],
+    cookies: [],
+  };
+}
+
+export function emptyAction(type: ActionType = 'click'): ActionRow {
+  return { type, selector: '', text: '', value: '', key: '', script: '', time: '', waitForNavigation: false, optional: false, json: '' };
+}
+
+/** A problem the form finds before sending (text that must be JSON); keyed like the API's field paths. */
+export class FormProblem extends Error {
+  constructor(
+    readonly path: Array<string | number>,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function parseJson(text: string, path: Array<string | number>): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new FormProblem(path, `Not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function pairsToObject(rows: PairRow[]): Record<string, string> | undefined {
+  const filled = rows.filter((r) => r.name.trim() !== '');
+  return filled.length > 0 ? Object.fromEntries(filled.map((r) => [r.name.trim(), r.value])) : undefined;
+}
+
+function actionToRequest(row: ActionRow, index: number): Record<string, unknown> {
+  const action: Record<string, unknown> = { type: row.type };
+  for (const field of ACTION_FIELDS[row.type]) {
+    if (field === 'selector' || field === 'text' || field === 'value' || field === 'key' || field === 'script') action[field] = row[field];
+    if (field === 'time' && row.time.trim() !== '') action.time = Number(row.time);
+    if (field === 'waitForNavigation' && row.waitForNavigation) action.wait_for_navigation = true;
+    if (field === 'optional' && row.optional) action.optional = true;
+  }
+  if (row.type === 'collect') action.extract = parseJson(row.json || '{}', ['actions', index, 'extract']);
+  if (row.type === 'while') return { ...(parseJson(row.json || '{}', ['actions', index]) as object), type: 'while' };
+  return action;
+}
+
+/** The request the form describes, with defaults left out (the API fills them in). */
+export function toRequest(form: ScrapeForm): ScrapeRequest {
+  const request: Record<string, unknown> = { url: form.url.trim() };
+  if (form.format !== 'html') request.format = form.format;
+  if (form.onlyMainContent) request.only_main_content = true;
+  if (form.includeImages) request.include_images = true;
+  if (form.includeMetadata) request.include_metadata = true;
+  if (form.browser) {
+    request.browser = true;
+    if (form.browserType !== 'light') request.browser_type = form.browserType;
+  }
+  if (form.proxy.trim() !== '') request.use_proxy = form.proxy.trim();
+  if (form.screenshot) request.screenshot = true;
+  if (form.retryOnBlock) request.retry_on_block = true;
+  if (form.language.trim() !== '') request.language = form.language.trim();
+  if (form.windowSize !== '') request.window_size = form.windowSize;
+  if (form.customId.trim() !== '') request.custom_id = form.customId.trim();
+  if (form.httpMethod === 'post') {
+    request.http_method = {
+      method: 'post',
+      content_type: form.contentType,
+      ...(form.payload.trim() !== '' ? { payload: parseJson(form.payload, ['http_method', 'payload']) } : {}),
+    };
+  }
+  if (form.networkCapture) {
+    const types = form.resourceTypes
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
+    request.network_capture = types.length > 0 ? { resource_types: types } : {};
+  }
+  if (form.actions.length > 0) request.actions = form.actions.map(actionToRequest);
+  const extract = pairsToObject(form.extract);
+  if (extract) request.extract = extract;
+  const headers = pairsToObject(form.headers);
+  if (headers) request.headers = headers;
+  const cookies = pairsToObject(form.cookies);
+  if (cookies) request.cookies = cookies;
+  return request as ScrapeRequest;
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
+}
+
+function rowsOf(value: unknown): PairRow[] {
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).map(([name, v]) => ({ name, value: typeof v === 'string' ? v : JSON.stringify(v) }));
+}
+
+/** A request (a suggested one from guidance or viability) back into the form. */
+export function fromRequest(request: Record<string, unknown>): ScrapeForm {
+  const form = emptyForm();
+  form.url = text(request.url);
+  form.format = request.format === 'markdown' ? 'markdown' : 'html';
+  form.onlyMainContent = request.only_main_content === true;
+  form.includeImages = request.include_images === true;
+  form.includeMetadata = request.include_metadata === true;
+  form.browser = request.browser === true;
+  form.browserType = request.browser_type === 'heavy' ? 'heavy' : 'light';
+  form.proxy = typeof request.use_proxy === 'string' ? request.use_proxy : '';
+  form.screenshot = request.screenshot === true;
+  form.retryOnBlock = request.retry_on_block === true;
+  form.language = text(request.language);
+  form.windowSize = (['desktop', 'mobile', 'any'] as const).find((w) => w === request.window_size) ?? '';
+  form.customId = text(request.custom_id);
+  const method = request.http_method as { method?: string; payload?: unknown; content_type?: string } | undefined;
+  if (method?.method === 'post') {
+    form.httpMethod = 'post';
+    form.contentType = method.content_type === 'form' ? 'form' : 'json';
+    form.payload = method.payload === undefined ? '' : JSON.stringify(method.payload, null, 2);
+  }
+  const capture = request.network_capture as { resource_types?: string[] } | undefined | null;
+  if (capture) {
+    form.networkCapture = true;
+    form.resourceTypes = (capture.resource_types ?? []).join(', ');
+  }
+  if (Array.isArray(request.actions)) {
+    form.actions = request.actions.map((raw: Record<string, unknown>) => {
+      const type = ACTION_TYPES.find((t) => t === raw.type) ?? 'click';
+      const row = emptyAction(type);
+      row.selector = text(raw.selector);
+      row.text = text(raw.text);
+      row.value = text(raw.value);
+      row.key = text(raw.key);
+      row.script = text(raw.script);
+      row.time = text(raw.time);
+      row.waitForNavigation = raw.wait_for_navigation === true;
+      row.optional = raw.optional === true;
+      if (type === 'collect') row.json = JSON.stringify(raw.extract ?? {}, null, 2);
+      if (type === 'while') row.json = JSON.stringify(raw, null, 2);
+      return row;
+    });
+  }
+  form.extract = rowsOf(request.extract);
+  form.headers = rowsOf(request.headers);
+  form.cookies = rowsOf(request.cookies);
+  return form;
+}
+
+/** A request handed to the playground from another page (guidance, viability), read once. */
+const DRAFT_KEY = 'scrape-console.playground-draft';
+
+export function handToPlayground(request: Record<string, unknown>): void {
+  window.sessionStorage.setItem(DRAFT_KEY, JSON.stringify(request));
+}
+
+export function takeHandedRequest(): Record<string, unknown> | null {
+  const raw = window.sessionStorage.getItem(DRAFT_KEY);
+  window.sessionStorage.removeItem(DRAFT_KEY);
+  if (!raw) return null;
+  try {
+    const value: unknown = JSON.parse(raw);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
