@@ -246,7 +246,7 @@ describe.each(OVERLAYS)('k8s manifests: policies of the %s overlay', (overlay) =
             expect(peer.ipBlock.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '169.254.0.0/16', '127.0.0.0/8']));
   });
 
-  it('makes only the gateway reachable from the ingress, and routes only /v1 and /mcp to it', () => {
+  it('makes only the gateway reachable from the ingress, and routes only /v1, /mcp and /console to it', () => {
     const fromIngress = policies.filter((p) =>
       (p.spec.ingress ?? []).some((rule: { from?: any[] }) =>
         (rule.from ?? []).some((peer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'ingress-nginx'),
@@ -266,6 +266,7 @@ describe.each(OVERLAYS)('k8s manifests: policies of the %s overlay', (overlay) =
     expect(routes).toEqual([
       ['/v1', 'gateway'],
       ['/mcp', 'gateway'],
+      ['/console', 'gateway'],
     ]);
   });
 

@@ -13,16 +13,20 @@ import { runtimesUnderTest } from './support/runtimes';
  * desktop and phone widths, in light and dark; no console error, failed request or request to a
  * host other than the gateway is allowed, except the error answers a test provokes by name.
  */
-describe('web console — embedded runtime, in Chromium', () => {
+describe.each(runtimesUnderTest('console'))('web console in Chromium — $name', (runtime) => {
   let site: FixtureSite;
   let env: InProcessPlatform;
   let token: string;
   let console_: ConsoleBrowser;
+  let cleanup: () => Promise<void> = async () => undefined;
   const clientId = 'console-user';
+  const screenshot = (name: string) => console_.screenshot(`${runtime.mode}-${name}`);
 
   beforeAll(async () => {
     site = await startFixtureSite();
-    env = await startInProcessPlatform({ TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, BROWSER_WARM: 'false' });
+    const prepared = await runtime.prepare();
+    cleanup = prepared.cleanup;
+    env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, BROWSER_WARM: 'false' });
     token = (
       await http(env.url, '/v1/admin/clients', {
         token: env.adminToken,
@@ -34,6 +38,7 @@ describe('web console — embedded runtime, in Chromium', () => {
   afterAll(async () => {
     await console_?.close();
     await env?.stop();
+    await cleanup();
     await site?.close();
   });
   afterEach(() => {
@@ -64,7 +69,7 @@ describe('web console — embedded runtime, in Chromium', () => {
     // Not an administrator: no admin page in the navigation.
     expect(await console_.page.$$eval('nav a', (links) => links.map((a) => a.textContent))).not.toContain('Admin');
     await expectAccessible();
-    await console_.screenshot('01-sign-in-playground');
+    await screenshot('01-sign-in-playground');
   });
 
   it('shows the API’s validation messages at the fields they are about', async () => {
@@ -119,7 +124,7 @@ describe('web console — embedded runtime, in Chromium', () => {
     expect(curl).toContain('$SCRAPING_API_TOKEN');
     expect(curl).not.toContain(token);
     await expectAccessible();
-    await console_.screenshot('02-playground-simple');
+    await screenshot('02-playground-simple');
   });
 
   it('runs a browser scrape with a screenshot, an action and an extract row', async () => {
@@ -149,7 +154,7 @@ describe('web console — embedded runtime, in Chromium', () => {
     await console_.clickText('Timings', '[role=tab]');
     await console_.waitForText('Navigation', '[role=tabpanel]');
     await expectAccessible();
-    await console_.screenshot('03-playground-browser');
+    await screenshot('03-playground-browser');
   });
 
   it('creates a collection from pasted URLs, showing what was refused, and watches a run complete', async () => {
@@ -194,7 +199,7 @@ describe('web console — embedded runtime, in Chromium', () => {
     await console_.clickText('Markdown (raw)', '[role=tab]');
     await console_.waitForText('Green tea, brewed right', '[role=tabpanel]');
     await expectAccessible();
-    await console_.screenshot('04-run-completed');
+    await screenshot('04-run-completed');
   });
 
   it('shows usage: credits against the quota, by mode, top domains and the headers explained', async () => {
@@ -205,7 +210,7 @@ describe('web console — embedded runtime, in Chromium', () => {
     await console_.waitForText('127.0.0.1', 'table');
     await console_.waitForText('X-Quota-Remaining');
     await expectAccessible();
-    await console_.screenshot('05-usage');
+    await screenshot('05-usage');
   });
 
   it('runs a viability test and opens its suggested request in the playground', async () => {
@@ -216,7 +221,7 @@ describe('web console — embedded runtime, in Chromium', () => {
     await console_.clickText('Test');
     await console_.waitForText('Recommended:', 'article', 120_000);
     await expectAccessible();
-    await console_.screenshot('06-viability');
+    await screenshot('06-viability');
     await console_.clickText('Open the suggested request in the playground');
     await console_.page.waitForFunction(
       (url) => (document.querySelector<HTMLInputElement>('#url')?.value ?? '') === url,
@@ -241,7 +246,7 @@ describe('web console — embedded runtime, in Chromium', () => {
     }
     const overflow = await console_.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
-    await console_.screenshot('07-phone-dark');
+    await screenshot('07-phone-dark');
     await console_.clickText('Light theme');
     await console_.page.setViewport({ width: 1280, height: 900 });
   });
@@ -262,7 +267,7 @@ describe('web console — embedded runtime, in Chromium', () => {
     await console_.page.select('#country-status', 'approved');
     await console_.waitForText('ok for the pilot', 'table');
     await expectAccessible();
-    await console_.screenshot('08-admin-country-approved');
+    await screenshot('08-admin-country-approved');
   });
 });
 

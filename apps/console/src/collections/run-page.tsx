@@ -82,6 +82,9 @@ function JobsTable({ collectionId, runId, refreshKey }: { collectionId: string; 
   const [order, setOrder] = useState<'asc' | 'desc'>('asc');
   const [orderBy, setOrderBy] = useState<'id' | 'completed_at'>('id');
   const [limit, setLimit] = useState(25);
+  // datetime-local is the browser's local time; the API takes an ISO time (sent in UTC).
+  const [since, setSince] = useState('');
+  const sinceIso = since && !Number.isNaN(new Date(since).getTime()) ? new Date(since).toISOString() : undefined;
   const pages = useCursorPages();
   const [selected, setSelected] = useState<string | null>(null);
   const cursor = pages.cursor;
@@ -97,11 +100,12 @@ function JobsTable({ collectionId, runId, refreshKey }: { collectionId: string; 
               order_by: orderBy,
               order_dir: order,
               ...(statuses.length > 0 ? { status_filter: statuses.join(',') } : {}),
+              ...(sinceIso ? { since_completed_at: sinceIso } : {}),
             },
           },
         }),
       ),
-    [collectionId, runId, cursor, limit, order, orderBy, statuses.join(','), refreshKey],
+    [collectionId, runId, cursor, limit, order, orderBy, statuses.join(','), sinceIso, refreshKey],
   );
   const restart = pages.restart;
   return (
@@ -148,6 +152,18 @@ function JobsTable({ collectionId, runId, refreshKey }: { collectionId: string; 
             restart();
           }}
         />
+        <label class="check" for="jobs-since">
+          Completed since
+          <input
+            id="jobs-since"
+            type="datetime-local"
+            value={since}
+            onChange={(e) => {
+              setSince(e.currentTarget.value);
+              restart();
+            }}
+          />
+        </label>
         <InlineSelect
           id="jobs-limit"
           label="Per page"

@@ -8,6 +8,7 @@ const FIELD_LABELS: Partial<Record<keyof ActionRow, string>> = {
   key: 'Key',
   script: 'Script',
   time: 'Time (ms)',
+  timeout: 'Time limit (ms)',
   json: 'JSON',
 };
 
@@ -38,16 +39,18 @@ export function ActionList({
           const id = `action-${index}`;
           return (
             <li class="action">
-              <label for={`${id}-type`}>Action {index + 1}</label>
-              <select
-                id={`${id}-type`}
-                value={row.type}
-                onChange={(e) => set(index, { ...emptyAction(e.currentTarget.value as ActionType) })}
-              >
-                {ACTION_TYPES.map((t) => (
-                  <option value={t}>{t}</option>
-                ))}
-              </select>
+              <label class="stacked" for={`${id}-type`}>
+                Action {index + 1}
+                <select
+                  id={`${id}-type`}
+                  value={row.type}
+                  onChange={(e) => set(index, { ...emptyAction(e.currentTarget.value as ActionType) })}
+                >
+                  {ACTION_TYPES.map((t) => (
+                    <option value={t}>{t}</option>
+                  ))}
+                </select>
+              </label>
               {ACTION_FIELDS[row.type].map((field) => {
                 if (field === 'waitForNavigation' || field === 'optional') {
                   return (
@@ -71,7 +74,7 @@ export function ActionList({
                       <textarea rows={3} value={String(row[field])} onInput={(e) => set(index, { [field]: e.currentTarget.value })} />
                     ) : (
                       <input
-                        inputMode={field === 'time' ? 'numeric' : undefined}
+                        inputMode={field === 'time' || field === 'timeout' ? 'numeric' : undefined}
                         value={String(row[field])}
                         onInput={(e) => set(index, { [field]: e.currentTarget.value })}
                       />

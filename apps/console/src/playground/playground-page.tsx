@@ -17,6 +17,13 @@ function Check({ id, label, checked, onChange }: { id: string; label: string; ch
   );
 }
 
+/** The object form of use_proxy: [input id, label, API field, form key]. */
+const PROXY_RETRY_FIELDS = [
+  ['proxy-retries', 'Max retries', 'max_retries', 'proxyMaxRetries'],
+  ['proxy-delay', 'Delay (s)', 'delay_seconds', 'proxyDelaySeconds'],
+  ['proxy-backoff', 'Backoff factor', 'backoff_factor', 'proxyBackoffFactor'],
+] as const;
+
 /** A form for every field of the scrape request (spec 2.1), sent to POST /v1/sync/scrape. */
 export function PlaygroundPage() {
   const [form, setForm] = useState<ScrapeForm>(() => {
@@ -153,6 +160,26 @@ export function PlaygroundPage() {
           >
             <input id="resource-types" value={form.resourceTypes} onInput={(e) => set({ resourceTypes: e.currentTarget.value })} />
           </Field>
+        )}
+        {form.networkCapture && (
+          <Field id="listen-after-load" label="Keep listening after load (ms)" problems={at('network_capture', 'listen_after_load_ms')}>
+            <input
+              id="listen-after-load"
+              inputMode="numeric"
+              value={form.listenAfterLoadMs}
+              onInput={(e) => set({ listenAfterLoadMs: e.currentTarget.value })}
+            />
+          </Field>
+        )}
+        {form.proxy.trim() !== '' && (
+          <fieldset class="grid">
+            <legend>Proxy retries (empty: the platform's defaults)</legend>
+            {PROXY_RETRY_FIELDS.map(([id, label, apiField, key]) => (
+              <Field id={id} label={label} problems={at('use_proxy', apiField)}>
+                <input id={id} inputMode="decimal" value={form[key]} onInput={(e) => set({ [key]: e.currentTarget.value })} />
+              </Field>
+            ))}
+          </fieldset>
         )}
         <fieldset class="checks">
           <legend>HTTP method</legend>

@@ -28,6 +28,8 @@ export interface ActionRow {
   key: string;
   script: string;
   time: string;
+  /** evaluate: the script's time limit, ms. */
+  timeout: string;
   waitForNavigation: boolean;
   optional: boolean;
   /** collect: name → selector as JSON; while: the whole action as JSON (condition, actions). */
@@ -42,7 +44,7 @@ export const ACTION_FIELDS: Record<ActionType, Array<keyof ActionRow>> = {
   'key-press': ['key'],
   'wait-for-selector': ['selector', 'time'],
   'wait-for-timeout': ['time'],
-  evaluate: ['script'],
+  evaluate: ['script', 'timeout'],
   collect: ['json'],
   while: ['json'],
 };
@@ -57,6 +59,10 @@ export interface ScrapeForm {
   browserType: 'light' | 'heavy';
   /** '' no proxy, 'any', or a country code. */
   proxy: string;
+  /** The proxy's retry policy (use_proxy as an object); empty: the platform's defaults. */
+  proxyMaxRetries: string;
+  proxyDelaySeconds: string;
+  proxyBackoffFactor: string;
   screenshot: boolean;
   retryOnBlock: boolean;
   language: string;
@@ -67,6 +73,7 @@ export interface ScrapeForm {
   contentType: 'json' | 'form';
   networkCapture: boolean;
   resourceTypes: string;
+  listenAfterLoadMs: string;
   actions: ActionRow[];
   extract: PairRow[];
   headers: PairRow[];
@@ -83,6 +90,9 @@ export function emptyForm(): ScrapeForm {
     browser: false,
     browserType: 'light',
     proxy: '',
+    proxyMaxRetries: '',
+    proxyDelaySeconds: '',
+    proxyBackoffFactor: '',
     screenshot: false,
     retryOnBlock: false,
     language: '',
@@ -93,6 +103,7 @@ export function emptyForm(): ScrapeForm {
     contentType: 'json',
     networkCapture: false,
     resourceTypes: '',
+    listenAfterLoadMs: '',
     actions: [],
     extract: [],
     headers: [],
@@ -101,7 +112,19 @@ export function emptyForm(): ScrapeForm {
 }
 
 export function emptyAction(type: ActionType = 'click'): ActionRow {
-  return { type, selector: '', text: '', value: '', key: '', script: '', time: '', waitForNavigation: false, optional: false, json: '' };
+  return {
+    type,
+    selector: '',
+    text: '',
+    value: '',
+    key: '',
+    script: '',
+    time: '',
+    timeout: '',
+    waitForNavigation: false,
+    optional: false,
+    json: '',
+  };
 }
 
 /** A problem the form finds before sending (text that must be JSON); keyed like the API's field paths. */
@@ -132,6 +155,7 @@ function actionToRequest(row: ActionRow, index: number): Record<string, unknown>
   for (const field of ACTION_FIELDS[row.type]) {
     if (field === 'selector' || field === 'text' || field === 'value' || field === 'key' || field === 'script') action[field] = row[field];
     if (field === 'time' && row.time.trim() !== '') action.time = Number(row.time);
+    if (field === 'timeout' && row.timeout.trim() !== '') action.timeout = Number(row.timeout);
     if (field === 'waitForNavigation' && row.waitForNavigation) action.wait_for_navigation = true;
     if (field === 'optional' && row.optional) action.optional = true;
   }
@@ -151,7 +175,15 @@ export function toRequest(form: ScrapeForm): ScrapeRequest {
     request.browser = true;
     if (form.browserType !== 'light') request.browser_type = form.browserType;
   }
-  if (form.proxy.trim() !== '') request.use_proxy = form.proxy.trim();
+  const retryPolicy = {
+    ...(form.proxyMaxRetries.trim() !== '' ? { max_retries: Number(form.proxyMaxRetries) } : {}),
+    ...(form.proxyDelaySeconds.trim() !== '' ? { delay_seconds: Number(form.proxyDelaySeconds) } : {}),
+    ...(form.proxyBackoffFactor.trim() !== '' ? { backoff_factor: Number(form.proxyBackoffFactor) } : {}),
+  };
+  if (form.proxy.trim() !== '') {
+    // The short form (a string) unless a retry setting asks for the object form.
+    request.use_proxy = Object.keys(retryPolicy).length > 0 ? { proxy: form.proxy.trim(), ...retryPolicy } : form.proxy.trim();
+  }
   if (form.screenshot) request.screenshot = true;
   if (form.retryOnBlock) request.retry_on_block = true;
   if (form.language.trim() !== '') request.language = form.language.trim();
@@ -169,7 +201,10 @@ export function toRequest(form: ScrapeForm): ScrapeRequest {
       .split(',')
       .map((t) => t.trim())
       .filter(Boolean);
-    request.network_capture = types.length > 0 ? { resource_types: types } : {};
+    request.network_capture = {
+      ...(types.length > 0 ? { resource_types: types } : {}),
+      ...(form.listenAfterLoadMs.trim() !== '' ? { listen_after_load_ms: Number(form.listenAfterLoadMs) } : {}),
+    };
   }
   if (form.actions.length > 0) request.actions = form.actions.map(actionToRequest);
   const extract = pairsToObject(form.extract);
@@ -200,7 +235,14 @@ export function fromRequest(request: Record<string, unknown>): ScrapeForm {
   form.includeMetadata = request.include_metadata === true;
   form.browser = request.browser === true;
   form.browserType = request.browser_type === 'heavy' ? 'heavy' : 'light';
-  form.proxy = typeof request.use_proxy === 'string' ? request.use_proxy : '';
+  const proxy = request.use_proxy as
+    string | { proxy?: string; max_retries?: number; delay_seconds?: number; backoff_factor?: number } | null | undefined;
+  form.proxy = typeof proxy === 'string' ? proxy : text(proxy?.proxy);
+  if (proxy && typeof proxy === 'object') {
+    form.proxyMaxRetries = text(proxy.max_retries);
+    form.proxyDelaySeconds = text(proxy.delay_seconds);
+    form.proxyBackoffFactor = text(proxy.backoff_factor);
+  }
   form.screenshot = request.screenshot === true;
   form.retryOnBlock = request.retry_on_block === true;
   form.language = text(request.language);
@@ -212,10 +254,11 @@ export function fromRequest(request: Record<string, unknown>): ScrapeForm {
     form.contentType = method.content_type === 'form' ? 'form' : 'json';
     form.payload = method.payload === undefined ? '' : JSON.stringify(method.payload, null, 2);
   }
-  const capture = request.network_capture as { resource_types?: string[] } | undefined | null;
+  const capture = request.network_capture as { resource_types?: string[]; listen_after_load_ms?: number } | undefined | null;
   if (capture) {
     form.networkCapture = true;
     form.resourceTypes = (capture.resource_types ?? []).join(', ');
+    form.listenAfterLoadMs = text(capture.listen_after_load_ms);
   }
   if (Array.isArray(request.actions)) {
     form.actions = request.actions.map((raw: Record<string, unknown>) => {
@@ -227,6 +270,7 @@ export function fromRequest(request: Record<string, unknown>): ScrapeForm {
       row.key = text(raw.key);
       row.script = text(raw.script);
       row.time = text(raw.time);
+      row.timeout = text(raw.timeout);
       row.waitForNavigation = raw.wait_for_navigation === true;
       row.optional = raw.optional === true;
       if (type === 'collect') row.json = JSON.stringify(raw.extract ?? {}, null, 2);

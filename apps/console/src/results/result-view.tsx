@@ -36,7 +36,12 @@ const TIMING_PARTS = [
 
 function TimingBar({ timings }: { timings: Schemas['ScrapeTimings'] }) {
   const total = Math.max(timings.total_ms ?? 0, 1);
-  const parts = TIMING_PARTS.map(([key, label]) => ({ key, label, ms: Number(timings[key] ?? 0) })).filter((p) => p.ms > 0);
+  const parts = TIMING_PARTS.map(([key, label]) => ({ key: key as string, label: label as string, ms: Number(timings[key] ?? 0) })).filter(
+    (p) => p.ms > 0,
+  );
+  // What the engine spent outside the named phases (waiting on the page, assembling the answer).
+  const other = (timings.total_ms ?? 0) - parts.reduce((sum, p) => sum + p.ms, 0);
+  if (other >= 1) parts.push({ key: 'other', label: 'Other', ms: other });
   return (
     <figure class="timings">
       <div class="timing-bar" aria-hidden="true">

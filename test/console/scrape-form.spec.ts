@@ -1,0 +1,103 @@
+import fc from 'fast-check';
+import {
+  ACTION_TYPES,
+  type ActionRow,
+  emptyForm,
+  fromRequest,
+  type ScrapeForm,
+  toRequest,
+} from '../../apps/console/src/playground/scrape-form';
+
+/**
+ * The playground form and the scrape request: a request handed to the playground (a suggested
+ * request from guidance or viability) must come back out of the form unchanged, whatever it holds.
+ * Property: for any form, request → form → request is the identity on the request.
+ */
+const word = fc.string({ maxLength: 12 });
+const numeric = fc.oneof(fc.constant(''), fc.nat({ max: 100_000 }).map(String));
+const json = fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v));
+const pairs = fc.array(fc.record({ name: word, value: word }), { maxLength: 3 });
+
+const action: fc.Arbitrary<ActionRow> = fc
+  .record({
+    type: fc.constantFrom(...ACTION_TYPES),
+    selector: word,
+    text: word,
+    value: word,
+    key: word,
+    script: word,
+    time: numeric,
+    timeout: numeric,
+    waitForNavigation: fc.boolean(),
+    optional: fc.boolean(),
+    json: fc.constant(''),
+  })
+  .chain((row) =>
+    row.type === 'collect'
+      ? fc.dictionary(word, word, { maxKeys: 3 }).map((extract) => ({ ...row, json: JSON.stringify(extract) }))
+      : row.type === 'while'
+        ? fc
+            .record({
+              condition: fc.record({ selector: word }),
+              actions: fc.constant([{ type: 'click', selector: 'a' }]),
+              max_iterations: fc.nat(50),
+            })
+            .map((w) => ({ ...row, json: JSON.stringify(w) }))
+        : fc.constant(row),
+  );
+
+const form: fc.Arbitrary<ScrapeForm> = fc.record({
+  url: word,
+  format: fc.constantFrom('html' as const, 'markdown' as const),
+  onlyMainContent: fc.boolean(),
+  includeImages: fc.boolean(),
+  includeMetadata: fc.boolean(),
+  browser: fc.boolean(),
+  browserType: fc.constantFrom('light' as const, 'heavy' as const),
+  proxy: fc.constantFrom('', 'any', 'DE', ' us '),
+  proxyMaxRetries: numeric,
+  proxyDelaySeconds: numeric,
+  proxyBackoffFactor: numeric,
+  screenshot: fc.boolean(),
+  retryOnBlock: fc.boolean(),
+  language: word,
+  windowSize: fc.constantFrom('' as const, 'desktop' as const, 'mobile' as const, 'any' as const),
+  customId: word,
+  httpMethod: fc.constantFrom('get' as const, 'post' as const),
+  payload: fc.oneof(fc.constant(''), json),
+  contentType: fc.constantFrom('json' as const, 'form' as const),
+  networkCapture: fc.boolean(),
+  resourceTypes: fc.subarray(['xhr', 'fetch', 'document', 'script']).map((t) => t.join(', ')),
+  listenAfterLoadMs: numeric,
+  actions: fc.array(action, { maxLength: 4 }),
+  extract: pairs,
+  headers: pairs,
+  cookies: pairs,
+});
+
+describe('the playground form and the scrape request', () => {
+  it('gives back any request handed to it unchanged (request → form → request)', () => {
+    fc.assert(
+      fc.property(form, (filled) => {
+        const request = toRequest(filled);
+        expect(toRequest(fromRequest(request as Record<string, unknown>))).toEqual(request);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('sends only what the user set: an empty form is just the URL', () => {
+    expect(toRequest({ ...emptyForm(), url: ' https://example.com/ ', format: 'html' })).toEqual({ url: 'https://example.com/' });
+    expect(toRequest({ ...emptyForm(), url: 'https://example.com/', proxy: 'DE', proxyMaxRetries: '2' })).toEqual({
+      url: 'https://example.com/',
+      format: 'markdown',
+      use_proxy: { proxy: 'DE', max_retries: 2 },
+    });
+  });
+
+  it('names the field of JSON it cannot read, as the API names its fields', () => {
+    expect(() => toRequest({ ...emptyForm(), url: 'https://example.com/', httpMethod: 'post', payload: '{oops' })).toThrow(
+      expect.objectContaining({ path: ['http_method', 'payload'] }),
+    );
+  });
+});
