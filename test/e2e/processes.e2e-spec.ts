@@ -35,6 +35,10 @@ describe('the embedded platform process (npm start)', () => {
     expect(demoToken).toBeDefined();
     const health = await http(`http://127.0.0.1:${port}`, '/v1/health');
     expect(health.body).toMatchObject({ status: 'ok', runtime: 'embedded' });
+    // The web console, from the build the process runs (dist/console), where the banner says.
+    expect(first.output()).toContain(`console: http://127.0.0.1:${port}/console/`);
+    const consolePage = await fetch(`http://127.0.0.1:${port}/console/`);
+    expect([consolePage.status, await consolePage.text()]).toEqual([200, expect.stringContaining('/console/assets/')]);
     expect(await first.stop('SIGTERM')).toBe(0);
 
     const second = startProcess('platform', 'dist/apps/platform/src/main.js', { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' });

@@ -18,5 +18,6 @@ export function startBanner(url: string, config: PlatformConfig, tokens: Bootstr
       );
   }
   lines.push(`  try: curl -H "Authorization: Bearer <demo token>" ${url}/v1/health`);
+  lines.push(`  console: ${url}/console/   (sign in with a token)`);
   return `${lines.join('\n')}\n`;
 }
