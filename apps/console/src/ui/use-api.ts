@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiProblem } from '../api/api-client';
+import { ApiProblem, lastUsage } from '../api/api-client';
+import { pollDelayMs } from '../api/poll-pacing';
 
 export interface Loaded<T> {
   data: T | null;
@@ -13,8 +14,9 @@ function asProblem(error: unknown): ApiProblem {
 }
 
 /**
- * Loads with `load` when the deps change; with `pollMs`, again every pollMs while `keepPolling`
- * says so (a run in progress). A late answer for old deps is dropped.
+ * Loads with `load` when the deps change; with `pollMs`, again while `keepPolling` says so (a run
+ * in progress), no faster than the rate limit allows (pollDelayMs). A 429 while polling waits for
+ * its Retry-After and polls on; any other problem stops polling. A late answer for old deps is dropped.
  */
 export function useApi<T>(
   load: () => Promise<T>,
@@ -38,10 +40,18 @@ export function useApi<T>(
         const data = await load();
         if (mine !== generation.current) return;
         setState({ data, problem: null, loading: false });
-        if (options.pollMs && options.keepPolling?.(data)) timer = window.setTimeout(() => void run(), options.pollMs);
+        if (options.pollMs && options.keepPolling?.(data))
+          timer = window.setTimeout(() => void run(), pollDelayMs(options.pollMs, lastUsage));
       } catch (error) {
         if (mine !== generation.current) return;
-        setState((s) => ({ data: s.data, problem: asProblem(error), loading: false }));
+        const problem = asProblem(error);
+        setState((s) => ({ data: s.data, problem, loading: false }));
+        if (options.pollMs && problem.status === 429) {
+          timer = window.setTimeout(
+            () => void run(),
+            Math.max(pollDelayMs(options.pollMs, lastUsage), (problem.retryAfterSeconds ?? 1) * 1000),
+          );
+        }
       }
     };
     void run();
