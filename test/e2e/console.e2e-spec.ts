@@ -93,6 +93,7 @@ describe.each(runtimesUnderTest('console'))('web console in Chromium — $name',
     expect(await console_.page.$$('.field-invalid #url')).toHaveLength(0);
     console_.expectAnswered(422, 'POST', '/v1/sync/scrape');
     await expectAccessible();
+    await screenshot('01b-validation-messages');
   });
 
   it('runs a simple scrape: markdown rendered and raw, the page rendered inert, credits charged, request as curl', async () => {
@@ -194,8 +195,8 @@ describe.each(runtimesUnderTest('console'))('web console in Chromium — $name',
     expect(await console_.page.$eval('[data-testid=count-success]', (el) => el.textContent)).toBe('2');
     expect(await console_.page.$eval('[role=progressbar]', (el) => el.getAttribute('aria-valuenow'))).toBe('2');
     await console_.waitForText(`${site.url}/news`, 'table');
-    await console_.page.click(`button[aria-label="View the result of ${site.url}/news"]`);
-    await console_.page.waitForSelector('#job-result-title');
+    await console_.press(`button[aria-label="View the result of ${site.url}/news"]`);
+    await console_.page.waitForSelector('#job-result-title', { timeout: 60_000 });
     await console_.clickText('Markdown (raw)', '[role=tab]');
     await console_.waitForText('Green tea, brewed right', '[role=tabpanel]');
     await expectAccessible();
@@ -260,7 +261,7 @@ describe.each(runtimesUnderTest('console'))('web console in Chromium — $name',
     const row = `[data-testid="country-request-${clientId}/DE"]`;
     await console_.page.waitForSelector(row);
     await console_.page.type(`${row} input`, 'ok for the pilot');
-    await console_.page.click(`button[aria-label="Approve ${clientId}/DE"]`);
+    await console_.press(`button[aria-label="Approve ${clientId}/DE"]`);
     await console_.page.waitForFunction((sel) => !document.querySelector(sel), {}, row);
     const status = await http(env.url, '/v1/proxy/status', { token });
     expect(status.body.approved_countries).toContain('DE');

@@ -138,7 +138,15 @@ export class ConsoleBrowser {
       selector,
       label,
     );
-    await (handle as unknown as { click(): Promise<void> }).click();
+    // A DOM click on the element found: a coordinate click can land elsewhere when a live page
+    // (a run being polled) moves its layout between finding the button and pressing it.
+    await (handle as unknown as { evaluate(fn: (el: HTMLElement) => void): Promise<void> }).evaluate((el) => el.click());
+  }
+
+  /** Presses the button a selector names, once it is there and enabled (a DOM click, as clickText). */
+  async press(selector: string, timeout = 60_000): Promise<void> {
+    const handle = await this.page.waitForSelector(`${selector}:not([disabled])`, { timeout });
+    await handle!.evaluate((el) => (el as HTMLElement).click());
   }
 
   /** axe-core over the current page (WCAG 2 A and AA): the violations of serious or critical impact. */
