@@ -8,6 +8,8 @@ export interface ChromiumProcess {
   /** A browser's main process (started by a non-Chromium parent); the rest are its zygotes, renderers and helpers. */
   main: boolean;
   renderer: boolean;
+  /** Chromium's own name for a child (`--type=`, with `--utility-sub-type=` for utilities); null for a main process. */
+  type: string | null;
 }
 
 /** Every Chromium process below `root` (this process by default), from `ps`. */
@@ -36,6 +38,7 @@ export function chromiumProcessesBelow(root = process.pid): ChromiumProcess[] {
     exe: r.exe,
     main: !chromiumPids.has(r.ppid),
     renderer: /--type=renderer/.test(r.args),
+    type: processType(r.args),
   }));
 }
 
@@ -47,4 +50,10 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+function processType(args: string): string | null {
+  const type = /--type=(\S+)/.exec(args)?.[1] ?? null;
+  const sub = /--utility-sub-type=(\S+)/.exec(args)?.[1];
+  return type && sub ? `${type}:${sub}` : type;
 }

@@ -3,7 +3,7 @@ import { chromiumProcessesBelow } from '../../support/chromium-processes';
 import { TargetAllowlist, TargetGuard } from '@lib/target-guard';
 import { plainToInstance } from 'class-transformer';
 import { BrowserLauncher } from '../../../apps/scrape-engine/src/browser/browser-launcher';
-import { BrowserPool, type BrowserPoolSettings } from '../../../apps/scrape-engine/src/browser/browser-pool';
+import { type BrowserExit, BrowserPool, type BrowserPoolSettings } from '../../../apps/scrape-engine/src/browser/browser-pool';
 import { BrowserScrapeExecutor } from '../../../apps/scrape-engine/src/browser/browser-scrape.executor';
 import { ContextReserve } from '../../../apps/scrape-engine/src/browser/context-reserve';
 import { locateChromium } from '../../../apps/scrape-engine/src/browser/chromium-locator';
@@ -23,14 +23,11 @@ export async function browserEngine(options: {
   proxyPool?: Record<string, string[]>;
 }) {
   // What the pool told its observer (in scrape-engine: ops events and metrics).
-  const told: Array<{ what: 'crashed' | 'recycled'; kind: string; reason: string }> = [];
+  const told: BrowserExit[] = [];
   const pool = new BrowserPool(
     new BrowserLauncher(locateChromium({ chromePath: process.env.CHROME_PATH ?? null, headlessShellPath: null })),
     options.pool,
-    {
-      crashed: (kind, _pages, reason) => void told.push({ what: 'crashed', kind, reason }),
-      recycled: (kind, reason) => void told.push({ what: 'recycled', kind, reason }),
-    },
+    { exited: (exit) => void told.push(exit) },
   );
   const guard = new TargetGuard(new TargetAllowlist(options.allow));
   const reserve = new ContextReserve(guard, new Set(['heavy'] as const));

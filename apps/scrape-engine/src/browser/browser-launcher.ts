@@ -14,10 +14,28 @@ export interface LaunchedBrowser {
   pid: number | null;
   /** "156.0.8078.79": the fingerprint's user agent claims exactly this version. */
   version: string;
+  /**
+   * Settles once, when the browser is gone: its process exited or its connection closed, whichever
+   * comes first. Watched from the moment the launch returns, so an exit between the launch and the
+   * caller's first look at the browser is not missed.
+   */
+  ended: Promise<BrowserEnd>;
+}
+
+/** How a browser went: the signal that ended its process, or its exit code (null while unknown). */
+export interface BrowserEnd {
+  signal: string | null;
+  code: number | null;
 }
 
 /** Chromium was not found, or would not start. */
 export class BrowserUnavailableError extends Error {}
+
+/**
+ * A Chromium process was started but did not become a usable browser (it exited, was killed, or
+ * failed its first call): a browser that ended while starting.
+ */
+export class BrowserStartError extends BrowserUnavailableError {}
 
 /** What Chromium needs to run at all here (no sandbox in containers, nothing fetched from the network at start). */
 export const MACHINE_ARGS = [
@@ -91,11 +109,12 @@ export class BrowserLauncher {
       browser = await (kind === 'heavy' ? this.heavy() : await this.light()).launch(options);
     } catch (error) {
       fs.rmSync(userDataDir, { recursive: true, force: true });
-      throw new BrowserUnavailableError(`${kind} browser (${executablePath}) did not start: ${firstLine(error)}`);
+      throw new BrowserStartError(`${kind} browser (${executablePath}) did not start: ${firstLine(error)}`);
     }
     const cleanUp = () => fs.rm(userDataDir, { recursive: true, force: true }, () => undefined);
     const child = browser.process();
     child?.once('exit', cleanUp);
+    const ended = browserEnded(browser);
     // A killed or crashed Chromium's pipes can report an error (read ECONNRESET). Unheard, that
     // error is an uncaught exception, and an uncaught exception ends the whole scrape-engine:
     // every stream keeps a listener for life. Heard is not enough, though: until the stream ends,
@@ -119,8 +138,17 @@ export class BrowserLauncher {
       }
       stream.on('error', heard);
     }
-    const version = (await browser.version()).replace(/^[^/]*\//, '');
-    return { kind, browser, pid: child?.pid ?? null, version };
+    let version: string;
+    try {
+      version = (await browser.version()).replace(/^[^/]*\//, '');
+    } catch (error) {
+      // Killed or broken before its first answer: it never served, so it is a failed start (and
+      // a process that still runs must not be left behind).
+      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await ended;
+      throw new BrowserStartError(`${kind} browser (${executablePath}) did not start: ${firstLine(error)}`);
+    }
+    return { kind, browser, pid: child?.pid ?? null, version, ended };
   }
 
   private heavy() {
@@ -143,4 +171,26 @@ export class BrowserLauncher {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require('puppeteer-core') as typeof import('puppeteer-core');
   }
+}
+
+/**
+ * The first of the browser's process exit and its connection's close, as one promise. A process
+ * that had already gone when this is called (or a connection already closed) settles it at once.
+ */
+function browserEnded(browser: Browser): Promise<BrowserEnd> {
+  const child = browser.process();
+  return new Promise<BrowserEnd>((resolve) => {
+    const settle = () => resolve({ signal: child?.signalCode ?? null, code: child?.exitCode ?? null });
+    if (child) {
+      if (child.exitCode !== null || child.signalCode !== null) return settle();
+      child.once('exit', settle);
+    }
+    if (!browser.connected) return settle();
+    browser.once('disconnected', () => {
+      // The connection closes a moment before the exit is recorded: wait briefly for the process's
+      // own word, so the reason says "signal SIGKILL" rather than "disconnected" when it can.
+      if (!child || child.exitCode !== null || child.signalCode !== null) return settle();
+      setTimeout(settle, 1000).unref();
+    });
+  });
 }

@@ -2,21 +2,26 @@ import { OPS_SUBJECTS } from '@lib/contracts';
 import { OpsEventPublisher } from '@lib/messaging';
 import { platformMetrics } from '@lib/metrics';
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import type { BrowserKind } from './browser-launcher';
-import { BrowserPool, type BrowserPoolObserver } from './browser-pool';
+import { type BrowserExit, BrowserPool, type BrowserPoolObserver } from './browser-pool';
 
-/** The pool's crashes and recycles, told to ops tooling (events) and counted (metrics). */
+/**
+ * The pool's browser ends, told to ops tooling (events) and counted (metrics): a crash as
+ * browser-crashed, a close of the pool's own for a page budget, a hang or idleness as
+ * browser-recycled. A close at shutdown is neither: the service's own service-stopping says it.
+ */
 export class BrowserPoolTelemetry implements BrowserPoolObserver {
   constructor(private readonly ops: OpsEventPublisher) {}
 
-  crashed(kind: BrowserKind, pagesInFlight: number, reason: string): void {
-    platformMetrics.browserCrashes.inc({ kind });
-    this.ops.publish(OPS_SUBJECTS.browserCrashed, { browser_kind: kind, pages_in_flight: pagesInFlight, reason });
-  }
-
-  recycled(kind: BrowserKind, reason: 'page_budget' | 'hung' | 'idle', pagesServed: number): void {
-    platformMetrics.browserRecycles.inc({ kind, reason });
-    this.ops.publish(OPS_SUBJECTS.browserRecycled, { browser_kind: kind, reason, pages_served: pagesServed });
+  exited(exit: BrowserExit): void {
+    const kind = exit.kind;
+    if (exit.cause === 'crash') {
+      platformMetrics.browserCrashes.inc({ kind });
+      const reason = exit.whileStarting ? `while starting: ${exit.detail}` : exit.detail;
+      this.ops.publish(OPS_SUBJECTS.browserCrashed, { browser_kind: kind, pages_in_flight: exit.pagesInFlight, reason });
+    } else if (exit.cause !== 'shutdown') {
+      platformMetrics.browserRecycles.inc({ kind, reason: exit.cause });
+      this.ops.publish(OPS_SUBJECTS.browserRecycled, { browser_kind: kind, reason: exit.cause, pages_served: exit.pagesServed });
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Browser } from 'puppeteer-core';
-import { type BrowserKind, type BrowserLauncher, type LaunchedBrowser } from './browser-launcher';
+import { type BrowserEnd, type BrowserKind, type BrowserLauncher, BrowserStartError, type LaunchedBrowser } from './browser-launcher';
 
 export interface BrowserPoolSettings {
   /** Pages rendered at once by this worker, both kinds together. */
@@ -15,15 +15,35 @@ export interface BrowserPoolSettings {
   idleCloseMs?: number;
 }
 
-/** What the pool tells the rest of the process about its browsers (ops events, metrics). */
-export interface BrowserPoolObserver {
-  /** A browser died under the pool (not a close of ours). */
-  crashed(kind: BrowserKind, pagesInFlight: number, reason: string): void;
-  /** The pool retired a browser: `page_budget` (recycleAfter), `hung` (a lease said so), `idle`. */
-  recycled(kind: BrowserKind, reason: 'page_budget' | 'hung' | 'idle', pagesServed: number): void;
+/**
+ * Why a browser ended. `crash`: it died without the pool closing it, whatever the pool had planned
+ * for it (a browser retiring after its page budget that is killed while it finishes its pages
+ * crashed: those pages fail). The others are closes of the pool's own: `page_budget`
+ * (recycleAfter), `hung` (a lease said so), `idle` (idleCloseMs without a page), `shutdown`.
+ */
+export type BrowserExitCause = 'crash' | 'page_budget' | 'hung' | 'idle' | 'shutdown';
+
+/** One browser's end, told exactly once per browser process the pool started. */
+export interface BrowserExit {
+  kind: BrowserKind;
+  pid: number | null;
+  cause: BrowserExitCause;
+  /** Pages open on it when it ended (a crash fails them). */
+  pagesInFlight: number;
+  /** Contexts it served in its life. */
+  pagesServed: number;
+  /** For a crash: the signal or exit code, or what went wrong while it was starting. */
+  detail: string;
+  /** True when it ended before it ever served: killed or broken while starting. */
+  whileStarting: boolean;
 }
 
-const UNOBSERVED: BrowserPoolObserver = { crashed: () => undefined, recycled: () => undefined };
+/** What the pool tells the rest of the process about its browsers (ops events, metrics). */
+export interface BrowserPoolObserver {
+  exited(exit: BrowserExit): void;
+}
+
+const UNOBSERVED: BrowserPoolObserver = { exited: () => undefined };
 
 /** No page slot became free within the queue timeout. */
 export class BrowserBusyError extends Error {}
@@ -31,9 +51,16 @@ export class BrowserBusyError extends Error {}
 interface PooledBrowser extends LaunchedBrowser {
   served: number;
   active: number;
-  retiring: boolean;
+  /** Why it takes no new leases (it closes when its last page ends); null while it serves. */
+  retiredFor: Exclude<BrowserExitCause, 'crash'> | null;
+  /** Why the pool is closing it; null while the pool has not started to (an end then is a crash). */
+  closingFor: Exclude<BrowserExitCause, 'crash'> | null;
+  /** The pool sent its process SIGKILL (a hang, or a close that took too long). */
+  killedByPool: boolean;
   dead: boolean;
   idleTimer: NodeJS.Timeout | null;
+  /** Settles after its end has been handled and told. */
+  gone: Promise<void>;
 }
 
 /** A page slot on a live browser of the asked kind; release it exactly once. */
@@ -59,6 +86,8 @@ interface Waiter {
  * many isolated contexts at once; it is replaced after `recycleAfter` contexts, when it crashes
  * (its leases fail, later ones get a new browser) and when a lease reports it hung. A retiring
  * browser finishes its pages before it is closed, so a replacement never cuts a request short.
+ * Every browser process it starts is told to the observer exactly once, when it ends, as what its
+ * end was: a close of the pool's (with the reason the pool closed it) or a crash.
  */
 export class BrowserPool {
   private readonly logger = new Logger('BrowserPool');
@@ -101,8 +130,8 @@ export class BrowserPool {
     try {
       const first = this.browserFor(kind);
       pooled = await first;
-      if (pooled.dead) {
-        // Died before its 'disconnected' event was handled: forget it (only it) and start another.
+      if (pooled.dead || pooled.retiredFor) {
+        // Ended or retired before the pool stopped handing it out: forget it (only it) and start another.
         if (this.current.get(kind) === first) this.current.delete(kind);
         pooled = await this.browserFor(kind);
       }
@@ -131,9 +160,9 @@ export class BrowserPool {
         if (outcome?.broken) {
           this.logger.warn(`${kind} browser ${pooled.pid ?? '?'} hung; replacing it`);
           this.retire(pooled, 'hung');
-          await this.destroy(pooled, true);
-        } else if (pooled.retiring && pooled.active === 0) {
-          await this.destroy(pooled, false);
+          await this.destroy(pooled, 'hung', true);
+        } else if (pooled.retiredFor && pooled.active === 0) {
+          await this.destroy(pooled, pooled.retiredFor, false);
         } else if (pooled.active === 0) {
           this.startIdleTimer(pooled);
         }
@@ -144,14 +173,14 @@ export class BrowserPool {
   /** Closes `pooled` once it has had no page open for idleCloseMs (started when its last page ends). */
   private startIdleTimer(pooled: PooledBrowser): void {
     const idleMs = this.settings.idleCloseMs ?? 0;
-    if (idleMs <= 0 || this.closed) return;
+    if (idleMs <= 0 || this.closed || pooled.dead) return;
     this.stopIdleTimer(pooled);
     pooled.idleTimer = setTimeout(() => {
       pooled.idleTimer = null;
-      if (pooled.active > 0 || pooled.dead || pooled.retiring || this.closed) return;
+      if (pooled.active > 0 || pooled.dead || pooled.retiredFor || this.closed) return;
       this.logger.log(`${pooled.kind} browser ${pooled.pid ?? '?'} idle for ${idleMs} ms; closing it (the next request starts one)`);
       this.retire(pooled, 'idle');
-      void this.destroy(pooled, false);
+      void this.destroy(pooled, 'idle', false);
     }, idleMs);
     pooled.idleTimer.unref();
   }
@@ -163,14 +192,17 @@ export class BrowserPool {
 
   /** Live browsers and slot use, for health and tests. */
   stats(): {
-    browsers: Array<{ kind: BrowserKind; pid: number | null; active: number; served: number }>;
+    /** `retiring`: past its page budget (or idle, or hung), it takes no new page and closes once its pages end. */
+    browsers: Array<{ kind: BrowserKind; pid: number | null; active: number; served: number; retiring: boolean }>;
     freeSlots: number;
     queued: number;
     launches: number;
   } {
     return {
       launches: this.launches,
-      browsers: [...this.all].filter((b) => !b.dead).map((b) => ({ kind: b.kind, pid: b.pid, active: b.active, served: b.served })),
+      browsers: [...this.all]
+        .filter((b) => !b.dead)
+        .map((b) => ({ kind: b.kind, pid: b.pid, active: b.active, served: b.served, retiring: b.retiredFor !== null })),
       freeSlots: this.freeSlots,
       queued: this.waiters.length,
     };
@@ -179,36 +211,47 @@ export class BrowserPool {
   async close(): Promise<void> {
     this.closed = true;
     for (const waiter of this.waiters.splice(0)) clearTimeout(waiter.timer);
-    await Promise.all([...this.all].map((b) => this.destroy(b, false)));
+    // Browsers still starting are closed as they arrive (browserFor); wait for those too, so
+    // every end is told before close() returns.
+    const starting = [...this.current.values()].map((launching) =>
+      launching.then(
+        (b) => b.gone,
+        () => undefined,
+      ),
+    );
+    await Promise.all([...[...this.all].map((b) => this.destroy(b, 'shutdown', false)), ...starting]);
     this.current.clear();
   }
 
   private browserFor(kind: BrowserKind): Promise<PooledBrowser> {
     const existing = this.current.get(kind);
     if (existing) return existing;
-    const launching = this.launcher.launch(kind).then((launched) => {
-      this.launches += 1;
-      const pooled: PooledBrowser = { ...launched, served: 0, active: 0, retiring: false, dead: false, idleTimer: null };
-      this.all.add(pooled);
-      // A browser started ahead of use (warm) closes too if nothing comes; a lease stops the timer.
-      this.startIdleTimer(pooled);
-      launched.browser.once('disconnected', () => {
-        pooled.dead = true;
-        this.stopIdleTimer(pooled);
-        this.all.delete(pooled);
-        if (this.current.get(kind) === launching) this.current.delete(kind);
-        if (!this.closed && !pooled.retiring) {
-          this.logger.warn(`${kind} browser ${pooled.pid ?? '?'} disconnected (crashed or killed); the next request starts a new one`);
-          const exit = pooled.browser.process();
-          this.observer.crashed(kind, pooled.active, exit?.signalCode ? `signal ${exit.signalCode}` : 'disconnected');
-        }
-      });
-      if (this.closed) {
-        void this.destroy(pooled, false);
-        throw new BrowserBusyError('The browser pool is shutting down.');
-      }
-      return pooled;
-    });
+    const launching = this.launcher.launch(kind).then(
+      (launched) => {
+        this.launches += 1;
+        const pooled = this.adopt(launched);
+        if (this.closed)
+          return this.destroy(pooled, 'shutdown', false).then(() => {
+            throw new BrowserBusyError('The browser pool is shutting down.');
+          });
+        return pooled;
+      },
+      (error: unknown) => {
+        // A process that was started and ended before it served (killed, crashed, or broken on its
+        // first call) is a browser's end like any other; a missing executable started nothing.
+        if (error instanceof BrowserStartError)
+          this.tell({
+            kind,
+            pid: null,
+            cause: 'crash',
+            pagesInFlight: 0,
+            pagesServed: 0,
+            detail: error.message,
+            whileStarting: true,
+          });
+        throw error;
+      },
+    );
     this.current.set(kind, launching);
     // A failed launch must not stick: the next request tries again.
     launching.catch(() => {
@@ -217,9 +260,73 @@ export class BrowserPool {
     return launching;
   }
 
-  private retire(pooled: PooledBrowser, reason: 'page_budget' | 'hung' | 'idle'): void {
-    if (!pooled.retiring && !pooled.dead) this.observer.recycled(pooled.kind, reason, pooled.served);
-    pooled.retiring = true;
+  /** Takes a launched browser into the pool and watches for its end, from before anything can miss it. */
+  private adopt(launched: LaunchedBrowser): PooledBrowser {
+    const pooled: PooledBrowser = {
+      ...launched,
+      served: 0,
+      active: 0,
+      retiredFor: null,
+      closingFor: null,
+      killedByPool: false,
+      dead: false,
+      idleTimer: null,
+      gone: launched.ended.then((end) => this.ended(pooled, end)),
+    };
+    this.all.add(pooled);
+    // A browser started ahead of use (warm) closes too if nothing comes; a lease stops the timer.
+    this.startIdleTimer(pooled);
+    return pooled;
+  }
+
+  /** The one place a browser's end is handled and told, whichever way it came. */
+  private ended(pooled: PooledBrowser, end: BrowserEnd): void {
+    pooled.dead = true;
+    this.stopIdleTimer(pooled);
+    this.all.delete(pooled);
+    this.forget(pooled);
+    const how = end.signal ? `signal ${end.signal}` : end.code !== null ? `exit code ${end.code}` : 'disconnected';
+    // The evidence decides, not the plan: a close of the pool's ends in a clean exit or in the
+    // pool's own SIGKILL. A signal the pool did not send killed it, even while the pool was
+    // closing it (a kill can land a moment before the pool decides to close a browser).
+    const ours = pooled.closingFor !== null && (pooled.killedByPool || end.signal === null);
+    const cause = ours ? pooled.closingFor! : 'crash';
+    if (cause === 'crash') {
+      this.logger.warn(
+        `${pooled.kind} browser ${pooled.pid ?? '?'} ended under the pool (${how}, ${pooled.active} pages open); the next request starts a new one`,
+      );
+      // A connection that closed on a process still running would otherwise hold its memory for good.
+      const child = pooled.browser.process();
+      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    this.tell({
+      kind: pooled.kind,
+      pid: pooled.pid,
+      cause,
+      pagesInFlight: pooled.active,
+      pagesServed: pooled.served,
+      detail: how,
+      whileStarting: false,
+    });
+  }
+
+  /** An observer that throws must not break the pool (a close would never return). */
+  private tell(exit: BrowserExit): void {
+    try {
+      this.observer.exited(exit);
+    } catch (error) {
+      this.logger.error(`browser end not told: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** No new lease goes to `pooled`; it is closed once its last page ends. */
+  private retire(pooled: PooledBrowser, reason: Exclude<BrowserExitCause, 'crash'>): void {
+    pooled.retiredFor ??= reason;
+    this.forget(pooled);
+  }
+
+  /** Stops handing out `pooled` for its kind (if it is still the one handed out). */
+  private forget(pooled: PooledBrowser): void {
     const current = this.current.get(pooled.kind);
     if (current)
       void current.then(
@@ -228,26 +335,31 @@ export class BrowserPool {
       );
   }
 
-  private async destroy(pooled: PooledBrowser, kill: boolean): Promise<void> {
-    pooled.retiring = true;
+  /**
+   * Closes `pooled` for `cause` and returns once its end has been told. The first cause given is
+   * the one told. `kill`: no polite close (it hung); a close that takes over 5 s ends in a kill too.
+   */
+  private async destroy(pooled: PooledBrowser, cause: Exclude<BrowserExitCause, 'crash'>, kill: boolean): Promise<void> {
+    pooled.retiredFor ??= cause;
+    // A browser whose connection had already closed ended on its own: its end is a crash.
+    const alive = !pooled.dead && pooled.browser.connected;
+    if (alive) pooled.closingFor ??= cause;
     this.stopIdleTimer(pooled);
     this.all.delete(pooled);
     const process = pooled.browser.process();
-    if (!kill && pooled.browser.connected) {
+    if (!kill && alive) {
       const closed = pooled.browser.close().then(
         () => true,
         () => false,
       );
       const inTime = await Promise.race([closed, new Promise<boolean>((resolve) => setTimeout(resolve, 5000, false).unref())]);
-      if (inTime) return;
+      if (inTime) return pooled.gone;
     }
     if (process && process.exitCode === null && process.signalCode === null) {
+      if (alive) pooled.killedByPool = true;
       process.kill('SIGKILL');
-      await new Promise<void>((resolve) => {
-        if (process.exitCode !== null || process.signalCode !== null) resolve();
-        else process.once('exit', () => resolve());
-      });
     }
+    await pooled.gone;
   }
 
   private takeSlot(): Promise<void> {

@@ -137,14 +137,21 @@ export class CountryProxyDecidedEvent {
   decided_by: string | null;
 }
 
-/** A browser process died under the pool (not a planned close). */
+/**
+ * A browser process ended without the pool closing it (killed or crashed), whatever the pool had
+ * planned for it; once per browser. Also for one that ended while starting.
+ */
 export class BrowserCrashedEvent {
   browser_kind: string;
   pages_in_flight: number;
+  /** `signal SIGKILL`, `exit code N`, `disconnected`, or `while starting: …`. */
   reason: string;
 }
 
-/** The pool retired a healthy browser (page budget, idle, memory) and replaced it as needed. */
+/**
+ * The pool closed a browser of its own accord, once per browser, when it ended: `page_budget`,
+ * `hung` or `idle`. The next request of its kind starts another.
+ */
 export class BrowserRecycledEvent {
   browser_kind: string;
   reason: string;
