@@ -68,6 +68,11 @@ export class RedirectBlocked extends FetchFailure {
     super(message, timings);
   }
 }
+/** The body's Content-Encoding is unknown, or its data is not what the header says (as a browser's ERR_CONTENT_DECODING_FAILED). */
+export class UndecodableBody extends FetchFailure {
+  readonly errorType = 'fetch_error';
+  readonly retryable = false;
+}
 export class UnclassifiedFetchFailure extends FetchFailure {
   readonly errorType = 'fetch_error';
   readonly retryable = true;

@@ -2,7 +2,17 @@ import { importEsm } from '@lib/runtime';
 import { TargetAllowlist, TargetBlockedError, TargetGuard } from '@lib/target-guard';
 import net from 'node:net';
 import { type FixtureSite, startFixtureSite } from '../../../../test/support/fixture-site';
-import { BodyTooLarge, ConnectionFailure, FetchTimeout, RedirectBlocked, TooManyRedirects } from './fetch-failures';
+import zlib from 'node:zlib';
+import { DECODABLE_ENCODINGS } from './content-decoding';
+import {
+  BodyTooLarge,
+  ConnectionFailure,
+  FetchFailure,
+  FetchTimeout,
+  RedirectBlocked,
+  TooManyRedirects,
+  UndecodableBody,
+} from './fetch-failures';
 import { acceptLanguageFor, SimpleFetcher } from './simple-fetcher';
 
 describe(SimpleFetcher.name, () => {
@@ -96,6 +106,84 @@ describe(SimpleFetcher.name, () => {
   it('stops reading a body over the cap', async () => {
     await expect(fetcher.fetch({ url: `${site.url}/big?bytes=300000`, maxBodyBytes: 100_000 })).rejects.toBeInstanceOf(BodyTooLarge);
     expect((await fetcher.fetch({ url: `${site.url}/big?bytes=50000`, maxBodyBytes: 100_000 })).body.length).toBe(50_000);
+  });
+
+  describe('compressed bodies: the budget holds on the decoded bytes, whatever the wire says', () => {
+    // A raw socket, so the headers can lie: Node's own server would correct Content-Length.
+    let server: net.Server;
+    let url: string;
+    let fetcherHere: SimpleFetcher;
+    let accepted = '';
+    const routes: Record<string, { encoding: string; body: Buffer; contentLength?: number }> = {};
+    beforeAll(async () => {
+      const zeros = zlib.gzipSync(Buffer.alloc(16 * 1024 * 1024), { level: 9 });
+      const bomb = Buffer.concat(Array.from({ length: 64 }, () => zeros)); // 1 GiB of zeros in ~1 MB
+      routes['/bomb'] = { encoding: 'gzip', body: bomb };
+      // Content-Length says 1,000 bytes; 1 MB follows (the client reads what the header says).
+      routes['/bomb-short-length'] = { encoding: 'gzip', body: bomb, contentLength: 1000 };
+      routes['/bomb-chunked'] = { encoding: 'gzip', body: bomb, contentLength: -1 };
+      routes['/page'] = { encoding: 'br, gzip', body: zlib.gzipSync(zlib.brotliCompressSync(Buffer.from('<p>Two layers</p>'))) };
+      routes['/raw-deflate'] = { encoding: 'deflate', body: zlib.deflateRawSync(Buffer.from('<p>raw deflate</p>')) };
+      routes['/unknown'] = { encoding: 'compress', body: Buffer.from('x') };
+      server = net.createServer((socket) => {
+        let head = '';
+        socket.on('data', (chunk) => {
+          head += chunk.toString('latin1');
+          if (!head.includes('\r\n\r\n')) return;
+          accepted = /accept-encoding: ([^\r]*)/i.exec(head)?.[1] ?? '';
+          const route = routes[/^GET (\S+)/.exec(head)?.[1] ?? ''];
+          if (!route) return void socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n');
+          const length = route.contentLength ?? route.body.length;
+          socket.write(
+            `HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-encoding: ${route.encoding}\r\n` +
+              (length >= 0 ? `content-length: ${length}\r\n` : '') +
+              'connection: close\r\n\r\n',
+          );
+          socket.end(route.body);
+        });
+        socket.on('error', () => undefined);
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const port = (server.address() as net.AddressInfo).port;
+      url = `http://127.0.0.1:${port}`;
+      fetcherHere = new SimpleFetcher(new TargetGuard(new TargetAllowlist([`127.0.0.1:${port}`])));
+    });
+    afterAll(() => new Promise((r) => server.close(r)));
+
+    it.each(['/bomb', '/bomb-chunked'])(
+      'answers a 1 GiB gzip bomb (%s) body_too_large within the budget of memory and time',
+      async (path) => {
+        global.gc?.();
+        const before = process.memoryUsage().rss;
+        const started = performance.now();
+        await expect(fetcherHere.fetch({ url: `${url}${path}` })).rejects.toBeInstanceOf(BodyTooLarge);
+        expect(performance.now() - started).toBeLessThan(1000);
+        expect(process.memoryUsage().rss - before).toBeLessThan(50 * 1024 * 1024);
+      },
+    );
+
+    it('fails a body longer than its Content-Length says as a fetch failure, without reading the rest', async () => {
+      // Node's parser reads 1,000 bytes as the body and the rest as a malformed next response.
+      global.gc?.();
+      const before = process.memoryUsage().rss;
+      await expect(fetcherHere.fetch({ url: `${url}/bomb-short-length` })).rejects.toBeInstanceOf(FetchFailure);
+      expect(process.memoryUsage().rss - before).toBeLessThan(50 * 1024 * 1024);
+    });
+
+    it('decodes stacked codings and raw deflate, and asks only for codings it can decode', async () => {
+      expect((await fetcherHere.fetch({ url: `${url}/page` })).text).toBe('<p>Two layers</p>');
+      expect((await fetcherHere.fetch({ url: `${url}/raw-deflate` })).text).toBe('<p>raw deflate</p>');
+      // The generated browser header varies (Safari asks for less); whatever it asks for, this runtime decodes.
+      const asked = accepted.split(',').map((c) => c.trim().split(';')[0]);
+      expect(asked.length).toBeGreaterThan(0);
+      expect(asked.filter((c) => !DECODABLE_ENCODINGS.includes(c!))).toEqual([]);
+    });
+
+    it('fails an unknown coding as an undecodable body, not a retryable error', async () => {
+      const failure = await fetcherHere.fetch({ url: `${url}/unknown` }).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(UndecodableBody);
+      expect(failure).toMatchObject({ errorType: 'fetch_error', retryable: false });
+    });
   });
 
   it('keeps binary bodies as bytes and decodes declared charsets', async () => {

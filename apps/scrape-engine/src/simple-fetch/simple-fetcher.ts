@@ -1,6 +1,7 @@
 import { importEsm } from '@lib/runtime';
 import { pinnedLookup, TargetBlockedError, type TargetGuard, type VettedTarget } from '@lib/target-guard';
 import { HeaderGenerator } from 'header-generator';
+import { acceptEncodingWithin, decodeBody } from './content-decoding';
 import {
   BodyTooLarge,
   ConnectionFailure,
@@ -12,6 +13,7 @@ import {
   TlsFailure,
   TooManyRedirects,
   UnclassifiedFetchFailure,
+  UndecodableBody,
 } from './fetch-failures';
 
 export type WindowSize = 'desktop' | 'mobile' | 'any';
@@ -109,8 +111,17 @@ export class SimpleFetcher {
         }
         continue;
       }
+      let body: Buffer;
+      try {
+        body = await decodeBody(response.rawBody, response.headers['content-encoding'], settings.maxBodyBytes);
+      } catch (error) {
+        // The same failure, with the timings up to it (spec 2.7: present on errors too).
+        if (error instanceof BodyTooLarge) throw new BodyTooLarge(error.message, this.timings(started));
+        if (error instanceof UndecodableBody) throw new UndecodableBody(error.message, this.timings(started));
+        throw error;
+      }
       const contentType = typeof response.headers['content-type'] === 'string' ? response.headers['content-type'] : null;
-      const text = isTextual(contentType, response.rawBody) ? decode(response.rawBody, contentType) : null;
+      const text = isTextual(contentType, body) ? decode(body, contentType) : null;
       const total = performance.now() - started;
       return {
         url,
@@ -118,7 +129,7 @@ export class SimpleFetcher {
         statusMessage: response.statusMessage ?? '',
         headers: response.headers,
         contentType,
-        body: response.rawBody,
+        body,
         text,
         redirects,
         timings: { proxy_ms: 0, navigation_ms: round(total), total_ms: round(total) },
@@ -159,7 +170,8 @@ export class SimpleFetcher {
       followRedirect: false,
       throwHttpErrors: false,
       retry: { limit: 0 },
-      decompress: true,
+      // Decoded by decodeBody, within the byte budget: got's limit below counts wire bytes only.
+      decompress: false,
       responseType: 'buffer',
       timeout: { connect: Math.min(settings.connectTimeoutMs, remainingMs), request: remainingMs },
       https: { rejectUnauthorized: true },
@@ -186,6 +198,7 @@ export class SimpleFetcher {
       locales: request.language ? [request.language] : ['en-US'],
     });
     const headers = lowerKeys(generated);
+    if (headers['accept-encoding']) headers['accept-encoding'] = acceptEncodingWithin(headers['accept-encoding']);
     if (request.language) headers['accept-language'] = acceptLanguageFor(request.language);
     return headers;
   }
