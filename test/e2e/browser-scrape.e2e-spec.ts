@@ -365,6 +365,19 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
     expect(next.body.statusCode).toBe(200);
   });
 
+  it('reports a redirect loop as too_many_redirects in every mode, uncharged, as simple mode does', async () => {
+    const before = await quotaUsed();
+    for (const mode of [{ browser: true, browser_type: 'light' }, { browser: true, browser_type: 'heavy' }, { browser: false }]) {
+      const looped = await scrape({ url: `${site.url}/loop`, ...mode });
+      expect({ mode, status: looped.status, guidance: looped.body.guidance }).toMatchObject({
+        mode,
+        status: 200,
+        guidance: { success: false, error_type: 'too_many_redirects', credits_charged: 0 },
+      });
+    }
+    expect(await quotaUsed()).toBe(before);
+  });
+
   it('fails requests on a browser that crashes with browser_error guidance, uncharged, and replaces it', async () => {
     for (const victim of ['browser', 'renderer'] as const) {
       const before = await quotaUsed();

@@ -154,6 +154,9 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
         );
       case '/redirect-to':
         return res.writeHead(302, { location: url.searchParams.get('url') ?? '/' }).end();
+      case '/loop':
+        // A redirect loop: each hop points at the next, forever.
+        return res.writeHead(302, { location: `/loop?n=${Number(url.searchParams.get('n') ?? 0) + 1}` }).end();
       case '/canary-probe': {
         // Every way a page can make the browser connect somewhere, aimed at a host the guard refuses.
         const t = url.searchParams.get('target') ?? '';

@@ -14,7 +14,7 @@ import { InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { attemptWithRetries, emptyBody } from '../scrape-attempts/scrape-attempts';
 import { assembleScrapeResult } from '../scrape-attempts/scrape-result-assembly';
 import { type ActionError, ActionRunner, type EvaluateResult } from './action-runner';
-import { BrowserFailure, firstLine, isBrowserGone, withinDeadline } from './browser-failures';
+import { BrowserFailure, firstLine, isBrowserGone, netErrorFailure, withinDeadline } from './browser-failures';
 import { BrowserUnavailableError } from './browser-launcher';
 import { BrowserBusyError, type BrowserLease, type BrowserPool } from './browser-pool';
 import { type ContextReserve } from './context-reserve';
@@ -336,8 +336,8 @@ export class BrowserScrapeExecutor {
     if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_EMPTY_RESPONSE/.test(message) && refused) return refusedNavigation(refused);
     if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY/.test(message))
       return new BrowserFailure(proxyUrl ? 'proxy_error' : 'connection_error', `The connection to the site failed (${message}).`, true);
-    if (/ERR_NAME_NOT_RESOLVED/.test(message)) return new BrowserFailure('dns_error', `The host name does not resolve (${message}).`);
-    if (/net::ERR_/.test(message)) return new BrowserFailure('connection_error', `The page could not be loaded (${message}).`, true);
+    const net = netErrorFailure(message);
+    if (net) return net;
     this.logger.warn(`unclassified navigation failure: ${message}`);
     return new BrowserFailure('browser_error', `The page could not be loaded (${message}).`);
   }
