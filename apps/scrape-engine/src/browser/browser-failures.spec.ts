@@ -1,20 +1,6 @@
 import fc from 'fast-check';
-import type { FetchErrorType } from '../simple-fetch/fetch-failures';
+import { FETCH_ERROR_TYPES } from '@lib/contracts';
 import { netErrorFailure } from './browser-failures';
-
-// The error types simple mode reports for a failed fetch: a browser's network error must be one of
-// them, so one cause reads the same in both modes.
-const SIMPLE_MODE_TYPES: readonly FetchErrorType[] = [
-  'dns_error',
-  'connection_error',
-  'timeout',
-  'proxy_error',
-  'tls_error',
-  'too_many_redirects',
-  'body_too_large',
-  'target_blocked',
-  'fetch_error',
-];
 
 describe('netErrorFailure', () => {
   it.each([
@@ -35,7 +21,8 @@ describe('netErrorFailure', () => {
       fc.property(fc.stringMatching(/^[A-Z_]{1,40}$/), fc.string(), (code, rest) => {
         const failure = netErrorFailure(`net::ERR_${code} at ${rest}`);
         expect(failure).not.toBeNull();
-        expect(SIMPLE_MODE_TYPES).toContain(failure!.errorType);
+        // The types simple mode reports for a failed fetch: one cause reads the same in both modes.
+        expect(FETCH_ERROR_TYPES).toContain(failure!.errorType);
       }),
     );
     fc.assert(fc.property(fc.string(), (message) => expect(netErrorFailure(message.replace(/net::ERR_/g, ''))).toBeNull()));

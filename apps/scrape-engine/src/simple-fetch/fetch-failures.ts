@@ -1,18 +1,11 @@
+import type { FETCH_ERROR_TYPES } from '@lib/contracts';
+
 /**
  * Why a fetch produced no response, as types: guidance and retry policy are chosen by
  * `instanceof` / `errorType`, never by matching messages. Infrastructure failures are never
  * charged (spec section 7).
  */
-export type FetchErrorType =
-  | 'dns_error'
-  | 'connection_error'
-  | 'timeout'
-  | 'proxy_error'
-  | 'tls_error'
-  | 'too_many_redirects'
-  | 'body_too_large'
-  | 'target_blocked'
-  | 'fetch_error';
+export type FetchErrorType = (typeof FETCH_ERROR_TYPES)[number];
 
 export abstract class FetchFailure extends Error {
   abstract readonly errorType: FetchErrorType;

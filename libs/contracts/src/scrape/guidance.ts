@@ -2,8 +2,8 @@
  * Every `guidance.error_type` the service reports (spec 2.8 leaves them open; README lists them),
  * in one place for the engine that decides them, the batch jobs that report them and the document.
  */
-export const SCRAPE_ERROR_TYPES = [
-  // The fetch failed: the site never answered (never charged).
+/** The fetch failed: the site never answered (never charged). Browser mode names its network failures with these too. */
+export const FETCH_ERROR_TYPES = [
   'dns_error',
   'connection_error',
   'timeout',
@@ -13,6 +13,10 @@ export const SCRAPE_ERROR_TYPES = [
   'body_too_large',
   'target_blocked',
   'fetch_error',
+] as const;
+
+export const SCRAPE_ERROR_TYPES = [
+  ...FETCH_ERROR_TYPES,
   // What the site answered (charged).
   'http_4xx',
   'http_5xx',
