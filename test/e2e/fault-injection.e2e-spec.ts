@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Client } from 'pg';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { distributedInfrastructureAvailable, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
@@ -315,6 +317,58 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     );
   }, 300_000);
 
+  it('Postgres down: every operation of the API answers within 1 s, never 500; every authenticated one 503 with Retry-After', async () => {
+    await eventually(healthy, { timeoutMs: 60_000, what: 'healthy before the outage' });
+    const document = JSON.parse(fs.readFileSync(path.join(__dirname, '../../sdk/openapi.json'), 'utf8')) as {
+      paths: Record<string, Record<string, { security?: unknown[] }>>;
+      security?: unknown[];
+    };
+    const operations = Object.entries(document.paths).flatMap(([route, ops]) =>
+      Object.entries(ops)
+        .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+        .map(([method, op]) => ({
+          method: method.toUpperCase(),
+          // Any id will do: nothing gets past admission while the database is down.
+          path: route.replace(/\{[^}]+\}/g, (name) => (name === '{country_code}' ? 'DE' : '00000000-0000-4000-8000-000000000000')),
+          authenticated: (op.security ?? document.security ?? []).length > 0,
+        })),
+    );
+    expect(operations.length).toBeGreaterThan(50);
+    await postgres.kill();
+    const answers: Array<{ op: string; status: number; retryAfter: string | null; errorCode: unknown; ms: number }> = [];
+    try {
+      for (const op of operations) {
+        const started = Date.now();
+        const res = await call(url, op.path, {
+          token,
+          method: op.method,
+          ...(op.method === 'POST' || op.method === 'PUT' ? { json: {} } : {}),
+        });
+        answers.push({
+          op: `${op.method} ${op.path}`,
+          status: res.status,
+          retryAfter: res.headers.get('retry-after'),
+          errorCode: (res.body as { error_code?: unknown } | null)?.error_code ?? null,
+          ms: Date.now() - started,
+        });
+      }
+    } finally {
+      await postgres.start();
+    }
+    process.stdout.write(
+      `Postgres down: ${answers.length} operations, statuses ${JSON.stringify(countBy(answers.map((a) => a.status)))}, slowest ${Math.max(...answers.map((a) => a.ms))} ms\n`,
+    );
+    expect(answers.filter((a) => a.status === 500)).toEqual([]);
+    expect(answers.filter((a) => a.ms >= 1000)).toEqual([]);
+    const authenticated = new Set(operations.filter((o) => o.authenticated).map((o) => `${o.method} ${o.path}`));
+    expect(
+      answers.filter(
+        (a) => authenticated.has(a.op) && !(a.status === 503 && Number(a.retryAfter) >= 1 && a.errorCode === 'service_unavailable'),
+      ),
+    ).toEqual([]);
+    await eventually(healthy, { timeoutMs: 60_000, what: 'healthy after the outage' });
+  }, 120_000);
+
   it('answers a sync scrape whose scrape-engine is killed within 5 s: 503, uncharged, hold released', async () => {
     await eventually(healthy, { timeoutMs: 60_000, what: 'healthy before the sync fault' });
     const before = (await call(url, '/v1/plans', { token })).headers.get('x-quota-used');
@@ -349,3 +403,9 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     expect((await call(url, '/v1/plans', { token })).headers.get('x-quota-used')).toBe(before);
   });
 });
+
+function countBy(values: number[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}

@@ -1,2 +1,3 @@
 export * from './app-error';
 export * from './platform.errors';
+export * from './dependency-failures';

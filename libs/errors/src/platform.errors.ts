@@ -43,7 +43,7 @@ export class TransportTimeoutError extends AppError {
   readonly code = 'transport.timeout';
 }
 
-/** The peer context could not be reached at all. */
+/** A dependency could not be reached at all: a peer context, or the database (unavailableDependencyOf). */
 export class DependencyUnavailableError extends AppError {
   readonly code = 'transport.unavailable';
 }

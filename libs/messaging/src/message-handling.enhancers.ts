@@ -1,4 +1,4 @@
-import { InternalError, InvalidMessageError, AppError } from '@lib/errors';
+import { InternalError, InvalidMessageError, AppError, unavailableDependencyOf } from '@lib/errors';
 import { CORRELATION_HEADER, withCorrelationId } from '@lib/logging';
 import {
   ArgumentsHost,
@@ -43,6 +43,12 @@ export class RpcErrorFilter implements ExceptionFilter {
 
   catch(error: unknown, _host: ArgumentsHost): Observable<never> {
     if (error instanceof AppError) return throwError(() => error.toJSON());
+    // An outage is not a bug: the caller answers 503 with Retry-After for it, not 500.
+    const unavailable = unavailableDependencyOf(error);
+    if (unavailable) {
+      this.logger.warn(`${unavailable.message} (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+      return throwError(() => unavailable.toJSON());
+    }
     this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
     return throwError(() => new InternalError('the service failed to handle the message').toJSON());
   }

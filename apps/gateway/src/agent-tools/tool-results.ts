@@ -1,5 +1,5 @@
 import type { ValidationProblem } from '@lib/contracts';
-import { AppError } from '@lib/errors';
+import { AppError, unavailableDependencyOf } from '@lib/errors';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { httpMappingOf } from '../http-errors/error-status.table';
 import type { ToolName } from './tool-schemas';
@@ -95,7 +95,9 @@ const NEXT_STEPS: Record<
  * API answers with, and the message is the same. Anything unclassified is a bug: it reads as
  * internal_error without its details (the caller logs it).
  */
-export function failureOf(error: unknown, args: Record<string, unknown>): ToolFailure {
+export function failureOf(thrown: unknown, args: Record<string, unknown>): ToolFailure {
+  // An outage reads as one (service_unavailable, retry later), not as internal_error.
+  const error = thrown instanceof AppError ? thrown : (unavailableDependencyOf(thrown) ?? thrown);
   const mapping = error instanceof AppError ? httpMappingOf(error.code) : undefined;
   if (error instanceof AppError && mapping && (mapping.status < 500 || NEXT_STEPS[error.code])) {
     const retryAfter =

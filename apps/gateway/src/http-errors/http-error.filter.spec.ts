@@ -22,6 +22,12 @@ describe(HttpErrorFilter.name, () => {
     });
   });
 
+  it('answers a database outage 503 with Retry-After, not 500', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    expect(filter.toResponse(refused)).toMatchObject({ status: 503, body: { error_code: 'service_unavailable' }, retryAfterSeconds: 5 });
+    expect(filter.toResponse(new Error('a bug'))).toMatchObject({ status: 500, body: { error_code: 'internal_error' } });
+  });
+
   it('gives 429s a Retry-After', () => {
     expect(filter.toResponse(new RateLimitExceededError('slow down', 17)).retryAfterSeconds).toBe(17);
     expect(filter.toResponse(new QuotaExceededError('no credits', 3600))).toMatchObject({

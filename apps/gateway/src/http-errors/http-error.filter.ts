@@ -1,4 +1,4 @@
-import { AppError } from '@lib/errors';
+import { AppError, unavailableDependencyOf } from '@lib/errors';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { JobResultUnavailableError, RequestValidationError } from '../gateway.errors';
@@ -22,7 +22,10 @@ export class HttpErrorFilter implements ExceptionFilter {
   catch(error: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const response = this.toResponse(error);
-    if (response.status >= 500) {
+    const unavailable = error instanceof AppError ? null : unavailableDependencyOf(error);
+    if (unavailable) {
+      this.logger.warn(`${unavailable.message} (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+    } else if (response.status >= 500) {
       this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
     }
     if (response.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(response.retryAfterSeconds))));
@@ -32,6 +35,9 @@ export class HttpErrorFilter implements ExceptionFilter {
   }
 
   toResponse(error: unknown): ErrorResponse {
+    // An outage is not a bug: a database that cannot be reached answers 503 with Retry-After.
+    const unavailable = error instanceof AppError ? null : unavailableDependencyOf(error);
+    if (unavailable) return this.toResponse(unavailable);
     if (error instanceof RequestValidationError) {
       return { status: error.status, body: { detail: error.problems } };
     }
