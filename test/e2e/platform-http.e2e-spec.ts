@@ -3,6 +3,7 @@ import { QuotaExceededError } from '@lib/errors';
 import { MessageBus } from '@lib/messaging';
 import { PLAN_IDS } from '@lib/plans';
 import { CreditGate } from '../../apps/gateway/src/credits/credit-gate';
+import { RequestRateLimiter } from '../../apps/gateway/src/admission/request-rate-limiter';
 import { ClientDirectory } from '../../apps/gateway/src/clients/client-directory';
 import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { eventually, rateLimitForPolling } from './support/eventually';
@@ -220,6 +221,33 @@ describe.each(runtimes)('platform over HTTP — $name', (runtime) => {
       expect(retryAfter).toBeLessThanOrEqual(60);
       expect(Number(limited.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
       for (const r of results) expectUsageHeaders(r);
+    });
+
+    it('refuses a caller over its limit from memory: no client lookup, counter or quota call, and the others go on', async () => {
+      const flooder = await createClient({ plan: 'free' });
+      const other = await createClient({ plan: 'free' });
+      for (let i = 0; i < 10; i += 1) expect((await http(url, '/v1/plans', { token: flooder.token })).status).toBe(200);
+      expect((await http(url, '/v1/plans', { token: flooder.token })).status).toBe(429);
+      // Spies on the real providers: what each further refusal costs.
+      const gateway = env.platform.gateway;
+      const lookups = jest.spyOn(gateway.get(ClientDirectory), 'authenticate');
+      const counters = jest.spyOn(gateway.get(RequestRateLimiter), 'hit');
+      const quotas = jest.spyOn(gateway.get(CreditGate), 'quotaOf');
+      try {
+        const refusals = await Promise.all(Array.from({ length: 200 }, () => http(url, '/v1/plans', { token: flooder.token })));
+        expect(new Set(refusals.map((r) => r.status))).toEqual(new Set([429]));
+        for (const r of refusals) {
+          expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+          expect(r.body.error_code).toBe('rate_limit_exceeded');
+          expectUsageHeaders(r);
+        }
+        expect([lookups.mock.calls.length, counters.mock.calls.length, quotas.mock.calls.length]).toEqual([0, 0, 0]);
+        // Another client is looked up and served as usual.
+        expect((await http(url, '/v1/plans', { token: other.token })).status).toBe(200);
+        expect(lookups).toHaveBeenCalledTimes(1);
+      } finally {
+        jest.restoreAllMocks();
+      }
     });
 
     it('shows the ledger in the quota headers and refuses a hold the quota cannot cover', async () => {

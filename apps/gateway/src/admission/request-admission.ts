@@ -3,9 +3,10 @@ import type { QuotaState } from '@lib/contracts';
 import { AdminOnlyError, AuthenticationRequiredError, InvalidTokenError, RateLimitExceededError } from '@lib/errors';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { bearerTokenOf } from '../clients/api-token';
+import { bearerTokenOf, hashApiToken } from '../clients/api-token';
 import { AuthenticatedClient, ClientDirectory } from '../clients/client-directory';
 import { CreditGate } from '../credits/credit-gate';
+import { RefusedCallers } from './refused-callers';
 import { RateLimitDecision, RequestRateLimiter } from './request-rate-limiter';
 import { accessLevelOf, isProbe } from './route-access';
 import type { UsageHeaderValues } from './usage-headers';
@@ -32,6 +33,7 @@ declare module 'fastify' {
 @Injectable()
 export class RequestAdmission {
   private readonly logger = new Logger('RequestAdmission');
+  private readonly refused = new RefusedCallers();
 
   constructor(
     private readonly clients: ClientDirectory,
@@ -48,11 +50,21 @@ export class RequestAdmission {
     if (isProbe(request)) return;
     const access = accessLevelOf(request);
     const token = bearerTokenOf(request.headers.authorization);
+    // A caller already refused in this window is refused again before any lookup (RefusedCallers).
+    const caller = token ? `token:${hashApiToken(token)}` : `ip:${request.ip}`;
+    const refused = this.refused.refusalOf(caller);
+    if (refused) {
+      admission.rateLimit = refused;
+      throw rateLimitExceeded(refused);
+    }
     const client = token ? await this.clients.authenticate(token) : null;
 
     if (!client) {
       admission.rateLimit = await this.rateLimiter.hit(`ip:${request.ip}`, this.config.anonymousRateLimitPerMinute);
-      if (!admission.rateLimit.allowed) throw rateLimitExceeded(admission.rateLimit);
+      if (!admission.rateLimit.allowed) {
+        this.refused.remember(caller, admission.rateLimit);
+        throw rateLimitExceeded(admission.rateLimit);
+      }
       if (access === 'public') return;
       throw token
         ? new InvalidTokenError('The bearer token is not valid (it may have been rotated). Send Authorization: Bearer <API_KEY>.')
@@ -64,7 +76,10 @@ export class RequestAdmission {
       this.rateLimiter.hit(`client:${client.id}`, client.limits.rateLimitPerMinute),
       this.quotaFor(client, admission.requestId),
     ]);
-    if (!admission.rateLimit.allowed) throw rateLimitExceeded(admission.rateLimit);
+    if (!admission.rateLimit.allowed) {
+      this.refused.remember(caller, admission.rateLimit);
+      throw rateLimitExceeded(admission.rateLimit);
+    }
     if (access === 'admin') {
       if (!client.isAdmin) throw new AdminOnlyError('This endpoint is for the administrator client only.');
       // Administration (clients, tokens, approvals) has its own, tighter budget: a leaked or
