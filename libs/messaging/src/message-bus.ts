@@ -3,7 +3,7 @@ import { DependencyUnavailableError, isSerializedAppError, RemoteAppError, Trans
 import { CORRELATION_HEADER, currentCorrelationId } from '@lib/logging';
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { firstValueFrom, fromEvent, takeUntil, timeout, TimeoutError } from 'rxjs';
+import { firstValueFrom, fromEvent, type Subscription, takeUntil, timeout, TimeoutError } from 'rxjs';
 import type { TransportClient } from './transport.factory';
 
 /**
@@ -52,6 +52,13 @@ export interface RequestOptions {
 export class MessageBus {
   private readonly logger = new Logger('MessageBus');
   private store: Promise<ObjectStoreLike> | null = null;
+  /**
+   * Whether the broker is reachable now (NATS: the client's last status; in-process: always).
+   * While it is not, a request fails at once with 503 rather than waiting its whole timeout in the
+   * client's reconnect buffer and ending as a 504 (or being delivered after the outage).
+   */
+  private reachable = true;
+  private statusWatch: Subscription | null = null;
 
   constructor(
     private readonly transport: TransportClient,
@@ -64,9 +71,18 @@ export class MessageBus {
 
   async connect(): Promise<void> {
     await this.transport.client.connect();
+    this.reachable = true;
+    if (this.transport.kind === 'nats' && !this.statusWatch)
+      this.statusWatch = this.transport.client.status.subscribe((status) => {
+        const reachable = status === 'connected';
+        if (reachable !== this.reachable) this.logger.warn(reachable ? 'NATS reachable again' : `NATS unreachable (${String(status)})`);
+        this.reachable = reachable;
+      });
   }
 
   async close(): Promise<void> {
+    this.statusWatch?.unsubscribe();
+    this.statusWatch = null;
     await this.transport.client.close();
   }
 
@@ -110,6 +126,11 @@ export class MessageBus {
    */
   async request<S extends RequestSubject>(subject: S, payload: RequestOf<S>, options: RequestOptions = {}): Promise<ReplyOf<S>> {
     const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
+    if (!this.reachable)
+      throw new DependencyUnavailableError(`the message broker is unreachable; ${subject} was not sent`, {
+        subject,
+        retry_after_seconds: 2,
+      });
     let parked: string | null = null;
     try {
       const packed = await this.pack(payload);

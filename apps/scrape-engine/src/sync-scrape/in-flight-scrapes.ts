@@ -1,11 +1,28 @@
 import { SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { PeriodicTask } from '@lib/runtime';
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { WorkerLostError } from '@lib/errors';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 
 /** How often a replica names its in-flight sync requests (gateways allow a few missed beats). */
 export const IN_FLIGHT_INTERVAL_MS = 1000;
+
+/**
+ * How long a finished request is remembered, and how many finished answers are kept for a request
+ * delivered again: a gateway resends a request no engine named within ENGINE_ACK_TIMEOUT_MS (10 s),
+ * which during a broker outage can be one this replica did take and run. Ids are a few bytes; an
+ * answer can be 512 KB inline, so only the latest ones are kept whole.
+ */
+const REMEMBERED_MS = 10 * 60_000;
+const REMEMBERED_MAX = 50_000;
+const ANSWERS_KEPT = 128;
+
+interface Run {
+  /** The answer while it is kept; null once dropped (the id is still remembered). */
+  answer: Promise<unknown> | null;
+  finishedAt: number | null;
+}
 
 /**
  * The sync requests this replica is working on, named to every gateway each second.
@@ -20,6 +37,10 @@ export const IN_FLIGHT_INTERVAL_MS = 1000;
 export class InFlightScrapes implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly workerId = `scrape-engine-${process.pid}-${randomUUID().slice(0, 8)}`;
   private readonly requestIds = new Map<string, number>();
+  private readonly runs = new Map<string, Run>();
+  /** Ids whose answer is kept, oldest finish first. */
+  private readonly answered: string[] = [];
+  private readonly logger = new Logger('InFlightScrapes');
   private readonly beat = new PeriodicTask('InFlightScrapes', IN_FLIGHT_INTERVAL_MS, async () => this.announce());
 
   constructor(@Inject(MessageBus) private readonly bus: MessageBus) {}
@@ -32,8 +53,57 @@ export class InFlightScrapes implements OnApplicationBootstrap, OnApplicationShu
     await this.beat.stop();
   }
 
+  /**
+   * Runs `work` once per request id, named in every beat meanwhile. A request delivered again —
+   * while its run is under way or after it — is not run again (its target is not fetched twice):
+   * it gets the same answer while that is kept, else WorkerLostError (503, nothing charged: the
+   * answer of the run that did happen never reached a gateway, so nobody charged it).
+   */
+  async runOnce<T>(requestId: string, work: () => Promise<T>): Promise<T> {
+    this.forgetOld();
+    const known = this.runs.get(requestId);
+    if (known) {
+      this.logger.warn(
+        `request ${requestId} delivered again; its run ${known.finishedAt === null ? 'is under way' : 'is done'}: not run twice`,
+      );
+      if (known.answer) return known.answer as Promise<T>;
+      throw new WorkerLostError(
+        'This request was already run by a scrape engine, but its answer was lost in transit. Nothing was charged; send the request again.',
+      );
+    }
+    const run: Run = { answer: null, finishedAt: null };
+    const answer = this.track(requestId, work);
+    run.answer = answer;
+    this.runs.set(requestId, run);
+    const finished = () => {
+      run.finishedAt = Date.now();
+      this.keepLatestAnswers(requestId);
+    };
+    answer.then(finished, finished);
+    return answer;
+  }
+
+  /** Finished runs beyond ANSWERS_KEPT drop their answer, oldest finish first. */
+  private keepLatestAnswers(requestId: string): void {
+    this.answered.push(requestId);
+    while (this.answered.length > ANSWERS_KEPT) {
+      const run = this.runs.get(this.answered.shift()!);
+      if (run) run.answer = null;
+    }
+  }
+
+  /** Forgets ids finished over REMEMBERED_MS ago, and the oldest past REMEMBERED_MAX (in start order). */
+  private forgetOld(): void {
+    const cutoff = Date.now() - REMEMBERED_MS;
+    for (const [id, run] of this.runs) {
+      const overfull = this.runs.size > REMEMBERED_MAX;
+      if (!overfull && (run.finishedAt === null || run.finishedAt > cutoff)) break;
+      this.runs.delete(id);
+    }
+  }
+
   /** Runs `work` with `requestId` named in every beat meanwhile (named at once, not a second later). */
-  async track<T>(requestId: string, work: () => Promise<T>): Promise<T> {
+  private async track<T>(requestId: string, work: () => Promise<T>): Promise<T> {
     this.requestIds.set(requestId, (this.requestIds.get(requestId) ?? 0) + 1);
     if (this.bus.kind === 'nats') this.announce();
     try {
