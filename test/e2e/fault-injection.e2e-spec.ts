@@ -317,25 +317,36 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     );
   }, 300_000);
 
-  it('Postgres down: every operation of the API answers within 1 s, never 500; every authenticated one 503 with Retry-After', async () => {
-    await eventually(healthy, { timeoutMs: 60_000, what: 'healthy before the outage' });
+  /** Every operation of the API description, with any id for its path parameters. */
+  function everyOperation(): Array<{ method: string; path: string; authenticated: boolean }> {
     const document = JSON.parse(fs.readFileSync(path.join(__dirname, '../../sdk/openapi.json'), 'utf8')) as {
       paths: Record<string, Record<string, { security?: unknown[] }>>;
       security?: unknown[];
     };
-    const operations = Object.entries(document.paths).flatMap(([route, ops]) =>
+    return Object.entries(document.paths).flatMap(([route, ops]) =>
       Object.entries(ops)
         .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
         .map(([method, op]) => ({
           method: method.toUpperCase(),
-          // Any id will do: nothing gets past admission while the database is down.
           path: route.replace(/\{[^}]+\}/g, (name) => (name === '{country_code}' ? 'DE' : '00000000-0000-4000-8000-000000000000')),
           authenticated: (op.security ?? document.security ?? []).length > 0,
         })),
     );
+  }
+
+  /** Each operation once, timed, while `server` is down; then the server is started again. */
+  async function walkWhileDown(server: PrivateServer, label: string) {
+    const operations = everyOperation();
     expect(operations.length).toBeGreaterThan(50);
-    await postgres.kill();
-    const answers: Array<{ op: string; status: number; retryAfter: string | null; errorCode: unknown; ms: number }> = [];
+    await server.kill();
+    const answers: Array<{
+      op: string;
+      authenticated: boolean;
+      status: number;
+      retryAfter: string | null;
+      errorCode: unknown;
+      ms: number;
+    }> = [];
     try {
       for (const op of operations) {
         const started = Date.now();
@@ -346,6 +357,7 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
         });
         answers.push({
           op: `${op.method} ${op.path}`,
+          authenticated: op.authenticated,
           status: res.status,
           retryAfter: res.headers.get('retry-after'),
           errorCode: (res.body as { error_code?: unknown } | null)?.error_code ?? null,
@@ -353,20 +365,64 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
         });
       }
     } finally {
-      await postgres.start();
+      await server.start();
     }
     process.stdout.write(
-      `Postgres down: ${answers.length} operations, statuses ${JSON.stringify(countBy(answers.map((a) => a.status)))}, slowest ${Math.max(...answers.map((a) => a.ms))} ms\n`,
+      `${label} down: ${answers.length} operations, statuses ${JSON.stringify(countBy(answers.map((a) => a.status)))}, slowest ${Math.max(...answers.map((a) => a.ms))} ms\n`,
     );
     expect(answers.filter((a) => a.status === 500)).toEqual([]);
     expect(answers.filter((a) => a.ms >= 1000)).toEqual([]);
-    const authenticated = new Set(operations.filter((o) => o.authenticated).map((o) => `${o.method} ${o.path}`));
+    // Any 5xx is an outage told as one: 503 with Retry-After.
+    expect(answers.filter((a) => a.status >= 500 && !(a.status === 503 && Number(a.retryAfter) >= 1))).toEqual([]);
+    await eventually(healthy, { timeoutMs: 60_000, what: `healthy after the ${label} outage` });
+    return answers;
+  }
+
+  it('Postgres down: every operation of the API answers within 1 s, never 500; every authenticated one 503 with Retry-After', async () => {
+    await eventually(healthy, { timeoutMs: 60_000, what: 'healthy before the outage' });
+    const answers = await walkWhileDown(postgres, 'Postgres');
+    // Nothing authenticated gets past the client lookup while the database is away.
     expect(
-      answers.filter(
-        (a) => authenticated.has(a.op) && !(a.status === 503 && Number(a.retryAfter) >= 1 && a.errorCode === 'service_unavailable'),
-      ),
+      answers
+        .filter((a) => a.authenticated && !(a.status === 503 && a.errorCode === 'service_unavailable'))
+        .map((a) => `${a.op} ${a.status}`),
     ).toEqual([]);
-    await eventually(healthy, { timeoutMs: 60_000, what: 'healthy after the outage' });
+  }, 120_000);
+
+  it('NATS down: every operation of the API answers within 1 s, never 500; what needs another context 503 with Retry-After', async () => {
+    await eventually(healthy, { timeoutMs: 60_000, what: 'healthy before the outage' });
+    const answers = await walkWhileDown(nats, 'NATS');
+    // The gateway's own reads (client, plans) still answer; calls into other contexts are outages.
+    expect(answers.some((a) => a.status === 503)).toBe(true);
+  }, 120_000);
+
+  it('a sync scrape sent just before NATS dies fetches its target at most once', async () => {
+    await eventually(healthy, { timeoutMs: 60_000, what: 'healthy before the sync outage' });
+    const marker = `nats-outage-${Date.now()}`;
+    const started = Date.now();
+    const pending = call(url, '/v1/sync/scrape', { token, json: { url: `${site.url}/slow?ms=1500&${marker}` } });
+    // The engine has it (fetching) when the broker dies; it comes back a second later.
+    await eventually(async () => site.requests.some((r) => r.includes(marker)), {
+      timeoutMs: 10_000,
+      initialMs: 5,
+      maxMs: 10,
+      what: 'the fetch',
+    });
+    await nats.kill();
+    await new Promise((r) => setTimeout(r, 1000));
+    await nats.start();
+    const res = await pending;
+    const fetches = site.requests.filter((r) => r.includes(marker)).length;
+    process.stdout.write(
+      `sync scrape across a NATS outage: ${res.status} ${res.body.error_code ?? ''} after ${Date.now() - started} ms, target fetched ${fetches} time(s), charged ${res.headers.get('x-credits-charged')}\n`,
+    );
+    expect(fetches).toBe(1);
+    if (res.status === 200) expect(res.headers.get('x-credits-charged')).toBe('1');
+    else {
+      expect(res.status).toBe(503);
+      expect(res.headers.get('x-credits-charged')).toBe('0');
+    }
+    await eventually(healthy, { timeoutMs: 60_000, what: 'healthy after the sync outage' });
   }, 120_000);
 
   it('answers a sync scrape whose scrape-engine is killed within 5 s: 503, uncharged, hold released', async () => {

@@ -13,6 +13,8 @@ export interface FixtureSite {
   url: string;
   port: number;
   hits: number;
+  /** The path and query of every request, in arrival order. */
+  requests: string[];
   close(): Promise<void>;
 }
 
@@ -45,10 +47,11 @@ export const CAPTCHA_HTML =
   '<html><head><title>Security check</title></head><body><p>Complete the check to continue.</p><div class="g-recaptcha" data-sitekey="x"></div><script src="https://www.google.com/recaptcha/api.js"></script></body></html>';
 
 export async function startFixtureSite(): Promise<FixtureSite> {
-  const site = { hits: 0 } as FixtureSite;
+  const site = { hits: 0, requests: [] as string[] } as FixtureSite;
   const flaky = new Map<string, number>();
   const server = http.createServer((req, res) => {
     site.hits += 1;
+    site.requests.push(req.url ?? '/');
     const url = new URL(req.url ?? '/', 'http://fixture');
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
