@@ -1,6 +1,7 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { CompleteJobCommand, proxyCountryOf, SUBJECTS } from '@lib/contracts';
 import { JOB_QUEUE_ADAPTER, JobConsumer, JobQueue, MessageBus, QueuedJob } from '@lib/messaging';
+import { DependencyUnavailableError, RemoteAppError, TransportTimeoutError } from '@lib/errors';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import os from 'node:os';
 import { ScrapeExecution } from '../sync-scrape/scrape-execution';
@@ -10,6 +11,9 @@ const CLAIM_TIMEOUT_MS = 15_000;
 const COMPLETE_TIMEOUT_MS = 60_000;
 // A job the orchestrator could not take back right now (it is restarting) is offered again after this.
 const RETRY_LATER_MS = 2000;
+// A report that met an outage is sent again after 250 ms, doubling to 2 s.
+const REPORT_FIRST_RETRY_MS = 250;
+const REPORT_MAX_RETRY_MS = 2000;
 
 class JobDeadlineError extends Error {}
 
@@ -99,23 +103,55 @@ export class BatchJobWorker {
         failure: { kind: timeout ? 'timeout' : 'worker_failure', message: messageOf(error) },
         execution_time_ms: Date.now() - started,
       };
-    } finally {
-      clearInterval(heartbeat);
-    }
-    if (!held) {
-      // The lease was lost (this worker stalled): a newer attempt owns the job; the report would be fenced off anyway.
-      job.ack();
-      return;
     }
     try {
-      await this.bus.request(SUBJECTS.jobs.complete, report, { timeoutMs: COMPLETE_TIMEOUT_MS, correlationId: `job:${job_id}` });
-      job.ack();
-    } catch (error) {
-      // Not committed: leave the message unacked. The lease expires and the sweeper dispatches again.
-      this.logger.warn(`reporting job ${job_id} failed: ${messageOf(error)}`);
-      job.nak(RETRY_LATER_MS);
+      await this.report(job, report, () => held, claim.lease_ms);
+    } finally {
+      // The heartbeat runs until the outcome is committed: the lease holds while a report is retried.
+      clearInterval(heartbeat);
     }
   }
+
+  /**
+   * Reports the outcome, trying again through an outage of the broker or the database (while this
+   * worker still holds the lease, for at most twice its length) rather than leaving the job to wait
+   * for its lease to expire and run again: after a fault the run completes seconds after the
+   * outage ends, not a lease later. The report is fenced by attempt, so a repeat is harmless.
+   */
+  private async report(job: QueuedJob, report: CompleteJobCommand, held: () => boolean, leaseMs: number): Promise<void> {
+    const giveUpAt = Date.now() + Math.max(2 * leaseMs, 10_000);
+    for (let waitMs = REPORT_FIRST_RETRY_MS; ; waitMs = Math.min(2 * waitMs, REPORT_MAX_RETRY_MS)) {
+      if (!held()) {
+        // The lease was lost (this worker stalled): a newer attempt owns the job; the report would be fenced off anyway.
+        job.ack();
+        return;
+      }
+      try {
+        await this.bus.request(SUBJECTS.jobs.complete, report, { timeoutMs: COMPLETE_TIMEOUT_MS, correlationId: `job:${report.job_id}` });
+        job.ack();
+        return;
+      } catch (error) {
+        if (!isOutage(error) || Date.now() + waitMs > giveUpAt) {
+          // Not committed: leave the message unacked. The lease expires and the sweeper dispatches again.
+          this.logger.warn(`reporting job ${report.job_id} failed: ${messageOf(error)}`);
+          job.nak(RETRY_LATER_MS);
+          return;
+        }
+        this.logger.warn(`reporting job ${report.job_id} failed: ${messageOf(error)}; trying again in ${waitMs} ms`);
+        job.working();
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
+    }
+  }
+}
+
+/** A failure of the way to the orchestrator or of its database, not a refusal of the report itself. */
+function isOutage(error: unknown): boolean {
+  return (
+    error instanceof DependencyUnavailableError ||
+    error instanceof TransportTimeoutError ||
+    (error instanceof RemoteAppError && (error.code === 'transport.unavailable' || error.code === 'transport.timeout'))
+  );
 }
 
 async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
