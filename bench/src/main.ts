@@ -213,6 +213,15 @@ async function main(): Promise<void> {
           value: null,
           detail: 'NATS or Postgres not reachable (BENCH_NATS_URL, BENCH_POSTGRES_ADMIN_URL)',
         },
+    ...(distributed
+      ? [
+          {
+            figure: `distributed runtime: another client's p50 while one floods past its rate limit ÷ its p50 unloaded (goal ≤ 2)`,
+            value: ratio(distributed.refusal.floodedP50Ms, distributed.refusal.unloadedP50Ms),
+            detail: `GET /v1/account one call at a time: p50 ${distributed.refusal.floodedP50Ms} vs ${distributed.refusal.unloadedP50Ms} ms; the flooder (free plan, ${CONCURRENCY} connections) refused ${distributed.refusal.refusalsPerSecond}/s, ${distributed.refusal.floodNon429} of its calls served`,
+          },
+        ]
+      : []),
     ...markdownRows(markdownCorpus),
     ...(markdownCost
       ? [

@@ -102,6 +102,15 @@ export interface DistributedBench {
   p50Ms: number;
   non2xx: number;
   pssMb: number;
+  refusal: RefusalUnderFlood;
+}
+
+/** Another client's calls while one floods past its rate limit, against the same calls unloaded. */
+export interface RefusalUnderFlood {
+  unloadedP50Ms: number;
+  floodedP50Ms: number;
+  refusalsPerSecond: number;
+  floodNon429: number;
 }
 
 /** `npm run stack` against the machine's NATS and a fresh Postgres database; null when either is not reachable. */
@@ -141,7 +150,14 @@ export async function benchDistributed(
       seconds,
       JSON.stringify({ url: pageUrl }),
     );
-    return { pagesPerSecond: load.perSecond, p50Ms: load.p50Ms, non2xx: load.non2xx, pssMb: pssOfTreeMb(stack.child.pid!) };
+    const pssMb = pssOfTreeMb(stack.child.pid!);
+    return {
+      pagesPerSecond: load.perSecond,
+      p50Ms: load.p50Ms,
+      non2xx: load.non2xx,
+      pssMb,
+      refusal: await refusalUnderFlood(url, token, inFlight, seconds),
+    };
   } finally {
     await stack.stop();
     await adminQuery(`drop database if exists "${database}" with (force)`);
@@ -211,11 +227,36 @@ async function startPlatformProcess(env: Record<string, string>): Promise<Runnin
   return { ...proc, url: `http://127.0.0.1:${port}` };
 }
 
-async function createBenchClient(url: string): Promise<string> {
+/**
+ * One client floods GET /v1/account far past its limit (a free plan, 10 a minute) with `inFlight`
+ * connections while another reads the same endpoint one call at a time: the other's p50 against
+ * its own p50 with nobody flooding. Refusal must be cheap (issue 34: ≤ 2×).
+ */
+async function refusalUnderFlood(url: string, token: string, inFlight: number, seconds: number): Promise<RefusalUnderFlood> {
+  const flooder = await createBenchClient(url, { plan: 'free' });
+  const account = `${url}/v1/account`;
+  const unloaded = await runLoad(account, { authorization: `Bearer ${token}` }, 1, seconds);
+  const [flood, flooded] = await Promise.all([
+    runLoad(account, { authorization: `Bearer ${flooder}` }, inFlight, seconds),
+    runLoad(account, { authorization: `Bearer ${token}` }, 1, seconds),
+  ]);
+  return {
+    unloadedP50Ms: unloaded.p50Ms,
+    floodedP50Ms: flooded.p50Ms,
+    refusalsPerSecond: flood.perSecond,
+    // The flooder's first 10 calls of the minute are served.
+    floodNon429: flood.requests - flood.non2xx,
+  };
+}
+
+async function createBenchClient(
+  url: string,
+  body: Record<string, unknown> = { plan: 'enterprise', rate_limit_per_minute: 1_000_000 },
+): Promise<string> {
   const res = await fetch(`${url}/v1/admin/clients`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ plan: 'enterprise', rate_limit_per_minute: 1_000_000 }),
+    body: JSON.stringify(body),
   });
   if (res.status !== 201) throw new Error(`creating the bench client: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { token: string }).token;

@@ -28,14 +28,12 @@ const outage = fc.oneof(
 const notOutage = fc.oneof(
   fc.string().map((message) => new Error(message.replace(/Connection terminated|timeout exceeded/g, ''))),
   fc.constantFrom('23505', '42P01', '22P02', '40001', '42703').map((code) => Object.assign(new Error('query failed'), { code })),
-  fc
-    .constantFrom('UniqueConstraintViolation', 'TableDoesNotExist', 'postgres')
-    .map((kind) =>
-      Object.assign(new Error('Invalid invocation'), {
-        code: 'P2002',
-        meta: { driverAdapterError: { cause: { kind, originalCode: '23505' } } },
-      }),
-    ),
+  fc.constantFrom('UniqueConstraintViolation', 'TableDoesNotExist', 'postgres').map((kind) =>
+    Object.assign(new Error('Invalid invocation'), {
+      code: 'P2002',
+      meta: { driverAdapterError: { cause: { kind, originalCode: '23505' } } },
+    }),
+  ),
   fc.anything(),
 );
 

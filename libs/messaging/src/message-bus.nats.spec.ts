@@ -55,6 +55,8 @@ async function until(probe: () => Promise<boolean>, ms: number): Promise<boolean
     expect((refused as DependencyUnavailableError).details).toMatchObject({ retry_after_seconds: 2 });
 
     await nats.start();
-    expect(await until(async () => /no service is listening|no subscribers listening/.test((await attempt())?.message ?? ''), 15_000)).toBe(true);
+    expect(await until(async () => /no service is listening|no subscribers listening/.test((await attempt())?.message ?? ''), 15_000)).toBe(
+      true,
+    );
   }, 60_000);
 });

@@ -1,6 +1,12 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import type { QuotaState } from '@lib/contracts';
-import { AdminOnlyError, AuthenticationRequiredError, InvalidTokenError, RateLimitExceededError } from '@lib/errors';
+import {
+  AdminOnlyError,
+  AuthenticationRequiredError,
+  InvalidTokenError,
+  RateLimitExceededError,
+  unavailableDependencyOf,
+} from '@lib/errors';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bearerTokenOf, hashApiToken } from '../clients/api-token';
@@ -57,7 +63,7 @@ export class RequestAdmission {
       admission.rateLimit = refused;
       throw rateLimitExceeded(refused);
     }
-    const client = token ? await this.clients.authenticate(token) : null;
+    const client = token ? await this.authenticate(token, access) : null;
 
     if (!client) {
       admission.rateLimit = await this.rateLimiter.hit(`ip:${request.ip}`, this.config.anonymousRateLimitPerMinute);
@@ -86,6 +92,21 @@ export class RequestAdmission {
       // runaway admin token cannot mint clients or rotate tokens at the admin client's full rate.
       const adminBudget = await this.rateLimiter.hit(`admin:${client.id}`, this.config.adminRateLimitPerMinute);
       if (!adminBudget.allowed) throw rateLimitExceeded(adminBudget);
+    }
+  }
+
+  /**
+   * The token's client. While the database is away a public route (health, plans, the API
+   * description) is served as for an anonymous caller rather than refused: health must be able to
+   * say the database is down. Every other route gets the outage (503).
+   */
+  private async authenticate(token: string, access: ReturnType<typeof accessLevelOf>): Promise<AuthenticatedClient | null> {
+    try {
+      return await this.clients.authenticate(token);
+    } catch (error) {
+      if (access !== 'public' || !unavailableDependencyOf(error)) throw error;
+      this.logger.warn('client lookup failed (database unavailable); public route served anonymously');
+      return null;
     }
   }
 

@@ -24,7 +24,8 @@ export class HealthController {
   @ApiServiceUnavailableResponse({ type: HealthDto, description: 'A dependency or context is down.' })
   async check(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthDto> {
     const report = await this.health.report();
-    if (report.status !== 'ok') reply.status(503);
+    // Like every 503 of the API: when to look again (a restarted dependency is back within seconds).
+    if (report.status !== 'ok') reply.status(503).header('retry-after', '5');
     return report;
   }
 
