@@ -399,8 +399,12 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
   it('a sync scrape sent just before NATS dies fetches its target at most once', async () => {
     await eventually(healthy, { timeoutMs: 60_000, what: 'healthy before the sync outage' });
     const marker = `nats-outage-${Date.now()}`;
+    // A client of its own: a hold whose release meets the outage stays until its TTL, and the
+    // next test counts the shared client's holds.
+    const own = (await call(url, '/v1/admin/clients', { token: adminToken, json: { plan: 'enterprise', rate_limit_per_minute: 100_000 } }))
+      .body.token as string;
     const started = Date.now();
-    const pending = call(url, '/v1/sync/scrape', { token, json: { url: `${site.url}/slow?ms=1500&${marker}` } });
+    const pending = call(url, '/v1/sync/scrape', { token: own, json: { url: `${site.url}/slow?ms=1500&${marker}` } });
     // The engine has it (fetching) when the broker dies; it comes back a second later.
     await eventually(async () => site.requests.some((r) => r.includes(marker)), {
       timeoutMs: 10_000,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   DownloadRequest,
   DownloadResultBody,
@@ -91,7 +92,7 @@ export class SyncScrapeHandler {
   }
 
   private command(request: object, admission: AdmittedCall) {
-    return { request_id: admission.requestId, client_id: admission.client.id, request: instanceToPlain(request) };
+    return { request_id: admission.requestId, client_id: admission.client.id, request: instanceToPlain(request), call_id: randomUUID() };
   }
 
   /** Spec 4.2 rule 4: a country pool needs the client's approval, asked on every request (a decision holds at once). */

@@ -27,7 +27,7 @@ describe(InFlightScrapes.name, () => {
           const answers = await Promise.all(
             deliveries.map(async ({ id, delayMs, workMs }) => {
               await new Promise((resolve) => setTimeout(resolve, delayMs));
-              return scrapes.runOnce(id, async () => {
+              return scrapes.runOnce(`request-${id}`, id, async () => {
                 runs.set(id, (runs.get(id) ?? 0) + 1);
                 await new Promise((resolve) => setTimeout(resolve, workMs));
                 return { fetchedFor: id, run: runs.get(id) };
@@ -46,12 +46,23 @@ describe(InFlightScrapes.name, () => {
     const scrapes = newScrapes();
     let runs = 0;
     const work = async () => (runs += 1);
-    await scrapes.runOnce('first', work);
+    await scrapes.runOnce('r', 'first', work);
     // 128 later answers push the first one out of the kept answers; its id is still remembered.
-    for (let i = 0; i < 128; i += 1) await scrapes.runOnce(`later-${i}`, work);
-    await expect(scrapes.runOnce('first', work)).rejects.toBeInstanceOf(WorkerLostError);
+    for (let i = 0; i < 128; i += 1) await scrapes.runOnce('r', `later-${i}`, work);
+    await expect(scrapes.runOnce('r', 'first', work)).rejects.toBeInstanceOf(WorkerLostError);
     expect(runs).toBe(129);
-    expect(await scrapes.runOnce('later-127', work)).toBe(129);
+    expect(await scrapes.runOnce('r', 'later-127', work)).toBe(129);
+  });
+
+  it('runs calls that share a request id (a client may send one X-Request-Id every time) each once', async () => {
+    const scrapes = newScrapes();
+    let runs = 0;
+    const work = async () => (runs += 1);
+    expect(await Promise.all([scrapes.runOnce('same', 'call-1', work), scrapes.runOnce('same', 'call-2', work)])).toEqual([1, 2]);
+    // A caller naming no call is never de-duplicated.
+    await scrapes.runOnce('same', undefined, work);
+    await scrapes.runOnce('same', undefined, work);
+    expect(runs).toBe(4);
   });
 
   it('gives a duplicate the same failure as the run it joins, without running it again', async () => {
@@ -61,8 +72,8 @@ describe(InFlightScrapes.name, () => {
       runs += 1;
       throw new Error('target refused');
     };
-    await expect(scrapes.runOnce('x', failing)).rejects.toThrow('target refused');
-    await expect(scrapes.runOnce('x', failing)).rejects.toThrow('target refused');
+    await expect(scrapes.runOnce('r', 'x', failing)).rejects.toThrow('target refused');
+    await expect(scrapes.runOnce('r', 'x', failing)).rejects.toThrow('target refused');
     expect(runs).toBe(1);
   });
 });

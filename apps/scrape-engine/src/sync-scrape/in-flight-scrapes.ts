@@ -37,8 +37,9 @@ interface Run {
 export class InFlightScrapes implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly workerId = `scrape-engine-${process.pid}-${randomUUID().slice(0, 8)}`;
   private readonly requestIds = new Map<string, number>();
+  /** By call id (EngineCommand.call_id). */
   private readonly runs = new Map<string, Run>();
-  /** Ids whose answer is kept, oldest finish first. */
+  /** Call ids whose answer is kept, oldest finish first. */
   private readonly answered: string[] = [];
   private readonly logger = new Logger('InFlightScrapes');
   private readonly beat = new PeriodicTask('InFlightScrapes', IN_FLIGHT_INTERVAL_MS, async () => this.announce());
@@ -54,17 +55,19 @@ export class InFlightScrapes implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * Runs `work` once per request id, named in every beat meanwhile. A request delivered again —
+   * Runs `work` once per call id, with the request id named in every beat meanwhile. A call delivered again —
    * while its run is under way or after it — is not run again (its target is not fetched twice):
    * it gets the same answer while that is kept, else WorkerLostError (503, nothing charged: the
    * answer of the run that did happen never reached a gateway, so nobody charged it).
    */
-  async runOnce<T>(requestId: string, work: () => Promise<T>): Promise<T> {
+  async runOnce<T>(requestId: string, callId: string | undefined, work: () => Promise<T>): Promise<T> {
+    // A caller that names no call (an older gateway) gets no de-duplication.
+    if (!callId) return this.track(requestId, work);
     this.forgetOld();
-    const known = this.runs.get(requestId);
+    const known = this.runs.get(callId);
     if (known) {
       this.logger.warn(
-        `request ${requestId} delivered again; its run ${known.finishedAt === null ? 'is under way' : 'is done'}: not run twice`,
+        `request ${requestId} (call ${callId}) delivered again; its run ${known.finishedAt === null ? 'is under way' : 'is done'}: not run twice`,
       );
       if (known.answer) return known.answer as Promise<T>;
       throw new WorkerLostError(
@@ -74,18 +77,18 @@ export class InFlightScrapes implements OnApplicationBootstrap, OnApplicationShu
     const run: Run = { answer: null, finishedAt: null };
     const answer = this.track(requestId, work);
     run.answer = answer;
-    this.runs.set(requestId, run);
+    this.runs.set(callId, run);
     const finished = () => {
       run.finishedAt = Date.now();
-      this.keepLatestAnswers(requestId);
+      this.keepLatestAnswers(callId);
     };
     answer.then(finished, finished);
     return answer;
   }
 
   /** Finished runs beyond ANSWERS_KEPT drop their answer, oldest finish first. */
-  private keepLatestAnswers(requestId: string): void {
-    this.answered.push(requestId);
+  private keepLatestAnswers(callId: string): void {
+    this.answered.push(callId);
     while (this.answered.length > ANSWERS_KEPT) {
       const run = this.runs.get(this.answered.shift()!);
       if (run) run.answer = null;

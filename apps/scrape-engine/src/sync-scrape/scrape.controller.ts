@@ -19,7 +19,7 @@ export class ScrapeController {
 
   @MessagePattern(SUBJECTS.scrape.execute)
   async execute(@Payload() command: ExecuteScrapeCommand): Promise<ReplyOf<typeof SUBJECTS.scrape.execute>> {
-    return this.inFlight.runOnce(command.request_id, async () => {
+    return this.inFlight.runOnce(command.request_id, command.call_id, async () => {
       const { facts, result } = await this.scrapes.run(command.request);
       return { facts, result: await this.bus.pack(result) };
     });
@@ -27,7 +27,7 @@ export class ScrapeController {
 
   @MessagePattern(SUBJECTS.scrape.download)
   async download(@Payload() command: ExecuteDownloadCommand): Promise<ReplyOf<typeof SUBJECTS.scrape.download>> {
-    return this.inFlight.runOnce(command.request_id, async () => {
+    return this.inFlight.runOnce(command.request_id, command.call_id, async () => {
       const request = await validated(DownloadRequest, command.request);
       const { facts, result } = await measuredScrape('download', () => this.downloads.execute(request));
       return { facts, result: await this.bus.pack(result) };

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsInt, IsObject, IsString, Length, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsObject, IsOptional, IsString, Length, Min } from 'class-validator';
 import { ANY_JSON_VALUE, anyJsonValue, nullableObject, openObject } from '../response-schema';
 import type { BillableMode } from '../billing/credit-reservation.messages';
 import { GUIDANCE_ERROR_TYPES, type GuidanceErrorType } from './guidance';
@@ -18,6 +18,16 @@ export class EngineCommand {
   /** The request as validated by the caller; scrape-engine validates it again at its edge. */
   @IsObject()
   request: Record<string, unknown>;
+
+  /**
+   * Unique per call, the same when the caller sends the call again: scrape-engine runs each call
+   * at most once (a resend after a broker outage joins the run). Not `request_id`, which a client
+   * may set (X-Request-Id) to the same value on every call. Absent: no de-duplication.
+   */
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  call_id?: string;
 }
 
 /** Ask scrape-engine to run one scrape (a ScrapeRequest; gateway now, batch-orchestrator later). */
