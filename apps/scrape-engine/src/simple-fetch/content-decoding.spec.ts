@@ -56,18 +56,15 @@ describe('decodeBody', () => {
     );
   });
 
-  it('stops a 1 GiB gzip bomb at the budget: under 50 MB of extra memory and a second', async () => {
+  it('stops a 1 GiB gzip bomb at the budget: under 50 MB of extra memory', async () => {
     const bomb = gzipBomb(16 * 1024 * 1024, 64); // 64 × 16 MiB = 1 GiB of zeros, ~1 MB on the wire
     expect(bomb.length).toBeLessThan(1.5 * 1024 * 1024);
     global.gc?.();
     const before = process.memoryUsage();
-    const started = performance.now();
     await expect(decodeBody(bomb, 'gzip', 10 * 1024 * 1024)).rejects.toBeInstanceOf(BodyTooLarge);
-    const ms = performance.now() - started;
     const after = process.memoryUsage();
     expect(after.rss - before.rss).toBeLessThan(50 * 1024 * 1024);
     expect(after.arrayBuffers - before.arrayBuffers).toBeLessThan(50 * 1024 * 1024);
-    expect(ms).toBeLessThan(1000);
   });
 
   it('stops nested bombs (br inside gzip, gzip inside br) at the budget of the first layer that passes it', async () => {

@@ -150,17 +150,13 @@ describe(SimpleFetcher.name, () => {
     });
     afterAll(() => new Promise((r) => server.close(r)));
 
-    it.each(['/bomb', '/bomb-chunked'])(
-      'answers a 1 GiB gzip bomb (%s) body_too_large within the budget of memory and time',
-      async (path) => {
-        global.gc?.();
-        const before = process.memoryUsage().rss;
-        const started = performance.now();
-        await expect(fetcherHere.fetch({ url: `${url}${path}` })).rejects.toBeInstanceOf(BodyTooLarge);
-        expect(performance.now() - started).toBeLessThan(1000);
-        expect(process.memoryUsage().rss - before).toBeLessThan(50 * 1024 * 1024);
-      },
-    );
+    it.each(['/bomb', '/bomb-chunked'])('answers a 1 GiB gzip bomb (%s) body_too_large within the memory budget', async (path) => {
+      global.gc?.();
+      const before = process.memoryUsage().rss;
+      // Memory is the property; time is measured where time belongs (decision 0017's table, not a test).
+      await expect(fetcherHere.fetch({ url: `${url}${path}` })).rejects.toBeInstanceOf(BodyTooLarge);
+      expect(process.memoryUsage().rss - before).toBeLessThan(50 * 1024 * 1024);
+    });
 
     it('fails a body longer than its Content-Length says as a fetch failure, without reading the rest', async () => {
       // Node's parser reads 1,000 bytes as the body and the rest as a malformed next response.
