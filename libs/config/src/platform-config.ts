@@ -222,7 +222,7 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     batchGlobalConcurrency: int('BATCH_GLOBAL_CONCURRENCY', 256, 1, 100_000),
     creditLeaseSeconds: int('CREDIT_LEASE_SECONDS', 600, 5, 86_400),
     creditLeaseIdleMs: int('CREDIT_LEASE_IDLE_MS', 2000, 10, 600_000),
-    jobLeaseSeconds: int('JOB_LEASE_SECONDS', 6, 2, 3600),
+    jobLeaseSeconds: int('JOB_LEASE_SECONDS', 30, 2, 3600),
     jobMaxRuntimeSeconds: int('JOB_MAX_RUNTIME_SECONDS', 330, 5, 3600),
     jobMaxRetries: int('JOB_MAX_RETRIES', 1, 0, 10),
     batchSweepIntervalMs: int('BATCH_SWEEP_INTERVAL_MS', 2000, 100, 600_000),
