@@ -34,7 +34,11 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
         ...prepared.env,
         TARGET_ALLOWLIST: `127.0.0.1:${site.port}`,
         JOB_WORKER_CONCURRENCY: '32',
-        JOB_MAX_RUNTIME_SECONDS: '8',
+        // 15 s, not 8: on today's CI machine the embedded 1,000-job run had 2 fast-page jobs past
+        // 8 s in most clean runs, the landed code too (the single-threaded embedded database and
+        // 32 jobs at once). Seen and left for the performance issue; the too-slow job still ends
+        // as a worker-level timeout.
+        JOB_MAX_RUNTIME_SECONDS: '15',
         BATCH_SWEEP_INTERVAL_MS: '300',
         RETENTION_SWEEP_INTERVAL_SECONDS: '1',
         BROWSER_WARM: 'false',
