@@ -21,8 +21,8 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
  * and a Postgres cluster of this test's own, so they can be crashed too. Each fault strikes in the
  * middle of a run of slow jobs; the run must complete with the invariant (total = success + failed
  * + timeout), every job listed exactly once, one webhook delivery id, and the credits charged equal
- * to the ledger. The time from the fault until the platform is healthy again, and until the run
- * completes, is printed. A sync scrape whose engine is killed must be answered within 5 s, 503,
+ * to the ledger, within 10 s of the fault with the default job lease. The time from the fault until
+ * the platform is healthy again, and until the run completes, is printed. A sync scrape whose engine is killed must be answered within 5 s, 503,
  * uncharged, its hold released.
  */
 const RUN_SIZE = 40;
@@ -104,9 +104,9 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
       DEMO_TOKEN: `demo_faults_${Date.now()}_token`,
       TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${new URL(receiver.url).port}`,
       BROWSER_WARM: 'false',
-      JOB_LEASE_SECONDS: '3',
+      // Batch runs recover with the default job lease (30 s) and sweep interval: a dead worker is
+      // noticed by its silence (WorkerRoster), not by its leases running out.
       VIABILITY_LEASE_SECONDS: '3',
-      BATCH_SWEEP_INTERVAL_MS: '500',
       WEBHOOK_POLL_INTERVAL_MS: '200',
       // A sender killed mid-POST frees its delivery after 3 + 2 s (by default 10 + 30 s).
       WEBHOOK_TIMEOUT_MS: '3000',
@@ -192,21 +192,29 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
       { timeoutMs: 180_000, maxMs: 500, what: `run completed after ${fault}` },
     );
     const completedAfter = Date.now() - faultAt;
+    // Issue 34: a run goes on within 10 s of any single fault, with default lease settings (the
+    // run itself needs ~1 s more: 40 jobs of 400 ms at the enterprise plan's concurrency).
+    expect(completedAfter).toBeLessThanOrEqual(10_000);
 
     expect(done.total_requests).toBe(RUN_SIZE);
     expect(done.success_requests + done.failed_requests + done.timeout_requests).toBe(RUN_SIZE);
     // Every job listed exactly once, and the listing is the run's jobs.
     const listed: string[] = [];
+    let retried = 0;
     let cursor: string | null = null;
     do {
       const page: any = (await call(url, `${runPath}/jobs?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token }))
         .body;
       listed.push(...page.items.map((j: any) => j.job_public_id));
+      retried += page.items.filter((j: any) => j.retries_attempted > 0).length;
       expect(page.items.every((j: any) => j.status !== 'processing')).toBe(true);
       cursor = page.cursor_next;
     } while (cursor);
     expect(listed).toHaveLength(RUN_SIZE);
     expect(new Set(listed)).toEqual(new Set(run.job_ids));
+    // An infrastructure restart silences every worker at once and kills none: no job may have been
+    // taken from its worker and run again (WorkerRoster believes silence only on a healthy broker).
+    if (!killed) expect(retried).toBe(0);
     // The credits the run reports are the ledger's.
     expect(await ledgerCreditsOf(run.job_ids)).toBe(done.credits_charged);
     expect(done.credits_charged).toBe(

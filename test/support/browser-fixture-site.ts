@@ -12,7 +12,7 @@ import path from 'node:path';
  * image, script, stylesheet, font, websocket), /botd (BotD verdict in #result), /checks (headless
  * checks in #result), /hang (a script that never ends), /echo (request headers as JSON),
  * /canary-probe?target= (a page whose every kind of request aims at `target`), /redirect-to?url=,
- * /long (a tall page), /captcha (a reCAPTCHA wall whose script URL is inert under the CSP).
+ * /long (a tall page), /never-loads?ms= (a script that arrives after ms, 120 s by default), /captcha (a reCAPTCHA wall whose script URL is inert under the CSP).
  */
 export interface BrowserFixtureSite {
   url: string;
@@ -192,6 +192,17 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
         const ms = Number(url.searchParams.get('ms') ?? 3000);
         return html(page('Slow load', `<h1>Slow</h1><img src="/slow-image?ms=${ms}">`));
       }
+      case '/never-loads':
+        // The load event waits for a script (never skipped, unlike images in a light browser) that arrives after `ms`.
+        return html(
+          page('Never loads', `<h1>Waiting</h1><script src="/slow-script?ms=${Number(url.searchParams.get('ms') ?? 120_000)}"></script>`),
+        );
+      case '/slow-script':
+        setTimeout(
+          () => res.writeHead(200, { 'content-type': 'text/javascript' }).end('window.late = true;'),
+          Number(url.searchParams.get('ms') ?? 3000),
+        ).unref();
+        return;
       case '/slow-image':
         setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(PNG), Number(url.searchParams.get('ms') ?? 3000)).unref();
         return;

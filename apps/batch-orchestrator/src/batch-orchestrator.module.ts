@@ -7,6 +7,7 @@ import { CollectionItemsValidator } from './collections/collection-items.validat
 import { CollectionsController } from './collections/collections.controller';
 import { JobDispatcher } from './dispatch/job-dispatcher';
 import { LeaseSweeper } from './dispatch/lease-sweeper';
+import { WorkerRoster } from './dispatch/worker-roster';
 import { JobClaims } from './job-lifecycle/job-claims';
 import { JobCompletion } from './job-lifecycle/job-completion';
 import { RunOpsEvents } from './job-lifecycle/run-ops-events';
@@ -55,6 +56,7 @@ import { RunsController } from './runs/runs.controller';
     RunOpsEvents,
     JobQueueGauges,
     LeaseSweeper,
+    WorkerRoster,
     QuotaNotifier,
   ],
 })

@@ -8,3 +8,22 @@ export class InvalidScrapeRequestError extends AppError {
 export class ProxyPoolMissingError extends AppError {
   readonly code = 'proxy.pool_missing';
 }
+
+/**
+ * A sync browser scrape past the client's share of a worker's page slots (its plan's browser
+ * pages at once): refused at once, so a client's flood never queues ahead of other clients.
+ */
+export class BrowserShareExceededError extends AppError {
+  readonly code = 'scrape.browser_share_exceeded';
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message, { retry_after_seconds: retryAfterSeconds });
+  }
+}
+
+/** Every browser page slot stayed busy with other clients' pages for the whole wait. */
+export class BrowserCapacityExhaustedError extends AppError {
+  readonly code = 'scrape.browser_capacity_exhausted';
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message, { retry_after_seconds: retryAfterSeconds });
+  }
+}

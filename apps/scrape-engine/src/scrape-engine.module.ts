@@ -89,6 +89,8 @@ import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
       ) =>
         new BrowserScrapeExecutor(pool, reserve, guard, proxies, validator, formatter, extractor, advisor, {
           navigationMs: config.browserNavigationTimeoutMs,
+          maxBytes: config.browserPageMaxBytes,
+          maxHtmlChars: config.browserPageMaxHtmlChars,
         }),
     },
     ScrapeExecution,

@@ -28,6 +28,10 @@ export interface PlatformConfig {
   browserRecycleAfter: number;
   /** Browser page load (to the load event) before it fails as a timeout, ms. */
   browserNavigationTimeoutMs: number;
+  /** A browser page's documents, scripts and data together, decoded bytes (media: 5×), before it is stopped as body_too_large. */
+  browserPageMaxBytes: number;
+  /** A browser page's rendered document (characters), measured before it is read, else body_too_large. */
+  browserPageMaxHtmlChars: number;
   /** Launch both browser kinds at start, so the first request does not pay for the launch. */
   browserWarm: boolean;
   /** A browser with no page open for this long is closed (memory back), ms; 0 keeps it open. */
@@ -199,9 +203,11 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     chromePath: str('CHROME_PATH') ?? null,
     headlessShellPath: str('CHROME_HEADLESS_SHELL_PATH') ?? null,
     browserConcurrency: int('BROWSER_CONCURRENCY', 4, 1, 64),
-    browserQueueTimeoutMs: int('BROWSER_QUEUE_TIMEOUT_MS', 60_000, 100, 600_000),
+    browserQueueTimeoutMs: int('BROWSER_QUEUE_TIMEOUT_MS', 15_000, 100, 600_000),
     browserRecycleAfter: int('BROWSER_RECYCLE_AFTER', 200, 1, 100_000),
     browserNavigationTimeoutMs: int('BROWSER_NAVIGATION_TIMEOUT_MS', 30_000, 1000, 120_000),
+    browserPageMaxBytes: int('BROWSER_PAGE_MAX_BYTES', 10 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024),
+    browserPageMaxHtmlChars: int('BROWSER_PAGE_MAX_HTML_CHARS', 10 * 1024 * 1024, 1024 * 1024, 256 * 1024 * 1024),
     browserWarm: browserWarmRaw === 'true' || browserWarmRaw === '1',
     browserIdleCloseMs: int('BROWSER_IDLE_CLOSE_SECONDS', 60, 0, 86_400) * 1000,
     memoryReclaimIdleMs: int('MEMORY_RECLAIM_IDLE_SECONDS', 30, 0, 86_400) * 1000,

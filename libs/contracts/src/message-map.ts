@@ -51,6 +51,7 @@ import type {
   CompleteJobReply,
   HeartbeatJobCommand,
   HeartbeatJobReply,
+  JobWorkerAliveEvent,
 } from './batch/job-execution.messages';
 import type {
   GetJobResultQuery,
@@ -186,6 +187,7 @@ export type RequestReplyMap = {
 export type EventMap = {
   [SUBJECTS.billing.quotaChanged]: QuotaChangedEvent;
   [SUBJECTS.scrape.inFlight]: ScrapesInFlightEvent;
+  [SUBJECTS.jobs.workerAlive]: JobWorkerAliveEvent;
 };
 
 export type RequestSubject = keyof RequestReplyMap;

@@ -87,6 +87,12 @@ export const SUBJECTS = {
     claim: 'batch-orchestrator.job.claim.command.v1',
     /** A worker still holds the job: extends the lease. */
     heartbeat: 'batch-orchestrator.job.heartbeat.command.v1',
+    /**
+     * A job worker is alive and holds jobs (scrape-engine → every batch-orchestrator, fan-out, each
+     * second): a worker that falls silent has died, and its jobs go back to the queue at once
+     * rather than when their leases run out.
+     */
+    workerAlive: 'scrape-engine.job-worker.alive.event.v1',
     /** A worker's outcome; the job completes in one transaction, then the queue message is acked. */
     complete: 'batch-orchestrator.job.complete.command.v1',
     /** One page of a run's jobs (result-store reads what batch-orchestrator wrote). */

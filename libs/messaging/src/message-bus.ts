@@ -58,6 +58,7 @@ export class MessageBus {
    * client's reconnect buffer and ending as a 504 (or being delivered after the outage).
    */
   private reachable = true;
+  private reachableSince = performance.now();
   private statusWatch: Subscription | null = null;
   /**
    * Requests waiting for a reply. When the broker goes away their replies cannot be counted on
@@ -82,6 +83,7 @@ export class MessageBus {
       this.statusWatch = this.transport.client.status.subscribe((status) => {
         const reachable = status === 'connected';
         if (reachable !== this.reachable) this.logger.warn(reachable ? 'NATS reachable again' : `NATS unreachable (${String(status)})`);
+        if (reachable && !this.reachable) this.reachableSince = performance.now();
         this.reachable = reachable;
         if (!reachable) for (const waiting of this.waiting) waiting.abort(brokerGone());
       });
@@ -169,6 +171,20 @@ export class MessageBus {
     } finally {
       this.waiting.delete(gone);
     }
+  }
+
+  /**
+   * Hears every `subject` event from anywhere, as every replica of this context does (no queue
+   * group): for state each replica keeps on its own, like which job workers are alive. The payload
+   * is not validated here; the listener checks what it uses. Returns what stops listening.
+   */
+  listenAll<S extends EventSubject>(subject: S, handler: (payload: EventMap[S]) => void): Promise<() => void> {
+    return this.transport.listenAll(subject, (payload) => handler(payload as EventMap[S]));
+  }
+
+  /** How long the broker has been reachable without a break, ms (0 while it is not). */
+  reachableForMs(): number {
+    return this.reachable ? performance.now() - this.reachableSince : 0;
   }
 
   /** Publishes a fact, at most once. A failed publish is logged, never thrown into the caller. */

@@ -62,6 +62,15 @@ export interface TransportClient {
   /** Wraps a payload with headers in the form this transport carries them. */
   wrap(payload: unknown, headers: Record<string, string>): unknown;
   kind: 'nats' | 'in-process';
+  /**
+   * Hands every event on `subject` to `handler`, in no queue group: this listener hears all of
+   * them, whichever replicas of its context also listen. Returns what stops it.
+   */
+  listenAll(subject: string, handler: (payload: unknown) => void): Promise<() => void>;
+}
+
+interface NatsSubscriber {
+  subscribe(subject: string, options: { callback: (error: unknown, message: { data: Uint8Array }) => void }): { unsubscribe(): void };
 }
 
 export function createTransportClient(serviceName: string, settings: TransportSettings): TransportClient {
@@ -83,12 +92,33 @@ export function createTransportClient(serviceName: string, settings: TransportSe
         for (const [key, value] of Object.entries(headers)) h.set(key, value);
         return new NatsRecordBuilder(payload).setHeaders(h).build();
       },
+      async listenAll(subject, handler) {
+        await client.connect();
+        // A plain subscription: Nest's servers join their context's queue group, which splits events between replicas.
+        const subscription = client.unwrap<NatsSubscriber>().subscribe(subject, {
+          callback: (error, message) => {
+            if (error) return;
+            let packet: { data?: unknown };
+            try {
+              // Nest's NATS client sends events as JSON {pattern, data}.
+              packet = JSON.parse(Buffer.from(message.data).toString('utf8')) as { data?: unknown };
+            } catch {
+              return;
+            }
+            handler(packet.data);
+          },
+        });
+        return () => subscription.unsubscribe();
+      },
     };
   }
+  const bus = requireBus(settings);
   return {
-    client: new InProcessClient(requireBus(settings)),
+    client: new InProcessClient(bus),
     kind: 'in-process',
     wrap: (payload, headers) => new InProcessRecord(payload, headers),
+    listenAll: async (subject, handler) =>
+      bus.subscribe(subject, `listen-all#${(fanOutServers += 1)}`, 'event', async (data) => handler(data)),
   };
 }
 

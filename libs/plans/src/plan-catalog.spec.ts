@@ -19,21 +19,35 @@ describe('PLAN_CATALOG', () => {
     });
   });
 
+  it('lets no plan render fewer browser pages at once than a cheaper one, and every plan at least one', () => {
+    const paid = ['free', 'starter', 'growth', 'pro', 'scale', 'enterprise'] as const;
+    for (let i = 1; i < paid.length; i += 1)
+      expect(PLAN_CATALOG[paid[i]].browserConcurrency).toBeGreaterThanOrEqual(PLAN_CATALOG[paid[i - 1]].browserConcurrency);
+    for (const plan of Object.values(PLAN_CATALOG)) expect(plan.browserConcurrency).toBeGreaterThanOrEqual(1);
+  });
+
   it('gives country proxies to every plan but demo', () => {
     for (const plan of Object.values(PLAN_CATALOG)) expect(plan.features.includes('country_proxies')).toBe(plan.id !== 'demo');
   });
 
   it('lets per-client overrides win and defaults enterprise to 1000/min, unlimited', () => {
-    expect(resolveClientLimits('enterprise')).toEqual({ rateLimitPerMinute: 1000, monthlyCredits: null, batchConcurrency: 100 });
+    expect(resolveClientLimits('enterprise')).toEqual({
+      rateLimitPerMinute: 1000,
+      monthlyCredits: null,
+      batchConcurrency: 100,
+      browserConcurrency: 20,
+    });
     expect(resolveClientLimits('free', { rateLimitPerMinute: 3, monthlyCredits: 7 })).toEqual({
       rateLimitPerMinute: 3,
       monthlyCredits: 7,
       batchConcurrency: 2,
+      browserConcurrency: 1,
     });
     expect(resolveClientLimits('starter', { rateLimitPerMinute: null, monthlyCredits: null })).toEqual({
       rateLimitPerMinute: 60,
       monthlyCredits: 10000,
       batchConcurrency: 5,
+      browserConcurrency: 2,
     });
   });
 });

@@ -44,6 +44,12 @@ export interface Plan {
   public: boolean;
   /** Batch jobs of one client in flight at once (our value; the spec publishes none). */
   batchConcurrency: number;
+  /**
+   * Browser pages of one client rendering at once on one scrape-engine worker (our value). A sync
+   * browser scrape past it is answered 429 with Retry-After; the worker also keeps one slot beyond
+   * any single client's reach (BROWSER_CONCURRENCY − 1 at most), so no client can take them all.
+   */
+  browserConcurrency: number;
 }
 
 // Jobs of one client in flight at once, by plan: enough to drain a 1000-request collection in
@@ -56,6 +62,18 @@ const BATCH_CONCURRENCY: Readonly<Record<PlanId, number>> = {
   pro: 20,
   scale: 50,
   enterprise: 100,
+};
+
+// Browser pages of one client at once per worker, by plan: a page holds a slot for ~1-30 s, so a
+// free client renders one at a time and a paying one several, never every slot of a worker.
+const BROWSER_CONCURRENCY: Readonly<Record<PlanId, number>> = {
+  free: 1,
+  demo: 2,
+  starter: 2,
+  growth: 3,
+  pro: 5,
+  scale: 10,
+  enterprise: 20,
 };
 
 const ALL_FEATURES: readonly Feature[] = FEATURES;
@@ -90,6 +108,7 @@ function plan(
     features,
     public: true,
     batchConcurrency: BATCH_CONCURRENCY[id],
+    browserConcurrency: BROWSER_CONCURRENCY[id],
   };
 }
 
@@ -104,6 +123,8 @@ export interface ClientLimits {
   monthlyCredits: number | null;
   /** Batch jobs in flight at once. */
   batchConcurrency: number;
+  /** Browser pages at once per scrape-engine worker. */
+  browserConcurrency: number;
 }
 
 export function resolveClientLimits(
@@ -116,5 +137,6 @@ export function resolveClientLimits(
     monthlyCredits:
       overrides.monthlyCredits !== undefined && overrides.monthlyCredits !== null ? overrides.monthlyCredits : p.monthlyCredits,
     batchConcurrency: p.batchConcurrency,
+    browserConcurrency: p.browserConcurrency,
   };
 }

@@ -991,6 +991,8 @@ export interface components {
             rate_limit_per_minute: number | null;
             /** @description Jobs of one client's batch runs in flight at once. */
             batch_concurrency: number;
+            /** @description Browser pages of one client rendering at once on one scrape-engine worker; a sync browser scrape past it is answered 429 with Retry-After. */
+            browser_concurrency: number;
             features: ("simple_requests" | "browser_requests" | "markdown" | "extraction" | "screenshots" | "browser_actions" | "network_capture" | "file_download" | "async_batches" | "webhooks" | "viability_test" | "country_proxies" | "mcp")[];
             /** @description False for the shared demo plan, which is not sold. */
             public: boolean;
@@ -1870,6 +1872,8 @@ export interface components {
             monthly_credits: number | null;
             /** @description Batch and collection jobs in flight at once. */
             batch_concurrency: number;
+            /** @description Browser pages rendering at once per scrape-engine worker; past it a sync browser scrape is answered 429. */
+            browser_concurrency: number;
         };
         WebhookSecretReply: {
             /** @example whsec_3q2+7w… */
@@ -2740,8 +2744,66 @@ export interface components {
                 };
             };
         };
-        /** @description Too Many Requests: error_code quota_exceeded, rate_limit_exceeded. */
+        /** @description Too Many Requests: error_code browser_concurrency_exceeded, quota_exceeded, rate_limit_exceeded. */
         TooManyRequests2: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "browser_concurrency_exceeded" | "quota_exceeded" | "rate_limit_exceeded";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Service Unavailable: error_code browser_capacity_exhausted, proxy_pool_unavailable, scrape_engine_lost, service_unavailable. */
+        ServiceUnavailable2: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "browser_capacity_exhausted" | "proxy_pool_unavailable" | "scrape_engine_lost" | "service_unavailable";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Too Many Requests: error_code quota_exceeded, rate_limit_exceeded. */
+        TooManyRequests3: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2770,7 +2832,7 @@ export interface components {
             };
         };
         /** @description Service Unavailable: error_code proxy_pool_unavailable, scrape_engine_lost, service_unavailable. */
-        ServiceUnavailable2: {
+        ServiceUnavailable3: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4167,9 +4229,9 @@ export interface operations {
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity2"];
-            429: components["responses"]["TooManyRequests2"];
+            429: components["responses"]["TooManyRequests3"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            503: components["responses"]["ServiceUnavailable2"];
+            503: components["responses"]["ServiceUnavailable3"];
             504: components["responses"]["GatewayTimeout"];
         };
     };
@@ -4440,7 +4502,7 @@ export interface operations {
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["TooManyRequests2"];
+            429: components["responses"]["TooManyRequests3"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
@@ -5387,7 +5449,7 @@ export interface operations {
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["TooManyRequests2"];
+            429: components["responses"]["TooManyRequests3"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
@@ -6519,7 +6581,7 @@ export interface operations {
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
-            429: components["responses"]["TooManyRequests2"];
+            429: components["responses"]["TooManyRequests3"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];

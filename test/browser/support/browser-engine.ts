@@ -21,6 +21,9 @@ export async function browserEngine(options: {
   pool: BrowserPoolSettings;
   navigationMs: number;
   proxyPool?: Record<string, string[]>;
+  /** The page budget (default: scrape-engine's defaults). */
+  pageMaxBytes?: number;
+  pageMaxHtmlChars?: number;
 }) {
   // What the pool told its observer (in scrape-engine: ops events and metrics).
   const told: BrowserExit[] = [];
@@ -40,7 +43,11 @@ export async function browserEngine(options: {
     new PageFormatter(new MarkdownConverter(await MainContentReader.load()), new SelectorExtractor()),
     new SelectorExtractor(),
     new GuidanceAdvisor(),
-    { navigationMs: options.navigationMs },
+    {
+      navigationMs: options.navigationMs,
+      maxBytes: options.pageMaxBytes ?? 10 * 1024 * 1024,
+      maxHtmlChars: options.pageMaxHtmlChars ?? 10 * 1024 * 1024,
+    },
   );
   const scrape = (body: Record<string, unknown>) => executor.execute(plainToInstance(ScrapeRequest, { browser: true, ...body }));
   const close = async () => {

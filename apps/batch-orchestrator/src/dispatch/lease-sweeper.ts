@@ -36,9 +36,16 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    // The embedded queue lives in memory: after a restart, dispatches that never started are gone
-    // with it. Publish them again now instead of waiting out the lost-dispatch window.
-    if (!this.config.natsUrl) await this.redispatchUnstarted(this.clock.now());
+    // The embedded queue and its workers live in memory: after a restart, dispatches that never
+    // started are gone with it, and no job started before is still being worked on. Publish the
+    // first again and take the second back now, instead of waiting out their windows and leases.
+    if (!this.config.natsUrl) {
+      const now = this.clock.now();
+      const orphaned = await this.jobs.expireLeasesStartedBefore(now);
+      if (orphaned > 0) this.logger.log(`${orphaned} job(s) were running before the restart: dispatching them again`);
+      await this.redispatchUnstarted(now);
+      if (orphaned > 0) await this.sweepNow();
+    }
     this.schedule.start();
   }
 
@@ -46,6 +53,11 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnApplicationShutdo
     const again = await this.jobs.redispatchUnstarted(now);
     if (again.length > 0) this.logger.log(`${again.length} job(s) dispatched before the restart: dispatching again`);
     await this.dispatcher.publish(again);
+  }
+
+  /** A sweep now, shared with one under way (jobs whose leases were just ended go out at once). */
+  sweepNow(): Promise<void> {
+    return this.schedule.runNow();
   }
 
   onApplicationShutdown(): Promise<void> {

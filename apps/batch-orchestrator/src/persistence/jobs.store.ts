@@ -150,6 +150,24 @@ export class JobStore {
   }
 
   /** Renews the lease while `attempt` still owns the started job; false tells the worker to let go. */
+  /** Ends now the leases of every job `workerId` holds (it died): the next sweep dispatches them again. */
+  async expireLeasesOf(workerId: string, now: Date): Promise<number> {
+    const expired = await this.db.sql.query(
+      "update jobs set lease_expires_at = $2 where worker_id = $1 and status = 'processing' and started_at is not null and lease_expires_at > $2 returning id",
+      [workerId, now],
+    );
+    return expired.length;
+  }
+
+  /** Ends now the lease of every job started before `now`: after an embedded restart no worker of before is alive. */
+  async expireLeasesStartedBefore(now: Date): Promise<number> {
+    const expired = await this.db.sql.query(
+      "update jobs set lease_expires_at = $1 where status = 'processing' and started_at < $1 and lease_expires_at > $1 returning id",
+      [now],
+    );
+    return expired.length;
+  }
+
   async renewLease(jobId: string, attempt: number, until: Date): Promise<boolean> {
     const renewed = await this.db.sql.query(
       "update jobs set lease_expires_at = $3 where id = $1 and attempt = $2 and status = 'processing' and started_at is not null returning id",

@@ -20,6 +20,8 @@ export class AccountView {
   monthly_credits: number | null;
   @ApiProperty({ description: 'Batch and collection jobs in flight at once.' })
   batch_concurrency: number;
+  @ApiProperty({ description: 'Browser pages rendering at once per scrape-engine worker; past it a sync browser scrape is answered 429.' })
+  browser_concurrency: number;
 }
 
 /** GET /v1/account: who the token is (not in the spec). What a console or a script checks first. */
@@ -44,6 +46,7 @@ export class AccountController {
       rate_limit_per_minute: client.limits.rateLimitPerMinute,
       monthly_credits: client.limits.monthlyCredits,
       batch_concurrency: client.limits.batchConcurrency,
+      browser_concurrency: client.limits.browserConcurrency,
     };
   }
 }

@@ -67,10 +67,7 @@ export class RequestAdmission {
 
     if (!client) {
       admission.rateLimit = await this.rateLimiter.hit(`ip:${request.ip}`, this.config.anonymousRateLimitPerMinute);
-      if (!admission.rateLimit.allowed) {
-        this.refused.remember(caller, admission.rateLimit);
-        throw rateLimitExceeded(admission.rateLimit);
-      }
+      if (!admission.rateLimit.allowed) this.refuse(caller, admission.rateLimit);
       if (access === 'public') return;
       throw token
         ? new InvalidTokenError('The bearer token is not valid (it may have been rotated). Send Authorization: Bearer <API_KEY>.')
@@ -82,10 +79,7 @@ export class RequestAdmission {
       this.rateLimiter.hit(`client:${client.id}`, client.limits.rateLimitPerMinute),
       this.quotaFor(client, admission.requestId),
     ]);
-    if (!admission.rateLimit.allowed) {
-      this.refused.remember(caller, admission.rateLimit);
-      throw rateLimitExceeded(admission.rateLimit);
-    }
+    if (!admission.rateLimit.allowed) this.refuse(caller, admission.rateLimit);
     if (access === 'admin') {
       if (!client.isAdmin) throw new AdminOnlyError('This endpoint is for the administrator client only.');
       // Administration (clients, tokens, approvals) has its own, tighter budget: a leaked or
@@ -100,6 +94,12 @@ export class RequestAdmission {
    * description) is served as for an anonymous caller rather than refused: health must be able to
    * say the database is down. Every other route gets the outage (503).
    */
+  /** Refuses a call over its limit and remembers the caller: its next calls in the window are refused before any lookup. */
+  private refuse(caller: string, decision: RateLimitDecision): never {
+    this.refused.remember(caller, decision);
+    throw rateLimitExceeded(decision);
+  }
+
   private async authenticate(token: string, access: ReturnType<typeof accessLevelOf>): Promise<AuthenticatedClient | null> {
     try {
       return await this.clients.authenticate(token);

@@ -76,6 +76,16 @@ const NEXT_STEPS: Record<
     suggested_request: { ...args, use_proxy: null },
   }),
   'scrape.invalid_request': () => ({ next_steps: ['Fix the request as the message says and call again.'], suggested_request: null }),
+  'scrape.browser_share_exceeded': (_error, args) => ({
+    next_steps: [
+      "This client's plan already has as many browser pages rendering as it may at once (GET /v1/account: browser_concurrency); nothing was charged. Wait retry_after_seconds for one to finish, or send this one with browser=false.",
+    ],
+    suggested_request: args,
+  }),
+  'scrape.browser_capacity_exhausted': (_error, args) => ({
+    next_steps: ['Every browser page slot is busy with other clients; nothing was charged. Call again after retry_after_seconds.'],
+    suggested_request: args,
+  }),
   'transport.worker_lost': (_error, args) => ({
     next_steps: ['The scrape engine handling the call stopped; nothing was charged. Call again.'],
     suggested_request: args,

@@ -20,6 +20,9 @@ export const HTTP_ERROR_TABLE = {
   // SSRF guard (libs/target-guard): spec section 7 puts non-public targets under 422.
   'target.blocked': { status: 422, errorCode: 'target_blocked' },
   'scrape.invalid_request': { status: 422, errorCode: 'invalid_scrape_request' },
+  // Fair browser capacity: past the client's plan share 429, every slot busy with others 503; both with Retry-After.
+  'scrape.browser_share_exceeded': { status: 429, errorCode: 'browser_concurrency_exceeded' },
+  'scrape.browser_capacity_exhausted': { status: 503, errorCode: 'browser_capacity_exhausted' },
   'proxy.country_not_approved': { status: 403, errorCode: 'country_not_approved' },
   'auth.feature_missing': { status: 403, errorCode: 'feature_not_available' },
   'proxy.unknown_country': { status: 422, errorCode: 'unknown_country' },

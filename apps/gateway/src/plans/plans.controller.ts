@@ -20,6 +20,11 @@ export class PlanDto {
   rate_limit_per_minute: number | null;
   @ApiProperty({ description: "Jobs of one client's batch runs in flight at once." })
   batch_concurrency: number;
+  @ApiProperty({
+    description:
+      'Browser pages of one client rendering at once on one scrape-engine worker; a sync browser scrape past it is answered 429 with Retry-After.',
+  })
+  browser_concurrency: number;
   @ApiProperty({ enum: FEATURES, isArray: true })
   features: string[];
   @ApiProperty({ description: 'False for the shared demo plan, which is not sold.' })
@@ -52,6 +57,7 @@ export class PlansController {
           browser_requests_per_month: p.browserRequestsPerMonth,
           rate_limit_per_minute: p.rateLimitPerMinute,
           batch_concurrency: p.batchConcurrency,
+          browser_concurrency: p.browserConcurrency,
           features: [...p.features],
           public: p.public,
         };

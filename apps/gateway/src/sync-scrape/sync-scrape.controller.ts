@@ -39,7 +39,7 @@ export class SyncScrapeController {
     description: "The scrape response with timings and guidance; statusCode is the target's (0 when it never answered).",
     example: SCRAPE_EXAMPLE,
   })
-  @Fails(...SYNC_FETCH_FAILURES)
+  @Fails(...SYNC_FETCH_FAILURES, 'scrape.browser_share_exceeded', 'scrape.browser_capacity_exhausted')
   scrape(@Body() body: ScrapeRequest, @Caller() caller: AdmittedCall): Promise<ScrapeResultBody> {
     return this.handler.scrape(body, caller);
   }

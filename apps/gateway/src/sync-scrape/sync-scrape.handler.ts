@@ -38,7 +38,9 @@ export class SyncScrapeHandler {
     await this.assertProxyApproved(request.use_proxy, admission);
     const cost = request.browser ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
     return this.charged.run(admission, 'sync-scrape', cost, async () => {
-      const reply = await this.callEngine(SUBJECTS.scrape.execute, this.command(request, admission), admission);
+      // The plan's browser share travels with the call: past it the engine refuses at once (429).
+      const command = { ...this.command(request, admission), browser_slots: admission.client.limits.browserConcurrency };
+      const reply = await this.callEngine(SUBJECTS.scrape.execute, command, admission);
       const result = await this.bus.unpack(reply.result);
       return { facts: reply.facts, result, outcome: { success: result.guidance.success === true, executionMs: result.timings.total_ms } };
     });
@@ -64,7 +66,7 @@ export class SyncScrapeHandler {
    */
   private async callEngine<S extends EngineSubject>(
     subject: S,
-    command: ReturnType<SyncScrapeHandler['command']>,
+    command: ReturnType<SyncScrapeHandler['command']> & { browser_slots?: number },
     admission: AdmittedCall,
   ) {
     if (this.bus.kind !== 'nats')

@@ -1,6 +1,7 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { CompleteJobCommand, proxyCountryOf, SUBJECTS } from '@lib/contracts';
 import { JOB_QUEUE_ADAPTER, JobConsumer, JobQueue, MessageBus, QueuedJob } from '@lib/messaging';
+import { PeriodicTask } from '@lib/runtime';
 import { DependencyUnavailableError, RemoteAppError, TransportTimeoutError } from '@lib/errors';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import os from 'node:os';
@@ -17,6 +18,8 @@ const RETRY_LATER_MS = 2000;
 // A report that met an outage is sent again after 250 ms, doubling to 2 s.
 const REPORT_FIRST_RETRY_MS = 250;
 const REPORT_MAX_RETRY_MS = 2000;
+// How often a worker holding jobs tells the orchestrators it is alive (they allow a few missed beats).
+export const WORKER_ALIVE_INTERVAL_MS = 1000;
 
 class JobDeadlineError extends Error {}
 
@@ -32,6 +35,9 @@ export class BatchJobWorker {
   private readonly logger = new Logger('BatchJobWorker');
   private readonly workerId = `${os.hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   private consumer: JobConsumer | null = null;
+  /** Jobs this worker holds (claimed or being claimed), by job id and attempt. */
+  private readonly inHand = new Set<string>();
+  private readonly alive = new PeriodicTask('BatchJobWorker', WORKER_ALIVE_INTERVAL_MS, async () => this.announce());
 
   constructor(
     @Inject(JOB_QUEUE_ADAPTER) private readonly queue: JobQueue,
@@ -42,12 +48,39 @@ export class BatchJobWorker {
 
   start(): void {
     this.consumer ??= this.queue.consume(this.config.jobWorkerConcurrency, (job) => this.work(job));
+    // Over NATS a worker can die on its own (kill -9, OOM, a lost node): its beat going silent
+    // tells the orchestrators within seconds, not a lease later. Embedded, it dies with them.
+    if (this.bus.kind === 'nats') this.alive.start();
   }
 
-  /** Stops taking jobs; jobs in hand get `graceMs` to finish (the rest expire into the sweeper). */
+  /** Stops taking jobs; jobs in hand get `graceMs` to finish (the rest go back to the queue when this worker falls silent). */
   async stop(graceMs = 20_000): Promise<void> {
     await this.consumer?.stop(graceMs);
     this.consumer = null;
+    await this.alive.stop();
+  }
+
+  private announce(): void {
+    if (this.bus.kind !== 'nats' || this.inHand.size === 0) return;
+    this.bus.emit(SUBJECTS.jobs.workerAlive, {
+      worker_id: this.workerId,
+      jobs_in_hand: this.inHand.size,
+      interval_ms: WORKER_ALIVE_INTERVAL_MS,
+    });
+  }
+
+  /** Holds `key` while `work` runs: named before the claim is sent, so a worker that dies right after claiming is noticed too. */
+  private async holding(key: string, work: () => Promise<void>): Promise<void> {
+    this.inHand.add(key);
+    if (this.inHand.size === 1) this.announce();
+    try {
+      await work();
+    } finally {
+      this.inHand.delete(key);
+      // The last beat says it holds nothing, so nobody mistakes an idle worker for a dead one.
+      if (this.inHand.size === 0 && this.bus.kind === 'nats')
+        this.bus.emit(SUBJECTS.jobs.workerAlive, { worker_id: this.workerId, jobs_in_hand: 0, interval_ms: WORKER_ALIVE_INTERVAL_MS });
+    }
   }
 
   /** A job may name a country pool only while the client's approval holds (spec 4.2 rule 4), like a sync scrape. */
@@ -65,7 +98,11 @@ export class BatchJobWorker {
       );
   }
 
-  private async work(job: QueuedJob): Promise<void> {
+  private work(job: QueuedJob): Promise<void> {
+    return this.holding(`${job.dispatch.job_id}:${job.dispatch.attempt}`, () => this.run(job));
+  }
+
+  private async run(job: QueuedJob): Promise<void> {
     const { job_id, attempt } = job.dispatch;
     const ref = { job_id, attempt, worker_id: this.workerId };
     let claim;
@@ -97,7 +134,10 @@ export class BatchJobWorker {
     let report: CompleteJobCommand;
     try {
       await this.assertCountryApproved(claim.client_id, claim.request);
-      const { facts, result } = await withDeadline(this.scrapes.run(claim.request), claim.deadline_ms);
+      // A job past its client's browser share waits for one of its client's pages to end (its plan's
+      // batch concurrency already bounds how many it has), at most until its deadline.
+      const tenant = { clientId: claim.client_id, onOverShare: 'wait', waitMs: claim.deadline_ms } as const;
+      const { facts, result } = await withDeadline(this.scrapes.run(claim.request, tenant), claim.deadline_ms);
       report = { ...ref, execution: { facts, result: await this.bus.pack(result) }, execution_time_ms: Date.now() - started };
     } catch (error) {
       const timeout = error instanceof JobDeadlineError;

@@ -12,6 +12,7 @@ export type BrowserErrorType =
   | 'dns_error'
   | 'tls_error'
   | 'too_many_redirects'
+  | 'body_too_large'
   | 'fetch_error'
   | 'target_blocked';
 

@@ -1,10 +1,14 @@
 import { Logger } from '@nestjs/common';
 import type { Browser } from 'puppeteer-core';
 import { type BrowserEnd, type BrowserKind, type BrowserLauncher, BrowserStartError, type LaunchedBrowser } from './browser-launcher';
+import { PageSlots, type SlotTicket, SlotWaitExpiredError, SlotsClosedError } from './page-slots';
+
+export { SlotShareExceededError } from './page-slots';
 
 export interface BrowserPoolSettings {
   /** Pages rendered at once by this worker, both kinds together. */
   concurrency: number;
+  /** Longest wait for a page slot, unless the lease sets its own. */
   queueTimeoutMs: number;
   /** Contexts a browser serves before it is replaced. */
   recycleAfter: number;
@@ -45,8 +49,33 @@ export interface BrowserPoolObserver {
 
 const UNOBSERVED: BrowserPoolObserver = { exited: () => undefined };
 
-/** No page slot became free within the queue timeout. */
-export class BrowserBusyError extends Error {}
+/** No page slot became free within the wait (or the pool is shutting down). */
+export class BrowserBusyError extends Error {
+  constructor(
+    message: string,
+    /** Seconds until a slot is likely free: about one page's time. */
+    readonly retryAfterSeconds = 5,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The client a page is for. `slots`: its plan's browser pages at once (absent: no plan cap). Each
+ * client may hold at most min(slots, concurrency − 1) slots of this worker, so one client alone
+ * can never take every slot: another client's page starts as soon as it asks. `onOverShare`:
+ * `refuse` answers a request past the share at once (SlotShareExceededError), `wait` queues it.
+ */
+export interface BrowserTenant {
+  clientId: string;
+  slots?: number;
+  onOverShare: 'refuse' | 'wait';
+  /** Longest wait for a slot (a batch job passes its deadline); default queueTimeoutMs. */
+  waitMs?: number;
+}
+
+// A lease made without a tenant (warm-up, tests of the pool itself): one client, no cap.
+const UNNAMED_CLIENT = '';
 
 interface PooledBrowser extends LaunchedBrowser {
   served: number;
@@ -75,14 +104,9 @@ export interface BrowserLease {
   release(outcome?: { broken: boolean }): Promise<void>;
 }
 
-interface Waiter {
-  grant: () => void;
-  timer: NodeJS.Timeout;
-}
-
 /**
  * Browsers of two kinds, started on first use and closed after `idleCloseMs` without a page,
- * behind a fair (FIFO) queue of page slots. One browser per kind serves
+ * behind page slots shared fairly between clients (PageSlots). One browser per kind serves
  * many isolated contexts at once; it is replaced after `recycleAfter` contexts, when it crashes
  * (its leases fail, later ones get a new browser) and when a lease reports it hung. A retiring
  * browser finishes its pages before it is closed, so a replacement never cuts a request short.
@@ -91,8 +115,7 @@ interface Waiter {
  */
 export class BrowserPool {
   private readonly logger = new Logger('BrowserPool');
-  private freeSlots: number;
-  private readonly waiters: Waiter[] = [];
+  private readonly slots: PageSlots;
   private readonly current = new Map<BrowserKind, Promise<PooledBrowser>>();
   private readonly all = new Set<PooledBrowser>();
   private closed = false;
@@ -103,7 +126,7 @@ export class BrowserPool {
     private readonly settings: BrowserPoolSettings,
     private readonly observer: BrowserPoolObserver = UNOBSERVED,
   ) {
-    this.freeSlots = settings.concurrency;
+    this.slots = new PageSlots(settings.concurrency);
   }
 
   /** Start browsers before the first request needs them; failures are logged, not thrown. */
@@ -119,11 +142,10 @@ export class BrowserPool {
     );
   }
 
-  async lease(kind: BrowserKind): Promise<BrowserLease> {
+  async lease(kind: BrowserKind, tenant?: BrowserTenant): Promise<BrowserLease> {
     if (this.closed) throw new BrowserBusyError('The browser pool is shutting down.');
-    const queued = performance.now();
-    await this.takeSlot();
-    const queueWaitMs = performance.now() - queued;
+    const ticket = await this.takeSlot(tenant);
+    const queueWaitMs = ticket.waitedMs;
     let pooled: PooledBrowser;
     // Waiting for a browser is launch time, whether this request started the launch or another did.
     const launchStarted = performance.now();
@@ -136,7 +158,7 @@ export class BrowserPool {
         pooled = await this.browserFor(kind);
       }
     } catch (error) {
-      this.giveSlot();
+      ticket.release();
       throw error;
     }
     const waited = performance.now() - launchStarted;
@@ -156,7 +178,7 @@ export class BrowserPool {
         if (released) return;
         released = true;
         pooled.active -= 1;
-        this.giveSlot();
+        ticket.release();
         if (outcome?.broken) {
           this.logger.warn(`${kind} browser ${pooled.pid ?? '?'} hung; replacing it`);
           this.retire(pooled, 'hung');
@@ -198,19 +220,20 @@ export class BrowserPool {
     queued: number;
     launches: number;
   } {
+    const slots = this.slots.stats();
     return {
       launches: this.launches,
       browsers: [...this.all]
         .filter((b) => !b.dead)
         .map((b) => ({ kind: b.kind, pid: b.pid, active: b.active, served: b.served, retiring: b.retiredFor !== null })),
-      freeSlots: this.freeSlots,
-      queued: this.waiters.length,
+      freeSlots: slots.free,
+      queued: slots.queued,
     };
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const waiter of this.waiters.splice(0)) clearTimeout(waiter.timer);
+    this.slots.close();
     // Browsers still starting are closed as they arrive (browserFor); wait for those too, so
     // every end is told before close() returns.
     const starting = [...this.current.values()].map((launching) =>
@@ -362,34 +385,24 @@ export class BrowserPool {
     await pooled.gone;
   }
 
-  private takeSlot(): Promise<void> {
-    if (this.freeSlots > 0) {
-      this.freeSlots -= 1;
-      return Promise.resolve();
+  private async takeSlot(tenant: BrowserTenant | undefined): Promise<SlotTicket> {
+    const concurrency = this.settings.concurrency;
+    const waitMs = tenant?.waitMs ?? this.settings.queueTimeoutMs;
+    try {
+      return await this.slots.take(
+        tenant
+          ? {
+              clientId: tenant.clientId,
+              share: Math.min(tenant.slots ?? concurrency, Math.max(1, concurrency - 1)),
+              onOverShare: tenant.onOverShare,
+              waitMs,
+            }
+          : { clientId: UNNAMED_CLIENT, share: concurrency, onOverShare: 'wait', waitMs },
+      );
+    } catch (error) {
+      if (error instanceof SlotWaitExpiredError) throw new BrowserBusyError(error.message, error.retryAfterSeconds);
+      if (error instanceof SlotsClosedError) throw new BrowserBusyError(error.message);
+      throw error;
     }
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        grant: () => {
-          clearTimeout(waiter.timer);
-          resolve();
-        },
-        timer: setTimeout(() => {
-          const index = this.waiters.indexOf(waiter);
-          if (index >= 0) this.waiters.splice(index, 1);
-          reject(
-            new BrowserBusyError(
-              `No browser slot became free within ${this.settings.queueTimeoutMs} ms (${this.settings.concurrency} pages at once on this worker).`,
-            ),
-          );
-        }, this.settings.queueTimeoutMs),
-      };
-      this.waiters.push(waiter);
-    });
-  }
-
-  private giveSlot(): void {
-    const next = this.waiters.shift();
-    if (next) next.grant();
-    else this.freeSlots += 1;
   }
 }

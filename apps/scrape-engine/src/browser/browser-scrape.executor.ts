@@ -10,20 +10,22 @@ import { ENGINES } from '../engines/engine-table';
 import { type PageFormatter } from '../formats/page-formatter';
 import { type Guidance, type GuidanceAdvisor } from '../guidance/guidance-advisor';
 import { type ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
-import { InvalidScrapeRequestError } from '../scrape-engine.errors';
+import { BrowserCapacityExhaustedError, BrowserShareExceededError, InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { attemptWithRetries, emptyBody } from '../scrape-attempts/scrape-attempts';
 import { assembleScrapeResult } from '../scrape-attempts/scrape-result-assembly';
 import { type ActionError, ActionRunner, type EvaluateResult } from './action-runner';
 import { BrowserFailure, firstLine, isBrowserGone, netErrorFailure, withinDeadline } from './browser-failures';
 import { BrowserUnavailableError } from './browser-launcher';
-import { BrowserBusyError, type BrowserLease, type BrowserPool } from './browser-pool';
+import { BrowserBusyError, type BrowserLease, type BrowserPool, type BrowserTenant, SlotShareExceededError } from './browser-pool';
 import { type ContextReserve } from './context-reserve';
 import { type EgressSession, type RefusedRequest, REFUSAL_HEADER } from './egress-filter';
 import { fingerprintProfileFor } from './fingerprint-profile';
 import { type CapturedRequest, NetworkRecorder } from './network-recorder';
+import { PageBudget, type PageBudgetLimits } from './page-budget';
 import { dressPage } from './page-identity';
 
-export interface BrowserTimeouts {
+/** What one page may take: time to load, and memory (PageBudget). */
+export interface BrowserPageLimits extends PageBudgetLimits {
   /** Page load (navigation to the `load` event), ms. */
   navigationMs: number;
 }
@@ -81,10 +83,11 @@ export class BrowserScrapeExecutor {
     private readonly formatter: PageFormatter,
     private readonly extractor: SelectorExtractor,
     private readonly advisor: GuidanceAdvisor,
-    private readonly timeouts: BrowserTimeouts,
+    private readonly limits: BrowserPageLimits,
   ) {}
 
-  async execute(request: ScrapeRequest): Promise<{ facts: ScrapeExecutionFacts; result: ScrapeResultBody }> {
+  /** `tenant`: whose page this is, for the pool's fair share (absent: a page of no client, uncapped). */
+  async execute(request: ScrapeRequest, tenant?: BrowserTenant): Promise<{ facts: ScrapeExecutionFacts; result: ScrapeResultBody }> {
     const started = performance.now();
     this.assertSelectors(request);
     const firstHop = await this.guard.vet(request.url);
@@ -101,7 +104,7 @@ export class BrowserScrapeExecutor {
       proxies: this.proxies,
       proxy: proxySettingsOf(request.use_proxy),
       retryOnBlock: request.retry_on_block,
-      attempt: (proxyUrl) => this.attempt(request, proxyUrl, timings),
+      attempt: (proxyUrl) => this.attempt(request, tenant, proxyUrl, timings),
       judge: (page) =>
         this.validator.validate({
           statusCode: page.statusCode,
@@ -168,12 +171,22 @@ export class BrowserScrapeExecutor {
     }
   }
 
-  private async attempt(request: ScrapeRequest, proxyUrl: string | null, timings: Timings): Promise<PageResult> {
+  private async attempt(
+    request: ScrapeRequest,
+    tenant: BrowserTenant | undefined,
+    proxyUrl: string | null,
+    timings: Timings,
+  ): Promise<PageResult> {
     let lease: BrowserLease;
     const askedAt = performance.now();
     try {
-      lease = await this.pool.lease(request.browser_type);
+      lease = await this.pool.lease(request.browser_type, tenant);
     } catch (error) {
+      // A sync call is answered as what it is, with Retry-After (429 past its share, 503 when the
+      // worker is full), not as a 200 after a long wait; a queued job's result says browser_busy.
+      if (error instanceof SlotShareExceededError) throw new BrowserShareExceededError(error.message, error.retryAfterSeconds);
+      if (error instanceof BrowserBusyError && tenant?.onOverShare === 'refuse')
+        throw new BrowserCapacityExhaustedError(error.message, error.retryAfterSeconds);
       if (error instanceof BrowserBusyError) {
         // The answer says how long it waited for a slot before giving up.
         timings.queue_wait_ms += Math.round(performance.now() - askedAt);
@@ -257,23 +270,26 @@ export class BrowserScrapeExecutor {
         void (LIGHT_SKIPPED.has(r.resourceType()) ? r.abort('blockedbyclient') : r.continue());
       });
     }
+    // Counting starts before the recorder asks for payload buffers on the same session.
+    const budget = await PageBudget.watch(cdp, this.limits);
     const recorder = request.network_capture ? new NetworkRecorder(cdp, request.network_capture.resource_types ?? null) : null;
     await recorder?.start();
     // A renderer that dies (out of memory, killed) leaves every pending call hanging: end the
-    // request at once instead, with guidance; the context is closed and the browser kept.
+    // request at once instead, with guidance; the context is closed and the browser kept. A page
+    // past its memory budget ends the same way, as body_too_large.
     const crashed = new Promise<never>((_, reject) =>
       page.once('error', (error) =>
         reject(new BrowserFailure('browser_error', `The page crashed (its renderer process died: ${firstLine(error)}).`)),
       ),
     );
     crashed.catch(() => undefined);
-    const unlessCrashed = <T>(work: Promise<T>): Promise<T> => Promise.race([work, crashed]);
+    const unlessCrashed = <T>(work: Promise<T>): Promise<T> => Promise.race([work, crashed, budget.exceeded]);
 
     const navigationStarted = performance.now();
     let response: HTTPResponse | null;
     try {
       try {
-        response = await unlessCrashed(page.goto(request.url, { waitUntil: 'load', timeout: this.timeouts.navigationMs }));
+        response = await unlessCrashed(page.goto(request.url, { waitUntil: 'load', timeout: this.limits.navigationMs }));
       } catch (error) {
         throw this.navigationFailure(error, egress, proxyUrl);
       }
@@ -295,6 +311,7 @@ export class BrowserScrapeExecutor {
 
     const extractionStarted = performance.now();
     try {
+      await unlessCrashed(withDeadline(budget.assertHtmlWithin(page), 10_000, 'measuring the page'));
       const html = await unlessCrashed(withDeadline(page.content(), 10_000, 'reading the page content'));
       const screenshot = request.screenshot
         ? ((await unlessCrashed(
@@ -331,7 +348,7 @@ export class BrowserScrapeExecutor {
     if (isBrowserGone(error))
       return new BrowserFailure('browser_error', `The browser crashed or was closed while loading the page (${message}).`);
     if (/timeout|timed out/i.test(message))
-      return new BrowserFailure('timeout', `The page did not finish loading within ${this.timeouts.navigationMs} ms.`, true);
+      return new BrowserFailure('timeout', `The page did not finish loading within ${this.limits.navigationMs} ms.`, true);
     const refused = egress.refused.at(-1);
     if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY|ERR_EMPTY_RESPONSE/.test(message) && refused) return refusedNavigation(refused);
     if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY/.test(message))

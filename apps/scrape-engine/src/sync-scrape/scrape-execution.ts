@@ -2,6 +2,7 @@ import { ScrapeExecutionFacts, ScrapeRequest, ScrapeResultBody } from '@lib/cont
 import { Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
+import type { BrowserTenant } from '../browser/browser-pool';
 import { BrowserScrapeExecutor } from '../browser/browser-scrape.executor';
 import { engineOf, featuresOf, unsupportedBy } from '../engines/engine-table';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
@@ -16,7 +17,8 @@ export class ScrapeExecution {
     private readonly browser: BrowserScrapeExecutor,
   ) {}
 
-  async run(plain: Record<string, unknown>): Promise<{ facts: ScrapeExecutionFacts; result: ScrapeResultBody }> {
+  /** `tenant`: the client the scrape is for and how its browser share is kept (see BrowserTenant). */
+  async run(plain: Record<string, unknown>, tenant: BrowserTenant): Promise<{ facts: ScrapeExecutionFacts; result: ScrapeResultBody }> {
     const request = await validated(ScrapeRequest, plain);
     const engine = engineOf(request);
     // The request rules (spec 4.2) refuse these at the edge; the table says the same, here where the engine is chosen.
@@ -26,7 +28,7 @@ export class ScrapeExecution {
         field: unsupported[0],
       });
     return measuredScrape(engine === 'simple' ? 'simple' : 'browser', () =>
-      engine === 'simple' ? this.simple.execute(request) : this.browser.execute(request),
+      engine === 'simple' ? this.simple.execute(request) : this.browser.execute(request, tenant),
     );
   }
 }

@@ -40,6 +40,23 @@ export interface HeartbeatJobReply {
   held: boolean;
 }
 
+/** SUBJECTS.jobs.workerAlive: one job worker's beat. */
+export class JobWorkerAliveEvent {
+  /** The worker id its claims carry (jobs.worker_id). */
+  @IsString()
+  @Length(1, 256)
+  worker_id: string;
+
+  /** Jobs it holds now (claimed or being claimed); 0 in its last beat before it goes idle. */
+  @IsInt()
+  @Min(0)
+  jobs_in_hand: number;
+
+  @IsInt()
+  @Min(0)
+  interval_ms: number;
+}
+
 export const JOB_FAILURE_KINDS = ['worker_failure', 'timeout'] as const;
 
 export class CompleteJobCommand extends JobAttemptReference {

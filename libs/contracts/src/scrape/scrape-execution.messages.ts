@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsInt, IsObject, IsOptional, IsString, Length, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsObject, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { ANY_JSON_VALUE, anyJsonValue, nullableObject, openObject } from '../response-schema';
 import type { BillableMode } from '../billing/credit-reservation.messages';
 import { GUIDANCE_ERROR_TYPES, type GuidanceErrorType } from './guidance';
@@ -28,6 +28,17 @@ export class EngineCommand {
   @IsString()
   @Length(1, 128)
   call_id?: string;
+
+  /**
+   * The client's plan's browser pages at once, sent on sync calls: a browser scrape past it (on
+   * the worker that takes it) is refused at once with Retry-After instead of queued. Absent (an
+   * analysis probe): the page queues fairly with other clients' pages.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  browser_slots?: number;
 }
 
 /** Ask scrape-engine to run one scrape (a ScrapeRequest; gateway now, batch-orchestrator later). */

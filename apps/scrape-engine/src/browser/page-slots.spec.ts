@@ -1,0 +1,149 @@
+import fc from 'fast-check';
+import { PageSlots, type SlotClaim, SlotShareExceededError, SlotsClosedError, type SlotTicket, SlotWaitExpiredError } from './page-slots';
+
+const LONG_WAIT_MS = 60_000;
+const claim = (clientId: string, share: number, onOverShare: 'refuse' | 'wait' = 'wait', waitMs = LONG_WAIT_MS): SlotClaim => ({
+  clientId,
+  share,
+  onOverShare,
+  waitMs,
+});
+
+/** Lets settled promises run their callbacks (grants resolve synchronously, their awaiters on the next ticks). */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe(PageSlots.name, () => {
+  it('keeps every invariant of fair sharing whatever clients ask and release, in any order', async () => {
+    const clients = ['a', 'b', 'c', 'd'] as const;
+    const step = fc.oneof(
+      fc.record({
+        op: fc.constant('take' as const),
+        client: fc.constantFrom(...clients),
+        share: fc.integer({ min: 1, max: 4 }),
+        refuse: fc.boolean(),
+      }),
+      fc.record({ op: fc.constant('release' as const), pick: fc.nat() }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 5 }), fc.array(step, { minLength: 1, maxLength: 60 }), async (capacity, steps) => {
+        const slots = new PageSlots(capacity);
+        const shares = new Map<string, number>();
+        const holding: Array<{ client: string; ticket: SlotTicket }> = [];
+        const waiting = new Map<number, { client: string; share: number }>();
+        const grantedFromQueue: Array<{ client: string; heldOthers: Map<string, number>; waitersAtGrant: string[] }> = [];
+        let nextId = 0;
+        let closing = false;
+
+        const heldBy = (client: string) => holding.filter((h) => h.client === client).length;
+        for (const s of steps) {
+          if (s.op === 'take') {
+            // One share per client, as a client's plan gives it.
+            const share = shares.get(s.client) ?? s.share;
+            shares.set(s.client, share);
+            const queuedBefore = [...waiting.values()].filter((w) => w.client === s.client).length;
+            const heldBefore = heldBy(s.client);
+            const id = nextId++;
+            let outcome = 'pending' as 'granted' | 'refused' | 'pending';
+            const taking = slots.take(claim(s.client, share, s.refuse ? 'refuse' : 'wait')).then(
+              (ticket) => {
+                outcome = 'granted';
+                if (waiting.has(id)) {
+                  // What every client held just before this grant (the test's own count is updated below).
+                  const snapshot = new Map(clients.map((c) => [c, heldBy(c)]));
+                  grantedFromQueue.push({
+                    client: s.client,
+                    heldOthers: snapshot,
+                    waitersAtGrant: [...waiting.values()].map((w) => w.client),
+                  });
+                  waiting.delete(id);
+                }
+                holding.push({ client: s.client, ticket });
+              },
+              (error: unknown) => {
+                outcome = 'refused';
+                expect(error).toBeInstanceOf(closing ? SlotsClosedError : SlotShareExceededError);
+                waiting.delete(id);
+              },
+            );
+            waiting.set(id, { client: s.client, share });
+            await settle();
+            if (outcome === 'refused') {
+              expect(s.refuse).toBe(true);
+              expect(heldBefore + queuedBefore).toBeGreaterThanOrEqual(share);
+            } else if (s.refuse) {
+              expect(heldBefore + queuedBefore).toBeLessThan(share);
+            }
+            void taking;
+          } else if (holding.length > 0) {
+            const [released] = holding.splice(s.pick % holding.length, 1);
+            released.ticket.release();
+            released.ticket.release(); // a second release gives nothing back
+            await settle();
+          }
+          const stats = slots.stats();
+          // Conservation: every slot is free or held by exactly one page.
+          expect(stats.free + holding.length).toBe(capacity);
+          expect(Object.values(stats.heldByClient).reduce((a, b) => a + b, 0)).toBe(holding.length);
+          // No client ever holds more than its share.
+          for (const client of clients) expect(heldBy(client)).toBeLessThanOrEqual(shares.get(client) ?? capacity);
+          // Work-conserving: no slot stays free while a waiting client is under its share.
+          if (stats.free > 0) for (const w of waiting.values()) expect(heldBy(w.client)).toBeGreaterThanOrEqual(w.share);
+          expect(stats.queued).toBe(waiting.size);
+        }
+        // Fair order: a slot handed from the queue went to a client that held (before the grant) no
+        // more than any other client still waiting under its share.
+        for (const grant of grantedFromQueue) {
+          const mine = grant.heldOthers.get(grant.client)!;
+          for (const other of grant.waitersAtGrant) {
+            if (other === grant.client) continue;
+            const theirs = grant.heldOthers.get(other)!;
+            if (theirs < (shares.get(other) ?? capacity)) expect(mine).toBeLessThanOrEqual(theirs);
+          }
+        }
+        closing = true;
+        slots.close();
+        await settle();
+        expect(waiting.size).toBe(0);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("hands the next free slot to another client ahead of a flooding client's queue", async () => {
+    const slots = new PageSlots(3);
+    const flood = await Promise.all([slots.take(claim('a', 3)), slots.take(claim('a', 3)), slots.take(claim('a', 3))]);
+    const order: string[] = [];
+    const queuedFlood = [1, 2, 3].map(() => slots.take(claim('a', 3)).then((t) => (order.push('a'), t)));
+    const other = slots.take(claim('b', 1)).then((t) => (order.push('b'), t));
+    flood[0].release();
+    await settle();
+    expect(order).toEqual(['b']);
+    flood[1].release();
+    await settle();
+    expect(order).toEqual(['b', 'a']);
+    slots.close();
+    await Promise.allSettled([...queuedFlood, other]);
+  });
+
+  it('refuses a sync claim past its share at once, with a Retry-After from measured page times', async () => {
+    const slots = new PageSlots(4);
+    const held = await slots.take(claim('a', 1, 'refuse'));
+    await expect(slots.take(claim('a', 1, 'refuse'))).rejects.toMatchObject({ retryAfterSeconds: 5 });
+    held.release();
+    // The estimate follows real hold times: a page held ~0 ms pulls it down, to at least 1 s.
+    for (let i = 0; i < 30; i += 1) (await slots.take(claim('a', 1, 'refuse'))).release();
+    expect(slots.retryAfterSeconds()).toBe(1);
+  });
+
+  it('gives up a wait that outlasts waitMs (the worker is full), and fails waiters on close', async () => {
+    const slots = new PageSlots(1);
+    const held = await slots.take(claim('a', 1));
+    await expect(slots.take(claim('b', 1, 'refuse', 50))).rejects.toBeInstanceOf(SlotWaitExpiredError);
+    expect(slots.stats().queued).toBe(0);
+    const waiting = slots.take(claim('b', 1));
+    slots.close();
+    await expect(waiting).rejects.toBeInstanceOf(SlotsClosedError);
+    await expect(slots.take(claim('c', 1))).rejects.toBeInstanceOf(SlotsClosedError);
+    held.release();
+  });
+});

@@ -1,0 +1,182 @@
+/**
+ * Who asks for a page slot, and how the answer may come. A client's `share` is the most slots it
+ * may hold at once on this worker; `onOverShare` says what a request past it gets: `refuse` (a
+ * sync call: answered 429 at once, so it never waits behind its own client's flood) or `wait` (a
+ * batch job: it queues until one of its client's pages ends).
+ */
+export interface SlotClaim {
+  clientId: string;
+  share: number;
+  onOverShare: 'refuse' | 'wait';
+  /** Longest wait in the queue before the claim gives up (the platform is full). */
+  waitMs: number;
+}
+
+/** A slot held by one claim; `release` gives it back, once (later calls do nothing). */
+export interface SlotTicket {
+  waitedMs: number;
+  release(): void;
+}
+
+/** The client already holds (or waits for) its whole share of page slots on this worker. */
+export class SlotShareExceededError extends Error {
+  constructor(
+    readonly clientId: string,
+    readonly share: number,
+    /** Seconds until one of its slots is likely free again. */
+    readonly retryAfterSeconds: number,
+  ) {
+    super(
+      `This client already has ${share} browser page${share === 1 ? '' : 's'} open or queued on this worker, the most its plan allows at once; send the next one when one of them has finished.`,
+    );
+  }
+}
+
+/** No slot became free for the claim within its wait: every slot is busy with other clients' pages. */
+export class SlotWaitExpiredError extends Error {
+  constructor(
+    waitMs: number,
+    capacity: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`No browser page slot became free within ${waitMs} ms (all ${capacity} slots of this worker are busy).`);
+  }
+}
+
+/** The slots are closed (the worker is shutting down). */
+export class SlotsClosedError extends Error {}
+
+interface Waiter {
+  claim: SlotClaim;
+  /** Arrival order: among clients that hold as few slots, the one waiting longest goes first. */
+  seq: number;
+  grant: () => void;
+  fail: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+// Until pages have been measured, a slot is assumed to free within this long (a typical page load).
+const INITIAL_HOLD_ESTIMATE_MS = 5000;
+// Weight of the newest hold time in the running estimate: recent pages say most about the next.
+const HOLD_ESTIMATE_WEIGHT = 0.2;
+
+/**
+ * A worker's browser page slots, shared fairly between clients. A free slot goes to the waiting
+ * client that holds the fewest slots now (the longest-waiting first among equals), never to one at
+ * its share; so a client flooding the worker takes at most its share, and everyone else's requests
+ * start as soon as a slot frees, ahead of the flood's queue. Nothing is pre-empted: a page once
+ * started runs to its end.
+ */
+export class PageSlots {
+  private free: number;
+  private readonly held = new Map<string, number>();
+  private readonly waiters: Waiter[] = [];
+  private seq = 0;
+  private closed = false;
+  private holdEstimateMs = INITIAL_HOLD_ESTIMATE_MS;
+
+  constructor(readonly capacity: number) {
+    this.free = capacity;
+  }
+
+  /** A slot for `claim`: at once when one is free and the client is under its share, else queued. */
+  take(claim: SlotClaim): Promise<SlotTicket> {
+    if (this.closed) return Promise.reject(new SlotsClosedError('The browser pool is shutting down.'));
+    const share = Math.max(1, claim.share);
+    const asked = performance.now();
+    if (claim.onOverShare === 'refuse' && this.heldBy(claim.clientId) + this.queuedFor(claim.clientId) >= share)
+      return Promise.reject(new SlotShareExceededError(claim.clientId, share, this.retryAfterSeconds()));
+    // Waiters exist while slots are free only when each of them is at its share: this claim may pass them.
+    if (this.free > 0 && this.heldBy(claim.clientId) < share) return Promise.resolve(this.hand(claim, asked));
+    return new Promise<SlotTicket>((resolve, reject) => {
+      const waiter: Waiter = {
+        claim: { ...claim, share },
+        seq: this.seq++,
+        grant: () => {
+          clearTimeout(waiter.timer);
+          resolve(this.hand(claim, asked));
+        },
+        fail: (error) => {
+          clearTimeout(waiter.timer);
+          reject(error);
+        },
+        timer: setTimeout(() => {
+          this.drop(waiter);
+          reject(new SlotWaitExpiredError(claim.waitMs, this.capacity, this.retryAfterSeconds()));
+        }, claim.waitMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Refuses every waiting claim and any new one. */
+  close(): void {
+    this.closed = true;
+    for (const waiter of this.waiters.splice(0)) waiter.fail(new SlotsClosedError('The browser pool is shutting down.'));
+  }
+
+  stats(): { free: number; queued: number; heldByClient: Record<string, number> } {
+    return { free: this.free, queued: this.waiters.length, heldByClient: Object.fromEntries(this.held) };
+  }
+
+  /** Seconds a refused caller should wait: about one page's hold time (measured), 1 to 30. */
+  retryAfterSeconds(): number {
+    return Math.min(30, Math.max(1, Math.ceil(this.holdEstimateMs / 1000)));
+  }
+
+  private heldBy(clientId: string): number {
+    return this.held.get(clientId) ?? 0;
+  }
+
+  private queuedFor(clientId: string): number {
+    let count = 0;
+    for (const waiter of this.waiters) if (waiter.claim.clientId === clientId) count += 1;
+    return count;
+  }
+
+  private hand(claim: SlotClaim, asked: number): SlotTicket {
+    this.free -= 1;
+    this.held.set(claim.clientId, this.heldBy(claim.clientId) + 1);
+    const grantedAt = performance.now();
+    let released = false;
+    return {
+      waitedMs: grantedAt - asked,
+      release: () => {
+        if (released) return;
+        released = true;
+        const holdMs = performance.now() - grantedAt;
+        this.holdEstimateMs += HOLD_ESTIMATE_WEIGHT * (holdMs - this.holdEstimateMs);
+        const left = this.heldBy(claim.clientId) - 1;
+        if (left > 0) this.held.set(claim.clientId, left);
+        else this.held.delete(claim.clientId);
+        this.free += 1;
+        this.dispatch();
+      },
+    };
+  }
+
+  /** Hands free slots to the waiters that should have them: fewest slots held first, then arrival. */
+  private dispatch(): void {
+    while (this.free > 0 && !this.closed) {
+      let next: Waiter | null = null;
+      for (const waiter of this.waiters) {
+        const held = this.heldBy(waiter.claim.clientId);
+        if (held >= waiter.claim.share) continue;
+        if (
+          next === null ||
+          held < this.heldBy(next.claim.clientId) ||
+          (held === this.heldBy(next.claim.clientId) && waiter.seq < next.seq)
+        )
+          next = waiter;
+      }
+      if (!next) return;
+      this.drop(next);
+      next.grant();
+    }
+  }
+
+  private drop(waiter: Waiter): void {
+    const index = this.waiters.indexOf(waiter);
+    if (index >= 0) this.waiters.splice(index, 1);
+  }
+}
