@@ -13,7 +13,7 @@ import { benchAgentMarkdown } from './agent-bench';
 import { benchBrowser } from './browser-bench';
 import { benchCollectionRun } from './collection-bench';
 import { runLoad } from './load';
-import { benchDistributed, benchEmbeddedProcess, RECLAIM_IDLE_SECONDS } from './process-bench';
+import { benchDistributed, benchEmbeddedProcess, RECLAIM_IDLE_SECONDS, REFUSAL_FLOOD_RATE } from './process-bench';
 import { benchMarkdownCorpus, markdownOverHtml, markdownRows } from './markdown-bench';
 import { benchViability, startCorpusServer } from './viability-bench';
 
@@ -216,9 +216,9 @@ async function main(): Promise<void> {
     ...(distributed
       ? [
           {
-            figure: `distributed runtime: another client's p50 while one floods past its rate limit ÷ its p50 unloaded (goal ≤ 2)`,
+            figure: `distributed runtime: another client's p50 while one floods past its rate limit at ${REFUSAL_FLOOD_RATE}/s ÷ its p50 unloaded (goal ≤ 2)`,
             value: ratio(distributed.refusal.floodedP50Ms, distributed.refusal.unloadedP50Ms),
-            detail: `GET /v1/account one call at a time: p50 ${distributed.refusal.floodedP50Ms} vs ${distributed.refusal.unloadedP50Ms} ms; the flooder (free plan, ${CONCURRENCY} connections) refused ${distributed.refusal.refusalsPerSecond}/s, ${distributed.refusal.floodNon429} of its calls served`,
+            detail: `GET /v1/account one call at a time: p50 ${distributed.refusal.floodedP50Ms} vs ${distributed.refusal.unloadedP50Ms} ms; the flooder (free plan, open loop at ${REFUSAL_FLOOD_RATE}/s) refused ${distributed.refusal.refusalsPerSecond}/s, ${distributed.refusal.floodNon429} of its calls served`,
           },
         ]
       : []),
