@@ -10,10 +10,12 @@ import { browserEngine } from './support/browser-engine';
  * Chromium itself would inflate to 256 MiB, and a page whose script builds a huge DOM from a few
  * bytes each end as `body_too_large` (never charged) before they are read into the engine, while a
  * page with 12 MB of images (the media budget is five times the markup one) loads, and
- * four 50 MB pages at once (the pool's full concurrency, both kinds) keep the engine and its
- * browsers within the pod limit operations.md documents (3 GiB). Ordinary pages are untouched.
+ * four 50 MB pages at once (the pool's full concurrency, both kinds) add less than 2 GiB to the
+ * engine and its browsers, which idle at about 700 MB: within the 3 GiB pod limit operations.md
+ * documents. Ordinary pages are untouched.
  */
-const POD_LIMIT_MB = 3 * 1024;
+// The pod limit (3 GiB, operations.md) less the engine's idle footprint with both browsers warm.
+const PAGES_MAY_ADD_MB = 2 * 1024;
 const MB = 1024 * 1024;
 
 // 4 MB that no codec can shrink: what a large photograph costs on the wire.
@@ -172,7 +174,11 @@ describe('browser page budget with real Chromium', () => {
   });
 
   it('keeps the engine and its browsers within the 3 GiB pod limit under 50 MB pages at full concurrency', async () => {
-    let peak = pssOfTreeMb();
+    // What the pages add is measured, not the total: this process is the test runner too, whose own
+    // size depends on the suites run before. The engine alone idles at about 700 MB with both
+    // browsers warm (this file run alone, runner included), so the pages may add 2 GiB.
+    const base = pssOfTreeMb();
+    let peak = base;
     const sampler = setInterval(() => (peak = Math.max(peak, pssOfTreeMb())), 100);
     try {
       const results = await Promise.all(
@@ -185,6 +191,7 @@ describe('browser page budget with real Chromium', () => {
       clearInterval(sampler);
     }
     peak = Math.max(peak, pssOfTreeMb());
-    expect(peak).toBeLessThan(POD_LIMIT_MB);
+    process.stdout.write(`browser page budget: 8 × 50 MB pages, 4 at once: PSS ${base} → ${peak} MB (engine, runner and browsers)\n`);
+    expect(peak - base).toBeLessThan(PAGES_MAY_ADD_MB);
   }, 180_000);
 });
