@@ -37,7 +37,9 @@ export class BatchJobWorker {
   private consumer: JobConsumer | null = null;
   /** Jobs this worker holds (claimed or being claimed), by job id and attempt. */
   private readonly inHand = new Set<string>();
-  private readonly alive = new PeriodicTask('BatchJobWorker', WORKER_ALIVE_INTERVAL_MS, async () => this.announce());
+  private readonly alive = new PeriodicTask('BatchJobWorker', WORKER_ALIVE_INTERVAL_MS, async () => {
+    if (this.inHand.size > 0) this.announce();
+  });
 
   constructor(
     @Inject(JOB_QUEUE_ADAPTER) private readonly queue: JobQueue,
@@ -60,8 +62,9 @@ export class BatchJobWorker {
     await this.alive.stop();
   }
 
+  /** Names this worker and how many jobs it holds (over NATS; embedded, nobody listens for it). */
   private announce(): void {
-    if (this.bus.kind !== 'nats' || this.inHand.size === 0) return;
+    if (this.bus.kind !== 'nats') return;
     this.bus.emit(SUBJECTS.jobs.workerAlive, {
       worker_id: this.workerId,
       jobs_in_hand: this.inHand.size,
@@ -78,8 +81,7 @@ export class BatchJobWorker {
     } finally {
       this.inHand.delete(key);
       // The last beat says it holds nothing, so nobody mistakes an idle worker for a dead one.
-      if (this.inHand.size === 0 && this.bus.kind === 'nats')
-        this.bus.emit(SUBJECTS.jobs.workerAlive, { worker_id: this.workerId, jobs_in_hand: 0, interval_ms: WORKER_ALIVE_INTERVAL_MS });
+      if (this.inHand.size === 0) this.announce();
     }
   }
 

@@ -64,16 +64,6 @@ export class PageBudget {
     return budget;
   }
 
-  /** Decoded bytes so far: documents, scripts and data; and images, media and fonts. */
-  get receivedBytes(): { markup: number; media: number } {
-    return { markup: this.received, media: this.receivedMedia };
-  }
-
-  /** Races `work` against the budget: past it, the budget's failure wins. */
-  within<T>(work: Promise<T>): Promise<T> {
-    return Promise.race([work, this.exceeded]);
-  }
-
   /** Throws the budget's failure if the page went past it (a page that loaded anyway is not read). */
   assertWithin(): void {
     if (this.failure) throw this.failure;
