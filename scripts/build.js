@@ -80,6 +80,8 @@ function ensureBuilt({ ifNeeded = false, generateOnly = false } = {}) {
     fs.statSync(path.join(root, 'tsconfig.build.json')).mtimeMs,
     fs.statSync(path.join(root, 'tsconfig.base.json')).mtimeMs,
   );
+  // npm start and the other entry scripts keep the packed SDK current too (README installs it).
+  packSdk({ ifNeeded: true });
   if (ifNeeded && fs.existsSync(stamp) && fs.statSync(stamp).mtimeMs >= sources) return;
   run(bin('tsc'), ['-p', 'tsconfig.build.json']);
   run(bin('tsc-alias'), ['-p', 'tsconfig.build.json']);
@@ -87,15 +89,44 @@ function ensureBuilt({ ifNeeded = false, generateOnly = false } = {}) {
   fs.writeFileSync(stamp, new Date().toISOString());
 }
 
-module.exports = { ensureBuilt, buildConsole, root };
+const sdkDir = path.join(root, 'sdk');
+const sdkPackage = fs.existsSync(path.join(sdkDir, 'package.json')) ? require(path.join(sdkDir, 'package.json')) : null;
+/** The packed SDK, what README tells a client project to install (npm pack's name for the scoped package). */
+const sdkTarball = sdkPackage
+  ? path.join(sdkDir, `${sdkPackage.name.replace(/^@/, '').replace('/', '-')}-${sdkPackage.version}.tgz`)
+  : null;
+
+/**
+ * The SDK compiled (sdk/dist) and packed (sdk/<name>-<version>.tgz, or into `destination`): the
+ * tarball installs from anywhere, where `npm install ./sdk` would only link the folder and need
+ * this repository's node_modules beside it. With `ifNeeded`, skipped while the tarball is newer
+ * than the SDK's sources (its generated types included); skipped when there is no SDK or no tsc
+ * (an image pruned of dev dependencies).
+ */
+function packSdk({ ifNeeded = false, destination = sdkDir } = {}) {
+  if (!sdkPackage || !fs.existsSync(bin('tsc'))) return null;
+  const tarball = path.join(destination, path.basename(sdkTarball));
+  const sources = Math.max(
+    newestMtime(path.join(sdkDir, 'src')),
+    fs.statSync(apiTypes).mtimeMs,
+    fs.statSync(path.join(sdkDir, 'package.json')).mtimeMs,
+  );
+  if (ifNeeded && fs.existsSync(tarball) && fs.statSync(tarball).mtimeMs >= sources) return tarball;
+  run(bin('tsc'), ['-p', path.join('sdk', 'tsconfig.json')]);
+  fs.mkdirSync(destination, { recursive: true });
+  execFileSync('npm', ['pack', '--silent', '--pack-destination', destination], { cwd: sdkDir, stdio: ['ignore', 'ignore', 'inherit'] });
+  return tarball;
+}
+
+module.exports = { ensureBuilt, buildConsole, packSdk, root };
 
 /**
  * The SDK (sdk/): its OpenAPI document and generated types from the compiled gateway, then its own
- * build; then the console again if those types changed (it is typed by them).
+ * build and tarball; then the console again if those types changed (it is typed by them).
  */
 function buildSdk() {
   run(process.execPath, [path.join(root, 'scripts', 'api-description.js'), '--write']);
-  run(bin('tsc'), ['-p', path.join('sdk', 'tsconfig.json')]);
+  packSdk();
   buildConsole({ ifNeeded: true });
 }
 

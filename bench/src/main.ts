@@ -15,6 +15,7 @@ import { benchCollectionRun } from './collection-bench';
 import { runLoad } from './load';
 import { benchDistributed, benchEmbeddedProcess, RECLAIM_IDLE_SECONDS, REFUSAL_FLOOD_RATE } from './process-bench';
 import { benchMarkdownCorpus, markdownOverHtml, markdownRows } from './markdown-bench';
+import { corpusMissing } from './markdown-quality';
 import { benchViability, startCorpusServer } from './viability-bench';
 
 /**
@@ -250,7 +251,7 @@ async function main(): Promise<void> {
             detail: `median ${viability.analysisMedianMs} ms (run created → completed) vs ${viability.lightScrapeMedianMs} ms over 15 corpus pages`,
           },
         ]
-      : [{ figure: 'viability analysis', value: null, detail: '../shared/corpus/pages not found beside the project' }]),
+      : [{ figure: 'viability analysis', value: null, detail: corpusMissing() }]),
   ];
   const results = {
     at: new Date().toISOString(),

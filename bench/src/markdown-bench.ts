@@ -3,10 +3,10 @@ import { MainContentReader } from '../../apps/scrape-engine/src/formats/main-con
 import { MarkdownConverter } from '../../apps/scrape-engine/src/formats/markdown-converter';
 import { ParsedPage } from '../../apps/scrape-engine/src/formats/parsed-page';
 import { importEsm } from '@lib/runtime';
-import { CORPUS_PAGE_URL, type CorpusPage, measurePage, type PageQuality, readCorpus, summarise } from './markdown-quality';
+import { CORPUS_PAGE_URL, type CorpusPage, corpusMissing, measurePage, type PageQuality, readCorpus, summarise } from './markdown-quality';
 
 /**
- * HTML → markdown over the real corpus (../shared/corpus/pages): ours side by side with plain
+ * HTML → markdown over the real page corpus (corpusDirectory()): ours side by side with plain
  * turndown + GFM (what we ran before, the speed baseline), node-html-markdown 2, mdream and
  * kreuzberg's html-to-markdown (Rust, as WebAssembly), all in this process on the same pages. Quality per page
  * then averaged (see markdown-quality.ts); speed as MB/s over the corpus and the largest page's time.
@@ -126,8 +126,7 @@ export function markdownTable(figures: ConverterFigures[]): string {
 export function markdownRows(figures: ConverterFigures[]): Array<{ figure: string; value: number | null; detail: string }> {
   const ours = figures.find((f) => f.name.startsWith('ours ('));
   const plain = figures.find((f) => f.name.startsWith('plain turndown'));
-  if (!ours || !plain)
-    return [{ figure: 'HTML→markdown over the corpus', value: null, detail: '../shared/corpus/pages not found beside the project' }];
+  if (!ours || !plain) return [{ figure: 'HTML→markdown over the corpus', value: null, detail: corpusMissing() }];
   const q = ours.quality;
   return [
     {
@@ -179,7 +178,7 @@ export async function markdownOverHtml(
 if (require.main === module) {
   benchMarkdownCorpus(Number(process.env.BENCH_ROUNDS ?? 3))
     .then((figures) => {
-      if (figures.length === 0) throw new Error('../shared/corpus/pages not found beside the project');
+      if (figures.length === 0) throw new Error(corpusMissing());
       console.log(markdownTable(figures));
       for (const f of figures) if (f.failures.length) console.log(`${f.name} failed on: ${f.failures.join('; ')}`);
       if (process.env.BENCH_PAGES) {

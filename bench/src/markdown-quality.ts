@@ -4,7 +4,7 @@ import { HTMLElement, parse } from 'node-html-parser';
 
 /**
  * How well a markdown conversion of a real page keeps what matters, measured against the page's
- * main article (`expected.html` of ../shared/corpus/pages, what a reader view extracts) and its
+ * main article (`expected.html` of the page corpus, what a reader view extracts) and its
  * source as a browser parses it (domino, a spec-compliant HTML parser, so script and style
  * boundaries are the browser's, not ours):
  *
@@ -39,8 +39,18 @@ export interface CorpusPage {
   expected: string;
 }
 
+/**
+ * The full page corpus, a benchmark input read in place: PAGE_CORPUS_DIR, or by default
+ * ../shared/corpus/pages beside the project (docs/benchmarks.md says where it comes from). Tests
+ * use the sample vendored in test/fixtures/page-corpus instead.
+ */
 export function corpusDirectory(): string {
-  return path.resolve(process.cwd(), '../shared/corpus/pages');
+  return path.resolve(process.cwd(), process.env.PAGE_CORPUS_DIR ?? '../shared/corpus/pages');
+}
+
+/** What a benchmark row says when the corpus is not where corpusDirectory() looks. */
+export function corpusMissing(): string {
+  return `page corpus not found at ${corpusDirectory()} (set PAGE_CORPUS_DIR)`;
 }
 
 export function readCorpus(dir = corpusDirectory()): CorpusPage[] {

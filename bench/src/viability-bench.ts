@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { corpusDirectory } from './markdown-quality';
 import { call } from './collection-bench';
 
 const RUN_DEADLINE_MS = 600_000;
@@ -26,9 +27,9 @@ interface RunView {
   results: Array<{ url: string; recommended_strategy: string; reasons: string[] }> | null;
 }
 
-/** ../shared/corpus/pages, read in place (never copied), served on loopback under a CSP that keeps every page's third-party URLs inert in a browser. */
+/** The page corpus (corpusDirectory()), read in place (never copied), served on loopback under a CSP that keeps every page's third-party URLs inert in a browser. */
 export async function startCorpusServer(): Promise<{ port: number; url: string; names: string[]; close(): Promise<void> }> {
-  const dir = path.resolve(process.cwd(), '../shared/corpus/pages');
+  const dir = corpusDirectory();
   const names = fs.existsSync(dir)
     ? fs
         .readdirSync(dir)

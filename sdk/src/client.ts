@@ -16,6 +16,18 @@ export type JobResult = Schemas['JobResultBody'];
 export type ViabilityTestRequest = Schemas['ViabilityTestBody'];
 export type ViabilityRun = Schemas['ViabilityRunView'];
 export type ViabilityResult = Schemas['ViabilityResult'];
+export type ProjectRequest = Schemas['ProjectBody'];
+export type Project = Schemas['ProjectView'];
+export type ProjectTransition = Schemas['ProjectTransitionReply'];
+export type ProjectsSummary = Schemas['ProjectsSummary'];
+export type BatchRequest = Schemas['BatchBody'];
+export type AppendJobsRequest = Schemas['AppendJobsBody'];
+export type BatchWritten = Schemas['BatchWriteReply'];
+export type Batch = Schemas['BatchView'];
+export type ClientJob = Schemas['ClientJobItem'];
+export type CreditSummary = Schemas['CreditSummary'];
+export type ClientJobQuery = NonNullable<paths['/v1/jobs']['get']['parameters']['query']>;
+export type ProjectListQuery = NonNullable<paths['/v1/projects']['get']['parameters']['query']>;
 export type JobListQuery = NonNullable<paths['/v1/async/collections/{collection_id}/runs/{run_id}/jobs']['get']['parameters']['query']>;
 
 export interface ScrapingClientOptions {
@@ -77,13 +89,10 @@ export class ScrapingClient {
     request: CollectionRequest,
     options: { idempotencyKey?: string } = {},
   ): Promise<{ collection: CollectionCreated; idempotencyKey: string; replayed: boolean }> {
-    const idempotencyKey = options.idempotencyKey ?? randomUUID();
-    const result = await this.api.POST('/v1/async/collections', {
-      body: request,
-      params: { header: { 'Idempotency-Key': idempotencyKey } },
-    });
-    const collection = unwrap(result);
-    return { collection, idempotencyKey, replayed: result.response.headers.get('idempotency-replayed') === 'true' };
+    const { body, ...sent } = await underIdempotencyKey(options.idempotencyKey, (key) =>
+      this.api.POST('/v1/async/collections', { body: request, params: { header: { 'Idempotency-Key': key } } }),
+    );
+    return { collection: body, ...sent };
   }
 
   /** Starts a run of the collection (POST …/run). */
@@ -109,6 +118,106 @@ export class ScrapingClient {
     );
   }
 
+  /** Creates a project (POST /v1/projects): defaults for its jobs, a concurrency limit, a monthly credit cap, a callback URL. */
+  async createProject(request: ProjectRequest): Promise<Project> {
+    return unwrap(await this.api.POST('/v1/projects', { body: request }));
+  }
+
+  async getProject(projectId: string): Promise<Project> {
+    return unwrap(await this.api.GET('/v1/projects/{project_id}', { params: { path: { project_id: projectId } } }));
+  }
+
+  /** The client's projects across cursor pages (optionally one status). */
+  async *projects(query: Omit<ProjectListQuery, 'cursor'> = {}): AsyncGenerator<Project> {
+    yield* paged((cursor) => this.api.GET('/v1/projects', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }));
+  }
+
+  /** Each project's jobs by status and credits this month, and whether it can take work now. */
+  async projectsSummary(): Promise<ProjectsSummary> {
+    return unwrap(await this.api.GET('/v1/projects/summary'));
+  }
+
+  /** Pauses, resumes or closes a project (closing cancels its batches' pending jobs, for good). */
+  async setProjectState(projectId: string, transition: 'pause' | 'resume' | 'close'): Promise<ProjectTransition> {
+    const params = { params: { path: { project_id: projectId } } };
+    if (transition === 'pause') return unwrap(await this.api.PUT('/v1/projects/{project_id}/pause', params));
+    if (transition === 'resume') return unwrap(await this.api.PUT('/v1/projects/{project_id}/resume', params));
+    return unwrap(await this.api.PUT('/v1/projects/{project_id}/close', params));
+  }
+
+  /**
+   * Creates a batch (open: nothing runs until runBatch) under an Idempotency-Key (a new UUID
+   * unless you pass one), so a create retried after a lost answer does not make a second batch.
+   */
+  async createBatch(
+    request: BatchRequest,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<{ batch: BatchWritten; idempotencyKey: string; replayed: boolean }> {
+    const { body, ...sent } = await underIdempotencyKey(options.idempotencyKey, (key) =>
+      this.api.POST('/v1/batches', { body: request, params: { header: { 'Idempotency-Key': key } } }),
+    );
+    return { batch: body, ...sent };
+  }
+
+  /** Appends jobs to a batch (duplicates of its URLs are skipped and listed), under an Idempotency-Key. */
+  async appendJobs(
+    batchId: string,
+    request: AppendJobsRequest,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<{ batch: BatchWritten; idempotencyKey: string; replayed: boolean }> {
+    const { body, ...sent } = await underIdempotencyKey(options.idempotencyKey, (key) =>
+      this.api.POST('/v1/batches/{batch_id}/append-jobs', {
+        body: request,
+        params: { path: { batch_id: batchId }, header: { 'Idempotency-Key': key } },
+      }),
+    );
+    return { batch: body, ...sent };
+  }
+
+  async getBatch(batchId: string): Promise<Batch> {
+    return unwrap(await this.api.GET('/v1/batches/{batch_id}', { params: { path: { batch_id: batchId } } }));
+  }
+
+  /** Runs, pauses, resumes or cancels a batch; a state that refuses it is ScrapingApiError invalid_state (409). */
+  async setBatchState(batchId: string, transition: 'run' | 'pause' | 'resume' | 'cancel'): Promise<Batch> {
+    const params = { params: { path: { batch_id: batchId } } };
+    if (transition === 'run') return unwrap(await this.api.POST('/v1/batches/{batch_id}/run', params));
+    if (transition === 'cancel') return unwrap(await this.api.POST('/v1/batches/{batch_id}/cancel', params));
+    if (transition === 'pause') return unwrap(await this.api.PUT('/v1/batches/{batch_id}/pause', params));
+    return unwrap(await this.api.PUT('/v1/batches/{batch_id}/resume', params));
+  }
+
+  /** Starts an open batch (POST /v1/batches/{id}/run). */
+  async runBatch(batchId: string): Promise<Batch> {
+    return this.setBatchState(batchId, 'run');
+  }
+
+  /** Polls the batch (backing off) until it is completed or cancelled, and returns it. */
+  async waitForBatch(batchId: string, options: WaitOptions = {}): Promise<Batch> {
+    return untilDone(
+      () => this.getBatch(batchId),
+      (batch) => batch.state === 'completed' || batch.state === 'cancelled',
+      (batch) =>
+        `batch ${batchId} still ${batch.state} (${batch.success_requests + batch.failed_requests + batch.timeout_requests}/${batch.total_requests} done)`,
+      options,
+    );
+  }
+
+  /** Every job of the client (GET /v1/jobs) across cursor pages, filtered by project, batch, status or time. */
+  async *allJobs(query: Omit<ClientJobQuery, 'cursor'> = {}): AsyncGenerator<ClientJob> {
+    yield* paged((cursor) => this.api.GET('/v1/jobs', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }));
+  }
+
+  /** One job's stored result by its id alone (GET /v1/jobs/{id}/data); ScrapingApiError result_pending, job_cancelled, … when there is none. */
+  async jobData(jobId: string): Promise<JobResult> {
+    return unwrap(await this.api.GET('/v1/jobs/{job_id}/data', { params: { path: { job_id: jobId } } }));
+  }
+
+  /** This month's credits: limit, used, held, remaining, by kind and by project. */
+  async creditSummary(): Promise<CreditSummary> {
+    return unwrap(await this.api.GET('/v1/credits/summary'));
+  }
+
   /** Starts a viability test (POST /v1/async/viability-test): 202, in progress; the probes are charged as they run. */
   async startViabilityTest(request: ViabilityTestRequest): Promise<ViabilityRun> {
     return unwrap(await this.api.POST('/v1/async/viability-test', { body: request }));
@@ -130,28 +239,18 @@ export class ScrapingClient {
 
   /** The client's viability tests, newest first, across cursor pages (without their results). */
   async *viabilityTests(pageSize = 20): AsyncGenerator<ViabilityRun> {
-    let cursor: string | undefined;
-    do {
-      const page = unwrap(
-        await this.api.GET('/v1/async/viability-test', { params: { query: { limit: pageSize, ...(cursor ? { cursor } : {}) } } }),
-      );
-      yield* page.items;
-      cursor = page.has_more && page.cursor_next ? page.cursor_next : undefined;
-    } while (cursor);
+    yield* paged((cursor) =>
+      this.api.GET('/v1/async/viability-test', { params: { query: { limit: pageSize, ...(cursor ? { cursor } : {}) } } }),
+    );
   }
 
   /** Every job of a run, across cursor pages (spec 4.5), in the order asked for. */
   async *jobs(collectionId: string, runId: string, query: Omit<JobListQuery, 'cursor'> = {}): AsyncGenerator<JobListingItem> {
-    let cursor: string | undefined;
-    do {
-      const page = unwrap(
-        await this.api.GET('/v1/async/collections/{collection_id}/runs/{run_id}/jobs', {
-          params: { path: { collection_id: collectionId, run_id: runId }, query: { ...query, ...(cursor ? { cursor } : {}) } },
-        }),
-      );
-      yield* page.items;
-      cursor = page.has_more && page.cursor_next ? page.cursor_next : undefined;
-    } while (cursor);
+    yield* paged((cursor) =>
+      this.api.GET('/v1/async/collections/{collection_id}/runs/{run_id}/jobs', {
+        params: { path: { collection_id: collectionId, run_id: runId }, query: { ...query, ...(cursor ? { cursor } : {}) } },
+      }),
+    );
   }
 
   /** One job's stored result; throws ScrapingApiError (errorCode result_pending, result_expired, …) when there is none. */
@@ -187,9 +286,19 @@ export class ScrapingClient {
   }
 }
 
-/** Polls `read` (first after pollIntervalMs, then ×1.5 up to 10 s) until it says completed. */
-async function untilCompleted<T extends { status: string }>(
+/** Polls `read` until its status says completed. */
+function untilCompleted<T extends { status: string }>(
   read: () => Promise<T>,
+  describe: (last: T) => string,
+  options: WaitOptions,
+): Promise<T> {
+  return untilDone(read, (last) => last.status === 'completed', describe, options);
+}
+
+/** Polls `read` (first after pollIntervalMs, then ×1.5 up to 10 s) until `done` holds. */
+async function untilDone<T>(
+  read: () => Promise<T>,
+  done: (last: T) => boolean,
   describe: (last: T) => string,
   options: WaitOptions,
 ): Promise<T> {
@@ -199,11 +308,35 @@ async function untilCompleted<T extends { status: string }>(
   for (;;) {
     options.signal?.throwIfAborted();
     const last = await read();
-    if (last.status === 'completed') return last;
+    if (done(last)) return last;
     if (Date.now() + delay > deadline) throw new Error(`${describe(last)} after ${timeoutMs} ms`);
     await sleep(delay, options.signal);
     delay = Math.min(delay * 1.5, 10_000);
   }
+}
+
+/** Sends a write under an Idempotency-Key (a new UUID unless given); `replayed` says the answer is the first write's. */
+async function underIdempotencyKey<D>(
+  given: string | undefined,
+  send: (key: string) => Promise<{ data?: D; error?: unknown; response: Response }>,
+): Promise<{ body: D; idempotencyKey: string; replayed: boolean }> {
+  const idempotencyKey = given ?? randomUUID();
+  const result = await send(idempotencyKey);
+  return { body: unwrap(result), idempotencyKey, replayed: result.response.headers.get('idempotency-replayed') === 'true' };
+}
+
+/** Every item of a cursor-paged listing, following cursor_next while has_more. */
+async function* paged<T>(
+  page: (
+    cursor: string | undefined,
+  ) => Promise<{ data?: { items: T[]; cursor_next?: string | null; has_more: boolean }; error?: unknown; response: Response }>,
+): AsyncGenerator<T> {
+  let cursor: string | undefined;
+  do {
+    const body = unwrap(await page(cursor));
+    yield* body.items;
+    cursor = body.has_more && body.cursor_next ? body.cursor_next : undefined;
+  } while (cursor);
 }
 
 export function createScrapingClient(options: ScrapingClientOptions): ScrapingClient {

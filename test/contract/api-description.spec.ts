@@ -5,10 +5,10 @@ import { describeApi } from '../../apps/gateway/src/openapi/api-description';
 import { ApiContract } from '../support/api-contract';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { typesOf, readmeWith, files } = require('../../scripts/api-description.js') as {
+const { typesOf, referenceWith, files } = require('../../scripts/api-description.js') as {
   typesOf(document: object): Promise<string>;
-  readmeWith(document: object, readme: string): string;
-  files: { document: string; types: string; readme: string };
+  referenceWith(document: object, reference: string): string;
+  files: { document: string; types: string; reference: string };
 };
 
 // @nestjs/swagger's key for ApiExtension metadata (DECORATORS.API_EXTENSION; its dist/ is not exported).
@@ -20,11 +20,11 @@ describe('the API description', () => {
     document = await describeApi();
   });
 
-  it("is the committed sdk/openapi.json; the SDK types and README's operation table are generated from it (no drift)", async () => {
+  it("is the committed sdk/openapi.json; the SDK types and docs/api-reference.md's operation table are generated from it (no drift)", async () => {
     expect(JSON.parse(fs.readFileSync(files.document, 'utf8'))).toEqual(JSON.parse(JSON.stringify(document)));
     expect(fs.readFileSync(files.types, 'utf8')).toBe(await typesOf(JSON.parse(fs.readFileSync(files.document, 'utf8'))));
-    const readme = fs.readFileSync(files.readme, 'utf8');
-    expect(readme).toBe(readmeWith(document, readme));
+    const reference = fs.readFileSync(files.reference, 'utf8');
+    expect(reference).toBe(referenceWith(document, reference));
   });
 
   it('gives every operation a summary, one typed success and a schema on every response', () => {

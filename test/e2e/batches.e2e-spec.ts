@@ -320,6 +320,8 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       const { items, pages } = await drain(collectionId, runId, 'limit=100');
       expect(pages).toBe(10);
       expect(items.map((j) => j.job_public_id)).toEqual(start.body.job_ids);
+      // GET /v1/jobs's names too, so one client reads both listings alike.
+      expect(items.every((j) => j.job_id === j.job_public_id && j.run_id === runId)).toBe(true);
       expect(items.filter((j) => j.is_success === true)).toHaveLength(done.body.success_requests);
       const captcha = items.find((j) => j.url.includes('/captcha'));
       expect(captcha).toMatchObject({

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import type { HTTPRequest } from 'puppeteer-core';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { ConsoleBrowser } from './support/console-browser';
 import { http } from './support/http';
@@ -128,20 +129,47 @@ describe.each(runtimesUnderTest('console'))('web console in Chromium — $name',
     await screenshot('02-playground-simple');
   });
 
-  it('runs a browser scrape with a screenshot, an action and an extract row', async () => {
+  it('runs a browser scrape with a screenshot, an action and an extract row, sending exactly what the form shows', async () => {
     await console_.goto('playground/browser');
     await console_.page.waitForSelector('#url');
     await console_.page.type('#url', `${site.url}/page`);
     await console_.page.click('#browser');
     await console_.page.click('#screenshot');
+    // Left as shown: browser type light; images unchecked (the API's default is true, so it must be sent).
+    await console_.page.click('#images');
+    const sent: Array<Record<string, unknown>> = [];
+    const onRequest = (request: HTTPRequest) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/v1/sync/scrape')
+        sent.push(JSON.parse(request.postData() ?? '{}'));
+    };
+    console_.page.on('request', onRequest);
     await console_.clickText('Add action');
     await console_.page.select('#action-0-type', 'wait-for-selector');
     await console_.page.type('li.action input', 'h1');
     await console_.clickText('Add name');
     await console_.page.type('#extract-0-name', 'title');
     await console_.page.type('#extract-0-value', 'h1');
+    const onScreen = await console_.page.evaluate(() => ({
+      format: (document.querySelector('#format') as HTMLSelectElement).value,
+      browserType: (document.querySelector('#browser-type') as HTMLSelectElement).value,
+      images: (document.querySelector('#images') as HTMLInputElement).checked,
+      mainContent: (document.querySelector('#only-main') as HTMLInputElement).checked,
+    }));
     await console_.clickText('Scrape');
     await console_.page.waitForSelector('[data-testid=credits-charged]', { timeout: 90_000 });
+    console_.page.off('request', onRequest);
+    expect(onScreen).toEqual({ format: 'markdown', browserType: 'light', images: false, mainContent: false });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({
+      url: `${site.url}/page`,
+      format: 'markdown',
+      browser: true,
+      browser_type: 'light',
+      include_images: false,
+      screenshot: true,
+    });
+    // A field left out is one the form shows at the API's default.
+    expect(sent[0].only_main_content ?? false).toBe(onScreen.mainContent);
     expect(await console_.page.$eval('[data-testid=credits-charged]', (el) => el.textContent)).toBe('5 credits charged');
     await console_.clickText('Screenshot', '[role=tab]');
     const shot = await console_.page.$eval('img.screenshot', (img) => ({

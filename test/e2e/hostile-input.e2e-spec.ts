@@ -296,14 +296,20 @@ describe.each(runtimesUnderTest('hostile'))('hostile input on every endpoint —
                   ? 'sk_not_a_real_token'
                   : undefined;
           if (token) headers.authorization = `Bearer ${token}`;
-          const started = Date.now();
-          const response = await fetch(`${env.url}${path}${query ? `?${query}` : ''}`, {
-            method: req.op.method,
-            headers,
-            body: req.op.method === 'GET' || !req.body ? undefined : new Uint8Array(req.body),
-          });
-          const text = await response.text();
-          const ms = Date.now() - started;
+          const send = async () => {
+            const started = Date.now();
+            const answer = await fetch(`${env.url}${path}${query ? `?${query}` : ''}`, {
+              method: req.op.method,
+              headers,
+              body: req.op.method === 'GET' || !req.body ? undefined : new Uint8Array(req.body),
+            });
+            return { response: answer, text: await answer.text(), ms: Date.now() - started };
+          };
+          let { response, text, ms } = await send();
+          // An input that costs the service its budget costs it every time; a pause of the machine
+          // (other test files run beside this one) does not repeat. So an answer over budget is sent
+          // once more, and only a second one over budget fails.
+          if (response.status >= 300 && ms > ANSWER_BUDGET_MS) ({ response, text, ms } = await send());
           statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
           const where = `${req.op.method} ${path}${query ? `?${query.slice(0, 200)}` : ''} → ${response.status} in ${ms} ms: ${text.slice(0, 300)}`;
           if (response.status >= 500) throw new Error(`5xx: ${where}`);

@@ -614,6 +614,8 @@ describe.each(runtimesUnderTest('projects'))('projects and batches — $name', (
     const jobs = await jobsOf(`project_id=${project.project_id}`);
     expect(jobs.map((j) => j.url)).toEqual(urls);
     expect(new Set(jobs.map((j) => j.job_id)).size).toBe(23);
+    // Spec 2.14's name too, so one client reads both listings alike.
+    expect(jobs.every((j) => j.job_public_id === j.job_id)).toBe(true);
     expect(jobs.every((j) => j.status === 'pending' && j.batch_id === batch.batch_id)).toBe(true);
     const page = await api(`/v1/jobs?project_id=${project.project_id}&limit=5`);
     const other = await api(`/v1/jobs?batch_id=${batch.batch_id}&limit=5&cursor=${page.body.cursor_next}`);

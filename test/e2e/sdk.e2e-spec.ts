@@ -1,3 +1,8 @@
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { createScrapingClient, ScrapingApiError, type ScrapingClient, verifyWebhook, WebhookVerificationError } from '../../sdk/src';
 import { contractCheckedFetch } from '../support/api-contract';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
@@ -5,7 +10,11 @@ import { type InProcessPlatform, startInProcessPlatform } from './support/in-pro
 import { http as call } from './support/http';
 import { rateLimitForPolling } from './support/eventually';
 import { runtimesUnderTest } from './support/runtimes';
+import { ROOT, underBuildLock } from './support/service-process';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { packSdk } = require('../../scripts/build.js') as { packSdk(options: { destination: string }): string | null };
 
 /**
  * The TypeScript SDK (sdk/) against the live service in both runtimes, every response it receives
@@ -161,4 +170,131 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
       reason(() => verifyWebhook({ secret, headers: { timestamp: null, signature: headers.signature }, rawBody: delivery!.body })),
     ).toBe('missing_headers');
   });
+
+  it('runs projects and batches through their helpers: create, append, run, wait, list every job, read its data', async () => {
+    const project = await sdk.createProject({ name: `sdk-${runtime.mode}`, defaults: { format: 'markdown' }, max_concurrent_jobs: 2 });
+    const { batch, idempotencyKey } = await sdk.createBatch({
+      project_id: project.project_id,
+      name: 'sdk batch',
+      requests: [{ url: `${site.url}/page`, custom_id: 'one' }],
+    });
+    expect(batch.state).toBe('open');
+    expect(
+      (
+        await sdk.createBatch(
+          { project_id: project.project_id, name: 'sdk batch', requests: [{ url: `${site.url}/page`, custom_id: 'one' }] },
+          { idempotencyKey },
+        )
+      ).replayed,
+    ).toBe(true);
+    const appended = await sdk.appendJobs(batch.batch_id, {
+      requests: [
+        { url: `${site.url}/news`, custom_id: 'two' },
+        { url: `${site.url}/page`, custom_id: 'one' },
+      ],
+    });
+    expect([appended.batch.added_requests, appended.batch.duplicates_skipped]).toEqual([1, 1]);
+    expect((await sdk.runBatch(batch.batch_id)).state).toBe('running');
+    const done = await sdk.waitForBatch(batch.batch_id, { pollIntervalMs: 100, timeoutMs: 60_000 });
+    expect([done.state, done.success_requests, done.credits_charged]).toEqual(['completed', 2, 2]);
+    const jobs = [];
+    for await (const job of sdk.allJobs({ batch_id: batch.batch_id, limit: 1 })) jobs.push(job);
+    expect(jobs.map((j) => j.custom_id).sort()).toEqual(['one', 'two']);
+    expect(jobs.every((j) => j.job_public_id === j.job_id)).toBe(true);
+    const data = await sdk.jobData(jobs[0].job_id);
+    expect(data.markdown).toContain('#');
+    const refused = await sdk.setBatchState(batch.batch_id, 'pause').catch((e: unknown) => e);
+    expect([(refused as ScrapingApiError).status, (refused as ScrapingApiError).errorCode]).toEqual([409, 'invalid_state']);
+    expect((await sdk.setProjectState(project.project_id, 'pause')).status).toBe('paused');
+    expect((await sdk.setProjectState(project.project_id, 'resume')).status).toBe('active');
+    const listed = [];
+    for await (const p of sdk.projects({ limit: 1 })) listed.push(p.project_id);
+    expect(listed).toContain(project.project_id);
+    expect((await sdk.projectsSummary()).items.find((i) => i.project_id === project.project_id)?.jobs.completed).toBe(2);
+    expect((await sdk.creditSummary()).by_project).toContainEqual({ project_id: project.project_id, credits: 2 });
+  });
+
+  (runtime.mode === 'embedded' ? it : it.skip)(
+    "installs from the packed tarball into a project outside this repository and runs README's TypeScript example",
+    async () => {
+      const project = fs.mkdtempSync(path.join(os.tmpdir(), 'sdk-consumer-'));
+      try {
+        const tarball = underBuildLock(() => packSdk({ destination: project }) as string);
+        fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+        // Offline: the SDK's dependencies are packed from this repository's node_modules and installed
+        // beside it, so the install reads no registry (the test talks to nothing but loopback).
+        const dependencies = dependencyClosure(JSON.parse(fs.readFileSync(path.join(ROOT, 'sdk', 'package.json'), 'utf8')).dependencies);
+        const packed = dependencies.map((dir) =>
+          path.join(project, execFileSync('npm', ['pack', '--silent', dir], { cwd: project, encoding: 'utf8' }).trim().split('\n').pop()!),
+        );
+        execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', tarball, ...packed], {
+          cwd: project,
+          stdio: 'pipe',
+        });
+        expect(fs.lstatSync(path.join(project, 'node_modules', '@scrape-platform', 'sdk')).isSymbolicLink()).toBe(false);
+        // README's example as written, its imports on top and the rest in an async main, its URLs on the fixture site.
+        const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+        const example = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+        expect(example).toContain('createBatch');
+        const lines = example.replaceAll('https://example.com', site.url).replaceAll('http://localhost:8080', env.url).split('\n');
+        const source = [
+          ...lines.filter((l) => l.startsWith('import ')),
+          'async function main(): Promise<void> {',
+          ...lines.filter((l) => !l.startsWith('import ')),
+          '}',
+          'main().then(() => console.log("README example done"), (error) => { console.error(error); process.exit(1); });',
+        ].join('\n');
+        fs.writeFileSync(path.join(project, 'example.ts'), source);
+        // Type-checked against the installed package's own declarations, strict, then run.
+        execFileSync(
+          process.execPath,
+          [
+            path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+            '--strict',
+            '--target',
+            'es2022',
+            '--module',
+            'commonjs',
+            '--moduleResolution',
+            'node',
+            '--esModuleInterop',
+            '--types',
+            'node',
+            '--typeRoots',
+            path.join(ROOT, 'node_modules', '@types'),
+            '--outDir',
+            project,
+            path.join(project, 'example.ts'),
+          ],
+          { cwd: project, stdio: 'pipe' },
+        );
+        // Asynchronously: the platform it calls runs in this very process.
+        const { stdout: output } = await promisify(execFile)(process.execPath, [path.join(project, 'example.js')], {
+          cwd: project,
+          env: { ...process.env, TOKEN: token },
+          encoding: 'utf8',
+        });
+        expect(output).toContain('README example done');
+        expect(output).toMatch(/completed/);
+      } finally {
+        fs.rmSync(project, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 });
+
+/** The folders in this repository's node_modules of `dependencies` and everything they depend on. */
+function dependencyClosure(dependencies: Record<string, string> = {}): string[] {
+  const found = new Set<string>();
+  const visit = (names: string[]) => {
+    for (const name of names) {
+      const dir = path.join(ROOT, 'node_modules', name);
+      if (found.has(dir)) continue;
+      found.add(dir);
+      visit(Object.keys(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).dependencies ?? {}));
+    }
+  };
+  visit(Object.keys(dependencies));
+  return [...found];
+}

@@ -1,6 +1,6 @@
 import type { PrivateServer } from './private-servers';
 
-/** Stops the run's own NATS server (global-setup.ts). */
+/** Stops the run's own NATS servers (global-setup.ts). */
 export default async function globalTeardown(): Promise<void> {
-  await (globalThis as { __privateNats?: PrivateServer }).__privateNats?.dispose();
+  await Promise.all(((globalThis as { __privateNats?: PrivateServer[] }).__privateNats ?? []).map((server) => server.dispose()));
 }

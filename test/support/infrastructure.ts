@@ -2,7 +2,15 @@ import net from 'node:net';
 
 /** Where the machine's Postgres and NATS are expected (overridable for other set-ups). */
 export const TEST_POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
-export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+/**
+ * The NATS this test file's platforms talk over: TEST_NATS_URL when set (everything shares it), else
+ * the NATS server global-setup started for this jest worker (TEST_NATS_URLS, one per worker), so
+ * files running side by side in two workers never answer each other's requests; else the machine's.
+ */
+export const TEST_NATS_URL =
+  process.env.TEST_NATS_URL ??
+  process.env.TEST_NATS_URLS?.split(',')[(Number(process.env.JEST_WORKER_ID ?? 1) - 1) % process.env.TEST_NATS_URLS.split(',').length] ??
+  'nats://127.0.0.1:4222';
 
 export function canConnect(url: string, timeoutMs = 1500): Promise<boolean> {
   const { hostname, port } = new URL(url);

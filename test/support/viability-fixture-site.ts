@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { PAGE_CORPUS_SAMPLE } from './page-corpus';
 import {
   ARTICLE,
   CAPTCHA_WIDGETS,
@@ -13,8 +14,8 @@ import {
   VENDOR_PAGES,
 } from './protected-pages';
 
-/** The real page corpus (130 pages as their sites served them), read in place from ../shared. */
-export const CORPUS_DIR = path.resolve(__dirname, '../../../shared/corpus/pages');
+/** The vendored sample of the real page corpus (32 pages as their sites served them). */
+export const CORPUS_DIR = PAGE_CORPUS_SAMPLE;
 
 export function corpusPageNames(): string[] {
   return fs

@@ -119,10 +119,10 @@ describe('assessProtection', () => {
     });
   });
 
-  it('judges the real corpus (the pages as served, no headers) free of challenges, CAPTCHA gates and login walls', () => {
-    const corpus = path.resolve(__dirname, '../../../../shared/corpus/pages');
+  it('judges the real corpus sample (the pages as served, no headers) free of challenges, CAPTCHA gates and login walls', () => {
+    const corpus = path.resolve(__dirname, '../../../test/fixtures/page-corpus');
     const pages = fs.readdirSync(corpus).filter((d) => fs.existsSync(path.join(corpus, d, 'source.html')));
-    expect(pages.length).toBeGreaterThanOrEqual(100);
+    expect(pages.length).toBe(32);
     const flagged = pages
       .map((name) => ({ name, evidence: page(fs.readFileSync(path.join(corpus, name, 'source.html'), 'utf8')) }))
       // Served by Cloudflare is fine (two are: its bot script is on the page); challenged is not.

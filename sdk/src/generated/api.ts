@@ -1490,10 +1490,23 @@ export interface components {
             total: number;
         };
         JobListingItem: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The job's id (spec 2.14's name); the same value as job_id.
+             */
             job_public_id: string;
+            /**
+             * Format: uuid
+             * @description The same value as job_public_id, under the name GET /v1/jobs uses.
+             */
+            job_id: string;
             /** Format: uuid */
             run_public_id: string;
+            /**
+             * Format: uuid
+             * @description The same value as run_public_id.
+             */
+            run_id: string;
             /** Format: uuid */
             collection_id: string;
             /** @enum {string} */
@@ -1786,6 +1799,11 @@ export interface components {
         ClientJobItem: {
             /** Format: uuid */
             job_id: string;
+            /**
+             * Format: uuid
+             * @description The same value as job_id, under spec 2.14's name (a run's jobs listing).
+             */
+            job_public_id: string;
             /**
              * Format: uuid
              * @description The batch (or collection run) the job belongs to.
@@ -4749,7 +4767,9 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "job_public_id": "c1e5a7b9-2d4f-4c6e-8a0b-3f5d7e9a1c2b",
+                     *           "job_id": "c1e5a7b9-2d4f-4c6e-8a0b-3f5d7e9a1c2b",
                      *           "run_public_id": "8d2b4c61-0e3f-4a8b-b7c5-91f0d2e6a3b4",
+                     *           "run_id": "8d2b4c61-0e3f-4a8b-b7c5-91f0d2e6a3b4",
                      *           "collection_id": "3f0c8f2e-5a4b-4d7e-9a51-2c6e1b7d9f10",
                      *           "status": "completed",
                      *           "url": "https://example.com/",
@@ -5815,6 +5835,7 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "job_id": "c1e5a7b9-2d4f-4c6e-8a0b-3f5d7e9a1c2b",
+                     *           "job_public_id": "c1e5a7b9-2d4f-4c6e-8a0b-3f5d7e9a1c2b",
                      *           "batch_id": "9e1f3a5c-7b9d-4e1f-a3b5-c7d9e1f3a5b7",
                      *           "batch_kind": "batch",
                      *           "project_id": "5b7d9f1a-3c5e-4f7a-9b1d-2e4f6a8c0d1e",

@@ -4,7 +4,7 @@ import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { locateChromium } from '../../../apps/scrape-engine/src/browser/chromium-locator';
 
-/** Where the console tests leave their screenshots (README shows three of them, copied to docs/console/). */
+/** Where the console tests leave their screenshots (docs/console.md shows three of them, copied to docs/console/). */
 export const SCREENSHOT_DIR = path.resolve(__dirname, '../../../test-results/console');
 
 /** What a page did that the console promises never happens: errors, failed requests, requests to other hosts. */

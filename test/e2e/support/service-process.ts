@@ -1,18 +1,50 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '../../..');
 
-/** Compiles dist/ if any source is newer (the process specs run the real entry points). */
+/**
+ * Compiles dist/ if any source is newer (the process specs run the real entry points). Under a
+ * lock: jest workers running side by side must not compile into the same dist/ at once.
+ */
 export function buildDist(): void {
-  execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.js'), '--if-needed'], { cwd: ROOT, stdio: 'pipe' });
+  underBuildLock(() => execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.js'), '--if-needed'], { cwd: ROOT, stdio: 'pipe' }));
+}
+
+/** Runs `work` while holding this checkout's build lock (a directory: mkdir is atomic), waiting up to 10 minutes for it. */
+export function underBuildLock<T>(work: () => T): T {
+  const lock = path.join(os.tmpdir(), `scrape-platform-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // A lock older than the longest build is a run that died holding it.
+      if (Date.now() - fs.statSync(lock, { throwIfNoEntry: false })!.mtimeMs > 600_000) fs.rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error(`the build lock ${lock} stayed taken for 10 minutes`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    return work();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 // Ports handed to processes that bind them later come from below the kernel's ephemeral range
 // (32768-60999 here): a port from port 0 is ephemeral, and in the meantime any outgoing connection
-// of any process (NATS, Postgres, a browser) may take it as its local port.
-const RESERVED_PORTS = { from: 20_000, to: 32_000 };
+// of any process (NATS, Postgres, a browser) may take it as its local port. Each jest worker (and
+// the parent, slice 0) draws from its own slice, so two workers never hand out the same port.
+const PORT_SLICE = 1_500;
+const slice = Number(process.env.JEST_WORKER_ID ?? 0) % 8;
+const RESERVED_PORTS = { from: 20_000 + slice * PORT_SLICE, to: 20_000 + (slice + 1) * PORT_SLICE };
 const handedOut = new Set<number>();
 
 /** A port that is free now and outside the ephemeral range, never handed out twice in this process. */

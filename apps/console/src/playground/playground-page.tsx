@@ -98,7 +98,7 @@ export function PlaygroundPage() {
               value={form.windowSize}
               onChange={(e) => set({ windowSize: e.currentTarget.value as ScrapeForm['windowSize'] })}
             >
-              <option value="">default</option>
+              <option value="">default (desktop)</option>
               <option value="desktop">desktop</option>
               <option value="mobile">mobile</option>
               <option value="any">any</option>

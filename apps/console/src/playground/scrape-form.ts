@@ -80,12 +80,29 @@ export interface ScrapeForm {
   cookies: PairRow[];
 }
 
+/**
+ * What the API assumes for a scrape request's optional fields when they are left out (the OpenAPI
+ * document's defaults; test/console/scrape-form.spec.ts fails when they drift apart). The form
+ * leaves a field out only when what it shows equals this, so the request always means what the
+ * form shows: "light" shown is "light" sent, an unchecked "Include images" is include_images false.
+ */
+export const API_DEFAULTS = {
+  format: 'html',
+  only_main_content: false,
+  include_images: true,
+  include_metadata: false,
+  browser: false,
+  browser_type: 'heavy',
+  screenshot: false,
+  retry_on_block: false,
+} as const;
+
 export function emptyForm(): ScrapeForm {
   return {
     url: '',
     format: 'markdown',
     onlyMainContent: false,
-    includeImages: false,
+    includeImages: true,
     includeMetadata: false,
     browser: false,
     browserType: 'light',
@@ -164,17 +181,21 @@ function actionToRequest(row: ActionRow, index: number): Record<string, unknown>
   return action;
 }
 
-/** The request the form describes, with defaults left out (the API fills them in). */
+/**
+ * The request the form describes. A field is left out only where the form shows the API's own
+ * default (API_DEFAULTS); the browser type only counts in browser mode, where the form shows it.
+ */
 export function toRequest(form: ScrapeForm): ScrapeRequest {
   const request: Record<string, unknown> = { url: form.url.trim() };
-  if (form.format !== 'html') request.format = form.format;
-  if (form.onlyMainContent) request.only_main_content = true;
-  if (form.includeImages) request.include_images = true;
-  if (form.includeMetadata) request.include_metadata = true;
-  if (form.browser) {
-    request.browser = true;
-    if (form.browserType !== 'light') request.browser_type = form.browserType;
-  }
+  const unlessDefault = <K extends keyof typeof API_DEFAULTS>(field: K, value: (typeof API_DEFAULTS)[K] | string | boolean) => {
+    if (value !== API_DEFAULTS[field]) request[field] = value;
+  };
+  unlessDefault('format', form.format);
+  unlessDefault('only_main_content', form.onlyMainContent);
+  unlessDefault('include_images', form.includeImages);
+  unlessDefault('include_metadata', form.includeMetadata);
+  unlessDefault('browser', form.browser);
+  if (form.browser) unlessDefault('browser_type', form.browserType);
   const retryPolicy = {
     ...(form.proxyMaxRetries.trim() !== '' ? { max_retries: Number(form.proxyMaxRetries) } : {}),
     ...(form.proxyDelaySeconds.trim() !== '' ? { delay_seconds: Number(form.proxyDelaySeconds) } : {}),
@@ -184,8 +205,8 @@ export function toRequest(form: ScrapeForm): ScrapeRequest {
     // The short form (a string) unless a retry setting asks for the object form.
     request.use_proxy = Object.keys(retryPolicy).length > 0 ? { proxy: form.proxy.trim(), ...retryPolicy } : form.proxy.trim();
   }
-  if (form.screenshot) request.screenshot = true;
-  if (form.retryOnBlock) request.retry_on_block = true;
+  unlessDefault('screenshot', form.screenshot);
+  unlessDefault('retry_on_block', form.retryOnBlock);
   if (form.language.trim() !== '') request.language = form.language.trim();
   if (form.windowSize !== '') request.window_size = form.windowSize;
   if (form.customId.trim() !== '') request.custom_id = form.customId.trim();
@@ -229,12 +250,13 @@ function rowsOf(value: unknown): PairRow[] {
 export function fromRequest(request: Record<string, unknown>): ScrapeForm {
   const form = emptyForm();
   form.url = text(request.url);
-  form.format = request.format === 'markdown' ? 'markdown' : 'html';
+  // A field the request leaves out is the API's default, not the form's.
+  form.format = (request.format ?? API_DEFAULTS.format) === 'markdown' ? 'markdown' : 'html';
   form.onlyMainContent = request.only_main_content === true;
-  form.includeImages = request.include_images === true;
+  form.includeImages = request.include_images !== false;
   form.includeMetadata = request.include_metadata === true;
   form.browser = request.browser === true;
-  form.browserType = request.browser_type === 'heavy' ? 'heavy' : 'light';
+  form.browserType = (request.browser_type ?? API_DEFAULTS.browser_type) === 'light' ? 'light' : 'heavy';
   const proxy = request.use_proxy as
     string | { proxy?: string; max_retries?: number; delay_seconds?: number; backoff_factor?: number } | null | undefined;
   form.proxy = typeof proxy === 'string' ? proxy : text(proxy?.proxy);

@@ -120,7 +120,7 @@ export class RequestAdmission {
       'X-RateLimit-Limit': rate?.limit ?? this.config.anonymousRateLimitPerMinute,
       'X-RateLimit-Remaining': rate?.remaining ?? 0,
       'X-RateLimit-Reset': rate?.resetAt ?? Math.ceil(Date.now() / 1000) + 60,
-      // 0 means unlimited for X-Quota-Limit; remaining is then 0 as well (documented in README).
+      // 0 means unlimited for X-Quota-Limit; remaining is then 0 as well (documented in docs/api-guide.md).
       'X-Quota-Limit': quota?.limit ?? 0,
       'X-Quota-Used': quota?.used ?? 0,
       'X-Quota-Remaining': quota?.remaining ?? 0,

@@ -35,9 +35,10 @@ describe('the HTTP error table', () => {
     expect(Object.keys(HTTP_ERROR_TABLE).filter((code) => !raised.has(code))).toEqual(['resource.not_found']);
   });
 
-  it("is what README's error table lists, and the README lists nothing else", () => {
-    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const table = readme.slice(readme.indexOf('| error_code | status | when |'));
+  it('is what the error table of docs/api-reference.md lists, and it lists nothing else', () => {
+    const reference = fs.readFileSync(path.join(ROOT, 'docs', 'api-reference.md'), 'utf8');
+    expect(reference).toContain('| error_code | status | when |');
+    const table = reference.slice(reference.indexOf('| error_code | status | when |'));
     const rows = table.slice(0, table.indexOf('\n\n')).split('\n').slice(2);
     const listed = new Set(
       rows

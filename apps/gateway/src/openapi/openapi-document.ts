@@ -56,7 +56,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'Fetch web pages as HTML or markdown, with extraction, browser rendering, screenshots, network capture, batches and signed webhooks. ' +
         'Every call but health, plans and this document needs `Authorization: Bearer <API_KEY>`. ' +
         'Every response carries the usage headers of spec section 8 (X-RateLimit-*, X-Quota-*, X-Credits-Charged); 429 and 503 carry Retry-After (seconds). ' +
-        'Errors: `{detail, error_code}`; validation errors: `{detail: [{loc, msg, type}]}` (422, or 400 on collection and report routes).',
+        'Errors: `{detail, error_code}`; validation errors: `{detail: [{loc, msg, type}]}` (422, or 400 on collection and report routes). ' +
+        '"spec N.N" in this document is section N.N of the API specification, docs/spec/scraping-api-spec.md in the repository.',
     )
     .setVersion(API_VERSION)
     .addServer('/', 'The host serving this document')
@@ -139,7 +140,7 @@ function completeOperation(method: string, name: string, operation: DeclaredOper
   if (!access) throw new Error(`${name}: the handler has no @Access(): every operation says who may call it`);
   const fails = operation['x-fails'] ?? [];
   const validationStatus = operation['x-validation-status'] ?? 422;
-  // x-access stays: who may call an operation is part of its contract (README's table reads it).
+  // x-access stays: who may call an operation is part of its contract (the table in docs/api-reference.md reads it).
   const emptyResponses = operation['x-empty-responses'] ?? {};
   const notAllowed = operation['x-method-not-allowed'] === true;
   const transportErrors = operation['x-transport-errors'] ?? {};

@@ -97,7 +97,9 @@ export const JOBS_EXAMPLE: JobListingPage = {
   items: [
     {
       job_public_id: JOB,
+      job_id: JOB,
       run_public_id: RUN,
+      run_id: RUN,
       collection_id: COLLECTION,
       status: 'completed',
       url: 'https://example.com/',
@@ -243,6 +245,7 @@ export const CLIENT_JOBS_EXAMPLE: ClientJobPage = {
   items: [
     {
       job_id: JOB,
+      job_public_id: JOB,
       batch_id: BATCH,
       batch_kind: 'batch',
       project_id: PROJECT,

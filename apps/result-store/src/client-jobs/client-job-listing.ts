@@ -51,6 +51,7 @@ export class ClientJobListing {
 function itemOf(row: ClientJobRow): ClientJobItem {
   return {
     job_id: row.id,
+    job_public_id: row.id,
     batch_id: row.runId,
     batch_kind: row.kind,
     project_id: row.projectId,

@@ -55,7 +55,9 @@ export class JobListing {
 function itemOf(row: ListedJobRow, includeResults: boolean): JobListingItem {
   const item: JobListingItem = {
     job_public_id: row.id,
+    job_id: row.id,
     run_public_id: row.runId,
+    run_id: row.runId,
     collection_id: row.collectionId,
     // Spec 3.2's statuses have no `cancelled`: a job cancelled before it ran is listed as failed.
     status: row.status === 'cancelled' ? 'failed' : row.status,

@@ -8,7 +8,7 @@ export function signWebhook(secret: string, timestamp: number, rawBody: string):
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest('hex')}`;
 }
 
-/** The receiver's check, as documented in the README (constant-time compare, 5-minute window). */
+/** The receiver's check, as documented in docs/api-guide.md (constant-time compare, 5-minute window). */
 export function verifyWebhook(
   secret: string,
   timestampHeader: string,

@@ -55,12 +55,16 @@ export class JobResultBody extends ScrapeResultBody {
   status: JobStatus;
 }
 
-/** Spec 2.14. */
+/** Spec 2.14, plus job_id and run_id: the names GET /v1/jobs uses, so one client reads both listings alike. */
 export class JobListingItem {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', description: "The job's id (spec 2.14's name); the same value as job_id." })
   job_public_id: string;
+  @ApiProperty({ format: 'uuid', description: 'The same value as job_public_id, under the name GET /v1/jobs uses.' })
+  job_id: string;
   @ApiProperty({ format: 'uuid' })
   run_public_id: string;
+  @ApiProperty({ format: 'uuid', description: 'The same value as run_public_id.' })
+  run_id: string;
   @ApiProperty({ format: 'uuid' })
   collection_id: string;
   @ApiProperty({ enum: JOB_STATUSES })

@@ -310,6 +310,8 @@ export class ListClientJobsQuery extends ClientScope {
 export class ClientJobItem {
   @ApiProperty({ format: 'uuid' })
   job_id: string;
+  @ApiProperty({ format: 'uuid', description: "The same value as job_id, under spec 2.14's name (a run's jobs listing)." })
+  job_public_id: string;
   @ApiProperty({ format: 'uuid', description: 'The batch (or collection run) the job belongs to.' })
   batch_id: string;
   @ApiProperty({ enum: ['batch', 'collection'] })

@@ -21,7 +21,7 @@ import { IsExtractionMap } from './scrape-request-rules';
 
 /**
  * Browser actions (spec 2.3). The spec shows the fields of every type but `select` and `while`;
- * ours are documented in the OpenAPI description and README:
+ * ours are documented in the OpenAPI description and docs/api-guide.md:
  *   select: { selector, value }                      — choose the <option> whose value is `value`
  *   while:  { condition, actions, max_iterations }   — repeat `actions` while `condition` holds
  * Each type is its own class so a bad field is reported at its own location

@@ -1,5 +1,5 @@
 /**
- * Every `guidance.error_type` the service reports (spec 2.8 leaves them open; README lists them),
+ * Every `guidance.error_type` the service reports (spec 2.8 leaves them open; docs/api-guide.md lists them),
  * in one place for the engine that decides them, the batch jobs that report them and the document.
  */
 /** The fetch failed: the site never answered (never charged). Browser mode names its network failures with these too. */
