@@ -188,6 +188,11 @@ async function main() {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // However this script ends (an error, a closed pipe, Ctrl-C), the platform it started ends with it.
+  const stopPlatform = () => platform.exitCode === null && platform.kill('SIGKILL');
+  process.once('exit', stopPlatform);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGPIPE', 'SIGHUP']) process.once(signal, () => process.exit(1));
+  process.stdout.on('error', () => process.exit(1));
   let platformOutput = '';
   platform.stdout.on('data', (c) => (platformOutput += c));
   platform.stderr.on('data', (c) => (platformOutput += c));
