@@ -10,8 +10,6 @@ export interface QueuedJob {
   ack(): void;
   /** Give it back; it is delivered again after `delayMs`. */
   nak(delayMs?: number): void;
-  /** Still working: keeps the broker from redelivering it meanwhile. */
-  working(): void;
 }
 
 export interface JobConsumer {
@@ -22,8 +20,8 @@ export interface JobConsumer {
 /**
  * Durable at-least-once dispatch of batch jobs from batch-orchestrator to scrape-engine workers.
  * Every worker of every scrape-engine process shares one queue: each message goes to one worker
- * at a time, and comes back to another if it is not acked. Exactly-once *effects* come from the
- * database (attempt fencing), not from the queue.
+ * at a time, stays with it while its handler runs, and comes back to another if it is not acked.
+ * Exactly-once *effects* come from the database (attempt fencing), not from the queue.
  */
 export interface JobQueue {
   publish(dispatch: JobDispatch): Promise<void>;
@@ -32,7 +30,8 @@ export interface JobQueue {
   close(): Promise<void>;
 }
 
-// A worker that stops acking without saying "working" (it died) gets its messages taken back after this.
+// A pull request outlives the worker that made it by at most this (what it receives then is lost to
+// a dead inbox and comes back after the delivery lease).
 const FETCH_EXPIRES_MS = 1000;
 
 /**
@@ -48,14 +47,20 @@ export class JetStreamJobQueue implements JobQueue {
   }> | null = null;
 
   /**
-   * `ackWaitMs` is the job lease: workers call working() at every lease heartbeat (a third of it),
-   * and a message handed to a worker that died — including one its last fetch received but never
-   * claimed, which has no lease for the sweeper to see — comes back after one lease, not minutes.
+   * `deliveryLeaseMs` is JetStream's ack_wait: how long a message stays with a worker that says
+   * nothing. While a handler runs, this queue tells the broker every third of it that the message
+   * is still being worked on, so a live worker keeps it as long as it needs. A worker that died
+   * (kill -9, OOM, a lost node) stops saying so, and every message it held comes back within one
+   * delivery lease: the ones it was running, and the ones no database row shows it held — received
+   * by its last fetch but not yet claimed, or sent to its pull request after it died. It is the
+   * engine silence limit (ENGINE_SILENCE_MS, seconds), not the job lease (JOB_LEASE_SECONDS, 30 s):
+   * at the job lease, CI saw a run wait 30.9 s after the engine was killed. A redelivery to a
+   * second worker while the first is alive but stalled is harmless: its claim is fenced (`stale`).
    */
   constructor(
     private readonly natsUrl: string,
     private readonly clientName: string,
-    private readonly ackWaitMs: number,
+    private readonly deliveryLeaseMs: number,
   ) {}
 
   async publish(dispatch: JobDispatch): Promise<void> {
@@ -78,14 +83,27 @@ export class JetStreamJobQueue implements JobQueue {
             const batch = await consumer.fetch({ max_messages: slots.available, expires: FETCH_EXPIRES_MS });
             for await (const message of batch) {
               slots.take();
+              // Until the handler ends: an ended one that did not ack has its message back after one delivery lease.
+              const inProgress = setInterval(
+                () => {
+                  try {
+                    message.working();
+                  } catch {
+                    // The connection is closed (this process is stopping): the broker takes the message back.
+                  }
+                },
+                Math.max(200, Math.floor(this.deliveryLeaseMs / 3)),
+              ).unref();
               const job: QueuedJob = {
                 dispatch: message.json<JobDispatch>(),
                 deliveryCount: message.info.deliveryCount,
                 ack: () => message.ack(),
                 nak: (delayMs) => message.nak(delayMs),
-                working: () => message.working(),
               };
-              void handle(job).finally(() => slots.give());
+              void handle(job).finally(() => {
+                clearInterval(inProgress);
+                slots.give();
+              });
             }
           }
         } catch (error) {
@@ -131,7 +149,7 @@ export class JetStreamJobQueue implements JobQueue {
           duplicate_window: 120 * 1e9,
         }),
       );
-      const ackWait = this.ackWaitMs * 1e6;
+      const ackWait = this.deliveryLeaseMs * 1e6;
       const existing = await jsm.consumers.info(JOB_QUEUE.stream, JOB_QUEUE.consumer).catch(() => null);
       if (!existing) {
         // Another process may create it at the same moment: the same config, nothing to do.
@@ -145,7 +163,7 @@ export class JetStreamJobQueue implements JobQueue {
           })
           .catch(() => undefined);
       } else if (existing.config.ack_wait !== ackWait) {
-        // A changed JOB_LEASE_SECONDS reaches the durable consumer made under the old one.
+        // A changed ENGINE_SILENCE_MS reaches the durable consumer made under the old one.
         await jsm.consumers.update(JOB_QUEUE.stream, JOB_QUEUE.consumer, { ack_wait: ackWait });
       }
       return { nc, js: jetstream(nc) };
@@ -213,7 +231,6 @@ export class InProcessJobQueue implements JobQueue {
           settled = true;
           requeue(delayMs);
         },
-        working: () => undefined,
       };
       void consumer
         .handle(job)

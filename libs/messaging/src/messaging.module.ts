@@ -59,7 +59,7 @@ export class MessagingModule {
           inject: [PLATFORM_CONFIG],
           // Connects lazily: only contexts that publish or consume jobs open a JetStream connection.
           useFactory: (config: PlatformConfig): JobQueue =>
-            config.natsUrl ? new JetStreamJobQueue(config.natsUrl, serviceName, config.jobLeaseSeconds * 1000) : requireBus(bus).jobQueue,
+            config.natsUrl ? new JetStreamJobQueue(config.natsUrl, serviceName, config.engineSilenceMs) : requireBus(bus).jobQueue,
         },
         { provide: SERVICE_NAME, useValue: serviceName },
         {

@@ -124,7 +124,6 @@ export class BatchJobWorker {
     let held = true;
     const heartbeat = setInterval(
       () => {
-        job.working();
         this.bus
           .request(SUBJECTS.jobs.heartbeat, ref, { timeoutMs: CLAIM_TIMEOUT_MS })
           .then((reply) => (held = reply.held))
@@ -183,7 +182,6 @@ export class BatchJobWorker {
           return;
         }
         this.logger.warn(`reporting job ${report.job_id} failed: ${messageOf(error)}; trying again in ${waitMs} ms`);
-        job.working();
         await new Promise((resolve) => setTimeout(resolve, waitMs));
       }
     }
