@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { loadPlatformConfig } from '@lib/config';
-import { SUBJECTS } from '@lib/contracts';
+import { CONTENT_RULES_VERSION, SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import fastify from 'fastify';
 import fs from 'node:fs';
@@ -16,6 +16,7 @@ import { runLoad } from './load';
 import { benchDistributed, benchEmbeddedProcess, RECLAIM_IDLE_SECONDS, REFUSAL_FLOOD_RATE } from './process-bench';
 import { benchMarkdownCorpus, markdownOverHtml, markdownRows } from './markdown-bench';
 import { corpusMissing } from './markdown-quality';
+import { corpusVerdictRows } from './corpus-verdicts';
 import { benchViability, startCorpusServer } from './viability-bench';
 
 /**
@@ -109,6 +110,7 @@ async function main(): Promise<void> {
     : null;
   const denseMarkdownCost = await markdownOverHtml(platform.url, created.token, page.mediumUrl);
   const markdownCorpus = await benchMarkdownCorpus(3);
+  const verdictRows = await corpusVerdictRows(CONTENT_RULES_VERSION);
   const allow = `127.0.0.1:${page.port},127.0.0.1:${corpus.port}`;
   const directAt = async (inFlight: number) =>
     (await closedLoop(() => gotScraping(page.url, { retry: { limit: 0 } }), inFlight, SECONDS)).perSecond;
@@ -224,6 +226,7 @@ async function main(): Promise<void> {
         ]
       : []),
     ...markdownRows(markdownCorpus),
+    ...verdictRows,
     ...(markdownCost
       ? [
           {

@@ -1,3 +1,4 @@
+import { gateEvidenceOf, locateContent, withNoscriptAsMarkup } from './content-location';
 import { markerLookupOf, matchSignatures, type ObservedPage, titleOf, visibleTextOf } from './page-text';
 import {
   BLOCK_STATUSES,
@@ -47,10 +48,17 @@ export function assessProtection(page: ObservedPage & { location?: string | null
   const hits: string[] = [];
   const html = page.body ?? '';
   const lower = html.toLowerCase();
-  const visible = html ? visibleTextOf(html) : '';
+  // What a client without JavaScript reads: a page serving its posts in noscript is not thin.
+  const location = html ? locateContent(html) : null;
+  const readable = location?.readableText ?? 0;
+  let smallText: string | null = null;
+  const readableLowerText = () =>
+    (smallText ??= visibleTextOf(location?.noscriptIsContent ? withNoscriptAsMarkup(html) : html).toLowerCase());
   const title = html ? titleOf(html) : '';
-  const thin = visible.length < SMALL_PAGE_TEXT;
+  const thin = readable < SMALL_PAGE_TEXT;
   const refused = BLOCK_STATUSES.includes(page.statusCode) || page.statusCode === 503;
+  // The page is the challenge (not a widget or a sensor beside its content), as the content validator reads it.
+  const gate = gateEvidenceOf({ statusCode: page.statusCode, title, readableText: readable, smallText: readableLowerText });
 
   const contains = markerLookupOf(lower);
   const vendorsPresent = matchSignatures(PROTECTION_PROVIDERS, contains, page.headers, hits, 'present');
@@ -62,8 +70,8 @@ export function assessProtection(page: ObservedPage & { location?: string | null
       const value = [page.headers[name]].flat().join(' ').toLowerCase();
       return page.headers[name] !== undefined && values.some((v) => value.includes(v));
     });
-    // A challenge marker on a full page (a sensor that also ships a challenge string) is not enough.
-    if (header || (marker && (thin || refused))) {
+    // A challenge marker on a content page (a sensor that also ships a challenge string) is not enough.
+    if (header || (marker && (gate || refused))) {
       challenging.add(vendor.name);
       hits.push(`challenge:${vendor.name}:${header ? `header:${header[0]}` : `marker:${marker}`}`);
     }
@@ -75,9 +83,8 @@ export function assessProtection(page: ObservedPage & { location?: string | null
       hits.push(`challenge:${vendor}:status:${page.statusCode}`);
     }
   }
-  const captchaTitle = /captcha|are you a robot|verify you are human|security check/.test(title);
-  const captchaDetected = captchaProviders.length > 0 && (thin || refused || captchaTitle || challenging.size > 0);
-  if (captchaDetected) hits.push(`captcha:gate:${captchaProviders.join(',')}`);
+  const captchaDetected = captchaProviders.length > 0 && (gate !== null || refused || challenging.size > 0);
+  if (captchaDetected) hits.push(`captcha:gate:${captchaProviders.join(',')}${gate ? `:${gate}` : ''}`);
 
   const cloudflareLevel = cloudflareLevelOf(vendorsPresent, challenging, captchaProviders, captchaDetected, lower, page.statusCode, hits);
   const loginWall = loginWallOf(page, lower, thin, hits);

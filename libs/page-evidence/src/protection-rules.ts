@@ -173,6 +173,40 @@ export const SHELL_MARKERS = [
   'requires javascript',
 ];
 
+/**
+ * What a page whose purpose is a challenge says to the person in front of it (lower case). A
+ * CAPTCHA widget or a vendor's challenge script on a page that carries its content (a sign-up
+ * form, a comment box, a product page's sensor) is not a gate; a page saying one of these, or
+ * holding almost nothing else, is.
+ */
+export const GATE_PHRASES = [
+  'verify you are human',
+  'verify you are a human',
+  'verifying you are human',
+  'are you a robot',
+  'are you a human',
+  'prove you are human',
+  'confirm you are human',
+  'human verification',
+  'security check',
+  'checking your browser',
+  'checking if the site connection is secure',
+  'please wait while we verify',
+  'press & hold',
+  'press &amp; hold',
+  'unusual traffic',
+  'complete the captcha',
+  'solve the captcha',
+  'captcha below',
+  'pardon our interruption',
+  'just a moment...',
+  'one more step',
+  'access to this page has been denied',
+  'we need to make sure you are not a robot',
+];
+/** A page with a challenge widget and less readable text than this is nothing but the challenge. */
+export const GATE_TEXT = 200;
+
 /** Statuses that are an explicit refusal by the site. */
 export const BLOCK_STATUSES = [401, 403, 407, 429, 451];
 

@@ -2191,7 +2191,7 @@ export interface components {
         SuccessCriterion: {
             /**
              * @description Changes whenever a rule changes meaning.
-             * @example content-success/2026-11-24.2
+             * @example content-success/2026-11-27.1
              */
             version: string;
             /** @description Human-readable predicates; a job is a success only when all hold. */
@@ -4578,7 +4578,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "success_criterion": {
-                     *         "version": "content-success/2026-11-24.2",
+                     *         "version": "content-success/2026-11-27.1",
                      *         "rules": [
                      *           "the worker completed the fetch",
                      *           "the target answered HTTP 2xx"
@@ -4699,7 +4699,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "success_criterion": {
-                     *         "version": "content-success/2026-11-24.2",
+                     *         "version": "content-success/2026-11-27.1",
                      *         "rules": [
                      *           "the worker completed the fetch",
                      *           "the target answered HTTP 2xx"

@@ -365,7 +365,7 @@ export class BrowserScrapeExecutor {
   ): Omit<ScrapeResultBody, 'statusCode' | 'message' | 'executionTime' | 'potentiallyBlockedByCaptcha' | 'timings' | 'guidance'> & {
     notes: string[];
   } {
-    const formatted = this.formatter.format(request, page.html, page.finalUrl);
+    const formatted = this.formatter.format(request, page.html, page.finalUrl, { scriptsRan: true });
     const extracted = formatted.extracted;
     // Top-level extract runs on the final DOM; what collect actions gathered sits beside it.
     const extractedData = extracted || page.collected ? { ...(page.collected ?? {}), ...(extracted ?? {}) } : null;

@@ -29,8 +29,9 @@ export class PageFormatter {
     request: Pick<ScrapeRequest, 'format' | 'extract' | 'only_main_content' | 'include_images' | 'include_metadata'>,
     html: string,
     url: string,
+    delivered: { scriptsRan: boolean },
   ): FormattedPage {
-    const page = new ParsedPage(html, url);
+    const page = new ParsedPage(html, url, delivered);
     const extracted = request.extract ? this.extractor.extract(page, request.extract) : null;
     const metadata = request.include_metadata ? pageMetadataOf(page) : null;
     if (request.format !== 'markdown') return { markdown: null, extracted, metadata, notes: [] };

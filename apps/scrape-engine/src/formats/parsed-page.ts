@@ -1,6 +1,8 @@
 import { type HTMLElement, type Node, NodeType, parse } from 'node-html-parser';
 import { documentBaseUrl } from './absolute-urls';
+import { locateContent, withNoscriptAsMarkup } from '@lib/page-evidence';
 import { alignRawText } from './raw-text-boundaries';
+import { finishUnscriptedPage } from './unscripted-page';
 
 // <pre> is parsed as markup (its <code>, <b>, <br> are elements); script, style and noscript stay raw text.
 // title and textarea are RCDATA: their text is never markup (`<` in a title is a character), and entities still decode.
@@ -12,7 +14,10 @@ export const PARSE_OPTIONS = {
 /**
  * One HTML page parsed once, on first use, and shared by everything that reads it in one scrape
  * (selector extraction, markdown, metadata). Raw-text elements are first aligned with where a
- * browser ends them (see alignRawText), so the tree holds the page a browser would show.
+ * browser ends them (see alignRawText), so the tree holds the page a browser would show. A page
+ * whose scripts did not run (simple mode) is read as a client without JavaScript is served it:
+ * its noscript content as markup where that is how it serves such clients, and its streamed or
+ * hidden-until-scripted content where the scripts would put it (see finishUnscriptedPage).
  */
 export class ParsedPage {
   private aligned: string | null = null;
@@ -22,15 +27,31 @@ export class ParsedPage {
   constructor(
     readonly html: string,
     readonly url: string,
+    private readonly options: { scriptsRan: boolean } = { scriptsRan: true },
   ) {}
 
   /** The page with its raw-text elements ending where a browser ends them; every parse of this page reads this. */
   get alignedHtml(): string {
-    return (this.aligned ??= alignRawText(this.html));
+    if (this.aligned === null) this.prepare();
+    return this.aligned!;
   }
 
   get root(): HTMLElement {
-    return (this.parsed ??= parse(this.alignedHtml, PARSE_OPTIONS));
+    if (this.aligned === null) this.prepare();
+    return (this.parsed ??= parse(this.aligned!, PARSE_OPTIONS));
+  }
+
+  private prepare(): void {
+    if (this.options.scriptsRan) {
+      this.aligned = alignRawText(this.html);
+      return;
+    }
+    const servesNoscript = /<noscript/i.test(this.html) && locateContent(this.html).noscriptIsContent;
+    this.aligned = alignRawText(servesNoscript ? withNoscriptAsMarkup(this.html) : this.html);
+    const root = parse(this.aligned, PARSE_OPTIONS);
+    // Changed: every later parse (main content's) reads the finished page.
+    if (finishUnscriptedPage(shallowFind(root, 'body') ?? root)) this.aligned = root.toString();
+    this.parsed = root;
   }
 
   /** The <body>, or the whole document when the page has none (a fragment). */

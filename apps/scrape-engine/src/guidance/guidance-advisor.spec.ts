@@ -65,6 +65,14 @@ describe(GuidanceAdvisor.name, () => {
     expect(g).toMatchObject({ error_type: 'empty_shell', suggested_request: { browser: true, browser_type: 'light' } });
   });
 
+  it('says where the text of a shell is when its boot data holds it (format=html reads it without a browser)', () => {
+    const prose = 'A hand-tufted rug in wool and cotton, soft underfoot and easy to clean. '.repeat(6);
+    const shell = `<html><body><div id="__next"></div><script id="__NEXT_DATA__" type="application/json">${JSON.stringify({ props: { description: prose } })}</script></body></html>`;
+    const g = advisor.advise(request, { kind: 'response', statusCode: 200, verdict: verdictFor(200, shell), attempts: 1 }, 1);
+    expect(g.error_type).toBe('empty_shell');
+    expect(g.next_steps.join(' ')).toMatch(/__NEXT_DATA__, about \d[\d,]* characters of text\): request format=html/);
+  });
+
   it('tells a 429 to back off and a 404 to stop', () => {
     expect(
       advisor.advise(request, { kind: 'response', statusCode: 429, verdict: verdictFor(429, 'slow down'), attempts: 1 }, 1).next_steps[0],

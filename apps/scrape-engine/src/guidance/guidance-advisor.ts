@@ -83,7 +83,8 @@ export class GuidanceAdvisor {
           stop_reason: alreadyHardened ? 'Blocked on every attempt with browser and rotation.' : null,
         };
       }
-      case 'empty_shell':
+      case 'empty_shell': {
+        const data = verdict.embeddedData.filter((d) => d.text > 0).sort((a, b) => b.text - a.text)[0];
         return {
           ...base,
           success: false,
@@ -91,10 +92,18 @@ export class GuidanceAdvisor {
           error_provider: provider,
           next_steps: request.browser
             ? ['The page stayed empty after rendering; wait for its content with a wait-for-selector action.']
-            : ['The page is rendered by JavaScript: retry with browser=true (light is enough unless it is protected).'],
+            : [
+                'The page is rendered by JavaScript: retry with browser=true (light is enough unless it is protected).',
+                ...(data
+                  ? [
+                      `Its text is in the data its scripts render from (${data.source}, about ${data.text.toLocaleString('en-US')} characters of text): request format=html to read that data without a browser.`,
+                    ]
+                  : []),
+              ],
           suggested_request: request.browser ? null : { ...request, browser: true, browser_type: 'light', http_method: null },
           stop_reason: null,
         };
+      }
       default:
         return this.forStatus(request, statusCode, base, provider);
     }

@@ -120,7 +120,7 @@ export class SimpleScrapeExecutor {
         extracted_data: null,
         body_base64: null,
       };
-    const formatted = this.formatter.format(request, response.text, response.url);
+    const formatted = this.formatter.format(request, response.text, response.url, { scriptsRan: false });
     return {
       ...base,
       html: request.format === 'html' ? response.text : null,

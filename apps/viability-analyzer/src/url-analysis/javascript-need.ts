@@ -1,4 +1,4 @@
-import { SHELL_MARKERS, visibleTextOf } from '@lib/page-evidence';
+import { locateContent, SHELL_MARKERS, SHELL_TEXT, visibleTextOf } from '@lib/page-evidence';
 import { type HTMLElement, parse } from 'node-html-parser';
 
 /** What comparing a page's raw HTML with its rendered DOM says about needing a browser. */
@@ -21,15 +21,19 @@ export interface JavaScriptNeed {
 const CONTENT_ELEMENTS = 'p, h1, h2, h3, li, tr, article, td, dd, figcaption, blockquote';
 const NOSCRIPT_PROMPT = /enable javascript|javascript is (disabled|required)|requires javascript|turn on javascript/i;
 /** Below this, the rendered page holds too little to judge (the render failed or the page is empty). */
-const MEANINGFUL_TEXT = 200;
+const MEANINGFUL_TEXT = 20;
+/** Text scripts must add, unless they add half the page or more: a small page built by its script counts too. */
+const GAINED_TEXT = 500;
 
 /**
  * Compares the raw HTML of a simple fetch with the DOM a browser rendered from the same URL.
- * JavaScript is required when scripts produced most of what a reader sees: at least twice the raw
- * visible text and 500 more characters, or an app shell that rendering filled.
+ * JavaScript is required when scripts produced most of what a reader sees — at least twice the
+ * text a client without JavaScript reads (noscript content included) and 500 more characters or
+ * half the rendered page, whichever is less — or an app shell that rendering filled. Judged by
+ * that evidence, not by size: a heading and a list a script writes make a small page that needs it.
  */
 export function assessJavaScriptNeed(rawHtml: string, renderedHtml: string | null): JavaScriptNeed {
-  const rawText = visibleTextOf(rawHtml).length;
+  const rawText = locateContent(rawHtml).readableText;
   const reasons: string[] = [];
   const lowerRaw = rawHtml.toLowerCase();
   const emptyRoot =
@@ -41,8 +45,8 @@ export function assessJavaScriptNeed(rawHtml: string, renderedHtml: string | nul
   if (renderedHtml === null) {
     reasons.push('no rendering to compare with');
     return {
-      javascriptRequired: shell && rawText < MEANINGFUL_TEXT,
-      browserConfidence: shell && rawText < MEANINGFUL_TEXT ? 0.5 : 0,
+      javascriptRequired: shell && rawText < SHELL_TEXT,
+      browserConfidence: shell && rawText < SHELL_TEXT ? 0.5 : 0,
       rawTextLength: rawText,
       renderedTextLength: 0,
       appearedSelector: null,
@@ -57,8 +61,10 @@ export function assessJavaScriptNeed(rawHtml: string, renderedHtml: string | nul
   const textGain = renderedText > 0 ? Math.max(0, renderedText - rawText) / renderedText : 0;
   const elementGain = renderedElements > 0 ? Math.max(0, renderedElements - rawElements) / renderedElements : 0;
   const meaningful = renderedText >= MEANINGFUL_TEXT;
+  const gained = renderedText - rawText;
   const javascriptRequired =
-    meaningful && ((renderedText >= 2 * rawText && renderedText - rawText >= 500) || (shell && rawText < MEANINGFUL_TEXT));
+    meaningful &&
+    ((renderedText >= 2 * rawText && gained >= Math.min(GAINED_TEXT, renderedText / 2)) || (shell && rawText < SHELL_TEXT && gained > 0));
   const browserConfidence = meaningful ? round(Math.min(1, 0.6 * textGain + (shell ? 0.25 : 0) + 0.15 * elementGain)) : 0;
   reasons.push(
     `visible text ${rawText} characters raw, ${renderedText} rendered; content elements ${rawElements} raw, ${renderedElements} rendered`,

@@ -1,0 +1,61 @@
+import { MainContentReader } from './main-content-reader';
+import { MarkdownConverter } from './markdown-converter';
+import { ParsedPage } from './parsed-page';
+
+const URL = 'https://forum.example.com/t/kettles/42';
+const POSTS = [
+  'First post: the steel kettle whistles when the water boils.',
+  'Reply: mine took four minutes on gas, six on the induction plate.',
+]
+  .map((text, i) => `<div class="post" id="post_${i + 1}"><p>${text}</p></div>`)
+  .join('');
+
+/**
+ * A page read by a client whose scripts did not run (simple mode) is read as the server sent it to
+ * such a client: its noscript content, its streamed parts where the scripts would place them, and
+ * a page hidden until a script shows it — and a rendered DOM (browser mode) is left as it is.
+ */
+describe('pages whose scripts did not run', () => {
+  let converter: MarkdownConverter;
+  beforeAll(async () => {
+    converter = new MarkdownConverter(await MainContentReader.load());
+  });
+  const markdownOf = (html: string, scriptsRan: boolean, onlyMainContent = false) =>
+    converter.convert(new ParsedPage(html, URL, { scriptsRan }), { onlyMainContent }).markdown;
+
+  it('reads the posts a forum serves in noscript (Discourse, Flarum), and drops its JavaScript prompt', () => {
+    const html = `<html><head><title>Kettles</title></head><body><section id="main"></section><noscript data-path="/t/kettles/42"><h1>Kettles</h1>${POSTS.repeat(3)}</noscript><noscript>Please enable JavaScript to use this forum.</noscript><script src="/app.js"></script></body></html>`;
+    const simple = markdownOf(html, false);
+    expect(simple).toContain('# Kettles');
+    expect(simple).toContain('the steel kettle whistles');
+    expect(simple).not.toMatch(/enable JavaScript/i);
+    expect(markdownOf(html, false, true)).toContain('mine took four minutes');
+    // A browser with scripts shows what they render, not the noscript blocks.
+    expect(markdownOf(html, true)).not.toContain('the steel kettle');
+  });
+
+  it('leaves noscript alone on a page whose markup carries its content (a tracking pixel, a prompt)', () => {
+    const html = `<html><body><article><h1>Tea</h1>${'<p>Green tea wants water below the boil, around eighty degrees.</p>'.repeat(6)}</article><noscript><img src="/pixel.gif" alt="pixel"></noscript><noscript>This site works best with JavaScript enabled, so enable JavaScript for comments.</noscript></body></html>`;
+    const markdown = markdownOf(html, false);
+    expect(markdown).toContain('Green tea wants water');
+    expect(markdown).not.toContain('pixel');
+    expect(markdown).not.toMatch(/enable JavaScript/i);
+  });
+
+  it("places React's streamed parts (Next.js app router) where their placeholders stand", () => {
+    const html = `<html><body><header><p>Site header</p></header><main><!--$?--><template id="B:0"></template><p>Loading…</p><!--/$--></main><footer><p>Site footer</p></footer><div hidden id="S:0"><h1>Guide</h1>${POSTS}</div><script>$RC("B:0","S:0")</script></body></html>`;
+    const markdown = markdownOf(html, false);
+    expect(markdown).toContain('# Guide');
+    const [header, guide, footer] = ['Site header', 'the steel kettle', 'Site footer'].map((t) => markdown.indexOf(t));
+    expect(header).toBeLessThan(guide!);
+    expect(guide).toBeLessThan(footer!);
+  });
+
+  it('shows a page hidden whole until its script reveals it, and still drops what a page hides beside its content', () => {
+    const html = `<html><body><div id="__next"><div style="visibility:hidden;min-height:100vh"><h1>Machine learning</h1>${'<p>A model learns a function from examples and is judged on examples it never saw.</p>'.repeat(5)}<div style="display:none"><p>Cookie settings dialog</p></div></div></div></body></html>`;
+    const markdown = markdownOf(html, false);
+    expect(markdown).toContain('# Machine learning');
+    expect(markdown).not.toContain('Cookie settings');
+    expect(markdownOf(html, true)).toBe('');
+  });
+});
