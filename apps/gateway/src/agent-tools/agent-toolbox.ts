@@ -211,6 +211,18 @@ export class AgentToolbox {
       { correlationId: admission.requestId, timeoutMs: DISCOVER_TIMEOUT_MS },
     );
     admission.creditsCharged += reply.credits_charged;
+    // Nothing reached the site because the address is not a public target (a metadata or private
+    // IP, or a redirect to one): an error, as scrape_url answers it, not a verdict of "blocked".
+    const probes = Object.values(reply.verdict.tests).filter((test): test is NonNullable<typeof test> => test !== null);
+    if (probes.length > 0 && probes.every((test) => test.error === 'target_blocked'))
+      return failureResult({
+        error_type: 'target_blocked',
+        message: `${oneLine(parsed.value.url, 2048)} is not a public address (or redirects to one): nothing was fetched; ${reply.credits_charged} credit${reply.credits_charged === 1 ? '' : 's'} charged.`,
+        next_steps: [
+          'Only public http(s) addresses can be fetched: private, loopback, link-local and cloud-metadata addresses are refused, redirects included. Use a public URL.',
+        ],
+        suggested_request: null,
+      });
     const verdict = {
       ...reply.verdict,
       suggested_request: reply.verdict.suggested_request ? pick(reply.verdict.suggested_request, AGENT_SCRAPE_FIELDS) : null,

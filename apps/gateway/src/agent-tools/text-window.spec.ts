@@ -41,6 +41,35 @@ describe('textWindowOf', () => {
     expect(textWindowOf(page, 500, 100)).toMatchObject({ text: '', offset: page.length, truncated: false, next_offset: null });
   });
 
+  it('without a line end near the limit, cuts after a space or a tag end: HTML on one long line is never split inside a tag or a word', () => {
+    const tag = fc.constantFrom('<p class="lead">', '</p>', '<a href="/x?a=1&amp;b=2">', '</a>', '<br/>', '<span data-id="42">', '</span>');
+    const word = fc.stringMatching(/^[a-z]{1,12}$/);
+    const html = fc
+      .array(
+        fc.oneof(
+          tag,
+          word,
+          word.map((w) => `${w} `),
+        ),
+        { minLength: 10, maxLength: 200 },
+      )
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(html, fc.integer({ min: 100, max: 400 }), (page, maxChars) => {
+        for (let offset: number | null = 0; offset !== null;) {
+          const view = textWindowOf(page, offset, maxChars);
+          if (view.truncated) {
+            // Inside a tag: a '<' after the part's last '>'. Inside a word: letters on both sides of the cut.
+            expect(view.text.lastIndexOf('<') > view.text.lastIndexOf('>')).toBe(false);
+            if (/[a-z]$/.test(view.text) && /^[a-z]/.test(page.slice(view.end))) expect(view.text.length).toBe(maxChars);
+          }
+          offset = view.next_offset;
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('an offset inside a surrogate pair starts at the pair', () => {
     expect(textWindowOf('a😀b', 2, 10).text).toBe('😀b');
   });

@@ -19,9 +19,11 @@ export interface TextWindowView {
 }
 
 /**
- * One part of a long text for a reader with a token budget: at most `maxChars` (≥ 2) from `offset`, cut
- * at a line end when one is near, never inside a surrogate pair, so parts read back to back are
- * exactly the whole text.
+ * One part of a long text for a reader with a token budget: at most `maxChars` (≥ 2) from `offset`,
+ * cut after the last line end in the window's second half; without one there (HTML on long lines),
+ * after the last space or tag end (`>`) there, so no word or tag is split; only a window with
+ * neither is cut at its size, never inside a surrogate pair. Parts read back to back are exactly
+ * the whole text.
  */
 export function textWindowOf(whole: string, offset: number, maxChars: number): TextWindowView {
   const total = whole.length;
@@ -30,8 +32,11 @@ export function textWindowOf(whole: string, offset: number, maxChars: number): T
   const budget = Math.max(2, maxChars);
   let end = Math.min(total, start + budget);
   if (end < total) {
+    const floor = Math.max(start + Math.floor(budget / 2), end - LINE_END_LOOKBACK);
     const lineEnd = whole.lastIndexOf('\n', end - 1);
-    if (lineEnd >= Math.max(start + Math.floor(budget / 2), end - LINE_END_LOOKBACK)) end = lineEnd + 1;
+    const wordEnd = lineEnd >= floor ? -1 : lastWordOrTagEnd(whole, end, floor);
+    if (lineEnd >= floor) end = lineEnd + 1;
+    else if (wordEnd > 0) end = wordEnd;
     else if (isHighSurrogate(whole.charCodeAt(end - 1)) && end - 1 > start) end -= 1;
   }
   const truncated = end < total;
@@ -44,6 +49,25 @@ export function describeWindow(view: TextWindowView, readOn: string): string {
   if (!view.truncated && view.offset === 0) return `Complete: all ${view.total_chars} characters.`;
   const shown = `Characters ${view.offset}–${view.end} of ${view.total_chars}`;
   return view.truncated ? `${shown} (truncated). ${readOn.replace('{next}', String(view.next_offset))}` : `${shown}: the last part.`;
+}
+
+/** Just after the last tag end (`>`) or space outside a tag in [floor, end), or -1. */
+function lastWordOrTagEnd(whole: string, end: number, floor: number): number {
+  // Read backwards: a space is outside a tag once a `>` is met before any `<` (or nothing of either).
+  let space = -1;
+  let outside = false;
+  for (let i = end - 1; i >= floor; i -= 1) {
+    const code = whole.charCodeAt(i);
+    if (code === 62 /* > */) return space > 0 ? space : i + 1;
+    if (code === 60 /* < */) {
+      space = -1;
+      outside = true;
+    } else if (code === 32 || code === 9) {
+      if (outside) return i + 1;
+      if (space < 0) space = i + 1;
+    }
+  }
+  return space;
 }
 
 function isHighSurrogate(code: number): boolean {

@@ -3,21 +3,52 @@ import { randomBytes } from 'node:crypto';
 const MARKER_NAME = 'UNTRUSTED_WEB_CONTENT';
 
 /**
- * The marker words as a page could imitate them: any case, words joined by nothing, spaces,
- * underscores or hyphens, and invisible format characters (zero-width joiners, soft hyphens)
- * anywhere inside. "BEGIN" or "END" followed by the marker name is what a forged marker needs.
+ * The marker as a reader (or a model) could still read it in page text: the letters of
+ * BEGIN/END + UNTRUSTED WEB CONTENT in order, whatever stands between them that is not a letter
+ * (spaces, underscores, markdown's backslash escapes, punctuation, zero-width and other invisible
+ * characters, combining marks), in any case, in compatibility forms (fullwidth, circled, styled
+ * mathematical letters: NFKC) and in the look-alike letters of other scripts (Cyrillic, Greek).
+ * Matching runs on that skeleton of the text, and the whole original span is rewritten.
  */
-const IMITATION = new RegExp(
-  `(?:${spelled('BEGIN')}|${spelled('END')})${SEPARATOR()}${['UNTRUSTED', 'WEB', 'CONTENT'].map(spelled).join(SEPARATOR())}`,
-  'giu',
+const MARKER_SKELETONS = /(?:BEGIN|END)UNTRUSTEDWEBCONTENT/g;
+// Letters of other scripts that read as the marker's Latin letters (Unicode's confusables for them).
+const LOOK_ALIKES: Record<string, string> = Object.fromEntries(
+  [
+    ['B', 'ВвΒβЬь'],
+    ['E', 'ЕеΕεЁёЄє'],
+    ['G', 'ԌԍɢĢ'],
+    ['I', 'ІіΙιӀӏĺℹ'],
+    ['N', 'ΝνИиПп'],
+    ['D', 'ԁⅮ'],
+    ['U', 'ՍυЦц'],
+    ['T', 'ТтΤτ'],
+    ['R', 'ЯгᏒ'],
+    ['S', 'ЅѕՏ'],
+    ['W', 'ԜԝѠѡωШш'],
+    ['C', 'СсϹϲⅭ'],
+    ['O', 'ОоΟοՕ'],
+  ].flatMap(([latin, others]) => [...others!].map((c) => [c, latin!])),
 );
 
-function SEPARATOR(): string {
-  return '[\\s_\\-\\p{Cf}]*';
-}
-
-function spelled(word: string): string {
-  return [...word].join('\\p{Cf}*');
+/** The text's letters, upper case and folded to Latin where they imitate it, each with where it starts and ends in the text. */
+function skeletonOf(text: string): { letters: string; from: number[]; to: number[] } {
+  let letters = '';
+  const from: number[] = [];
+  const to: number[] = [];
+  let index = 0;
+  for (const char of text) {
+    const next = index + char.length;
+    // One character may fold to several letters (a ligature); each maps back to the whole character.
+    for (const folded of char.normalize('NFKC').normalize('NFD')) {
+      const letter = LOOK_ALIKES[folded] ?? folded.toUpperCase();
+      if (!/^[A-Z]$/.test(letter)) continue;
+      letters += letter;
+      from.push(index);
+      to.push(next);
+    }
+    index = next;
+  }
+  return { letters, from, to };
 }
 
 /**
@@ -43,7 +74,17 @@ export class UntrustedContentFence {
 
 /** Page text with every imitation of a marker made harmless (it reads "[marker text removed]"). */
 export function neutralise(text: string): string {
-  return text.replace(IMITATION, '[marker text removed]');
+  const { letters, from, to } = skeletonOf(text);
+  const spans: Array<[number, number]> = [];
+  for (const match of letters.matchAll(MARKER_SKELETONS)) spans.push([from[match.index]!, to[match.index + match[0].length - 1]!]);
+  if (spans.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const [start, end] of spans) {
+    out += `${text.slice(at, start)}[marker text removed]`;
+    at = end;
+  }
+  return out + text.slice(at);
 }
 
 /**

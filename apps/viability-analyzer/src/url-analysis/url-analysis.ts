@@ -41,7 +41,18 @@ export class UrlAnalysis {
       await this.guard.vet(url);
     } catch (error) {
       if (error instanceof TargetBlockedError)
-        return entryWithoutEvidence(url, `the URL is not a public target (${error.reason}): ${error.message}`);
+        // The plain fetch is what the guard refused: its test says so (target_blocked, nothing charged).
+        return entryWithoutEvidence(url, `the URL is not a public target (${error.reason}): ${error.message}`, {
+          simple_request: {
+            success: false,
+            status_code: null,
+            blocked: true,
+            captcha_type: null,
+            time_ms: 0,
+            credits: 0,
+            error: 'target_blocked',
+          },
+        });
       throw error;
     }
     const browserType = depth === 'full' ? 'heavy' : 'light';
