@@ -233,10 +233,13 @@ describe.each(runtimesUnderTest('viability'))('viability test — $name', (runti
     ]);
     const charged = entries.reduce((sum, e) => sum + e.credits, 0);
     expect(charged).toBe(16);
+    // Every credit charged appears in the result it was charged for: the mode tests and the replays.
+    type Test = { credits: number } | null;
     const shown = done.body.results
-      .flatMap((r: { tests: Record<string, { credits: number } | null> }) => Object.values(r.tests))
-      .reduce((sum: number, t: { credits: number } | null) => sum + (t?.credits ?? 0), 0);
-    expect(shown).toBe(charged - 2); // the replays are not a mode test; their cost is in the ledger and the reasons
+      .flatMap((r: { tests: Record<string, Test | Test[]> }) => Object.values(r.tests).flat())
+      .reduce((sum: number, t: Test) => sum + (t?.credits ?? 0), 0);
+    expect(shown).toBe(charged);
+    expect(privateApi.tests.api_replays).toEqual([expect.objectContaining({ status_code: 401, credits: 1 })]);
     const after = Number((await http(env.url, '/v1/plans', { token })).headers.get('x-quota-used'));
     expect(after - before).toBe(charged);
   });

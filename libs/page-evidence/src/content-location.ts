@@ -31,7 +31,6 @@ export interface ContentLocation {
 
 // Past this, a page's scripts and app roots are not searched (the measures read the whole page).
 const MAX_SCANNED = 4_000_000;
-const NOSCRIPT_BLOCK = /<noscript\b[^>]*>([\s\S]*?)<\/noscript\s*>/gi;
 /** What a noscript prompt says; a block that says this and little else is not content. */
 export const JAVASCRIPT_PROMPT =
   /enable javascript|javascript is (?:disabled|required|not enabled|turned off)|requires? javascript|turn on javascript|javascript must be enabled|activate javascript|doesn't work properly without javascript/i;
@@ -40,31 +39,25 @@ const PROMPT_BLOCK_TEXT = 400;
 /** Below this the noscript blocks are decoration (a tracking pixel's alt text, a prompt): the markup decides. */
 const NOSCRIPT_CONTENT_TEXT = 200;
 const APP_ROOT =
-  /<(app-root|my-app|ng-app|app)\b[^>]*>\s*<\/\1>|<div\b[^>]*\bid=["']?(?:root|app|__next|__nuxt|___gatsby|main-app|application)["']?[^>]*>\s*<\/div>/i;
+  /<(app-root|my-app|ng-app|app)\b[^<>]*>\s*<\/\1>|<div\b[^<>]*\bid=["']?(?:root|app|__next|__nuxt|___gatsby|main-app|application)["']?[^<>]*>\s*<\/div>/i;
 
 /**
- * Framework boot data: where the page's content sits until a script renders it. Each finds the
- * data's text in the raw HTML; the prose in it is then measured (see proseIn).
+ * Framework boot data: where the page's content sits until a script renders it. Each is told by its
+ * script element (its attributes, or how its code starts); the prose in it is then measured (see
+ * proseIn). Discourse's preload is an attribute instead (data-preloaded="…").
  */
-const BOOT_DATA: Array<{ source: string; pattern: RegExp }> = [
-  { source: '__NEXT_DATA__', pattern: /<script\b[^>]*\bid=["']?__NEXT_DATA__["']?[^>]*>([\s\S]*?)<\/script\s*>/gi },
-  { source: 'next-flight', pattern: /self\.__next_f\.push\(([\s\S]*?)\)<\/script\s*>/gi },
-  { source: 'data-preloaded', pattern: /\bdata-preloaded=(?:"([^"]*)"|'([^']*)')/gi },
-  {
-    source: '__NUXT__',
-    pattern: /window\.__NUXT__\s*=([\s\S]*?)<\/script\s*>|<script\b[^>]*\bid=["']?__NUXT_DATA__["']?[^>]*>([\s\S]*?)<\/script\s*>/gi,
-  },
+const BOOT_SCRIPTS: Array<{ source: string; attributes?: RegExp; code?: RegExp }> = [
+  { source: '__NEXT_DATA__', attributes: /\bid=["']?__NEXT_DATA__\b/i },
+  { source: 'next-flight', code: /^\s*\(?self\.__next_f\s*=\s*self\.__next_f\s*\|\||^\s*self\.__next_f\.push\(/ },
+  { source: '__NUXT__', attributes: /\bid=["']?__NUXT_DATA__\b/i, code: /^\s*window\.__NUXT__\s*=/ },
   {
     source: 'initial-state',
-    pattern:
-      /window\.(?:__INITIAL_STATE__|__PRELOADED_STATE__|__APOLLO_STATE__|__INITIAL_DATA__|__DATA__|__STATE__|__SERVER_DATA__)\s*=([\s\S]*?)<\/script\s*>/gi,
+    code: /^\s*window\.(?:__INITIAL_STATE__|__PRELOADED_STATE__|__APOLLO_STATE__|__INITIAL_DATA__|__DATA__|__STATE__|__SERVER_DATA__)\s*=/,
   },
-  { source: 'remix-context', pattern: /window\.__remixContext\s*=([\s\S]*?)<\/script\s*>/gi },
-  { source: 'angular-transfer-state', pattern: /<script\b[^>]*\bid=["']?(?:ng-state|serverApp-state)["']?[^>]*>([\s\S]*?)<\/script\s*>/gi },
-  { source: 'sveltekit-data', pattern: /<script\b[^>]*\bdata-sveltekit-fetched\b[^>]*>([\s\S]*?)<\/script\s*>/gi },
+  { source: 'remix-context', code: /^\s*window\.__remixContext\s*=/ },
+  { source: 'angular-transfer-state', attributes: /\bid=["']?(?:ng-state|serverApp-state)\b/i },
+  { source: 'sveltekit-data', attributes: /\bdata-sveltekit-fetched\b/i },
 ];
-// A string of a JSON (or JS) literal, escaped quotes included.
-const STRING_LITERAL = /"((?:[^"\\]|\\.){24,})"/g;
 const DECODE_ENTITIES: Record<string, string> = { quot: '"', amp: '&', lt: '<', gt: '>', apos: "'", '#39': "'", '#34': '"' };
 
 /** Reads where an unrendered page keeps its text. */
@@ -72,8 +65,8 @@ export function locateContent(html: string, options: { thorough?: boolean } = {}
   const markupText = visibleTextLengthOf(html);
   let noscriptText = 0;
   let javascriptPrompt = false;
-  for (const match of html.matchAll(NOSCRIPT_BLOCK)) {
-    const text = visibleTextOf(match[1] ?? '');
+  for (const block of elementBlocks(html, 'noscript')) {
+    const text = visibleTextOf(block.content);
     if (JAVASCRIPT_PROMPT.test(text)) {
       javascriptPrompt = true;
       if (text.length <= PROMPT_BLOCK_TEXT) continue;
@@ -99,30 +92,50 @@ export function locateContent(html: string, options: { thorough?: boolean } = {}
   location.embeddedData = embeddedDataOf(html);
   const head = html.length <= MAX_SCANNED ? html : html.slice(0, MAX_SCANNED);
   location.emptyAppRoot = SHELL_MARKERS.some((m) => m.startsWith('<') && head.toLowerCase().includes(m)) || APP_ROOT.test(head);
-  for (const match of head.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi)) {
-    if (/\bsrc\s*=/i.test(match[1] ?? '')) location.externalScripts += 1;
-    else location.inlineScriptChars += (match[2] ?? '').length;
+  for (const script of elementBlocks(head, 'script')) {
+    if (/\bsrc\s*=/i.test(script.attributes)) location.externalScripts += 1;
+    else location.inlineScriptChars += script.content.length;
   }
   // A script the page preloads is one it will run (an archived copy may have lost the <script> itself).
   location.externalScripts += (
-    head.match(/<link\b[^>]*\brel=["']?modulepreload|<link\b(?=[^>]*\brel=["']?preload)(?=[^>]*\bas=["']?script)/gi) ?? []
+    head.match(/<link\b[^<>]*\brel=["']?modulepreload|<link\b(?=[^<>]*\brel=["']?preload)(?=[^<>]*\bas=["']?script)/gi) ?? []
   ).length;
   return location;
 }
 
 function embeddedDataOf(html: string): ContentLocation['embeddedData'] {
-  const found: ContentLocation['embeddedData'] = [];
-  for (const { source, pattern } of BOOT_DATA) {
-    let text = 0;
-    let seen = false;
-    for (const match of html.matchAll(pattern)) {
-      seen = true;
-      const data = match.slice(1).find((group) => group !== undefined) ?? '';
-      text += proseIn(source === 'data-preloaded' ? decodeAttribute(data) : data);
-    }
-    if (seen) found.push({ source, text });
+  const text = new Map<string, number>();
+  for (const script of elementBlocks(html, 'script')) {
+    const boot = BOOT_SCRIPTS.find((b) => b.attributes?.test(script.attributes) || b.code?.test(script.content.slice(0, 200)));
+    if (boot) text.set(boot.source, (text.get(boot.source) ?? 0) + proseIn(script.content));
   }
-  return found;
+  // data-preloaded="…": read by indexOf, so an attribute left open ends the search instead of rescanning the page.
+  for (let at = html.indexOf('data-preloaded='); at >= 0; at = html.indexOf('data-preloaded=', at + 1)) {
+    const quote = html[at + 15];
+    if (quote !== '"' && quote !== "'") continue;
+    const end = html.indexOf(quote, at + 16);
+    if (end < 0) break;
+    text.set('data-preloaded', (text.get('data-preloaded') ?? 0) + proseIn(decodeAttribute(html.slice(at + 16, end))));
+    at = end;
+  }
+  return [...text].map(([source, prose]) => ({ source, text: prose }));
+}
+
+/**
+ * The `<tag …>…</tag>` elements of a page (script, noscript: their content is raw text), in one
+ * left-to-right pass: an element left open ends the walk (nothing after it can close), so the work
+ * is linear on any input, however many unclosed tags a hostile page holds.
+ */
+export function* elementBlocks(html: string, tag: 'script' | 'noscript'): Generator<{ attributes: string; content: string }> {
+  const open = new RegExp(`<${tag}\\b([^<>]*)>`, 'gi');
+  const close = new RegExp(`</${tag}\\s*>`, 'gi');
+  for (let opened = open.exec(html); opened; opened = open.exec(html)) {
+    close.lastIndex = open.lastIndex;
+    const closed = close.exec(html);
+    if (!closed) return;
+    yield { attributes: opened[1] ?? '', content: html.slice(open.lastIndex, closed.index) };
+    open.lastIndex = close.lastIndex;
+  }
 }
 
 /**
@@ -132,8 +145,9 @@ function embeddedDataOf(html: string): ContentLocation['embeddedData'] {
  */
 export function proseIn(data: string): number {
   let text = 0;
-  for (const match of data.matchAll(STRING_LITERAL)) {
-    const value = unescapeLiteral(match[1]!);
+  for (const literal of stringLiteralsOf(data)) {
+    if (literal.length < 24) continue;
+    const value = unescapeLiteral(literal);
     if (/^(?:https?:|\/|data:|[\w-]+:\/\/)/.test(value)) continue;
     const words = visibleTextOf(value)
       .replace(/\\[nrt"\\/]/g, ' ')
@@ -145,6 +159,17 @@ export function proseIn(data: string): number {
     text += words.length;
   }
   return text;
+}
+
+/** The contents of the double-quoted string literals of a JSON or script text, in one pass (an unclosed one ends it). */
+function* stringLiteralsOf(data: string): Generator<string> {
+  for (let at = data.indexOf('"'); at >= 0;) {
+    let end = at + 1;
+    while (end < data.length && data.charCodeAt(end) !== 34 /* " */) end += data.charCodeAt(end) === 92 /* \\ */ ? 2 : 1;
+    if (end >= data.length) return;
+    yield data.slice(at + 1, end);
+    at = data.indexOf('"', end + 1);
+  }
 }
 
 function unescapeLiteral(value: string): string {
@@ -160,10 +185,21 @@ function decodeAttribute(value: string): string {
 
 /** The page as a client without JavaScript reads it: where noscript carries the content, its blocks become markup (prompts are dropped). */
 export function withNoscriptAsMarkup(html: string): string {
-  return html.replace(NOSCRIPT_BLOCK, (_, inner: string) => {
+  const open = /<noscript\b[^<>]*>/gi;
+  const close = /<\/noscript\s*>/gi;
+  let out = '';
+  let at = 0;
+  for (let opened = open.exec(html); opened; opened = open.exec(html)) {
+    close.lastIndex = open.lastIndex;
+    const closed = close.exec(html);
+    if (!closed) break;
+    const inner = html.slice(open.lastIndex, closed.index);
     const text = visibleTextOf(inner);
-    return JAVASCRIPT_PROMPT.test(text) && text.length <= PROMPT_BLOCK_TEXT ? '' : inner;
-  });
+    out += html.slice(at, opened.index) + (JAVASCRIPT_PROMPT.test(text) && text.length <= PROMPT_BLOCK_TEXT ? '' : inner);
+    at = close.lastIndex;
+    open.lastIndex = close.lastIndex;
+  }
+  return out + html.slice(at);
 }
 
 /**

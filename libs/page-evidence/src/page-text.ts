@@ -12,16 +12,50 @@ export interface ObservedPage {
 // Runs on every response, so no DOM: dropping non-rendered blocks, comments, tags and entities
 // measures the visible text ~25x faster than a full parse (0.2 vs 5.6 ms on a 20 KB page).
 export function visibleTextOf(html: string): string {
-  return withoutHiddenParts(html)
-    .replace(/<[^>]*>/g, ' ')
+  const text = withoutHiddenParts(html);
+  // After the last '>', no '<' opens a tag: the tag pattern only runs before it, so a page of
+  // unclosed '<' costs one pass instead of one scan to the end per '<'.
+  const tagsEnd = text.lastIndexOf('>') + 1;
+  return (text.slice(0, tagsEnd).replace(/<[^>]*>/g, ' ') + text.slice(tagsEnd))
     .replace(/&(#\d+|#x[0-9a-f]+|\w+);/gi, 'x')
     .replace(/\s+/g, ' ')
     .trim();
 }
 
-// The blocks a browser never renders (scripts, styles, head…) and comments, each left as a space.
+// The blocks a browser never renders (scripts, styles, head…) and comments, each left as a space:
+// what `html.replace(/<(script|style|noscript|template|head)\b[\s\S]*?<\/\1\s*>/gi, ' ')` and then
+// `.replace(/<!--[\s\S]*?-->/g, ' ')` leave, in linear time. Those patterns rescan to the end of the
+// page for every opening that is never closed, so a page of 100,000 unclosed `<script>`s stalled
+// its scrape; here a tag that found no close once is never looked for again (none comes later).
 function withoutHiddenParts(html: string): string {
-  return html.replace(/<(script|style|noscript|template|head)\b[\s\S]*?<\/\1\s*>/gi, ' ').replace(/<!--[\s\S]*?-->/g, ' ');
+  const open = /<(script|style|noscript|template|head)\b/gi;
+  const unclosed = new Set<string>();
+  let out = '';
+  let at = 0;
+  for (let opened = open.exec(html); opened; opened = open.exec(html)) {
+    const tag = opened[1]!.toLowerCase();
+    if (unclosed.has(tag)) continue;
+    const close = new RegExp(`</${tag}\\s*>`, 'gi');
+    close.lastIndex = open.lastIndex;
+    const closed = close.exec(html);
+    if (!closed) {
+      unclosed.add(tag);
+      continue;
+    }
+    out += `${html.slice(at, opened.index)} `;
+    at = close.lastIndex;
+    open.lastIndex = close.lastIndex;
+  }
+  const blocksGone = out + html.slice(at);
+  let text = '';
+  let from = 0;
+  for (let start = blocksGone.indexOf('<!--'); start >= 0; start = blocksGone.indexOf('<!--', from)) {
+    const end = blocksGone.indexOf('-->', start + 4);
+    if (end < 0) break;
+    text += `${blocksGone.slice(from, start)} `;
+    from = end + 3;
+  }
+  return text + blocksGone.slice(from);
 }
 
 /**

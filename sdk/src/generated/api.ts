@@ -2064,13 +2064,40 @@ export interface components {
             /** @description Evidence such as `status:401 www-authenticate:basic`, `redirect:/login?next=/`, `password-form`, `paywall:…`. */
             evidence: string[];
         };
+        ViabilityModeTest: {
+            /** @description The probe got usable content (the content validator's verdict). */
+            success: boolean;
+            /** @description The target's HTTP status; null when it never answered. */
+            status_code: number | null;
+            /**
+             * @description The site refused the probe (block page, challenge, CAPTCHA, 401/403/429).
+             * @default false
+             */
+            blocked: boolean;
+            /** @description The provider of the CAPTCHA that stood in front of the content. */
+            captcha_type: string | null;
+            /**
+             * @description How long the probe took, ms.
+             * @default 0
+             */
+            time_ms: number;
+            /**
+             * @description Credits the probe was charged (1 simple, 5 browser; failures on our side or the network are free).
+             * @default 0
+             */
+            credits: number;
+            /** @description Why it failed: a guidance error_type (spec 2.8), target_blocked, or quota_exceeded. */
+            error: string | null;
+        };
         ViabilityModeTests: {
-            /** @description A plain HTTP GET (format html), as POST /v1/sync/scrape does it; null when the URL was refused before any probe. */
+            /** @description A plain HTTP GET (format html), as POST /v1/sync/scrape does it; error target_blocked (nothing fetched, 0 credits) when the SSRF guard refused the URL, null when the analysis could not run. */
             simple_request: components["schemas"]["ViabilityModeTest"] | null;
             /** @description A plain GET with main-content extraction to markdown (format markdown): does the raw HTML hold the article? Null when not run (the URL was refused). */
             extract_html: components["schemas"]["ViabilityModeTest"] | null;
             /** @description A browser render with xhr/fetch capture (light at standard depth, heavy at full); null at quick depth or when not run. */
             browser: components["schemas"]["ViabilityModeTest"] | null;
+            /** @description Full depth: each discovered JSON endpoint fetched again without the page cookies (at most 5), charged as a simple request each: with the three above, every credit the URL cost. Empty otherwise. */
+            api_replays: components["schemas"]["ViabilityModeTest"][];
         };
         ViabilityResult: {
             url: string;
@@ -2239,31 +2266,6 @@ export interface components {
             success: number;
             failed: number;
             credits: number;
-        };
-        ViabilityModeTest: {
-            /** @description The probe got usable content (the content validator's verdict). */
-            success: boolean;
-            /** @description The target's HTTP status; null when it never answered. */
-            status_code: number | null;
-            /**
-             * @description The site refused the probe (block page, challenge, CAPTCHA, 401/403/429).
-             * @default false
-             */
-            blocked: boolean;
-            /** @description The provider of the CAPTCHA that stood in front of the content. */
-            captcha_type: string | null;
-            /**
-             * @description How long the probe took, ms.
-             * @default 0
-             */
-            time_ms: number;
-            /**
-             * @description Credits the probe was charged (1 simple, 5 browser; failures on our side or the network are free).
-             * @default 0
-             */
-            credits: number;
-            /** @description Why it failed: a guidance error_type (spec 2.8), target_blocked, or quota_exceeded. */
-            error: string | null;
         };
         ValidationProblem: {
             /**
@@ -6687,7 +6689,8 @@ export interface operations {
                      *               "time_ms": 1840,
                      *               "credits": 5,
                      *               "error": null
-                     *             }
+                     *             },
+                     *             "api_replays": []
                      *           },
                      *           "difficulty": "medium",
                      *           "suggested_request": {

@@ -158,6 +158,7 @@ export const VIABILITY_RUN_EXAMPLE: ViabilityRunView = {
           error: 'thin_main_content',
         },
         browser: { success: true, status_code: 200, blocked: false, captcha_type: null, time_ms: 1840, credits: 5, error: null },
+        api_replays: [],
       },
       difficulty: 'medium',
       suggested_request: {

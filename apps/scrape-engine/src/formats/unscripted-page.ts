@@ -1,5 +1,5 @@
 import { type HTMLElement, type Node, NodeType } from 'node-html-parser';
-import { elementsOf } from './parsed-page';
+import { elementsOf } from './tree-walk';
 
 // A hidden element holding at least this share of the page's text (and this much) is the page
 // waiting for a script to show it, not a detail the page hides.

@@ -114,7 +114,12 @@ export class UrlAnalysis {
       can_use_extract_html: recommendation.canUseExtractHtml,
       can_use_browser: recommendation.canUseBrowser,
       can_use_simple_request: recommendation.canUseSimpleRequest,
-      tests: { simple_request: tests.simple_request!, extract_html: tests.extract_html ?? null, browser: tests.browser ?? null },
+      tests: {
+        simple_request: tests.simple_request!,
+        extract_html: tests.extract_html ?? null,
+        browser: tests.browser ?? null,
+        api_replays: apiAuthRequired?.tests ?? [],
+      },
       difficulty: recommendation.difficulty,
       suggested_request: recommendation.suggestedRequest,
       reasons: [
@@ -138,8 +143,9 @@ export class UrlAnalysis {
     endpoints: string[],
     traffic: CapturedNetworkRequest[],
     prober: UrlProber,
-  ): Promise<{ required: boolean; reasons: string[] }> {
+  ): Promise<{ required: boolean; reasons: string[]; tests: ViabilityModeTest[] }> {
     const reasons: string[] = [];
+    const tests: ViabilityModeTest[] = [];
     let required = false;
     for (const [index, endpoint] of endpoints.slice(0, MAX_API_REPLAYS).entries()) {
       const sentCredentials = traffic.some(
@@ -148,6 +154,8 @@ export class UrlAnalysis {
           Object.keys(r.request_headers).some((h) => ['authorization', 'x-api-key', 'x-auth-token'].includes(h.toLowerCase())),
       );
       const replay = await prober.probe(`api_replay_${index}`, { url: endpoint, format: 'html' });
+      // Charged like any probe: reported beside the mode tests, so the URL's tests add up to what it cost.
+      tests.push(replay.kind === 'answered' ? modeTestOf(replay.result) : testOfRefusal(replay));
       const status = replay.kind === 'answered' ? replay.result.statusCode : null;
       const refused = status === 401 || status === 403;
       required ||= refused || sentCredentials;
@@ -155,7 +163,7 @@ export class UrlAnalysis {
         `replayed ${endpoint} without cookies: ${replay.kind === 'answered' ? `HTTP ${status}` : replay.error}${sentCredentials ? '; the page sent it with an authorization header' : ''}`,
       );
     }
-    return { required, reasons };
+    return { required, reasons, tests };
   }
 }
 
@@ -219,7 +227,12 @@ export function entryWithoutEvidence(url: string, reason: string, tests: UrlFind
     can_use_extract_html: false,
     can_use_browser: false,
     can_use_simple_request: false,
-    tests: { simple_request: tests.simple_request ?? null, extract_html: tests.extract_html ?? null, browser: tests.browser ?? null },
+    tests: {
+      simple_request: tests.simple_request ?? null,
+      extract_html: tests.extract_html ?? null,
+      browser: tests.browser ?? null,
+      api_replays: [],
+    },
     difficulty: 'blocked',
     suggested_request: null,
     reasons: [reason],

@@ -132,7 +132,7 @@ export class ViabilityModeTests {
   @ApiProperty(
     nullableObject(
       ViabilityModeTest,
-      'A plain HTTP GET (format html), as POST /v1/sync/scrape does it; null when the URL was refused before any probe.',
+      'A plain HTTP GET (format html), as POST /v1/sync/scrape does it; error target_blocked (nothing fetched, 0 credits) when the SSRF guard refused the URL, null when the analysis could not run.',
     ),
   )
   simple_request: ViabilityModeTest | null;
@@ -150,6 +150,12 @@ export class ViabilityModeTests {
     ),
   )
   browser: ViabilityModeTest | null;
+  @ApiProperty({
+    type: [ViabilityModeTest],
+    description:
+      'Full depth: each discovered JSON endpoint fetched again without the page cookies (at most 5), charged as a simple request each: with the three above, every credit the URL cost. Empty otherwise.',
+  })
+  api_replays: ViabilityModeTest[];
 }
 
 /** Whether a login (or paywall) stands between a client and the content, and what showed it. */
