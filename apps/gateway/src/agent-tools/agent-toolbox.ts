@@ -213,7 +213,8 @@ export class AgentToolbox {
     admission.creditsCharged += reply.credits_charged;
     // Nothing reached the site because the address is not a public target (a metadata or private
     // IP, or a redirect to one): an error, as scrape_url answers it, not a verdict of "blocked".
-    const probes = Object.values(reply.verdict.tests).filter((test): test is NonNullable<typeof test> => test !== null);
+    const { simple_request, extract_html, browser } = reply.verdict.tests;
+    const probes = [simple_request, extract_html, browser].filter((test) => test !== null);
     if (probes.length > 0 && probes.every((test) => test.error === 'target_blocked'))
       return failureResult({
         error_type: 'target_blocked',
