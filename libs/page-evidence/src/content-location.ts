@@ -91,7 +91,8 @@ export function locateContent(html: string, options: { thorough?: boolean } = {}
   if (readableText >= SHELL_TEXT && !options.thorough) return location;
   location.embeddedData = embeddedDataOf(html);
   const head = html.length <= MAX_SCANNED ? html : html.slice(0, MAX_SCANNED);
-  location.emptyAppRoot = SHELL_MARKERS.some((m) => m.startsWith('<') && head.toLowerCase().includes(m)) || APP_ROOT.test(head);
+  const lowerHead = head.toLowerCase();
+  location.emptyAppRoot = SHELL_MARKERS.some((m) => m.startsWith('<') && lowerHead.includes(m)) || APP_ROOT.test(head);
   for (const script of elementBlocks(head, 'script')) {
     if (/\bsrc\s*=/i.test(script.attributes)) location.externalScripts += 1;
     else location.inlineScriptChars += script.content.length;
