@@ -42,7 +42,16 @@ describe('textWindowOf', () => {
   });
 
   it('without a line end near the limit, cuts after a space or a tag end: HTML on one long line is never split inside a tag or a word', () => {
-    const tag = fc.constantFrom('<p class="lead">', '</p>', '<a href="/x?a=1&amp;b=2">', '</a>', '<br/>', '<span data-id="42">', '</span>');
+    const tag = fc.constantFrom(
+      '<p class="lead">',
+      '</p>',
+      '<a href="/x?a=1&amp;b=2">',
+      '</a>',
+      '<br/>',
+      '<span data-id="42">',
+      '</span>',
+      '<img alt="a long description of the picture that is shown here" src="/p.png">',
+    );
     const word = fc.stringMatching(/^[a-z]{1,12}$/);
     const html = fc
       .array(
@@ -68,6 +77,17 @@ describe('textWindowOf', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('a tag that runs past the window is left whole for the next part, even when the nearest space is far back', () => {
+    // Found by the property above: no space or tag end in the second half, only the tag's own space.
+    const page = `<p class="lead"><p class="lead">a ${'a'.repeat(42)}<a href="/x?a=1&amp;b=2">a`;
+    const view = textWindowOf(page, 0, 100);
+    expect(view.text.endsWith('a'.repeat(42))).toBe(true);
+    expect(page.slice(view.end)).toBe('<a href="/x?a=1&amp;b=2">a');
+    const long = `intro words ${'x'.repeat(30)}<img alt="${'words and more '.repeat(8)}" src="/p.png"> after`;
+    expect(textWindowOf(long, 0, 100).text).toBe(`intro words ${'x'.repeat(30)}`);
+    expect(textWindowOf('a < b and more text '.repeat(10), 0, 100).text.endsWith(' ')).toBe(true);
   });
 
   it('an offset inside a surrogate pair starts at the pair', () => {

@@ -21,7 +21,7 @@ export interface TextWindowView {
 /**
  * One part of a long text for a reader with a token budget: at most `maxChars` (≥ 2) from `offset`,
  * cut after the last line end in the window's second half; without one there (HTML on long lines),
- * after the last space or tag end (`>`) there, so no word or tag is split; only a window with
+ * after the last space or tag end (`>`) there or before a tag's `<`, so no word or tag is split; only a window with
  * neither is cut at its size, never inside a surrogate pair. Parts read back to back are exactly
  * the whole text.
  */
@@ -34,7 +34,7 @@ export function textWindowOf(whole: string, offset: number, maxChars: number): T
   if (end < total) {
     const floor = Math.max(start + Math.floor(budget / 2), end - LINE_END_LOOKBACK);
     const lineEnd = whole.lastIndexOf('\n', end - 1);
-    const wordEnd = lineEnd >= floor ? -1 : lastWordOrTagEnd(whole, end, floor);
+    const wordEnd = lineEnd >= floor ? -1 : lastWordOrTagEnd(whole, start, end, floor);
     if (lineEnd >= floor) end = lineEnd + 1;
     else if (wordEnd > 0) end = wordEnd;
     else if (isHighSurrogate(whole.charCodeAt(end - 1)) && end - 1 > start) end -= 1;
@@ -51,23 +51,35 @@ export function describeWindow(view: TextWindowView, readOn: string): string {
   return view.truncated ? `${shown} (truncated). ${readOn.replace('{next}', String(view.next_offset))}` : `${shown}: the last part.`;
 }
 
-/** Just after the last tag end (`>`) or space outside a tag in [floor, end), or -1. */
-function lastWordOrTagEnd(whole: string, end: number, floor: number): number {
+/**
+ * The latest cut in [floor, end) that splits no tag and no word (earlier only to keep a long tag
+ * whole), or -1: just after a tag end (`>`)
+ * or a space outside a tag, or just before a tag's `<` (a tag that runs past `end` is left whole for
+ * the next part).
+ */
+function lastWordOrTagEnd(whole: string, start: number, end: number, floor: number): number {
   // Read backwards: a space is outside a tag once a `>` is met before any `<` (or nothing of either).
   let space = -1;
-  let outside = false;
   for (let i = end - 1; i >= floor; i -= 1) {
     const code = whole.charCodeAt(i);
     if (code === 62 /* > */) return space > 0 ? space : i + 1;
-    if (code === 60 /* < */) {
-      space = -1;
-      outside = true;
-    } else if (code === 32 || code === 9) {
-      if (outside) return i + 1;
-      if (space < 0) space = i + 1;
-    }
+    if (code === 60 /* < */ && opensTag(whole.charCodeAt(i + 1))) return i;
+    if ((code === 32 || code === 9) && space < 0) space = i + 1;
+  }
+  // With no tag mark in the window's second half, the cut may still sit inside a long tag that opened
+  // before the floor: look further back, as far as a line-end search would, to tell. Such a tag is
+  // left whole for the next part when this part still has something before it.
+  for (let i = floor - 1; i >= Math.max(start, end - LINE_END_LOOKBACK); i -= 1) {
+    const code = whole.charCodeAt(i);
+    if (code === 62 /* > */) break;
+    if (code === 60 /* < */ && opensTag(whole.charCodeAt(i + 1))) return i > start ? i : -1;
   }
   return space;
+}
+
+/** `<` starts a tag when a letter, `/` or `!` follows it; `a < b` in text is not one. */
+function opensTag(next: number): boolean {
+  return next === 47 || next === 33 || (next >= 65 && next <= 90) || (next >= 97 && next <= 122);
 }
 
 function isHighSurrogate(code: number): boolean {

@@ -124,7 +124,7 @@ const WINDOW_PROPERTIES: Record<string, Schema> = {
     minimum: MIN_CHARS,
     maximum: MAX_CHARS_LIMIT,
     default: DEFAULT_MAX_CHARS,
-    description: `At most this many characters of content in the answer (default ${DEFAULT_MAX_CHARS}, about ${Math.round(DEFAULT_MAX_CHARS / 4000)}k tokens). A longer page is cut at a line end and the answer says how to read on.`,
+    description: `At most this many characters of content in the answer (default ${DEFAULT_MAX_CHARS}, about ${Math.round(DEFAULT_MAX_CHARS / 4000)}k tokens). A longer page is cut at a line end (on HTML without one near the limit: between words or tags, never inside one) and the answer says how to read on.`,
   },
   offset: {
     type: 'integer',
