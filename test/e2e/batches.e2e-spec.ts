@@ -1,3 +1,4 @@
+import { jobOutcomeOf } from '@lib/contracts';
 import { DATABASE, type DatabaseConnection } from '@lib/persistence';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
@@ -90,6 +91,52 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       pages += 1;
     } while (cursor);
     return { items, pages };
+  };
+  /**
+   * One meaning of "failed" (JOB_OUTCOMES): the run's counters, its jobs listing's outcomes and
+   * GET /v1/jobs filtered by outcome (what the console's usage page reads) count the same jobs,
+   * and every listed outcome is jobOutcomeOf(status, is_success).
+   */
+  const expectViewsAgree = async (run: any, as: typeof api = api) => {
+    const counters = {
+      success: run.success_requests,
+      // failed_requests includes the cancelled (spec 2.14's invariant has no other place for them).
+      failed: run.failed_requests - (run.cancelled_requests ?? 0),
+      timeout: run.timeout_requests,
+      cancelled: run.cancelled_requests ?? 0,
+    };
+    const runJobs: any[] = [];
+    for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+      const res: HttpResult = await as(
+        `/v1/async/collections/${run.collection_id}/runs/${run.run_id}/jobs?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      runJobs.push(...res.body.items);
+      cursor = res.body.cursor_next;
+    }
+    const clientJobs = async (filter: string) => {
+      const items: any[] = [];
+      for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+        const res: HttpResult = await as(
+          `/v1/jobs?batch_id=${run.run_id}&limit=1000${filter}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
+        expect(res.status).toBe(200);
+        items.push(...res.body.items);
+        cursor = res.body.cursor_next;
+      }
+      return items;
+    };
+    const all = await clientJobs('');
+    for (const job of all) expect(job.outcome).toBe(jobOutcomeOf(job.status, job.is_success));
+    const byOutcome = (items: any[], outcome: string) => items.filter((j) => j.outcome === outcome).length;
+    for (const [outcome, n] of Object.entries(counters)) {
+      expect({ outcome, runListing: byOutcome(runJobs, outcome), clientJobs: byOutcome(all, outcome) }).toEqual({
+        outcome,
+        runListing: n,
+        clientJobs: n,
+      });
+      expect((await clientJobs(`&outcome=${outcome}`)).length).toBe(n);
+    }
+    expect((await clientJobs('&outcome=failed,timeout')).length).toBe(counters.failed + counters.timeout);
   };
 
   describe('collections', () => {
@@ -271,6 +318,9 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
         Object.values((await api('/v1/sync/billing')).body.clients as Record<string, { credits: { total: number } }>)[0]?.credits.total ??
         0;
       const usedBefore = await charged();
+      // Usage metrics count charged calls by the same success: the site answered and the job is_success.
+      const usage = async () => Object.values((await api('/v1/sync/billing')).body.clients as Record<string, any>)[0] ?? {};
+      const usageBefore = await usage();
 
       const start = await api(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
       expect(start.status).toBe(201);
@@ -320,6 +370,13 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       });
       // Every job charged once (1 credit, simple), in the ledger that feeds the quota headers.
       expect(await charged()).toBe(usedBefore + 1000);
+      // The usage report's failed and success (charged calls) are the run's: every job here was charged.
+      const usageAfter = await usage();
+      expect({
+        success: (usageAfter.total_success ?? 0) - (usageBefore.total_success ?? 0),
+        failed: (usageAfter.total_failed ?? 0) - (usageBefore.total_failed ?? 0),
+      }).toEqual({ success: done.body.success_requests, failed: done.body.failed_requests });
+      await expectViewsAgree(done.body);
       // And the quota headers say the same once nothing is held any more (a CI run read 1,002 with a block of 8 given back meanwhile).
       await eventually(async () => Number((await api('/v1/plans')).headers.get('x-quota-used')) === usedBefore + 1000, {
         timeoutMs: 15_000,
@@ -499,8 +556,9 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
         guidance: { success: false, error_type: 'timeout', credits_charged: 0 },
       });
       const listed = (await api(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs`)).body.items[0];
-      expect(listed).toMatchObject({ status: 'timeout', is_success: false });
+      expect(listed).toMatchObject({ status: 'timeout', is_success: false, outcome: 'timeout' });
       expect(listed.execution_time_ms).toBeGreaterThanOrEqual(7_900);
+      await expectViewsAgree(done.body);
     });
 
     it("stops charging when the month's credits run out: the remaining jobs fail uncharged", async () => {
@@ -531,6 +589,9 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
       const refusedJob = done.failed_jobs[0].job_id;
       const result = await as(`/v1/async/collections/${collectionId}/runs/${run.body.run_id}/jobs/${refusedJob}/result`);
       expect(result.body).toMatchObject({ status: 'failed', guidance: { error_type: 'quota_exceeded', credits_charged: 0 } });
+      // An uncharged worker failure is failed in every view (the run, both listings), though the
+      // usage report, which counts charged calls, never sees it.
+      await expectViewsAgree(done, as);
       // No credits left: a new run is refused up front.
       const again = await as(`/v1/async/collections/${collectionId}/run`, { method: 'POST' });
       expect(again.status).toBe(429);

@@ -194,6 +194,7 @@ describe.each(runtimesUnderTest('console'))('web console in Chromium — $name',
     const list = JSON.stringify([
       `${site.url}/page`,
       `${site.url}/news`,
+      `${site.url}/status/404`,
       `${site.url}/page`,
       'http://10.0.0.1/admin',
       { url: `${site.url}/page?pdf`, format: 'pdf' },
@@ -207,7 +208,7 @@ describe.each(runtimesUnderTest('console'))('web console in Chromium — $name',
       },
       list,
     );
-    await console_.waitForText('5 requests read.');
+    await console_.waitForText('6 requests read.');
     await console_.clickText('Create collection');
     await console_.waitForText('duplicates skipped');
     const report = await console_.page.$eval('.notice-ok', (el) => el.textContent ?? '');
@@ -221,7 +222,9 @@ describe.each(runtimesUnderTest('console'))('web console in Chromium — $name',
       timeout: 90_000,
     });
     expect(await console_.page.$eval('[data-testid=count-success]', (el) => el.textContent)).toBe('2');
-    expect(await console_.page.$eval('[role=progressbar]', (el) => el.getAttribute('aria-valuenow'))).toBe('2');
+    // The 404 answered, was charged and is `completed`; its outcome, and the run's counter, say failed.
+    expect(await console_.page.$eval('[data-testid=count-failed]', (el) => el.textContent)).toBe('1');
+    expect(await console_.page.$eval('[role=progressbar]', (el) => el.getAttribute('aria-valuenow'))).toBe('3');
     await console_.waitForText(`${site.url}/news`, 'table');
     await console_.press(`button[aria-label="View the result of ${site.url}/news"]`);
     await console_.page.waitForSelector('#job-result-title', { timeout: 60_000 });
@@ -234,8 +237,12 @@ describe.each(runtimesUnderTest('console'))('web console in Chromium — $name',
   it('shows usage: credits against the quota, by mode, top domains and the headers explained', async () => {
     await console_.goto('usage');
     await console_.page.waitForSelector('[data-testid=credits-used]');
-    // 1 (simple) + 5 (browser) + 2 (the run's two jobs); the refused 422 cost nothing.
-    expect(await console_.page.$eval('[data-testid=credits-used]', (el) => el.textContent)).toBe('8');
+    // 1 (simple) + 5 (browser) + 3 (the run's three jobs, the 404 too); the refused 422 cost nothing.
+    expect(await console_.page.$eval('[data-testid=credits-used]', (el) => el.textContent)).toBe('9');
+    // "Failed" here is the run's failed: the 404 the run page counted (issue 36: it said "No failed jobs").
+    await console_.page.waitForSelector('[data-testid=failed-jobs]');
+    expect(await console_.page.$eval('[data-testid=failed-jobs]', (el) => el.textContent)).toBe('1 job failed or timed out.');
+    await console_.waitForText('failed: HTTP 404', 'table');
     await console_.waitForText('127.0.0.1', 'table');
     await console_.waitForText('X-Quota-Remaining');
     await expectAccessible();

@@ -484,7 +484,7 @@ describe('metrics, probes and the embedded runtime feeding NATS', () => {
     expect(grew(after1000, `${P}scrape_duration_seconds_count`)).toBeGreaterThan(1000);
     expect(grew(after1000, `${P}credits_charged_total{source="sync"}`)).toBeGreaterThan(1000);
     expect(grew(after1000, `${P}credits_charged_total{source="batch"}`)).toBe(3);
-    expect(grew(after1000, `${P}jobs_finished_total{status="completed"}`)).toBe(3);
+    expect(grew(after1000, `${P}jobs_finished_total{status="completed",outcome="success"}`)).toBe(3);
     for (const phase of ['waiting', 'dispatched', 'running']) expect(after1000.has(`${P}jobs{status="${phase}"}`)).toBe(true);
     expect(after1000.has(`${P}job_queue_depth`)).toBe(true);
     expect(after1000.has(`${P}job_dispatch_lag_seconds`)).toBe(true);

@@ -465,6 +465,18 @@ describe.each(runtimesUnderTest('projects'))('projects and batches — $name', (
       expect((await api(`/v1/jobs/${job.job_id}/data`)).body.detail.error_code).toBe('job_cancelled');
     }
     expect(jobs.reduce((sum, j) => sum + j.credits, 0)).toBe(done.credits_charged);
+    // One meaning of failed: the counters, /v1/jobs by outcome and the project summary agree.
+    const outcomes = { success: 0, failed: 0, timeout: 0, cancelled: 0 } as Record<string, number>;
+    for (const job of jobs) outcomes[job.outcome] += 1;
+    expect(outcomes).toEqual({
+      success: done.success_requests,
+      failed: done.failed_requests - done.cancelled_requests,
+      timeout: done.timeout_requests,
+      cancelled: done.cancelled_requests,
+    });
+    expect(await jobsOf(`batch_id=${batch.batch_id}&outcome=failed,cancelled`)).toHaveLength(done.failed_requests);
+    const summary = (await api('/v1/projects/summary')).body.items.find((p: any) => p.project_id === project.project_id);
+    expect(summary.outcomes).toEqual(outcomes);
 
     await eventually(async () => receiver.bodies.some((d) => d.body.batch_id === batch.batch_id), { what: 'webhook' });
     await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -69,8 +69,8 @@ export class PlatformMetrics {
   });
   readonly jobsFinished = new Counter({
     name: `${PREFIX}jobs_finished_total`,
-    help: 'Batch jobs that reached a final status (completed, failed, timeout, cancelled).',
-    labelNames: ['status'] as const,
+    help: "Batch jobs that reached a final status (completed, failed, timeout, cancelled), with their outcome (success, failed, timeout, cancelled: the API's one meaning, see JOB_OUTCOMES).",
+    labelNames: ['status', 'outcome'] as const,
     registers: [this.registry],
   });
   readonly jobs = new Gauge({

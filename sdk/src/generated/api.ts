@@ -592,7 +592,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of the client's jobs, oldest first, filtered by project_id, batch_id (a batch, or a collection run's run_id), status and since (queued at or after). Keyset cursors as in spec 4.5: every job appears once while draining; a cursor only continues the listing (same filters) it came from. */
+        /** A page of the client's jobs, oldest first, filtered by project_id, batch_id (a batch, or a collection run's run_id), status, outcome (success, failed, timeout, cancelled: the meaning the run counters and usage metrics count by) and since (queued at or after). Keyset cursors as in spec 4.5: every job appears once while draining; a cursor only continues the listing (same filters) it came from. */
         get: operations["Jobs_list"];
         put?: never;
         post?: never;
@@ -1533,6 +1533,11 @@ export interface components {
             protection_stack: string[];
             rule_hits: string[];
             is_success: boolean | null;
+            /**
+             * @description What became of the job, in the one meaning every view counts by (run counters, usage metrics, console): success (usable content, is_success), failed (target 4xx/5xx, a block or CAPTCHA page, a content flag, or a worker failure), timeout, cancelled (before it ran); null while it waits or runs.
+             * @enum {string|null}
+             */
+            outcome: "success" | "failed" | "timeout" | "cancelled" | null;
             /** @description Only with include_results=true: the inline result of a completed job (null above about 256 KB). */
             result?: components["schemas"]["JobResultBody"] | null;
         };
@@ -1637,14 +1642,24 @@ export interface components {
             /** @description Cancelled before they ran; never charged. */
             cancelled: number;
         };
+        JobOutcomeCounts: {
+            /** @description Usable content delivered (is_success). */
+            success: number;
+            /** @description Ended without usable content: target 4xx/5xx, a block or CAPTCHA page, a content flag (status completed), or a worker failure (status failed). */
+            failed: number;
+            timeout: number;
+            cancelled: number;
+        };
         ProjectSummary: {
             /** Format: uuid */
             project_id: string;
             name: string;
             /** @enum {string} */
             status: "active" | "paused" | "closed";
-            /** @description Jobs of the project's batches by status (jobs pruned by retention are no longer counted). */
+            /** @description Jobs of the project's batches by status, their lifecycle: a job whose target answered 404 is completed here (jobs pruned by retention are no longer counted). */
             jobs: components["schemas"]["JobCounts"];
+            /** @description The finished jobs of jobs, by outcome: a completed 404 counts as failed here, as in run counters and usage metrics. */
+            outcomes: components["schemas"]["JobOutcomeCounts"];
             /** @description Credits charged to the project's jobs this UTC month (the ledger's project figure). */
             credits_used_this_month: number;
             monthly_credit_cap: number | null;
@@ -1835,6 +1850,11 @@ export interface components {
             completed_at: string | null;
             retries_attempted: number;
             is_success: boolean | null;
+            /**
+             * @description What became of the job, in the one meaning every view counts by (run counters, usage metrics, console): success (usable content, is_success), failed (target 4xx/5xx, a block or CAPTCHA page, a content flag, or a worker failure), timeout, cancelled (before it ran); null while it waits or runs.
+             * @enum {string|null}
+             */
+            outcome: "success" | "failed" | "timeout" | "cancelled" | null;
             credits: number;
         };
         ClientJobPage: {
@@ -4787,7 +4807,8 @@ export interface operations {
                      *           "block_reason": null,
                      *           "protection_stack": [],
                      *           "rule_hits": [],
-                     *           "is_success": true
+                     *           "is_success": true,
+                     *           "outcome": "success"
                      *         }
                      *       ],
                      *       "cursor_next": "eyJvIjoiaWQiLCJrIjoxfQ",
@@ -5005,6 +5026,12 @@ export interface operations {
                      *             "running": 10,
                      *             "completed": 860,
                      *             "failed": 8,
+                     *             "timeout": 2,
+                     *             "cancelled": 0
+                     *           },
+                     *           "outcomes": {
+                     *             "success": 851,
+                     *             "failed": 17,
                      *             "timeout": 2,
                      *             "cancelled": 0
                      *           },
@@ -5807,6 +5834,8 @@ export interface operations {
                 batch_id?: string;
                 /** @description One of pending, running, completed, failed, timeout, cancelled, or a comma-separated list. */
                 status?: string;
+                /** @description One of success, failed, timeout, cancelled, or a comma-separated list: jobs that ended so (see the item's outcome). failed,timeout lists every job the run counters call failed or timed out. */
+                outcome?: string;
                 /** @description ISO 8601 (Z, +00:00 or no zone = UTC): jobs queued at or after it. */
                 since?: string;
                 /** @description cursor_next of the previous page; omit on the first call. */
@@ -5853,6 +5882,7 @@ export interface operations {
                      *           "completed_at": "2026-11-25T10:00:01.480",
                      *           "retries_attempted": 0,
                      *           "is_success": true,
+                     *           "outcome": "success",
                      *           "credits": 1
                      *         }
                      *       ],

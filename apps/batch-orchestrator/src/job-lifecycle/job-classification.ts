@@ -1,4 +1,10 @@
-import type { BatchJobErrorType, JobStatus, ScrapeExecutionFacts, ScrapeResultBody } from '@lib/contracts';
+import {
+  type BatchJobErrorType,
+  deliveredUsableContent,
+  type JobStatus,
+  type ScrapeExecutionFacts,
+  type ScrapeResultBody,
+} from '@lib/contracts';
 
 /** What became of one attempt of a job, as the worker (or the sweeper) reports it. */
 export type JobOutcome =
@@ -33,7 +39,7 @@ export function classifyJobOutcome(outcome: JobOutcome): JobClassification {
   const { facts, result } = outcome;
   const answered = facts.billable;
   const ok2xx = result.statusCode >= 200 && result.statusCode < 300;
-  const isSuccess = answered && ok2xx && !facts.block_reason && result.guidance?.success !== false;
+  const isSuccess = deliveredUsableContent(facts, result);
   let error: string | null = null;
   if (!isSuccess) {
     if (!answered) error = `${String(result.guidance?.error_type ?? 'fetch_failed')}: ${result.message}`;

@@ -1,4 +1,4 @@
-import { ledgerDetailsOf } from '@lib/contracts';
+import { jobOutcomeOf, ledgerDetailsOf } from '@lib/contracts';
 import {
   DATABASE,
   DatabaseConnection,
@@ -109,7 +109,7 @@ export class JobCompletion {
 
     this.opsEvents.jobEnded(tx, job, c, facts?.block_reason ?? null);
     tx.afterCommit(() => {
-      platformMetrics.jobsFinished.inc({ status: c.status });
+      platformMetrics.jobsFinished.inc({ status: c.status, outcome: jobOutcomeOf(c.status, c.isSuccess) ?? 'failed' });
       if (c.credits > 0) platformMetrics.creditsCharged.inc({ source: 'batch' }, c.credits);
     });
     const creditsMoved = Boolean(job.reservationId) || c.credits > 0;

@@ -15,6 +15,8 @@ export type ProjectSummaryRow = ProjectRow & {
   failed: number;
   timeout: number;
   cancelled: number;
+  succeeded: number;
+  unsuccessful: number;
 };
 
 const COLUMNS = [
@@ -104,14 +106,18 @@ export class ProjectStore {
   async summaries(clientId: string): Promise<ProjectSummaryRow[]> {
     return this.db.sql.query<ProjectSummaryRow>(
       `select ${COLUMNS}, coalesce(c.pending, 0)::int as pending, coalesce(c.running, 0)::int as running, coalesce(c.completed, 0)::int as completed,
-         coalesce(c.failed, 0)::int as failed, coalesce(c.timeout, 0)::int as timeout, coalesce(c.cancelled, 0)::int as cancelled
+         coalesce(c.failed, 0)::int as failed, coalesce(c.timeout, 0)::int as timeout, coalesce(c.cancelled, 0)::int as cancelled,
+         coalesce(c.succeeded, 0)::int as succeeded, coalesce(c.unsuccessful, 0)::int as unsuccessful
        from projects p left join lateral (
          select count(*) filter (where j.status = 'processing' and j.dispatched_at is null) as pending,
                 count(*) filter (where j.status = 'processing' and j.dispatched_at is not null) as running,
                 count(*) filter (where j.status = 'completed') as completed,
                 count(*) filter (where j.status = 'failed') as failed,
                 count(*) filter (where j.status = 'timeout') as timeout,
-                count(*) filter (where j.status = 'cancelled') as cancelled
+                count(*) filter (where j.status = 'cancelled') as cancelled,
+                -- Outcomes (jobOutcomeOf): a completed job is a success only when is_success.
+                count(*) filter (where j.status = 'completed' and j.is_success is true) as succeeded,
+                count(*) filter (where j.status = 'failed' or (j.status = 'completed' and j.is_success is not true)) as unsuccessful
          from jobs j where j.project_id = p.id
        ) c on true
        where p.client_id = $1 order by p.created_at, p.id`,

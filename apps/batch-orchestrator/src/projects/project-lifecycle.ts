@@ -142,6 +142,7 @@ export class ProjectLifecycle {
             timeout: row.timeout,
             cancelled: row.cancelled,
           },
+          outcomes: { success: row.succeeded, failed: row.unsuccessful, timeout: row.timeout, cancelled: row.cancelled },
           credits_used_this_month: used,
           monthly_credit_cap: row.monthlyCreditCap,
           max_concurrent_jobs: row.maxConcurrentJobs,

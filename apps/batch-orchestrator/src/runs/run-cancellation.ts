@@ -33,7 +33,8 @@ export class RunCancellation {
 
   async cancelWithin(tx: SqlTransactionScope, run: LockedRun, now: Date): Promise<{ cancelledJobs: number; completed: boolean }> {
     const cancelledJobs = await this.jobs.cancelUnstarted(tx, run.id, now);
-    if (cancelledJobs > 0) tx.afterCommit(() => platformMetrics.jobsFinished.inc({ status: 'cancelled' }, cancelledJobs));
+    if (cancelledJobs > 0)
+      tx.afterCommit(() => platformMetrics.jobsFinished.inc({ status: 'cancelled', outcome: 'cancelled' }, cancelledJobs));
     await this.runs.setState(tx, run.id, 'cancelling');
     const { lastJob } = await this.runs.countCancelledJobs(tx, run.id, cancelledJobs);
     if (lastJob) await this.completion.completeRun(tx, run.id, now);

@@ -48,7 +48,7 @@ export function RunPage({ collectionId, runId }: { collectionId: string; runId: 
             </div>
             <div>
               <dt>Failed</dt>
-              <dd>{r.failed_requests}</dd>
+              <dd data-testid="count-failed">{r.failed_requests}</dd>
             </div>
             <div>
               <dt>Timed out</dt>
@@ -184,6 +184,7 @@ function JobsTable({ collectionId, runId, refreshKey }: { collectionId: string; 
         columns={[
           { label: 'URL', rowHeader: true, className: 'url', cell: (job) => job.url },
           { label: 'Status', cell: (job) => job.status },
+          { label: 'Outcome', cell: (job) => job.outcome ?? '—' },
           { label: 'HTTP', cell: (job) => job.status_code ?? '—' },
           { label: 'ms', cell: (job) => job.execution_time_ms ?? '—' },
           { label: 'Block', cell: (job) => job.block_reason ?? '' },

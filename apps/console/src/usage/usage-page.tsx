@@ -16,7 +16,7 @@ export function UsagePage() {
     () => answer(api.GET('/v1/sync/client-metrics', { params: { query: { date: month, daily: true, detail: 'urls' } } })),
     [month],
   );
-  const failures = useApi(() => answer(api.GET('/v1/jobs', { params: { query: { status: 'failed,timeout', limit: 500 } } })), []);
+  const failures = useApi(() => answer(api.GET('/v1/jobs', { params: { query: { outcome: 'failed,timeout', limit: 500 } } })), []);
   const c = credits.data;
   return (
     <div class="page">
@@ -71,7 +71,9 @@ export function UsagePage() {
       <section class="card" aria-labelledby="errors-title">
         <h2 id="errors-title">Error types of failed jobs</h2>
         <p class="hint">
-          From the last 500 failed or timed-out batch and collection jobs (sync calls keep their guidance in their answer only).
+          The first 500 batch and collection jobs that failed or timed out, in the meaning a run’s counters use: failed is a job that ended
+          without usable content (the target answered 4xx/5xx, a block or CAPTCHA page, an empty shell, or the worker failed before the
+          target answered). Sync calls keep their guidance in their answer only.
         </p>
         <ProblemNotice problem={failures.problem} />
         {failures.data && <ErrorTypes jobs={failures.data.items} />}
@@ -155,21 +157,26 @@ function TopDomains({ metrics }: { metrics: Schemas['ClientMetricsReply'] }) {
 function ErrorTypes({ jobs }: { jobs: Schemas['ClientJobItem'][] }) {
   const counts = new Map<string, number>();
   for (const job of jobs) {
-    const key = `${job.status}: ${(job.error ?? 'unknown').split(/[:.(]/)[0]!.trim().slice(0, 80)}`;
+    const key = `${job.outcome ?? job.status}: ${(job.error ?? 'unknown').split(/[:.(]/)[0]!.trim().slice(0, 80)}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   const rows = [...counts].sort(([, a], [, b]) => b - a);
-  if (rows.length === 0) return <p>No failed jobs.</p>;
+  if (rows.length === 0) return <p data-testid="failed-jobs">No failed jobs.</p>;
   return (
-    <DataTable
-      caption="Failed jobs by error"
-      captionHidden
-      rows={rows}
-      columns={[
-        { label: 'Error', rowHeader: true, cell: ([key]) => key },
-        { label: 'Jobs', cell: ([, n]) => n },
-      ]}
-    />
+    <>
+      <p data-testid="failed-jobs">
+        {jobs.length} {jobs.length === 1 ? 'job' : 'jobs'} failed or timed out.
+      </p>
+      <DataTable
+        caption="Failed jobs by error"
+        captionHidden
+        rows={rows}
+        columns={[
+          { label: 'Error', rowHeader: true, cell: ([key]) => key },
+          { label: 'Jobs', cell: ([, n]) => n },
+        ]}
+      />
+    </>
   );
 }
 

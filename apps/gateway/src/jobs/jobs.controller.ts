@@ -1,4 +1,4 @@
-import { CLIENT_JOB_PAGE_LIMITS, ClientJobPage, ClientJobStatus, JobResultBody, SUBJECTS } from '@lib/contracts';
+import { CLIENT_JOB_PAGE_LIMITS, ClientJobPage, ClientJobStatus, JobOutcomeName, JobResultBody, SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -21,7 +21,7 @@ export class JobsController {
   @Access('client')
   @ApiOperation({
     summary:
-      "A page of the client's jobs, oldest first, filtered by project_id, batch_id (a batch, or a collection run's run_id), status and since (queued at or after). Keyset cursors as in spec 4.5: every job appears once while draining; a cursor only continues the listing (same filters) it came from.",
+      "A page of the client's jobs, oldest first, filtered by project_id, batch_id (a batch, or a collection run's run_id), status, outcome (success, failed, timeout, cancelled: the meaning the run counters and usage metrics count by) and since (queued at or after). Keyset cursors as in spec 4.5: every job appears once while draining; a cursor only continues the listing (same filters) it came from.",
   })
   @Returns(200, ClientJobPage, { description: 'A page of jobs; follow cursor_next while has_more.', example: CLIENT_JOBS_EXAMPLE })
   @ValidationStatus(400)
@@ -34,6 +34,7 @@ export class JobsController {
         project_id: query.project_id?.toLowerCase(),
         batch_id: query.batch_id?.toLowerCase(),
         statuses: query.status ? (query.status.split(',') as ClientJobStatus[]) : undefined,
+        outcomes: query.outcome ? (query.outcome.split(',') as JobOutcomeName[]) : undefined,
         since_ms: query.since === undefined ? undefined : isoToEpochMs(query.since),
         cursor: query.cursor,
         limit: query.limit ?? CLIENT_JOB_PAGE_LIMITS.default,

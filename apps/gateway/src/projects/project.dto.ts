@@ -1,6 +1,7 @@
 import {
   CLIENT_JOB_PAGE_LIMITS,
   CLIENT_JOB_STATUSES,
+  JOB_OUTCOMES,
   MAX_BATCH_WRITE_REQUESTS,
   PROJECT_PAGE_LIMITS,
   PROJECT_STATUSES,
@@ -161,6 +162,16 @@ export class ClientJobListQuery {
     message: `status must be one or more of ${CLIENT_JOB_STATUSES.join(', ')}, comma-separated.`,
   })
   status?: string;
+
+  @ApiPropertyOptional({
+    description: `One of ${JOB_OUTCOMES.join(', ')}, or a comma-separated list: jobs that ended so (see the item's outcome). failed,timeout lists every job the run counters call failed or timed out.`,
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(new RegExp(`^(${JOB_OUTCOMES.join('|')})(,(${JOB_OUTCOMES.join('|')}))*$`), {
+    message: `outcome must be one or more of ${JOB_OUTCOMES.join(', ')}, comma-separated.`,
+  })
+  outcome?: string;
 
   @ApiPropertyOptional({ description: 'ISO 8601 (Z, +00:00 or no zone = UTC): jobs queued at or after it.' })
   @IsOptional()

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  deliveredUsableContent,
   DownloadRequest,
   DownloadResultBody,
   ProxyConfig,
@@ -42,7 +43,11 @@ export class SyncScrapeHandler {
       const command = { ...this.command(request, admission), browser_slots: admission.client.limits.browserConcurrency };
       const reply = await this.callEngine(SUBJECTS.scrape.execute, command, admission);
       const result = await this.bus.unpack(reply.result);
-      return { facts: reply.facts, result, outcome: { success: result.guidance.success === true, executionMs: result.timings.total_ms } };
+      return {
+        facts: reply.facts,
+        result,
+        outcome: { success: deliveredUsableContent(reply.facts, result), executionMs: result.timings.total_ms },
+      };
     });
   }
 
@@ -54,7 +59,7 @@ export class SyncScrapeHandler {
       return {
         facts: reply.facts,
         result,
-        outcome: { success: result.statusCode >= 200 && result.statusCode < 300, executionMs: (result.executionTime ?? 0) * 1000 },
+        outcome: { success: deliveredUsableContent(reply.facts, result), executionMs: (result.executionTime ?? 0) * 1000 },
       };
     });
   }

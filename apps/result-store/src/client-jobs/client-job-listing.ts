@@ -8,7 +8,7 @@ import { type ClientJobRow, ClientJobStore } from '../persistence/client-jobs.st
 
 /**
  * GET /v1/jobs: the client's jobs across batches and collection runs, filtered by project, batch,
- * status and queue time, with the run listing's cursor rules (spec 4.5): keyset on insertion
+ * status, outcome and queue time, with the run listing's cursor rules (spec 4.5): keyset on insertion
  * order, so each job appears once while a client drains it; a cursor made under other filters is
  * a 400, not a wrong page.
  */
@@ -22,17 +22,19 @@ export class ClientJobListing {
     if (query.batch_id && !(await this.jobs.batchExists(query.client_id, query.batch_id)))
       throw new ListedBatchNotFoundError(`Batch ${query.batch_id} not found.`);
     const statuses = query.statuses ? [...new Set(query.statuses)].sort() : undefined;
+    const outcomes = query.outcomes ? [...new Set(query.outcomes)].sort() : undefined;
     // The cursor is bound to the listing it came from: the filters, hashed into its `run` field.
-    const scope = `jobs:${createHash('sha256')
-      .update(JSON.stringify([query.project_id ?? null, query.batch_id ?? null, statuses ?? null, query.since_ms ?? null]))
-      .digest('base64url')
-      .slice(0, 22)}`;
+    const filters: unknown[] = [query.project_id ?? null, query.batch_id ?? null, statuses ?? null, query.since_ms ?? null];
+    // (outcomes appended only when given, so a cursor issued before the filter existed still reads.)
+    if (outcomes) filters.push(outcomes);
+    const scope = `jobs:${createHash('sha256').update(JSON.stringify(filters)).digest('base64url').slice(0, 22)}`;
     const position = query.cursor ? JobListingCursor.decode(query.cursor, { order: 'id', dir: 'asc', run: scope }) : null;
     const rows = await this.jobs.page({
       clientId: query.client_id,
       projectId: query.project_id,
       batchId: query.batch_id,
       statuses,
+      outcomes,
       queuedSince: query.since_ms === undefined ? undefined : new Date(query.since_ms),
       afterSeq: position?.seq ?? null,
       limit: query.limit,
@@ -67,6 +69,7 @@ function itemOf(row: ClientJobRow): ClientJobItem {
     completed_at: listingTime(row.completedAt),
     retries_attempted: row.retriesAttempted,
     is_success: row.isSuccess,
+    outcome: row.outcome,
     credits: row.credits,
   };
 }

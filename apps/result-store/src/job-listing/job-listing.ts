@@ -1,4 +1,4 @@
-import { JOB_PAGE_LIMITS, JobListingItem, JobListingPage, ListJobsQuery } from '@lib/contracts';
+import { JOB_PAGE_LIMITS, JobListingItem, JobListingPage, jobOutcomeOf, ListJobsQuery } from '@lib/contracts';
 import { Injectable } from '@nestjs/common';
 import { type ListedJobRow, ListedJobStore } from '../persistence/listed-jobs.store';
 import { ListedRunNotFoundError } from '../result-store.errors';
@@ -75,6 +75,7 @@ function itemOf(row: ListedJobRow, includeResults: boolean): JobListingItem {
     protection_stack: row.protectionStack ?? [],
     rule_hits: row.ruleHits ?? [],
     is_success: row.isSuccess,
+    outcome: jobOutcomeOf(row.status, row.isSuccess),
   };
   if (includeResults) item.result = row.body ? JSON.parse(row.body) : null;
   return item;

@@ -1,4 +1,4 @@
-import { type ClientJobStatus, LISTED_URL_MAX } from '@lib/contracts';
+import { type ClientJobStatus, type JobOutcomeName, LISTED_URL_MAX } from '@lib/contracts';
 import { DATABASE, type DatabaseConnection, type Job } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 
@@ -18,13 +18,14 @@ export type ClientJobRow = Pick<
   | 'retriesAttempted'
   | 'isSuccess'
   | 'credits'
-> & { seq: string; kind: 'batch' | 'collection'; status: ClientJobStatus; urlCut: boolean };
+> & { seq: string; kind: 'batch' | 'collection'; status: ClientJobStatus; outcome: JobOutcomeName | null; urlCut: boolean };
 
 export interface ClientJobsPage {
   clientId: string;
   projectId?: string;
   batchId?: string;
   statuses?: ClientJobStatus[];
+  outcomes?: JobOutcomeName[];
   queuedSince?: Date;
   afterSeq: string | null;
   limit: number;
@@ -41,6 +42,14 @@ const STORED_CONDITION: Record<ClientJobStatus, string> = {
   timeout: "j.status = 'timeout'",
   cancelled: "j.status = 'cancelled'",
 };
+// jobOutcomeOf (libs/contracts) in SQL, for the filter and the column; a db test holds the two equal.
+export const OUTCOME_CONDITION: Record<JobOutcomeName, string> = {
+  success: "(j.status = 'completed' and j.is_success is true)",
+  failed: "(j.status = 'failed' or (j.status = 'completed' and j.is_success is not true))",
+  timeout: "j.status = 'timeout'",
+  cancelled: "j.status = 'cancelled'",
+};
+const OUTCOME = `case when ${OUTCOME_CONDITION.success} then 'success' when ${OUTCOME_CONDITION.failed} then 'failed' when j.status in ('timeout', 'cancelled') then j.status end`;
 
 /**
  * result-store's read of the client's jobs across runs and batches (/v1/jobs): the same rows the
@@ -67,10 +76,11 @@ export class ClientJobStore {
     if (page.projectId) where.push(`j.project_id = $${params.push(page.projectId)}`);
     if (page.batchId) where.push(`j.run_id = $${params.push(page.batchId)}`);
     if (page.statuses && page.statuses.length > 0) where.push(`(${page.statuses.map((s) => STORED_CONDITION[s]).join(' or ')})`);
+    if (page.outcomes && page.outcomes.length > 0) where.push(`(${page.outcomes.map((o) => OUTCOME_CONDITION[o]).join(' or ')})`);
     if (page.queuedSince) where.push(`j.queued_at >= $${params.push(page.queuedSince)}`);
     if (page.afterSeq) where.push(`j.seq > $${params.push(page.afterSeq)}::bigint`);
     return this.db.sql.query<ClientJobRow>(
-      `select j.id, j.seq::text as seq, j.run_id "runId", r.kind, j.project_id "projectId", j.collection_id "collectionId", ${CLIENT_STATUS} as status,
+      `select j.id, j.seq::text as seq, j.run_id "runId", r.kind, j.project_id "projectId", j.collection_id "collectionId", ${CLIENT_STATUS} as status, ${OUTCOME} as outcome,
          left(j.url, ${LISTED_URL_MAX}) as url, length(j.url) > ${LISTED_URL_MAX} as "urlCut", j.custom_id "customId", j.status_code "statusCode",
          j.error, j.queued_at "queuedAt", j.started_at "startedAt", j.completed_at "completedAt", j.retries_attempted "retriesAttempted",
          j.is_success "isSuccess", j.credits

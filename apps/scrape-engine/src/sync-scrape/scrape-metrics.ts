@@ -1,12 +1,12 @@
-import type { ScrapeExecutionFacts } from '@lib/contracts';
+import { deliveredUsableContent, type ScrapeExecutionFacts } from '@lib/contracts';
 import { platformMetrics } from '@lib/metrics';
 
 export type ScrapeMetricMode = 'simple' | 'browser' | 'download';
 
 /**
- * Counts one finished scrape (scrapes_total, scrape_duration_seconds): `success` when the site
- * answered 2xx with usable content, `blocked` when a block was detected, `failed` otherwise, and
- * `error` when the scrape threw before producing a result.
+ * Counts one finished scrape (scrapes_total, scrape_duration_seconds): `success` when it delivered
+ * usable content (deliveredUsableContent, the API's is_success), `blocked` when a block was
+ * detected, `failed` otherwise, and `error` when the scrape threw before producing a result.
  */
 type MeasuredResult = { statusCode: number; guidance?: { success?: boolean; error_type?: unknown } | null };
 
@@ -19,8 +19,7 @@ export async function measuredScrape<T extends { facts: ScrapeExecutionFacts; re
     const done = await scrape();
     const facts = done.facts;
     const result: MeasuredResult = done.result;
-    const ok =
-      facts.billable && result.statusCode >= 200 && result.statusCode < 300 && !facts.block_reason && result.guidance?.success !== false;
+    const ok = deliveredUsableContent(facts, result);
     platformMetrics.scrapes.inc({
       mode,
       outcome: ok ? 'success' : facts.block_reason ? 'blocked' : 'failed',

@@ -3,6 +3,7 @@ import { IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min
 import type { Packed } from '../packed';
 import { ScrapeResultBody } from '../scrape/scrape-execution.messages';
 import { nullableObject } from '../response-schema';
+import { JOB_OUTCOMES, type JobOutcomeName } from '../scrape/success-criterion';
 import { RunReference } from './collection.messages';
 import { JOB_STATUSES, JobStatus } from './job-execution.messages';
 
@@ -12,6 +13,14 @@ export type JobOrder = (typeof JOB_ORDERS)[number];
 /** Spec 8: page size 1–1000, at most 100 with include_results; inline bodies up to about 256 KB. */
 export const JOB_PAGE_LIMITS = { default: 100, max: 1000, maxWithResults: 100, inlineResultBytes: 256 * 1024 } as const;
 export const LISTED_URL_MAX = 2048;
+
+/** A listed job's `outcome`, in GET /v1/jobs and a run's jobs listing alike. */
+export const OUTCOME_PROPERTY = {
+  enum: JOB_OUTCOMES,
+  nullable: true,
+  description:
+    'What became of the job, in the one meaning every view counts by (run counters, usage metrics, console): success (usable content, is_success), failed (target 4xx/5xx, a block or CAPTCHA page, a content flag, or a worker failure), timeout, cancelled (before it ran); null while it waits or runs.',
+} as const;
 
 /** One page of a run's jobs (spec 4.5), already checked by the gateway. */
 export class ListJobsQuery extends RunReference {
@@ -102,6 +111,8 @@ export class JobListingItem {
   rule_hits: string[];
   @ApiProperty({ type: Boolean, nullable: true })
   is_success: boolean | null;
+  @ApiProperty(OUTCOME_PROPERTY)
+  outcome: JobOutcomeName | null;
   @ApiPropertyOptional(
     nullableObject(JobResultBody, 'Only with include_results=true: the inline result of a completed job (null above about 256 KB).'),
   )

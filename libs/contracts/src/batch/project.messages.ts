@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, Length, Max, Min, ValidateIf } from 'class-validator';
 import { openObject } from '../response-schema';
+import { JOB_OUTCOMES, type JobOutcomeName } from '../scrape/success-criterion';
 import { BlockedUrl, InvalidItem, RunReference } from './collection.messages';
+import { OUTCOME_PROPERTY } from './job-listing.messages';
 
 /** Projects and batches (spec 4.8, decision 0014): a batch is a run of kind `batch` on the collection runs' job engine. */
 
@@ -149,6 +151,22 @@ export class JobCounts {
   cancelled: number;
 }
 
+/** Finished jobs by outcome (JOB_OUTCOMES): the meaning of failed that run counters and usage metrics use. */
+export class JobOutcomeCounts {
+  @ApiProperty({ type: 'integer', description: 'Usable content delivered (is_success).' })
+  success: number;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Ended without usable content: target 4xx/5xx, a block or CAPTCHA page, a content flag (status completed), or a worker failure (status failed).',
+  })
+  failed: number;
+  @ApiProperty({ type: 'integer' })
+  timeout: number;
+  @ApiProperty({ type: 'integer' })
+  cancelled: number;
+}
+
 export class ProjectSummary {
   @ApiProperty({ format: 'uuid' })
   project_id: string;
@@ -158,9 +176,15 @@ export class ProjectSummary {
   status: ProjectStatus;
   @ApiProperty({
     type: JobCounts,
-    description: "Jobs of the project's batches by status (jobs pruned by retention are no longer counted).",
+    description:
+      "Jobs of the project's batches by status, their lifecycle: a job whose target answered 404 is completed here (jobs pruned by retention are no longer counted).",
   })
   jobs: JobCounts;
+  @ApiProperty({
+    type: JobOutcomeCounts,
+    description: 'The finished jobs of jobs, by outcome: a completed 404 counts as failed here, as in run counters and usage metrics.',
+  })
+  outcomes: JobOutcomeCounts;
   @ApiProperty({ type: 'integer', description: "Credits charged to the project's jobs this UTC month (the ledger's project figure)." })
   credits_used_this_month: number;
   @ApiProperty({ type: 'integer', nullable: true })
@@ -291,6 +315,11 @@ export class ListClientJobsQuery extends ClientScope {
   @IsIn(CLIENT_JOB_STATUSES, { each: true })
   statuses?: ClientJobStatus[];
 
+  @IsOptional()
+  @IsArray()
+  @IsIn(JOB_OUTCOMES, { each: true })
+  outcomes?: JobOutcomeName[];
+
   /** Epoch milliseconds: jobs queued at or after. */
   @IsOptional()
   @IsInt()
@@ -342,6 +371,8 @@ export class ClientJobItem {
   retries_attempted: number;
   @ApiProperty({ type: Boolean, nullable: true })
   is_success: boolean | null;
+  @ApiProperty(OUTCOME_PROPERTY)
+  outcome: JobOutcomeName | null;
   @ApiProperty({ type: 'integer' })
   credits: number;
 }
