@@ -1,4 +1,4 @@
-import { closedLocalPort, type FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { BOOT_DATA_POSTS, closedLocalPort, type FixtureSite, startFixtureSite } from '../support/fixture-site';
 import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { expectUsageHeaders, http, type HttpResult } from './support/http';
 import { startLocalProxies } from './support/local-proxies';
@@ -220,6 +220,14 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
       credits_charged: 1,
       suggested_request: { browser: true, retry_on_block: true },
     });
+  });
+
+  it('calls a page whose posts are only in boot data an empty shell, and still reads their text into markdown', async () => {
+    const res = await scrape({ url: `${site.url}/boot-data`, format: 'markdown' });
+    expect(res.body.guidance).toMatchObject({ success: false, error_type: 'empty_shell', credits_charged: 1 });
+    for (const post of BOOT_DATA_POSTS) expect(res.body.markdown).toContain(post);
+    expect(res.body.markdown).not.toContain('pageProps');
+    expect(res.body.guidance.next_steps.join(' ')).toMatch(/boot data for its scripts \(__NEXT_DATA__\)/);
   });
 
   it('retries a block with retry_on_block and charges only the successful attempt', async () => {

@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
  * /redirect-to?url= (302 there), /see-other (303 to /echo), /slow?ms=, /big?bytes=,
  * /file.pdf (binary), /latin1 (ISO-8859-1 text), /status/:code, /flaky-block?key=&n= (403 n times,
  * then the article), /captcha (a reCAPTCHA wall), /news (an article in a real page's chrome:
- * navigation, cookie banner, sidebar, footer, images, a table without header row and an empty one).
+ * navigation, cookie banner, sidebar, footer, images, a table without header row and an empty one),
+ * /boot-data (a forum thread whose posts are only in __NEXT_DATA__: an empty shell in simple mode).
  */
 export interface FixtureSite {
   url: string;
@@ -19,6 +20,16 @@ export interface FixtureSite {
 }
 
 export const ARTICLE_HTML = `<!doctype html><html><head><title>Fixture article</title></head><body><h1>Fixture article</h1>${'<p>Plenty of readable text for a real page. </p>'.repeat(50)}<a href="/next">Next</a></body></html>`;
+
+export const BOOT_DATA_POSTS = [
+  'The steel kettle whistles when the water boils, which is the whole point of it.',
+  'Mine took four minutes on gas and six on the induction plate, with the lid on.',
+  'Descale it every month if your water is hard, or the element furs up within a season.',
+];
+// A CSP keeps the page's own script inert in a browser test: nothing loads from anywhere.
+const BOOT_DATA_HTML = `<!doctype html><html><head><title>Kettles</title><meta http-equiv="Content-Security-Policy" content="default-src 'self'"></head><body><div id="__next"></div><script id="__NEXT_DATA__" type="application/json">${JSON.stringify(
+  { props: { pageProps: { topic: { title: 'Kettles', posts: BOOT_DATA_POSTS.map((body, id) => ({ id, body })) } } } },
+)}</script><script src="/_next/static/chunks/main.js"></script></body></html>`;
 
 export const NEWS_HTML = `<!doctype html><html lang="en-GB"><head><title>Green tea, brewed right</title>
 <meta name="description" content="How to brew green tea."><link rel="canonical" href="/news/green-tea">
@@ -96,6 +107,8 @@ export async function startFixtureSite(): Promise<FixtureSite> {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(NEWS_HTML);
       } else if (url.pathname === '/injection') {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(INJECTION_HTML);
+      } else if (url.pathname === '/boot-data') {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(BOOT_DATA_HTML);
       } else if (url.pathname === '/captcha') {
         res.writeHead(200, { 'content-type': 'text/html' }).end(CAPTCHA_HTML);
       } else if (status) {

@@ -1,4 +1,4 @@
-import { elementBlocks, gateEvidenceOf, locateContent, proseIn, withNoscriptAsMarkup } from './content-location';
+import { elementBlocks, embeddedProseOf, gateEvidenceOf, locateContent, proseIn, withNoscriptAsMarkup } from './content-location';
 
 describe('locateContent', () => {
   it('counts noscript content, not noscript prompts, and calls noscript the content only where it outweighs the markup', () => {
@@ -44,7 +44,11 @@ describe('locateContent', () => {
       '<div id="root"'.repeat(n),
       '<link rel="preload" '.repeat(n),
       `<script id="__NEXT_DATA__">${'"\\"'.repeat(n)}</script>`,
+      `<script id="__NEXT_DATA__">"${'{\\"k\\": \\"'.repeat(n)}"</script>`,
+      `<script id="__NEXT_DATA__">${'"some words of prose in a row", '.repeat(n / 4)}</script>`,
     ]) {
+      const prose = embeddedProseOf(hostile, 1_000);
+      expect(prose.paragraphs.join('').length).toBeLessThan(1_100);
       const location = locateContent(hostile, { thorough: true });
       expect(location.readableText).toBeGreaterThanOrEqual(0);
       expect(withNoscriptAsMarkup(hostile).length).toBeLessThanOrEqual(hostile.length);

@@ -146,10 +146,24 @@ export function* elementBlocks(html: string, tag: 'script' | 'noscript'): Genera
  */
 export function proseIn(data: string): number {
   let text = 0;
+  for (const prose of proseLiteralsOf(data)) text += prose.length;
+  return text;
+}
+
+/**
+ * The prose of a data blob (see proseIn), literal by literal, as text. With `nested`, a literal
+ * that is itself JSON (Next's flight data, Discourse's preload) is read literal by literal too,
+ * so its keys do not read as prose.
+ */
+function* proseLiteralsOf(data: string, nested = false): Generator<string> {
   for (const literal of stringLiteralsOf(data)) {
     if (literal.length < 24) continue;
     const value = unescapeLiteral(literal);
     if (/^(?:https?:|\/|data:|[\w-]+:\/\/)/.test(value)) continue;
+    if (nested && /"[^"]{0,64}"\s*[:,]\s*["[{\d]/.test(value)) {
+      yield* proseLiteralsOf(value, false);
+      continue;
+    }
     const words = visibleTextOf(value)
       .replace(/\\[nrt"\\/]/g, ' ')
       .trim();
@@ -157,9 +171,45 @@ export function proseIn(data: string): number {
     const tokens = words.split(' ');
     if (tokens.length < 4 || !/[A-Za-z\u00C0-\uFFFF]{3}/.test(words)) continue;
     if (tokens.filter((t) => /^[a-z0-9_:[\]/.!-]*[-:_][a-z0-9_:[\]/.!-]*$/.test(t)).length * 2 >= tokens.length) continue;
-    text += words.length;
+    yield words;
   }
-  return text;
+}
+
+/**
+ * The text a page keeps in its framework boot data (the sources embeddedData names), as paragraphs
+ * in the data's order, each once: what a client without JavaScript can read of a page that scripts
+ * render. At most `maxChars` characters are gathered.
+ */
+export function embeddedProseOf(html: string, maxChars: number): { sources: string[]; paragraphs: string[] } {
+  const sources = new Set<string>();
+  const seen = new Set<string>();
+  const paragraphs: string[] = [];
+  let total = 0;
+  const take = (source: string, data: string): boolean => {
+    for (const prose of proseLiteralsOf(data, true)) {
+      if (seen.has(prose)) continue;
+      seen.add(prose);
+      sources.add(source);
+      paragraphs.push(prose);
+      total += prose.length;
+      if (total >= maxChars) return false;
+    }
+    return true;
+  };
+  let more = true;
+  for (const script of elementBlocks(html, 'script')) {
+    const boot = BOOT_SCRIPTS.find((b) => b.attributes?.test(script.attributes) || b.code?.test(script.content.slice(0, 200)));
+    if (boot && !(more = take(boot.source, script.content))) break;
+  }
+  for (let at = html.indexOf('data-preloaded='); more && at >= 0; at = html.indexOf('data-preloaded=', at + 1)) {
+    const quote = html[at + 15];
+    if (quote !== '"' && quote !== "'") continue;
+    const end = html.indexOf(quote, at + 16);
+    if (end < 0) break;
+    more = take('data-preloaded', decodeAttribute(html.slice(at + 16, end)));
+    at = end;
+  }
+  return { sources: [...sources], paragraphs };
 }
 
 /** The contents of the double-quoted string literals of a JSON or script text, in one pass (an unclosed one ends it). */

@@ -1,4 +1,5 @@
 import { MAIN_CONTENT_FALLBACK_NOTE, type PageMetadata, type ScrapeRequest } from '@lib/contracts';
+import { embeddedProseOf, SHELL_TEXT } from '@lib/page-evidence';
 import { Injectable } from '@nestjs/common';
 import { SelectorExtractor } from '../extraction/selector-extractor';
 import { MarkdownConverter } from './markdown-converter';
@@ -45,8 +46,48 @@ export class PageFormatter {
         `The page could not be converted to markdown (${converted.degraded}); markdown holds its visible text. Request format=html for the page itself.`,
       );
     if (converted.mainContentFallback) notes.push(MAIN_CONTENT_FALLBACK_NOTE);
-    return { markdown: converted.markdown, extracted, metadata, notes };
+    const markdown = delivered.scriptsRan ? converted.markdown : withBootDataText(converted.markdown, html, notes);
+    return { markdown, extracted, metadata, notes };
   }
+}
+
+/** Most a markdown answer takes from a page's boot data. */
+const BOOT_TEXT_MAX = 200_000;
+
+/**
+ * A page whose scripts did not run (simple mode) and whose markup reads as nearly nothing may keep
+ * its text in framework boot data (__NEXT_DATA__, Discourse's data-preloaded…): that text, as
+ * paragraphs after what the markup had, is worth more to a client than advice alone. The verdict
+ * is unchanged (an empty shell stays one); a note says where the text came from. The data must hold
+ * as much prose as the content validator asks of boot data before it calls it evidence (SHELL_TEXT).
+ */
+function withBootDataText(markdown: string, html: string, notes: string[]): string {
+  const markupText = textOfMarkdown(markdown);
+  if (markupText >= SHELL_TEXT) return markdown;
+  const boot = embeddedProseOf(html, BOOT_TEXT_MAX);
+  const bootText = boot.paragraphs.reduce((sum, p) => sum + p.length, 0);
+  if (bootText < SHELL_TEXT || bootText < markupText * 2) return markdown;
+  notes.push(
+    `The page keeps its text in boot data for its scripts (${boot.sources.join(', ')}): markdown holds that text (${bootText} characters) as paragraphs in the data's order, read without a browser. For the page as rendered, retry with browser=true.`,
+  );
+  const paragraphs = boot.paragraphs.map(escapeMarkdownText).join('\n\n');
+  return markdown.trim() ? `${markdown.trimEnd()}\n\n${paragraphs}\n` : `${paragraphs}\n`;
+}
+
+/** Characters of text in markdown, without link targets, images and markup characters. */
+function textOfMarkdown(markdown: string): number {
+  return markdown
+    .replace(/!\[[^\]\n]*\]\([^)\n]*\)|\]\([^)\n]*\)|[#*_>`|[\]-]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim().length;
+}
+
+/** Data text is text, not markdown: characters that would start markup are escaped. */
+function escapeMarkdownText(text: string): string {
+  return text
+    .replace(/([\\`*_[\]<>#|])/g, '\\$1')
+    .replace(/^([-+])(\s)/, '\\$1$2')
+    .replace(/^(\d+)\.(\s)/, '$1\\.$2');
 }
 
 /** Guidance with the formats' notes added to its next steps. */

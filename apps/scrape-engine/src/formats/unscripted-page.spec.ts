@@ -1,5 +1,7 @@
+import { SelectorExtractor } from '../extraction/selector-extractor';
 import { MainContentReader } from './main-content-reader';
 import { MarkdownConverter } from './markdown-converter';
+import { PageFormatter } from './page-formatter';
 import { ParsedPage } from './parsed-page';
 
 const URL = 'https://forum.example.com/t/kettles/42';
@@ -57,5 +59,61 @@ describe('pages whose scripts did not run', () => {
     expect(markdown).toContain('# Machine learning');
     expect(markdown).not.toContain('Cookie settings');
     expect(markdownOf(html, true)).toBe('');
+  });
+});
+
+/**
+ * A page that keeps its text only in framework boot data: simple mode's markdown reads that text
+ * (the verdict is unchanged), with a note that says where it came from.
+ */
+describe('boot-data text in simple-mode markdown', () => {
+  let formatter: PageFormatter;
+  beforeAll(async () => {
+    formatter = new PageFormatter(new MarkdownConverter(await MainContentReader.load()), new SelectorExtractor());
+  });
+  const format = (html: string, scriptsRan = false, onlyMainContent = false) =>
+    formatter.format(
+      { format: 'markdown', only_main_content: onlyMainContent, extract: null, include_images: true, include_metadata: false },
+      html,
+      URL,
+      { scriptsRan },
+    );
+  const POST_TEXTS = [
+    'The steel kettle whistles when the water boils, which is the whole point of it.',
+    'Mine took four minutes on gas and six on the induction plate, with the lid on.',
+    'Descale it every month if your water is hard, or the element will furr up quickly.',
+  ];
+
+  it('reads a Next.js page whose posts are only in __NEXT_DATA__, as text paragraphs, and says so', () => {
+    const data = { props: { pageProps: { posts: POST_TEXTS.map((body, id) => ({ id, body, className: 'post-body flex-1' })) } } };
+    const html = `<html><head><title>Kettles</title></head><body><div id="__next"></div><script id="__NEXT_DATA__" type="application/json">${JSON.stringify(data)}</script></body></html>`;
+    const { markdown, notes } = format(html);
+    for (const text of POST_TEXTS) expect(markdown).toContain(text);
+    expect(markdown).not.toContain('pageProps');
+    expect(markdown).not.toContain('post-body flex-1');
+    expect(notes.join(' ')).toMatch(/boot data for its scripts \(__NEXT_DATA__\).*retry with browser=true/);
+    expect(format(html, false, true).markdown).toContain(POST_TEXTS[2]);
+    // With scripts run, the DOM is what counts: nothing is added from the data.
+    expect(format(html, true).notes).toEqual([]);
+  });
+
+  it("reads Discourse's double-encoded data-preloaded without its JSON keys, and escapes markdown in data text", () => {
+    const topic = JSON.stringify({ post_stream: { posts: POST_TEXTS.map((t, i) => ({ id: i, cooked: `<p>${t}</p>` })) } });
+    const preload = JSON.stringify({ topic_42: topic, site: JSON.stringify({ title: '# Not a heading, just a title with *stars* here' }) });
+    const attribute = preload.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+    const html = `<html><body><section id="main"></section><div id="data-preloaded" data-preloaded="${attribute}"></div><script src="/app.js"></script></body></html>`;
+    const { markdown } = format(html);
+    for (const text of POST_TEXTS) expect(markdown).toContain(text);
+    expect(markdown).not.toMatch(/post_stream|cooked|<p>/);
+    expect(markdown).toContain('\\# Not a heading, just a title with \\*stars\\* here');
+  });
+
+  it('leaves a page alone whose markup has its text, or whose data has no prose', () => {
+    const article = `<article><h1>Tea</h1>${'<p>Green tea wants water below the boil, around eighty degrees.</p>'.repeat(6)}</article>`;
+    const withData = `<html><body>${article}<script id="__NEXT_DATA__" type="application/json">${JSON.stringify({ posts: POST_TEXTS })}</script></body></html>`;
+    expect(format(withData)).toMatchObject({ notes: [] });
+    expect(format(withData).markdown).not.toContain(POST_TEXTS[0]);
+    const noProse = `<html><body><div id="root"></div><script id="__NEXT_DATA__" type="application/json">${JSON.stringify({ ids: [1, 2, 3], cls: 'flex items-center px-4 py-2 text-sm' })}</script></body></html>`;
+    expect(format(noProse)).toMatchObject({ notes: [] });
   });
 });
