@@ -160,12 +160,24 @@ export async function mainContentExtractors(): Promise<Array<{ name: string; ext
   const textOfHtml = (html: string) => visibleTextOf(html);
   return [
     {
+      name: 'Readability in our converter (before)',
+      extract: (page) =>
+        markdownProse(
+          converter.convert(new ParsedPage(page.html, page.url, { scriptsRan: false }), {
+            onlyMainContent: true,
+            mainContentEngine: 'readability',
+          }).markdown,
+        ),
+    },
+    {
       name: 'ours (only_main_content)',
-      extract: (page) => markdownProse(converter.convert(new ParsedPage(page.html, page.url), { onlyMainContent: true }).markdown),
+      extract: (page) =>
+        markdownProse(converter.convert(new ParsedPage(page.html, page.url, { scriptsRan: false }), { onlyMainContent: true }).markdown),
     },
     {
       name: 'full-page markdown',
-      extract: (page) => markdownProse(converter.convert(new ParsedPage(page.html, page.url), { onlyMainContent: false }).markdown),
+      extract: (page) =>
+        markdownProse(converter.convert(new ParsedPage(page.html, page.url, { scriptsRan: false }), { onlyMainContent: false }).markdown),
     },
     {
       name: 'Readability.js 0.6 (linkedom)',

@@ -2211,6 +2211,25 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        MainContentReport: {
+            /** @description Why page_type was chosen: json-ld:Product, og:article, generator:Discourse…, url:/t/… */
+            evidence: string[];
+            /**
+             * @description 0–1: the share of the page’s remaining text the located content holds, and of the whole page.
+             * @example 0.82
+             */
+            confidence: number;
+            /** @description Characters of text kept. */
+            characters: number;
+            /** @description Characters of text on the whole page. */
+            page_characters: number;
+            /** @description Characters of text left out, by reason (navigation, header, footer, sidebar, banner, form, share, related, comments, links). */
+            removed: {
+                [key: string]: number;
+            };
+            /** @description True when the whole page was converted instead (nothing set apart, or too little kept; guidance says which). */
+            whole_page: boolean;
+        };
         PageMetadata: {
             /** @description <title>, else og:title. */
             title: string | null;
@@ -2227,6 +2246,13 @@ export interface components {
             final_url: string;
             /** @description Absolute http(s) links of the page, fragments dropped, first occurrence order, at most 1000. */
             links: string[];
+            /**
+             * @description What kind of page this is, from its structured data, OpenGraph type, software and address (article when nothing says).
+             * @enum {string|null}
+             */
+            page_type?: "article" | "forum" | "product" | "collection" | "listing" | "documentation" | "service" | null;
+            /** @description With only_main_content and format=markdown: what main-content extraction found and left out; else null. */
+            main_content?: components["schemas"]["MainContentReport"] | null;
         };
         ActionFailure: {
             /** @example actions[2] */

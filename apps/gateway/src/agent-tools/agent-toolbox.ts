@@ -1,5 +1,5 @@
 import {
-  MAIN_CONTENT_FALLBACK_NOTE,
+  isMainContentFallbackNote,
   ScrapeGuidance,
   ScrapeRequest,
   ScrapeResultBody,
@@ -160,7 +160,7 @@ export class AgentToolbox {
     const title = result.metadata?.title ? oneLine(result.metadata.title) : null;
     const finalUrl = oneLine(result.metadata?.final_url ?? request.url, 2048);
     // The engine says so when the page had no article and the whole page came back.
-    const wholePage = !request.only_main_content || result.guidance.next_steps.includes(MAIN_CONTENT_FALLBACK_NOTE);
+    const wholePage = !request.only_main_content || result.guidance.next_steps.some(isMainContentFallbackNote);
     const guidance = forAgent(result.guidance, (suggested) => ({
       url: suggested.url ?? request.url,
       ...(suggested.browser !== undefined ? { browser: suggested.browser } : {}),

@@ -151,6 +151,8 @@ export interface TreeOptions {
   baseUrl: string;
   /** Images as `![alt](url)`, or left out. */
   includeImages: boolean;
+  /** Elements left out with their subtrees (what main content found to be boilerplate). */
+  skip?: ReadonlySet<ParsedElement>;
 }
 
 // Never rendered as text by a browser, or not page content at all.
@@ -208,7 +210,7 @@ function appendChildren(target: ElementNode, source: ParsedElement, options: Tre
 
 function appendElement(target: ElementNode, source: ParsedElement, options: TreeOptions, depth: number, inPre: boolean): void {
   const name = elementName(source.rawTagName ?? '');
-  if (DROPPED.has(name) || isHidden(source)) return;
+  if (DROPPED.has(name) || isHidden(source) || options.skip?.has(source)) return;
   if (depth > MAX_DEPTH) {
     const text = textOf(source);
     if (text.trim()) appendText(target, ` ${text} `);
@@ -298,6 +300,15 @@ const INTERNED_NAMES = new Map<string, string>(
 function elementName(rawTagName: string): string {
   const upper = rawTagName.toUpperCase();
   return INTERNED_NAMES.get(upper) ?? upper;
+}
+
+/** Elements never rendered as text (script, style, svg, …), by lower-case tag name: main content measures as the conversion reads. */
+export function isDroppedElement(tag: string): boolean {
+  return DROPPED.has(elementName(tag));
+}
+
+export function isHiddenElement(source: ParsedElement): boolean {
+  return isHidden(source);
 }
 
 function isHidden(source: ParsedElement): boolean {

@@ -153,7 +153,7 @@ describe(MarkdownConverter.name, () => {
       const depth = 20_000;
       const html = `<html><head><title>Deep</title></head><body>${'<div>'.repeat(depth)}<p>deep <b>text</b></p>${'</div>'.repeat(depth)}</body></html>`;
       expect(convert(html)).toBe('deep text');
-      expect(convert(html, { onlyMainContent: true })).toContain('deep text');
+      expect(convert(html, { onlyMainContent: true })).toMatch(/deep (?:\*\*)?text/);
     });
 
     it('an element a rule cannot convert is kept as its text; the rest of the page converts', () => {

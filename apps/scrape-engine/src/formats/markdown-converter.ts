@@ -1,14 +1,22 @@
 import TurndownService from 'turndown';
 import { conversionTreeOf, type ElementNode } from './conversion-tree';
 import { type MainContentReader } from './main-content-reader';
+import { type LocatedContent, locateMainContent } from './main-content-locator';
+import type { MainContentReport } from '@lib/contracts';
+import type { HTMLElement as HTMLElementNode } from 'node-html-parser';
 import { escapeMarkdownText, MARKDOWN_RULES } from './markdown-rules';
-import { type ParsedPage, textOf } from './parsed-page';
+import { elementsOf, type ParsedPage, textOf } from './parsed-page';
 
 export interface MarkdownOptions {
   /** Images as `![alt](absolute-url)` (default), or left out. */
   includeImages?: boolean;
   /** Only the page's main article (navigation, headers, footers, banners, sidebars and comments dropped). */
   onlyMainContent?: boolean;
+  /**
+   * Which main-content reader: our locator (default; docs/decisions/0031) or Mozilla Readability,
+   * kept for bench:main-content's side-by-side table.
+   */
+  mainContentEngine?: 'readability' | 'locator';
 }
 
 export interface MarkdownResult {
@@ -17,6 +25,10 @@ export interface MarkdownResult {
   degraded: string | null;
   /** onlyMainContent found no article, so the whole page was converted. */
   mainContentFallback: boolean;
+  /** onlyMainContent (our locator): what it found and left out, for metadata.main_content. */
+  mainContent?: MainContentReport;
+  /** Why the whole page was converted although main content was located (too little kept). */
+  fallbackReason?: string;
 }
 
 /**
@@ -53,16 +65,32 @@ export class MarkdownConverter {
     let source = page.body;
     let baseUrl = page.baseUrl;
     let mainContentFallback = false;
-    if (options.onlyMainContent) {
+    let skip: ReadonlySet<HTMLElementNode> | undefined;
+    let title = '';
+    let mainContent: MainContentReport | undefined;
+    let fallbackReason: string | undefined;
+    if (options.onlyMainContent && options.mainContentEngine !== 'readability') {
+      const located = locateMainContent(page);
+      const tooLittle = located !== null && keptTooLittle(located);
+      if (located && !located.wholePage && !tooLittle) {
+        ({ root: source, skip } = located);
+        // The content is headed by the page's title unless it has a heading of its own.
+        if (!firstElementNamed(source, 'h1')) title = pageTitleOf(page);
+      } else mainContentFallback = true;
+      if (located) mainContent = reportOf(located, mainContentFallback);
+      if (tooLittle)
+        fallbackReason = `only_main_content kept too little (${located!.text} of ${located!.pageText} characters) to stand for the page; markdown holds the whole page.`;
+    } else if (options.onlyMainContent) {
       const article = this.mainContent.read(page);
       if (article) ({ root: source, baseUrl } = article);
       else mainContentFallback = true;
     }
     let tree: ElementNode | null = null;
     try {
-      tree = conversionTreeOf(source, { baseUrl, includeImages });
+      tree = conversionTreeOf(source, { baseUrl, includeImages, skip });
       const markdown = this.turndown.turndown(tree as unknown as HTMLElement);
-      return { markdown: tidy(markdown), degraded: null, mainContentFallback };
+      const heading = title ? `# ${escapeMarkdownText(title)}\n\n` : '';
+      return { markdown: tidy(heading + markdown), degraded: null, mainContentFallback, mainContent, fallbackReason };
     } catch (error) {
       const text = tree ? tree.textContent : textOf(source);
       const reason = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : 'conversion failed';
@@ -73,9 +101,45 @@ export class MarkdownConverter {
           .trim(),
         degraded: reason,
         mainContentFallback,
+        mainContent,
+        fallbackReason,
       };
     }
   }
+}
+
+/** The page's own <h1> text, else its <title>, on one line (empty when it has neither). */
+function pageTitleOf(page: ParsedPage): string {
+  const h1 = firstElementNamed(page.body, 'h1');
+  const titleElement = page.head ? firstElementNamed(page.head, 'title') : null;
+  const text = h1 ? textOf(h1) : (titleElement?.text ?? '');
+  return text.replace(/\s+/g, ' ').trim().slice(0, 300);
+}
+
+// Located content this small, on a page with this much text, is a fragment, not the page's content.
+const TOO_LITTLE_TEXT = 100;
+const TOO_LITTLE_PAGE_TEXT = 1_000;
+
+/** The rule that sends a located fragment back to the whole page (pinned by main-content-locator.spec.ts). */
+export function keptTooLittle(located: { text: number; pageText: number }): boolean {
+  return located.text < TOO_LITTLE_TEXT && located.pageText >= TOO_LITTLE_PAGE_TEXT;
+}
+
+function reportOf(located: LocatedContent, wholePage: boolean): MainContentReport {
+  return {
+    evidence: located.kindEvidence.slice(0, 20),
+    confidence: Math.round(located.confidence * 100) / 100,
+    characters: wholePage ? located.pageText : located.text,
+    page_characters: located.pageText,
+    removed: wholePage ? {} : (located.removed as Record<string, number>),
+    whole_page: wholePage,
+  };
+}
+
+/** The first element of a name under root, found without recursion (pages nest tens of thousands deep). */
+function firstElementNamed(root: HTMLElementNode, name: string): HTMLElementNode | null {
+  for (const el of elementsOf(root)) if (el.rawTagName?.toLowerCase() === name) return el;
+  return null;
 }
 
 /** `- item` / `3. item` with continuation lines indented to the item's text, as CommonMark nests them. */

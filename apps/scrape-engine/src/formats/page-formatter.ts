@@ -3,6 +3,7 @@ import { embeddedProseOf, SHELL_TEXT } from '@lib/page-evidence';
 import { Injectable } from '@nestjs/common';
 import { SelectorExtractor } from '../extraction/selector-extractor';
 import { MarkdownConverter } from './markdown-converter';
+import { pageKindOf } from './main-content-locator';
 import { pageMetadataOf } from './page-metadata';
 import { ParsedPage } from './parsed-page';
 
@@ -35,7 +36,9 @@ export class PageFormatter {
     const page = new ParsedPage(html, url, delivered);
     const extracted = request.extract ? this.extractor.extract(page, request.extract) : null;
     const metadata = request.include_metadata ? pageMetadataOf(page) : null;
-    if (request.format !== 'markdown') return { markdown: null, extracted, metadata, notes: [] };
+    if (metadata) metadata.page_type = pageKindOf(page).kind;
+    if (request.format !== 'markdown')
+      return { markdown: null, extracted, metadata: metadata && { ...metadata, main_content: null }, notes: [] };
     const converted = this.markdown.convert(page, {
       onlyMainContent: request.only_main_content ?? false,
       includeImages: request.include_images ?? true,
@@ -45,7 +48,9 @@ export class PageFormatter {
       notes.push(
         `The page could not be converted to markdown (${converted.degraded}); markdown holds its visible text. Request format=html for the page itself.`,
       );
-    if (converted.mainContentFallback) notes.push(MAIN_CONTENT_FALLBACK_NOTE);
+    if (converted.fallbackReason) notes.push(converted.fallbackReason);
+    else if (converted.mainContentFallback) notes.push(MAIN_CONTENT_FALLBACK_NOTE);
+    if (metadata) metadata.main_content = converted.mainContent ?? null;
     const markdown = delivered.scriptsRan ? converted.markdown : withBootDataText(converted.markdown, html, notes);
     return { markdown, extracted, metadata, notes };
   }

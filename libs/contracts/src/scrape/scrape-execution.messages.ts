@@ -140,6 +140,34 @@ export class ActionFailure {
 }
 
 /** Beyond the spec: what an LLM pipeline wants beside the page's text (include_metadata=true). */
+/** What only_main_content did to a page (metadata.main_content). */
+export class MainContentReport {
+  @ApiProperty({ description: 'Why page_type was chosen: json-ld:Product, og:article, generator:Discourse…, url:/t/…', type: [String] })
+  evidence: string[];
+  @ApiProperty({
+    description: '0–1: the share of the page’s remaining text the located content holds, and of the whole page.',
+    example: 0.82,
+  })
+  confidence: number;
+  @ApiProperty({ type: 'integer', description: 'Characters of text kept.' })
+  characters: number;
+  @ApiProperty({ type: 'integer', description: 'Characters of text on the whole page.' })
+  page_characters: number;
+  @ApiProperty(
+    openObject(
+      'Characters of text left out, by reason (navigation, header, footer, sidebar, banner, form, share, related, comments, links).',
+      {
+        values: { type: 'integer' },
+      },
+    ),
+  )
+  removed: Record<string, number>;
+  @ApiProperty({
+    description: 'True when the whole page was converted instead (nothing set apart, or too little kept; guidance says which).',
+  })
+  whole_page: boolean;
+}
+
 export class PageMetadata {
   @ApiProperty({ type: String, nullable: true, description: '<title>, else og:title.' })
   title: string | null;
@@ -158,6 +186,20 @@ export class PageMetadata {
     description: 'Absolute http(s) links of the page, fragments dropped, first occurrence order, at most 1000.',
   })
   links: string[];
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    enum: ['article', 'forum', 'product', 'collection', 'listing', 'documentation', 'service'],
+    description: 'What kind of page this is, from its structured data, OpenGraph type, software and address (article when nothing says).',
+  })
+  page_type?: string | null;
+  @ApiPropertyOptional(
+    nullableObject(
+      MainContentReport,
+      'With only_main_content and format=markdown: what main-content extraction found and left out; else null.',
+    ),
+  )
+  main_content?: MainContentReport | null;
 }
 
 /**
@@ -165,6 +207,11 @@ export class PageMetadata {
  * page was converted: readers of the guidance (the agent endpoint) recognise it by this text.
  */
 export const MAIN_CONTENT_FALLBACK_NOTE = 'only_main_content found no main article on this page; markdown holds the whole page.';
+
+/** Whether a guidance note says only_main_content fell back to the whole page (no article, or too little kept). */
+export function isMainContentFallbackNote(note: string): boolean {
+  return note.startsWith('only_main_content') && note.endsWith('markdown holds the whole page.');
+}
 
 /** The scrape response of spec 2.7 (the guidance object included). */
 export class ScrapeResultBody {
