@@ -9,6 +9,7 @@ import zlib from 'node:zlib';
 import { MainContentReader } from '../../apps/scrape-engine/src/formats/main-content-reader';
 import { MarkdownConverter } from '../../apps/scrape-engine/src/formats/markdown-converter';
 import { ParsedPage } from '../../apps/scrape-engine/src/formats/parsed-page';
+import { wcxbDirectory } from './corpus-verdicts';
 import { markdownProse } from './markdown-quality';
 
 /**
@@ -19,9 +20,9 @@ import { markdownProse } from './markdown-quality';
  * as plain text) beside Readability.js and Defuddle over the same DOM library, and full-page
  * markdown as the speed baseline, all in this process on the same pages.
  *
- * `npm run bench:main-content [-- --split dev] [--limit N] [--type forum] [--json out.json]`;
- * WCXB_ROOT names the benchmark's directory (its README, evaluate.py, dev/), by default
- * ../shared/corpus/wcxb-dev beside the project. On a whole split, when python3 is on the PATH, our
+ * `npm run bench:main-content [-- --split dev] [--limit N] [--type forum] [--only ours,defuddle] [--json out.json]`;
+ * WCXB_DIR names the development split's directory as for `npm run bench` (its parent holds
+ * evaluate.py and the other splits). On a whole split, when python3 is on the PATH, our
  * predictions are also scored by the benchmark's evaluate.py and its overall F1 is printed beside ours.
  */
 export interface WcxbPage {
@@ -53,8 +54,9 @@ type Extract = (page: WcxbPage) => string | Promise<string>;
 
 export const PAGE_TYPES = ['article', 'forum', 'product', 'collection', 'listing', 'documentation', 'service'] as const;
 
+/** The benchmark's directory (README, evaluate.py, dev/): the parent of WCXB_DIR, the split directory `npm run bench` reads. */
 export function wcxbRoot(): string {
-  return path.resolve(process.cwd(), process.env.WCXB_ROOT ?? '../shared/corpus/wcxb-dev');
+  return path.dirname(wcxbDirectory());
 }
 
 /** The pages of a split with their ground truth, optionally one type, at most `limit` (evenly spread over the split). */
@@ -269,7 +271,7 @@ async function main(): Promise<void> {
   const limit = argument('limit') ? Number(argument('limit')) : undefined;
   const pages = readWcxbSplit({ split, limit, type: argument('type') });
   if (pages.length === 0) {
-    process.stdout.write(`No WCXB pages under ${path.join(wcxbRoot(), split)}: set WCXB_ROOT to the benchmark's directory.\n`);
+    process.stdout.write(`No WCXB pages under ${path.join(wcxbRoot(), split)}: set WCXB_DIR to the benchmark's dev split directory.\n`);
     process.exitCode = 1;
     return;
   }

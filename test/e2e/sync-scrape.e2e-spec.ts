@@ -88,6 +88,8 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
       canonical_url: `${site.url}/news/green-tea`,
       final_url: `${site.url}/news`,
       links: [`${site.url}/`, `${site.url}/shop`, `${site.url}/news`, `${site.url}/black`, `${site.url}/imprint`],
+      page_type: 'article',
+      main_content: null,
     });
     expect(res.body.guidance).toMatchObject({ success: true, next_steps: [] });
   });

@@ -44,6 +44,8 @@ interface Stats {
   linkText: number;
   paragraphs: number;
   links: number;
+  /** <h1> elements: a block holding the page's title is not its header chrome. */
+  titles: number;
 }
 
 // Past these, a page is read whole (the bounds the markdown conversion keeps anyway).
@@ -100,6 +102,10 @@ const CONTAINERS = new Set([
   'ol',
   'dl',
 ]);
+// The share of the located text a product's area around its name holds, at least.
+const PRODUCT_AREA_SHARE = 0.3;
+// A block with this many paragraphs (and few links) is prose, whatever its class words say.
+const PROSE_BLOCK_PARAGRAPHS = 3;
 // Menu entries are a word or two; a listing's titles are longer.
 const MENU_LINK_TEXT = 20;
 // Comment-marked blocks holding more than this share of the page's text are its posts.
@@ -153,6 +159,13 @@ export function locateMainContent(page: ParsedPage): LocatedContent | null {
     root = best;
     rootText = bestText;
   }
+  // A product page's content is around its name: from the <h1>, the nearest enclosing block that
+  // holds this share of the located text (the gallery, price, description and specs; not the
+  // reviews and recommendations that share the page's main area).
+  if (kind.kind === 'product') {
+    const anchored = productAreaOf(root, stats, kept, rootText);
+    if (anchored) [root, rootText] = [anchored, kept(anchored)];
+  }
   // Inside the content of an article, a product or a doc page, a block that is mostly links (a
   // related-stories list, a tag list, a table of contents) is not the content; a grid's or an
   // index's items are, so those keep theirs.
@@ -173,14 +186,14 @@ function measure(body: HTMLElement, stats: Map<HTMLElement, Stats>): boolean {
       if (stats.size + stack.length > MAX_ELEMENTS) return false;
       const name = (el.rawTagName ?? '').toLowerCase();
       if (el !== body && (isDroppedElement(name) || isHiddenElement(el))) {
-        stats.set(el, { text: 0, linkText: 0, paragraphs: 0, links: 0 });
+        stats.set(el, { text: 0, linkText: 0, paragraphs: 0, links: 0, titles: 0 });
         continue;
       }
       stack.push([el, true]);
       for (const child of el.childNodes) if (child.nodeType === NodeType.ELEMENT_NODE) stack.push([child as HTMLElement, false]);
       continue;
     }
-    const s: Stats = { text: 0, linkText: 0, paragraphs: 0, links: 0 };
+    const s: Stats = { text: 0, linkText: 0, paragraphs: 0, links: 0, titles: 0 };
     for (const child of el.childNodes) {
       if (child.nodeType === NodeType.TEXT_NODE) s.text += textLength((child as TextNode).rawText);
       else if (child.nodeType === NodeType.ELEMENT_NODE) {
@@ -190,6 +203,7 @@ function measure(body: HTMLElement, stats: Map<HTMLElement, Stats>): boolean {
         s.linkText += c.linkText;
         s.paragraphs += c.paragraphs;
         s.links += c.links;
+        s.titles += c.titles;
       }
     }
     const name = (el.rawTagName ?? '').toLowerCase();
@@ -197,6 +211,7 @@ function measure(body: HTMLElement, stats: Map<HTMLElement, Stats>): boolean {
       s.linkText = s.text;
       s.links += 1;
     } else if (name === 'p' || name === 'pre' || name === 'blockquote') s.paragraphs += 1;
+    else if (name === 'h1') s.titles += 1;
     stats.set(el, s);
   }
   return true;
@@ -255,11 +270,16 @@ function boilerplateReason(el: HTMLElement, s: Stats, pageText: number, keepComm
   if (el.getAttribute('aria-modal') === 'true') return 'banner';
   if (!small) return null;
   const words = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`.toLowerCase();
+  // Words are a weaker sign than a tag: a block of prose (paragraphs, few links) or one holding the
+  // page's title is content whatever its class says (`entry-header`, `share-friendly-article`);
+  // comments are prose too, and are still comments.
+  const prose = s.paragraphs >= PROSE_BLOCK_PARAGRAPHS && s.linkText < s.text * 0.3;
   if (words.trim()) {
     for (const word of words.split(/[\s_-]+/)) {
       if (!word) continue;
       for (const [pattern, reason] of BOILERPLATE_WORDS) {
         if (reason === 'comments' && keepComments) continue;
+        if (reason !== 'comments' && reason !== 'navigation' && (prose || s.titles > 0)) continue;
         if (pattern.test(word)) return reason;
       }
     }
@@ -267,6 +287,28 @@ function boilerplateReason(el: HTMLElement, s: Stats, pageText: number, keepComm
   // A list of short links with little text of their own: a menu, a tag cloud, a footer's columns
   // (a listing's items are links too, but with titles of their own length).
   if (s.links >= 4 && s.linkText > s.text * 0.7 && s.paragraphs === 0 && s.linkText / s.links < MENU_LINK_TEXT) return 'links';
+  return null;
+}
+
+function productAreaOf(
+  root: HTMLElement,
+  stats: Map<HTMLElement, Stats>,
+  kept: (el: HTMLElement) => number,
+  rootText: number,
+): HTMLElement | null {
+  let title: HTMLElement | null = null;
+  const stack: HTMLElement[] = [root];
+  while (stack.length > 0 && !title) {
+    const el = stack.pop()!;
+    if ((stats.get(el)?.titles ?? 0) === 0) continue;
+    if (el.rawTagName?.toLowerCase() === 'h1') title = el;
+    else
+      for (let i = el.childNodes.length - 1; i >= 0; i -= 1)
+        if (el.childNodes[i]!.nodeType === NodeType.ELEMENT_NODE) stack.push(el.childNodes[i] as HTMLElement);
+  }
+  for (let el = title?.parentNode as HTMLElement | null; el && el !== root; el = el.parentNode as HTMLElement | null) {
+    if (kept(el) >= rootText * PRODUCT_AREA_SHARE) return el;
+  }
   return null;
 }
 
@@ -353,13 +395,16 @@ export function pageKindOf(page: ParsedPage): { kind: PageKind; evidence: string
     evidence.push(why);
   };
   const seen = new Map<PageKind, number>();
-  for (const type of jsonLdTypesOf(page.html)) {
+  const types = jsonLdTypesOf(page.html);
+  const productGroup = types.includes('ProductGroup');
+  for (const type of types) {
     const match = SCHEMA_KINDS.find(([pattern]) => pattern.test(type));
     if (!match) continue;
     const times = (seen.get(match[1]) ?? 0) + 1;
     seen.set(match[1], times);
     // Many products or articles described on one page: a grid or an index of them.
-    if (times === 3 && match[1] === 'product') vote('collection', 7, `json-ld:${type}×3`);
+    // (A product group lists its variants as products: still one product.)
+    if (times === 3 && match[1] === 'product' && !productGroup) vote('collection', 7, `json-ld:${type}×3`);
     else if (times === 3 && match[1] === 'article') vote('listing', 7, `json-ld:${type}×3`);
     else if (times === 1) vote(match[1], match[1] === 'service' ? 1 : 3, `json-ld:${type}`);
   }

@@ -267,7 +267,12 @@ describe(MarkdownConverter.name, () => {
 
     it('converts the whole page, and says so, when there is no article', () => {
       const result = converter.convert(new ParsedPage('<ul><li><a href="/a">A</a></li></ul>', PAGE_URL), { onlyMainContent: true });
-      expect(result).toEqual({ markdown: '- [A](https://shop.example.com/a)', degraded: null, mainContentFallback: true });
+      expect(result).toMatchObject({
+        markdown: '- [A](https://shop.example.com/a)',
+        degraded: null,
+        mainContentFallback: true,
+        mainContent: { whole_page: true, removed: {} },
+      });
     });
   });
 });

@@ -13,7 +13,7 @@ export interface MarkdownOptions {
   /** Only the page's main article (navigation, headers, footers, banners, sidebars and comments dropped). */
   onlyMainContent?: boolean;
   /**
-   * Which main-content reader: our locator (default; docs/decisions/0031) or Mozilla Readability,
+   * Which main-content reader: our locator (default; docs/decisions/0020) or Mozilla Readability,
    * kept for bench:main-content's side-by-side table.
    */
   mainContentEngine?: 'readability' | 'locator';
