@@ -106,20 +106,25 @@ export function locateContent(html: string, options: { thorough?: boolean } = {}
 
 function embeddedDataOf(html: string): ContentLocation['embeddedData'] {
   const text = new Map<string, number>();
+  for (const { source, data } of bootDataOf(html)) text.set(source, (text.get(source) ?? 0) + proseIn(data));
+  return [...text].map(([source, prose]) => ({ source, text: prose }));
+}
+
+/** The page's framework boot data, block by block in page order: boot scripts, then Discourse's data-preloaded attributes. */
+function* bootDataOf(html: string): Generator<{ source: string; data: string }> {
   for (const script of elementBlocks(html, 'script')) {
     const boot = BOOT_SCRIPTS.find((b) => b.attributes?.test(script.attributes) || b.code?.test(script.content.slice(0, 200)));
-    if (boot) text.set(boot.source, (text.get(boot.source) ?? 0) + proseIn(script.content));
+    if (boot) yield { source: boot.source, data: script.content };
   }
   // data-preloaded="…": read by indexOf, so an attribute left open ends the search instead of rescanning the page.
   for (let at = html.indexOf('data-preloaded='); at >= 0; at = html.indexOf('data-preloaded=', at + 1)) {
     const quote = html[at + 15];
     if (quote !== '"' && quote !== "'") continue;
     const end = html.indexOf(quote, at + 16);
-    if (end < 0) break;
-    text.set('data-preloaded', (text.get('data-preloaded') ?? 0) + proseIn(decodeAttribute(html.slice(at + 16, end))));
+    if (end < 0) return;
+    yield { source: 'data-preloaded', data: decodeAttribute(html.slice(at + 16, end)) };
     at = end;
   }
-  return [...text].map(([source, prose]) => ({ source, text: prose }));
 }
 
 /**
@@ -185,29 +190,15 @@ export function embeddedProseOf(html: string, maxChars: number): { sources: stri
   const seen = new Set<string>();
   const paragraphs: string[] = [];
   let total = 0;
-  const take = (source: string, data: string): boolean => {
+  for (const { source, data } of bootDataOf(html)) {
     for (const prose of proseLiteralsOf(data, true)) {
       if (seen.has(prose)) continue;
       seen.add(prose);
       sources.add(source);
       paragraphs.push(prose);
       total += prose.length;
-      if (total >= maxChars) return false;
+      if (total >= maxChars) return { sources: [...sources], paragraphs };
     }
-    return true;
-  };
-  let more = true;
-  for (const script of elementBlocks(html, 'script')) {
-    const boot = BOOT_SCRIPTS.find((b) => b.attributes?.test(script.attributes) || b.code?.test(script.content.slice(0, 200)));
-    if (boot && !(more = take(boot.source, script.content))) break;
-  }
-  for (let at = html.indexOf('data-preloaded='); more && at >= 0; at = html.indexOf('data-preloaded=', at + 1)) {
-    const quote = html[at + 15];
-    if (quote !== '"' && quote !== "'") continue;
-    const end = html.indexOf(quote, at + 16);
-    if (end < 0) break;
-    more = take('data-preloaded', decodeAttribute(html.slice(at + 16, end)));
-    at = end;
   }
   return { sources: [...sources], paragraphs };
 }

@@ -128,14 +128,15 @@ export function locateMainContent(page: ParsedPage): LocatedContent | null {
   const kind = pageKindOf(page);
   let skip = new Set<HTMLElement>();
   let removed: Partial<Record<RemovalReason, number>> = {};
-  markBoilerplate(body, stats, pageText, skip, removed, kind.kind === 'forum');
+  const keepingComments = (keep: boolean) => (el: HTMLElement, st: Stats) => boilerplateReason(el, st, pageText, keep);
+  setApart(body, stats, skip, removed, keepingComments(kind.kind === 'forum'));
   // Posts that call themselves comments and hold most of the page are the page: a thread.
   // (An article that says it is one keeps its comments out, however many there are.)
   if (kind.kind !== 'forum' && !kind.declaredArticle && (removed.comments ?? 0) > pageText * THREAD_SHARE) {
     kind.evidence.push(`comments:${Math.round(((removed.comments ?? 0) / pageText) * 100)}%`);
     kind.kind = 'forum';
     [skip, removed] = [new Set(), {}];
-    markBoilerplate(body, stats, pageText, skip, removed, true);
+    setApart(body, stats, skip, removed, keepingComments(true));
   }
   // Evidence that took (nearly) everything was wrong about this page: it is read whole.
   if (pageText > 0 && pageText - [...skip].reduce((sum, el) => sum + (stats.get(el)?.text ?? 0), 0) < pageText * 0.1) {
@@ -170,7 +171,8 @@ export function locateMainContent(page: ParsedPage): LocatedContent | null {
   // related-stories list, a tag list, a table of contents) is not the content; a grid's or an
   // index's items are, so those keep theirs.
   const prose = (stats.get(root)?.paragraphs ?? 0) >= PROSE_PARAGRAPHS;
-  if (kind.declaredArticle && prose && pruneLinkBlocks(root, stats, rootText, skip, removed)) keptText = keptTextOf(body, stats, skip);
+  if (kind.declaredArticle && prose && setApart(root, stats, skip, removed, (_, st) => (isLinkBlock(st, rootText) ? 'links' : null)))
+    keptText = keptTextOf(body, stats, skip);
   const totalKept = kept(body);
   const confidence = totalKept === 0 ? 0 : Math.min(1, rootText / Math.max(1, pageText)) * 0.5 + (rootText / totalKept) * 0.5;
   const wholePage = skip.size === 0 && rootText >= pageText;
@@ -235,21 +237,26 @@ function textLength(raw: string): number {
   return n;
 }
 
-function markBoilerplate(
-  body: HTMLElement,
+/**
+ * Sets apart, under root, every block `reasonOf` gives a reason for (its subtree with it, unread),
+ * counting its text under that reason; says whether it set anything apart.
+ */
+function setApart(
+  root: HTMLElement,
   stats: Map<HTMLElement, Stats>,
-  pageText: number,
   skip: Set<HTMLElement>,
   removed: Partial<Record<RemovalReason, number>>,
-  keepComments: boolean,
-): void {
+  reasonOf: (el: HTMLElement, s: Stats) => RemovalReason | null,
+): boolean {
+  const before = skip.size;
   const stack: HTMLElement[] = [];
-  for (const child of body.childNodes) if (child.nodeType === NodeType.ELEMENT_NODE) stack.push(child as HTMLElement);
+  for (const child of root.childNodes) if (child.nodeType === NodeType.ELEMENT_NODE) stack.push(child as HTMLElement);
   while (stack.length > 0) {
     const el = stack.pop()!;
+    if (skip.has(el)) continue;
     const s = stats.get(el);
     if (!s || s.text === 0) continue;
-    const reason = boilerplateReason(el, s, pageText, keepComments);
+    const reason = reasonOf(el, s);
     if (reason) {
       skip.add(el);
       removed[reason] = (removed[reason] ?? 0) + s.text;
@@ -257,6 +264,7 @@ function markBoilerplate(
     }
     for (const child of el.childNodes) if (child.nodeType === NodeType.ELEMENT_NODE) stack.push(child as HTMLElement);
   }
+  return skip.size > before;
 }
 
 function boilerplateReason(el: HTMLElement, s: Stats, pageText: number, keepComments: boolean): RemovalReason | null {
@@ -312,29 +320,9 @@ function productAreaOf(
   return null;
 }
 
-function pruneLinkBlocks(
-  root: HTMLElement,
-  stats: Map<HTMLElement, Stats>,
-  rootText: number,
-  skip: Set<HTMLElement>,
-  removed: Partial<Record<RemovalReason, number>>,
-): boolean {
-  const before = skip.size;
-  const stack: HTMLElement[] = [];
-  for (const child of root.childNodes) if (child.nodeType === NodeType.ELEMENT_NODE) stack.push(child as HTMLElement);
-  while (stack.length > 0) {
-    const el = stack.pop()!;
-    if (skip.has(el)) continue;
-    const s = stats.get(el);
-    if (!s || s.text === 0) continue;
-    if (s.links >= LINK_BLOCK_LINKS && s.linkText > s.text * LINK_BLOCK_DENSITY && s.text < rootText * BOILERPLATE_SHARE) {
-      skip.add(el);
-      removed.links = (removed.links ?? 0) + s.text;
-      continue;
-    }
-    for (const child of el.childNodes) if (child.nodeType === NodeType.ELEMENT_NODE) stack.push(child as HTMLElement);
-  }
-  return skip.size > before;
+/** Inside located content: a block of several links that are most of its text, and a small part of the content. */
+function isLinkBlock(s: Stats, rootText: number): boolean {
+  return s.links >= LINK_BLOCK_LINKS && s.linkText > s.text * LINK_BLOCK_DENSITY && s.text < rootText * BOILERPLATE_SHARE;
 }
 
 /**

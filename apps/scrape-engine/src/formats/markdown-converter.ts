@@ -1,7 +1,7 @@
 import TurndownService from 'turndown';
 import { conversionTreeOf, type ElementNode } from './conversion-tree';
 import { type MainContentReader } from './main-content-reader';
-import { type LocatedContent, locateMainContent } from './main-content-locator';
+import { type LocatedContent, locateMainContent, type PageKind } from './main-content-locator';
 import type { MainContentReport } from '@lib/contracts';
 import type { HTMLElement as HTMLElementNode } from 'node-html-parser';
 import { escapeMarkdownText, MARKDOWN_RULES } from './markdown-rules';
@@ -29,6 +29,8 @@ export interface MarkdownResult {
   mainContent?: MainContentReport;
   /** Why the whole page was converted although main content was located (too little kept). */
   fallbackReason?: string;
+  /** The kind of page the locator read (so metadata need not classify the page again). */
+  pageKind?: PageKind;
 }
 
 /**
@@ -69,6 +71,7 @@ export class MarkdownConverter {
     let title = '';
     let mainContent: MainContentReport | undefined;
     let fallbackReason: string | undefined;
+    let pageKind: PageKind | undefined;
     if (options.onlyMainContent && options.mainContentEngine !== 'readability') {
       const located = locateMainContent(page);
       const tooLittle = located !== null && keptTooLittle(located);
@@ -77,7 +80,7 @@ export class MarkdownConverter {
         // The content is headed by the page's title unless it has a heading of its own.
         if (!firstElementNamed(source, 'h1')) title = pageTitleOf(page);
       } else mainContentFallback = true;
-      if (located) mainContent = reportOf(located, mainContentFallback);
+      if (located) [mainContent, pageKind] = [reportOf(located, mainContentFallback), located.kind];
       if (tooLittle)
         fallbackReason = `only_main_content kept too little (${located!.text} of ${located!.pageText} characters) to stand for the page; markdown holds the whole page.`;
     } else if (options.onlyMainContent) {
@@ -90,7 +93,7 @@ export class MarkdownConverter {
       tree = conversionTreeOf(source, { baseUrl, includeImages, skip });
       const markdown = this.turndown.turndown(tree as unknown as HTMLElement);
       const heading = title ? `# ${escapeMarkdownText(title)}\n\n` : '';
-      return { markdown: tidy(heading + markdown), degraded: null, mainContentFallback, mainContent, fallbackReason };
+      return { markdown: tidy(heading + markdown), degraded: null, mainContentFallback, mainContent, fallbackReason, pageKind };
     } catch (error) {
       const text = tree ? tree.textContent : textOf(source);
       const reason = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : 'conversion failed';
@@ -103,6 +106,7 @@ export class MarkdownConverter {
         mainContentFallback,
         mainContent,
         fallbackReason,
+        pageKind,
       };
     }
   }

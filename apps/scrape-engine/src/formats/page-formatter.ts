@@ -3,6 +3,7 @@ import { embeddedProseOf, SHELL_TEXT } from '@lib/page-evidence';
 import { Injectable } from '@nestjs/common';
 import { SelectorExtractor } from '../extraction/selector-extractor';
 import { MarkdownConverter } from './markdown-converter';
+import { escapeMarkdownText } from './markdown-rules';
 import { pageKindOf } from './main-content-locator';
 import { pageMetadataOf } from './page-metadata';
 import { ParsedPage } from './parsed-page';
@@ -36,9 +37,13 @@ export class PageFormatter {
     const page = new ParsedPage(html, url, delivered);
     const extracted = request.extract ? this.extractor.extract(page, request.extract) : null;
     const metadata = request.include_metadata ? pageMetadataOf(page) : null;
-    if (metadata) metadata.page_type = pageKindOf(page).kind;
     if (request.format !== 'markdown')
-      return { markdown: null, extracted, metadata: metadata && { ...metadata, main_content: null }, notes: [] };
+      return {
+        markdown: null,
+        extracted,
+        metadata: metadata && { ...metadata, page_type: pageKindOf(page).kind, main_content: null },
+        notes: [],
+      };
     const converted = this.markdown.convert(page, {
       onlyMainContent: request.only_main_content ?? false,
       includeImages: request.include_images ?? true,
@@ -50,7 +55,11 @@ export class PageFormatter {
       );
     if (converted.fallbackReason) notes.push(converted.fallbackReason);
     else if (converted.mainContentFallback) notes.push(MAIN_CONTENT_FALLBACK_NOTE);
-    if (metadata) metadata.main_content = converted.mainContent ?? null;
+    if (metadata) {
+      // The locator has classified the page when main content was asked for: not read twice.
+      metadata.page_type = converted.pageKind ?? pageKindOf(page).kind;
+      metadata.main_content = converted.mainContent ?? null;
+    }
     const markdown = delivered.scriptsRan ? converted.markdown : withBootDataText(converted.markdown, html, notes);
     return { markdown, extracted, metadata, notes };
   }
@@ -75,6 +84,7 @@ function withBootDataText(markdown: string, html: string, notes: string[]): stri
   notes.push(
     `The page keeps its text in boot data for its scripts (${boot.sources.join(', ')}): markdown holds that text (${bootText} characters) as paragraphs in the data's order, read without a browser. For the page as rendered, retry with browser=true.`,
   );
+  // Data text is text, not markdown: escaped as the converter escapes a page's text.
   const paragraphs = boot.paragraphs.map(escapeMarkdownText).join('\n\n');
   return markdown.trim() ? `${markdown.trimEnd()}\n\n${paragraphs}\n` : `${paragraphs}\n`;
 }
@@ -85,14 +95,6 @@ function textOfMarkdown(markdown: string): number {
     .replace(/!\[[^\]\n]*\]\([^)\n]*\)|\]\([^)\n]*\)|[#*_>`|[\]-]/g, '')
     .replace(/\s+/g, ' ')
     .trim().length;
-}
-
-/** Data text is text, not markdown: characters that would start markup are escaped. */
-function escapeMarkdownText(text: string): string {
-  return text
-    .replace(/([\\`*_[\]<>#|])/g, '\\$1')
-    .replace(/^([-+])(\s)/, '\\$1$2')
-    .replace(/^(\d+)\.(\s)/, '$1\\.$2');
 }
 
 /** Guidance with the formats' notes added to its next steps. */
