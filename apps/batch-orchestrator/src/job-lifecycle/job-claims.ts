@@ -43,17 +43,20 @@ export class JobClaims {
       });
       if (!job) return { reply: { outcome: 'stale' }, settledFor: null, heldFor: null, runCompleted: false };
       const cost = job.mode === 'browser' ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
-      if (job.monthlyCredits !== null) {
+      // Claimed again by its own worker (the first reply was lost): checked and held the first time.
+      const quota = job.reclaimed ? null : job.monthlyCredits;
+      const checkAndHold = quota !== null;
+      if (quota !== null) {
         await lockCreditAccount(tx, job.clientId);
         const usage = await creditUsageOf(tx, job.clientId, now);
-        if (usage.charged + usage.held + cost > job.monthlyCredits) {
-          const message = `monthly credit quota exhausted (${usage.charged + usage.held} of ${job.monthlyCredits} used in ${usage.month}; this job needs ${cost})`;
+        if (usage.charged + usage.held + cost > quota) {
+          const message = `monthly credit quota exhausted (${usage.charged + usage.held} of ${quota} used in ${usage.month}; this job needs ${cost})`;
           const { runCompleted } = await this.completion.completeWithin(tx, job, { kind: 'quota_exceeded', message, executionTimeMs: 0 });
           return { reply: { outcome: 'stale' }, settledFor: job.clientId, heldFor: null, runCompleted };
         }
       }
       // Unlimited clients (enterprise) have nothing to overdraw: no hold, two statements saved per job.
-      if (job.monthlyCredits !== null) {
+      if (checkAndHold) {
         const reservationId = randomUUID();
         const holdUntil = new Date(now.getTime() + (this.config.jobMaxRuntimeSeconds + this.config.jobLeaseSeconds) * 1000);
         await holdCredits(tx, { id: reservationId, clientId: job.clientId, credits: cost, expiresAt: holdUntil, at: now });
@@ -68,7 +71,7 @@ export class JobClaims {
           deadline_ms: this.config.jobMaxRuntimeSeconds * 1000,
         },
         settledFor: null,
-        heldFor: job.monthlyCredits !== null ? job.clientId : null,
+        heldFor: checkAndHold ? job.clientId : null,
         runCompleted: false,
       };
     });

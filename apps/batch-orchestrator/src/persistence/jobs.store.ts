@@ -128,17 +128,25 @@ export class JobStore {
     );
   }
 
-  /** Starts the job for a worker: only the current attempt, only once. Null when that attempt no longer owns it. */
+  /**
+   * Starts the job for a worker: only the current attempt, only once — or again for the worker that
+   * already started it, whose claim reply was lost (a broker outage drops replies in flight; the
+   * worker asks again with the same attempt and must not be told `stale` for a job it owns, which
+   * left the job to wait out its lease). `reclaimed` says so: its quota check and hold are done.
+   * Null when that attempt no longer owns it.
+   */
   async claim(
     tx: SqlTransaction,
     claim: { jobId: string; attempt: number; workerId: string; now: Date; leaseUntil: Date },
-  ): Promise<ClaimedJob | null> {
-    const [job] = await tx.query<ClaimedJob>(
-      `update jobs j set started_at = $3, lease_expires_at = $4, worker_id = $5
-       from runs r
-       where j.id = $1 and j.attempt = $2 and j.status = 'processing' and j.started_at is null and r.id = j.run_id
+  ): Promise<(ClaimedJob & { reclaimed: boolean }) | null> {
+    const [job] = await tx.query<ClaimedJob & { reclaimed: boolean }>(
+      `with before as (select id, started_at from jobs where id = $1 for update)
+       update jobs j set started_at = coalesce(j.started_at, $3), lease_expires_at = $4, worker_id = $5
+       from runs r, before b
+       where j.id = $1 and b.id = j.id and j.attempt = $2 and j.status = 'processing' and r.id = j.run_id
+         and (j.started_at is null or j.worker_id = $5)
          and r.state in ('running', 'cancelling')
-       returning ${LOCKED_COLUMNS('j')}, j.request, r.monthly_credits "monthlyCredits"`,
+       returning ${LOCKED_COLUMNS('j')}, j.request, r.monthly_credits "monthlyCredits", b.started_at is not null as reclaimed`,
       [claim.jobId, claim.attempt, claim.now, claim.leaseUntil, claim.workerId],
     );
     return job ?? null;

@@ -1,5 +1,5 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
-import { CompleteJobCommand, proxyCountryOf, SUBJECTS } from '@lib/contracts';
+import { ClaimJobCommand, ClaimJobReply, CompleteJobCommand, proxyCountryOf, SUBJECTS } from '@lib/contracts';
 import { JOB_QUEUE_ADAPTER, JobConsumer, JobQueue, MessageBus, QueuedJob } from '@lib/messaging';
 import { PeriodicTask } from '@lib/runtime';
 import { DependencyUnavailableError, RemoteAppError, TransportTimeoutError } from '@lib/errors';
@@ -15,7 +15,7 @@ const CLAIM_TIMEOUT_MS = 15_000;
 const REPORT_TIMEOUT_MS = 5_000;
 // A job the orchestrator could not take back right now (it is restarting) is offered again after this.
 const RETRY_LATER_MS = 2000;
-// A report that met an outage is sent again after 250 ms, doubling to 2 s.
+// A claim or report that met an outage is sent again after 250 ms, doubling to 2 s.
 const REPORT_FIRST_RETRY_MS = 250;
 const REPORT_MAX_RETRY_MS = 2000;
 // How often a worker holding jobs tells the orchestrators it is alive (they allow a few missed beats).
@@ -107,14 +107,8 @@ export class BatchJobWorker {
   private async run(job: QueuedJob): Promise<void> {
     const { job_id, attempt } = job.dispatch;
     const ref = { job_id, attempt, worker_id: this.workerId };
-    let claim;
-    try {
-      claim = await this.bus.request(SUBJECTS.jobs.claim, ref, { timeoutMs: CLAIM_TIMEOUT_MS, correlationId: `job:${job_id}` });
-    } catch (error) {
-      this.logger.warn(`claim of job ${job_id} failed: ${messageOf(error)}; offered again in ${RETRY_LATER_MS} ms`);
-      job.nak(RETRY_LATER_MS);
-      return;
-    }
+    const claim = await this.claim(job, ref);
+    if (!claim) return;
     if (claim.outcome === 'stale') {
       job.ack();
       return;
@@ -153,6 +147,30 @@ export class BatchJobWorker {
     } finally {
       // The heartbeat runs until the outcome is committed: the lease holds while a report is retried.
       clearInterval(heartbeat);
+    }
+  }
+
+  /**
+   * Claims the job, asking again through an outage of the broker or the database. The claim may
+   * have been committed with its reply lost (a broker restart drops replies in flight): asked again
+   * under this worker's id it is answered `claimed` again, where a redelivery to any worker would be
+   * `stale` and the job would sit out its lease (CI: a run finished 31.7 s after a 1 s NATS restart).
+   * Null when it gave up and handed the message back.
+   */
+  private async claim(job: QueuedJob, ref: ClaimJobCommand): Promise<ClaimJobReply | null> {
+    const giveUpAt = Date.now() + CLAIM_TIMEOUT_MS;
+    for (let waitMs = REPORT_FIRST_RETRY_MS; ; waitMs = Math.min(2 * waitMs, REPORT_MAX_RETRY_MS)) {
+      try {
+        return await this.bus.request(SUBJECTS.jobs.claim, ref, { timeoutMs: CLAIM_TIMEOUT_MS, correlationId: `job:${ref.job_id}` });
+      } catch (error) {
+        if (!isOutage(error) || Date.now() + waitMs > giveUpAt) {
+          this.logger.warn(`claim of job ${ref.job_id} failed: ${messageOf(error)}; offered again in ${RETRY_LATER_MS} ms`);
+          job.nak(RETRY_LATER_MS);
+          return null;
+        }
+        this.logger.warn(`claim of job ${ref.job_id} failed: ${messageOf(error)}; asking again in ${waitMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
     }
   }
 

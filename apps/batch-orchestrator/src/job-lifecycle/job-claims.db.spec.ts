@@ -1,0 +1,77 @@
+import { loadPlatformConfig } from '@lib/config';
+import type { DatabaseConnection } from '@lib/persistence';
+import { systemClock } from '@lib/runtime';
+import { randomUUID } from 'node:crypto';
+import { DATABASE_BACKENDS, openTestDatabase } from '../../../../test/support/test-databases';
+import { JobStore } from '../persistence/jobs.store';
+import { JobClaims } from './job-claims';
+import type { JobCompletion } from './job-completion';
+
+/**
+ * Claims are fenced by attempt and taken once — except by the worker that already took the job and
+ * lost the reply (a broker restart drops replies in flight): it is answered `claimed` again, with
+ * no second quota check and no second credit hold, so the job runs now rather than a lease later.
+ */
+describe.each(DATABASE_BACKENDS)('JobClaims (%s database)', (backend) => {
+  let db: DatabaseConnection;
+  let close: () => Promise<void>;
+  let claims: JobClaims;
+
+  beforeAll(async () => {
+    ({ db, close } = await openTestDatabase(backend, 'job_claims'));
+    // Completion is reached only when the quota is exhausted, which these runs never are.
+    const completion = {
+      completeWithin: () => Promise.reject(new Error('not expected: the quota is never exhausted here')),
+    } as unknown as JobCompletion;
+    claims = new JobClaims(db, systemClock, loadPlatformConfig({}), completion, new JobStore(db));
+  });
+  afterAll(async () => close());
+
+  async function dispatchedJob(clientId: string, monthlyCredits: number | null): Promise<string> {
+    const runId = randomUUID();
+    await db.sql.query(
+      "insert into runs (id, collection_id, client_id, status, total_requests, max_concurrency, monthly_credits, created_at) values ($1, $2, $3, 'in_progress', 1, 1, $4, now())",
+      [runId, randomUUID(), clientId, monthlyCredits],
+    );
+    const id = randomUUID();
+    await db.sql.query(
+      "insert into jobs (id, run_id, collection_id, client_id, position, url, request, mode, queued_at, dispatched_at) values ($1, $2, $3, $4, 0, 'https://example.com/', '{\"url\":\"https://example.com/\"}', 'simple', now(), now())",
+      [id, runId, randomUUID(), clientId],
+    );
+    return id;
+  }
+
+  const holdsOf = async (clientId: string) =>
+    (await db.sql.query<{ n: number }>('select count(*)::int as n from credit_reservations where client_id = $1', [clientId]))[0].n;
+
+  it.each([
+    ['a quota', 1000],
+    ['no quota', null],
+  ])('answers the same worker again (%s), holds its credits once, and fences everyone else off', async (_, quota) => {
+    const clientId = `claims-${randomUUID()}`;
+    const jobId = await dispatchedJob(clientId, quota);
+    const first = await claims.claim({ job_id: jobId, attempt: 1, worker_id: 'w1' });
+    expect(first.reply).toMatchObject({ outcome: 'claimed', client_id: clientId, request: { url: 'https://example.com/' } });
+    expect(first.heldFor).toBe(quota === null ? null : clientId);
+    const [{ started_at: startedAt }] = await db.sql.query<{ started_at: Date }>('select started_at from jobs where id = $1', [jobId]);
+
+    // The reply was lost; the worker asks again.
+    const again = await claims.claim({ job_id: jobId, attempt: 1, worker_id: 'w1' });
+    expect(again.reply).toEqual(first.reply);
+    expect(again.heldFor).toBeNull();
+    expect(await holdsOf(clientId)).toBe(quota === null ? 0 : 1);
+    const [row] = await db.sql.query<{ started_at: Date; worker_id: string }>('select started_at, worker_id from jobs where id = $1', [
+      jobId,
+    ]);
+    expect(row).toEqual({ started_at: startedAt, worker_id: 'w1' });
+
+    // Another worker given the same delivery, or anyone with an older attempt, is stale.
+    expect((await claims.claim({ job_id: jobId, attempt: 1, worker_id: 'w2' })).reply).toEqual({ outcome: 'stale' });
+    await db.sql.query('update jobs set attempt = 2, started_at = null, worker_id = null where id = $1', [jobId]);
+    expect((await claims.claim({ job_id: jobId, attempt: 1, worker_id: 'w1' })).reply).toEqual({ outcome: 'stale' });
+    expect((await claims.claim({ job_id: jobId, attempt: 2, worker_id: 'w2' })).reply).toMatchObject({ outcome: 'claimed' });
+    // A finished job is nobody's, its first worker's included.
+    await db.sql.query("update jobs set status = 'completed', completed_at = now() where id = $1", [jobId]);
+    expect((await claims.claim({ job_id: jobId, attempt: 2, worker_id: 'w2' })).reply).toEqual({ outcome: 'stale' });
+  });
+});
