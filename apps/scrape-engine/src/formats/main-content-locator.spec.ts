@@ -147,6 +147,48 @@ describe('locateMainContent', () => {
     expect(keptTooLittle({ text: 10, pageText: 999 })).toBe(false);
   });
 
+  it("keeps an article's paragraphs around a gallery that holds most of its characters", () => {
+    const slides = Array.from(
+      { length: 60 },
+      (_, i) => `<li><h2>${i + 1}/60 Slide</h2><p>Slide ${i + 1} tells of a tea estate, its altitude, its pickers and its season.</p></li>`,
+    ).join('');
+    const story = Array.from({ length: 5 }, (_, i) => `<p>Story ${i + 1}: ${PARAGRAPH}${PARAGRAPH}</p>`).join('');
+    const html = `<html><head><meta property="og:type" content="article"></head><body><nav><a href="/">Home</a> <a href="/a">Teas</a> <a href="/b">Pots</a> <a href="/c">Cups</a></nav><article><h1>Estates</h1><div class="body">${story}<div class="gallery"><ul>${slides}</ul></div></div></article></body></html>`;
+    const md = main(html).markdown;
+    for (let i = 1; i <= 5; i += 1) expect(md).toContain(`Story ${i}:`);
+    expect(md).toContain('Slide 60 tells');
+  });
+
+  it("sets a product's reviews apart and never mistakes them for a thread or an index; a modal is never the content", () => {
+    const reviews = Array.from(
+      { length: 8 },
+      (_, i) => `<div class="review"><span>Buyer ${i}</span><p>Review ${i}: ${PARAGRAPH}${PARAGRAPH}</p></div>`,
+    ).join('');
+    const ld = `<script type="application/ld+json">[{"@type":"Product","name":"Kyusu"},${'{"@type":"Review"},'.repeat(4)}{"@type":"AggregateRating"}]</script>`;
+    const html = `<html><head>${ld}</head><body><main><h1>Kyusu teapot</h1><p class="price">$48</p>${`<p>${PARAGRAPH}${PARAGRAPH}</p>`.repeat(4)}<table><tr><th>Volume</th><td>350 ml</td></tr></table><section id="product-reviews">${reviews}</section></main><div id="modal-terms" class="fixed">${`<p>Terms: ${PARAGRAPH}${PARAGRAPH}</p>`.repeat(12)}</div></body></html>`;
+    const located = locateMainContent(new ParsedPage(html, 'https://shop.example.com/p/kyusu'))!;
+    expect(located.kind).toBe('product');
+    expect(located.kindEvidence).not.toEqual(expect.arrayContaining([expect.stringMatching(/Review|comments:/)]));
+    const md = main(html, 'https://shop.example.com/p/kyusu').markdown;
+    expect(md).toContain('Kyusu teapot');
+    expect(md).toContain('$48');
+    expect(md).toContain('350 ml');
+    expect(md).not.toContain('Review 0:');
+    expect(md).not.toContain('Terms:');
+  });
+
+  it("drops a thread's lists of links to other threads, and keeps the posts", () => {
+    const posts = Array.from({ length: 8 }, (_, i) => `<div class="post"><p>Answer ${i}: ${PARAGRAPH}${PARAGRAPH}</p></div>`).join('');
+    const hot = Array.from(
+      { length: 12 },
+      (_, i) => `<li><a href="/q/${i}">Why does my kettle number ${i} whistle at night?</a></li>`,
+    ).join('');
+    const html = `<html><head><script type="application/ld+json">{"@type":"QAPage"}</script></head><body><div id="content"><div id="question"><h1>Kettles</h1>${posts}</div><div id="hot-network-questions"><h4>Hot questions</h4><ul>${hot}</ul></div></div></body></html>`;
+    const md = main(html, 'https://qa.example.com/questions/1/kettles').markdown;
+    for (let i = 0; i < 8; i += 1) expect(md).toContain(`Answer ${i}:`);
+    expect(md).not.toContain('whistle at night');
+  });
+
   it('does bounded work on hostile pages: 20,000 levels deep, 70,000 elements, thousands of boilerplate words', () => {
     const deep = `<html><body>${'<div class="nav">'.repeat(20_000)}<p>deep text</p>${'</div>'.repeat(20_000)}</body></html>`;
     expect(main(deep).markdown).toContain('deep');

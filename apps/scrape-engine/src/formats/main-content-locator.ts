@@ -46,6 +46,8 @@ interface Stats {
   links: number;
   /** <h1> elements: a block holding the page's title is not its header chrome. */
   titles: number;
+  /** Paragraphs of a sentence or more that are not mostly links: someone's prose. */
+  sentences: number;
 }
 
 // Past these, a page is read whole (the bounds the markdown conversion keeps anyway).
@@ -70,13 +72,20 @@ const BOILERPLATE_WORDS: Array<[RegExp, RemovalReason]> = [
   [/^(?:masthead|topbar|header)$/, 'header'],
   [/^(?:sidebar|rail|widget|widgets)$/, 'sidebar'],
   [
-    /^(?:cookie|cookies|consent|gdpr|newsletter|subscribe|subscription|signup|popup|modal|overlay|promo|advert|advertisement|ads|sponsor|sponsored|banner)$/,
+    /^(?:cookie|cookies|consent|gdpr|newsletter|subscribe|subscription|signup|promo|advert|advertisement|ads|sponsor|sponsored|banner)$/,
     'banner',
   ],
   [/^(?:share|sharing|social|socials|sharebar)$/, 'share'],
   [/^(?:related|recommended|recommendations|trending|popular|more|outbrain|taboola)$/, 'related'],
   [/^(?:comments?|disqus|respond|replies)$/, 'comments'],
 ];
+// Layers over the page (a terms-of-service modal, a cart drawer): never its content, however much
+// text they hold, unless the page's title is in them.
+const OVERLAY_WORDS = /^(?:modal|modals|popup|popups|lightbox)$/;
+// On a product page, its reviews and ratings: comments on the product, not the product.
+const REVIEW_WORDS = /^(?:reviews?|ratings?|bazaarvoice|bv|yotpo|okendo|judgeme|stamped|trustpilot|ugc|qa|questions)$/;
+// A product's reviews may hold most of its page; below this share of it they are set apart.
+const REVIEW_SHARE = 0.8;
 // A block whose words say boilerplate is believed only while it holds less than this share of the page's text.
 const BOILERPLATE_SHARE = 0.3;
 // Inside content: a block of at least this many links making up this share of its text is a link list.
@@ -106,6 +115,8 @@ const CONTAINERS = new Set([
 const PRODUCT_AREA_SHARE = 0.3;
 // A block with this many paragraphs (and few links) is prose, whatever its class words say.
 const PROSE_BLOCK_PARAGRAPHS = 3;
+// A paragraph this long (characters) is a few sentences of someone's prose.
+const SENTENCE = 150;
 // Menu entries are a word or two; a listing's titles are longer.
 const MENU_LINK_TEXT = 20;
 // Comment-marked blocks holding more than this share of the page's text are its posts.
@@ -128,11 +139,11 @@ export function locateMainContent(page: ParsedPage): LocatedContent | null {
   const kind = pageKindOf(page);
   let skip = new Set<HTMLElement>();
   let removed: Partial<Record<RemovalReason, number>> = {};
-  const keepingComments = (keep: boolean) => (el: HTMLElement, st: Stats) => boilerplateReason(el, st, pageText, keep);
+  const keepingComments = (keep: boolean) => (el: HTMLElement, st: Stats) => boilerplateReason(el, st, pageText, keep, kind.kind);
   setApart(body, stats, skip, removed, keepingComments(kind.kind === 'forum'));
   // Posts that call themselves comments and hold most of the page are the page: a thread.
-  // (An article that says it is one keeps its comments out, however many there are.)
-  if (kind.kind !== 'forum' && !kind.declaredArticle && (removed.comments ?? 0) > pageText * THREAD_SHARE) {
+  // (An article or a product that says it is one keeps its comments or reviews out, however many.)
+  if (kind.kind !== 'forum' && kind.kind !== 'product' && !kind.declaredArticle && (removed.comments ?? 0) > pageText * THREAD_SHARE) {
     kind.evidence.push(`comments:${Math.round(((removed.comments ?? 0) / pageText) * 100)}%`);
     kind.kind = 'forum';
     [skip, removed] = [new Set(), {}];
@@ -157,6 +168,9 @@ export function locateMainContent(page: ParsedPage): LocatedContent | null {
       if (text > bestText) [best, bestText] = [child as HTMLElement, text];
     }
     if (!best || bestText < rootText * DOMINANT_SHARE) break;
+    // Paragraphs beside it are the content it sits in (an article's text around a 50-slide gallery
+    // holding most of its characters): the descent would leave them out.
+    if (paragraphsBeside(root, best, stats, skip) >= PROSE_PARAGRAPHS) break;
     root = best;
     rootText = bestText;
   }
@@ -167,11 +181,15 @@ export function locateMainContent(page: ParsedPage): LocatedContent | null {
     const anchored = productAreaOf(root, stats, kept, rootText);
     if (anchored) [root, rootText] = [anchored, kept(anchored)];
   }
-  // Inside the content of an article, a product or a doc page, a block that is mostly links (a
-  // related-stories list, a tag list, a table of contents) is not the content; a grid's or an
-  // index's items are, so those keep theirs.
+  // Inside the content of an article or a thread, a block that is mostly links (a related-stories
+  // list, a tag list, a table of contents, hot questions) is not the content; a grid's or an
+  // index's items are, so those keep theirs (on product and doc pages it measured no better).
   const prose = (stats.get(root)?.paragraphs ?? 0) >= PROSE_PARAGRAPHS;
-  if (kind.declaredArticle && prose && setApart(root, stats, skip, removed, (_, st) => (isLinkBlock(st, rootText) ? 'links' : null)))
+  // A thread's posts are prose too: a list of links among them is the site's (hot questions, similar threads).
+  if (
+    ((kind.declaredArticle && prose) || kind.kind === 'forum') &&
+    setApart(root, stats, skip, removed, (_, st) => (isLinkBlock(st, rootText) ? 'links' : null))
+  )
     keptText = keptTextOf(body, stats, skip);
   const totalKept = kept(body);
   const confidence = totalKept === 0 ? 0 : Math.min(1, rootText / Math.max(1, pageText)) * 0.5 + (rootText / totalKept) * 0.5;
@@ -188,14 +206,14 @@ function measure(body: HTMLElement, stats: Map<HTMLElement, Stats>): boolean {
       if (stats.size + stack.length > MAX_ELEMENTS) return false;
       const name = (el.rawTagName ?? '').toLowerCase();
       if (el !== body && (isDroppedElement(name) || isHiddenElement(el))) {
-        stats.set(el, { text: 0, linkText: 0, paragraphs: 0, links: 0, titles: 0 });
+        stats.set(el, { text: 0, linkText: 0, paragraphs: 0, links: 0, titles: 0, sentences: 0 });
         continue;
       }
       stack.push([el, true]);
       for (const child of el.childNodes) if (child.nodeType === NodeType.ELEMENT_NODE) stack.push([child as HTMLElement, false]);
       continue;
     }
-    const s: Stats = { text: 0, linkText: 0, paragraphs: 0, links: 0, titles: 0 };
+    const s: Stats = { text: 0, linkText: 0, paragraphs: 0, links: 0, titles: 0, sentences: 0 };
     for (const child of el.childNodes) {
       if (child.nodeType === NodeType.TEXT_NODE) s.text += textLength((child as TextNode).rawText);
       else if (child.nodeType === NodeType.ELEMENT_NODE) {
@@ -206,14 +224,17 @@ function measure(body: HTMLElement, stats: Map<HTMLElement, Stats>): boolean {
         s.paragraphs += c.paragraphs;
         s.links += c.links;
         s.titles += c.titles;
+        s.sentences += c.sentences;
       }
     }
     const name = (el.rawTagName ?? '').toLowerCase();
     if (name === 'a') {
       s.linkText = s.text;
       s.links += 1;
-    } else if (name === 'p' || name === 'pre' || name === 'blockquote') s.paragraphs += 1;
-    else if (name === 'h1') s.titles += 1;
+    } else if (name === 'p' || name === 'pre' || name === 'blockquote') {
+      s.paragraphs += 1;
+      if (name === 'p' && s.text >= SENTENCE && s.linkText < s.text * 0.5) s.sentences += 1;
+    } else if (name === 'h1') s.titles += 1;
     stats.set(el, s);
   }
   return true;
@@ -267,7 +288,7 @@ function setApart(
   return skip.size > before;
 }
 
-function boilerplateReason(el: HTMLElement, s: Stats, pageText: number, keepComments: boolean): RemovalReason | null {
+function boilerplateReason(el: HTMLElement, s: Stats, pageText: number, keepComments: boolean, kind: PageKind): RemovalReason | null {
   const name = (el.rawTagName ?? '').toLowerCase();
   const small = s.text < pageText * BOILERPLATE_SHARE;
   const structural = STRUCTURAL[name];
@@ -275,9 +296,15 @@ function boilerplateReason(el: HTMLElement, s: Stats, pageText: number, keepComm
   if (name === 'header' && small && (s.linkText > s.text * 0.4 || s.paragraphs === 0)) return 'header';
   const role = el.getAttribute('role');
   if (role && ROLES[role] && small) return ROLES[role]!;
-  if (el.getAttribute('aria-modal') === 'true') return 'banner';
-  if (!small) return null;
+  if (el.getAttribute('aria-modal') === 'true' || name === 'dialog') return 'banner';
   const words = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`.toLowerCase();
+  if (s.titles === 0 && words.trim()) {
+    for (const word of words.split(/[\s_-]+/)) {
+      if (OVERLAY_WORDS.test(word)) return 'banner';
+      if (kind === 'product' && s.text < pageText * REVIEW_SHARE && REVIEW_WORDS.test(word)) return 'comments';
+    }
+  }
+  if (!small) return null;
   // Words are a weaker sign than a tag: a block of prose (paragraphs, few links) or one holding the
   // page's title is content whatever its class says (`entry-header`, `share-friendly-article`);
   // comments are prose too, and are still comments.
@@ -318,6 +345,16 @@ function productAreaOf(
     if (kept(el) >= rootText * PRODUCT_AREA_SHARE) return el;
   }
   return null;
+}
+
+/** Paragraphs of `root`'s kept children other than `child`, counted down to the first paragraph on each branch. */
+function paragraphsBeside(root: HTMLElement, child: HTMLElement, stats: Map<HTMLElement, Stats>, skip: Set<HTMLElement>): number {
+  let count = 0;
+  for (const other of root.childNodes) {
+    if (other === child || other.nodeType !== NodeType.ELEMENT_NODE || skip.has(other as HTMLElement)) continue;
+    count += stats.get(other as HTMLElement)?.sentences ?? 0;
+  }
+  return count;
 }
 
 /** Inside located content: a block of several links that are most of its text, and a small part of the content. */
@@ -385,7 +422,10 @@ export function pageKindOf(page: ParsedPage): { kind: PageKind; evidence: string
   const seen = new Map<PageKind, number>();
   const types = jsonLdTypesOf(page.html);
   const productGroup = types.includes('ProductGroup');
+  // A product's reviews describe the product: they do not make its page an article or an index.
+  const aboutProduct = types.some((type) => SCHEMA_KINDS.find(([pattern]) => pattern.test(type))?.[1] === 'product');
   for (const type of types) {
+    if (aboutProduct && (type === 'Review' || type === 'AggregateRating')) continue;
     const match = SCHEMA_KINDS.find(([pattern]) => pattern.test(type));
     if (!match) continue;
     const times = (seen.get(match[1]) ?? 0) + 1;

@@ -6,8 +6,14 @@ import { finishUnscriptedPage } from './unscripted-page';
 
 // <pre> is parsed as markup (its <code>, <b>, <br> are elements); script, style and noscript stay raw text.
 // title and textarea are RCDATA: their text is never markup (`<` in a title is a character), and entities still decode.
+// Unclosed and mis-nested elements are recovered as a browser does: an element left open is closed
+// by the end of its parent, and a closing tag closes every element opened inside the one it names.
+// node-html-parser's default instead drops the unclosed element and lifts its children — the
+// <body> included when a <div> in it is never closed (193 of WCXB's 1,497 real pages had no body).
 export const PARSE_OPTIONS = {
   comment: false,
+  parseNoneClosedTags: true,
+  closeAllByClosing: true,
   blockTextElements: { script: true, noscript: true, style: true, title: true, textarea: true },
 };
 
