@@ -189,6 +189,17 @@ describe('locateMainContent', () => {
     expect(md).not.toContain('whistle at night');
   });
 
+  it("reads a page builder's blocks by what they hold, not by the builder's word for every block", () => {
+    const quotes = Array.from(
+      { length: 6 },
+      (_, i) => `<div class="elementor-widget-wrap elementor-element-populated"><p>Quote ${i}: ${PARAGRAPH}</p></div>`,
+    ).join('');
+    const html = `<html><body><header class="elementor-location-header"><a href="/">Home</a> <a href="/a">Lessons</a> <a href="/b">Teachers</a> <a href="/c">Prices</a></header><main><h1>What pupils say</h1>${`<p>Intro: ${PARAGRAPH}</p>`.repeat(3)}${quotes}</main><div class="widget widget_recent_entries"><a href="/p/1">Recent post one</a></div><footer class="elementor-location-footer"><p>Copyright Tea School.</p></footer></body></html>`;
+    const md = main(html).markdown;
+    for (let i = 0; i < 6; i += 1) expect(md).toContain(`Quote ${i}:`);
+    expect(md).not.toMatch(/Lessons|Recent post one|Copyright/);
+  });
+
   it('does bounded work on hostile pages: 20,000 levels deep, 70,000 elements, thousands of boilerplate words', () => {
     const deep = `<html><body>${'<div class="nav">'.repeat(20_000)}<p>deep text</p>${'</div>'.repeat(20_000)}</body></html>`;
     expect(main(deep).markdown).toContain('deep');

@@ -86,6 +86,9 @@ const OVERLAY_WORDS = /^(?:modal|modals|popup|popups|lightbox)$/;
 const REVIEW_WORDS = /^(?:reviews?|ratings?|bazaarvoice|bv|yotpo|okendo|judgeme|stamped|trustpilot|ugc|qa|questions)$/;
 // A product's reviews may hold most of its page; below this share of it they are set apart.
 const REVIEW_SHARE = 0.8;
+// Class names page builders give every block they lay out (Elementor, Divi, WPBakery, Beaver Builder, Gutenberg).
+const PAGE_BUILDER_NAME = /(?:^|\s)(?:elementor|et_pb|vc_|fl-|wp-block)/;
+const PAGE_BUILDER_NAMES = /(?:^|\s)(?:elementor|et_pb|vc_|fl-|wp-block)\S*/g;
 // A block whose words say boilerplate is believed only while it holds less than this share of the page's text.
 const BOILERPLATE_SHARE = 0.3;
 // Inside content: a block of at least this many links making up this share of its text is a link list.
@@ -297,7 +300,7 @@ function boilerplateReason(el: HTMLElement, s: Stats, pageText: number, keepComm
   const role = el.getAttribute('role');
   if (role && ROLES[role] && small) return ROLES[role]!;
   if (el.getAttribute('aria-modal') === 'true' || name === 'dialog') return 'banner';
-  const words = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`.toLowerCase();
+  const words = namingWordsOf(el);
   if (s.titles === 0 && words.trim()) {
     for (const word of words.split(/[\s_-]+/)) {
       if (OVERLAY_WORDS.test(word)) return 'banner';
@@ -323,6 +326,16 @@ function boilerplateReason(el: HTMLElement, s: Stats, pageText: number, keepComm
   // (a listing's items are links too, but with titles of their own length).
   if (s.links >= 4 && s.linkText > s.text * 0.7 && s.paragraphs === 0 && s.linkText / s.links < MENU_LINK_TEXT) return 'links';
   return null;
+}
+
+/**
+ * The class and id of a block, less the word page builders give every block they lay out (Elementor's
+ * `elementor-widget-wrap` wraps content and chrome alike: its "widget" says nothing, where a
+ * WordPress sidebar's `widget` does; `elementor-location-footer` still says footer).
+ */
+function namingWordsOf(el: HTMLElement): string {
+  const names = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`.toLowerCase();
+  return PAGE_BUILDER_NAME.test(names) ? names.replace(PAGE_BUILDER_NAMES, (name) => name.replace(/widgets?/g, '')) : names;
 }
 
 function productAreaOf(
