@@ -395,7 +395,8 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
       expect(res.headers.get('x-credits-charged')).toBe('0');
       expect(await quotaUsed()).toBe(before);
       const next = await scrape({ url: `${site.url}/spa`, browser_type: 'heavy' });
-      expect(next.body.statusCode).toBe(200);
+      // With the guidance, so a failure says why the replacement did not serve.
+      expect({ victim, statusCode: next.body.statusCode, guidance: next.body.guidance }).toMatchObject({ victim, statusCode: 200 });
     }
   });
 

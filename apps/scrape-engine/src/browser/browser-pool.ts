@@ -152,7 +152,9 @@ export class BrowserPool {
     try {
       const first = this.browserFor(kind);
       pooled = await first;
-      if (pooled.dead || pooled.retiredFor) {
+      // A closed connection is an ended browser even before its end is recorded (that waits up to
+      // 1 s for the process's exit status): a request arriving in that second gets a new browser.
+      if (pooled.dead || pooled.retiredFor || !pooled.browser.connected) {
         // Ended or retired before the pool stopped handing it out: forget it (only it) and start another.
         if (this.current.get(kind) === first) this.current.delete(kind);
         pooled = await this.browserFor(kind);

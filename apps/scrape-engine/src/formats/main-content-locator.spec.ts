@@ -110,6 +110,17 @@ describe('locateMainContent', () => {
     expect(kindOf('<script type="application/ld+json">{"@type": broken</script>')).toBe('article');
   });
 
+  it('reads again the one block that took the content, keeping the rest of the evidence', () => {
+    // The page's content sits in a <nav> (always navigation, whatever its size); its menu is still a menu.
+    const html = `<html><body><header class="site-header"><a href="/">Tea Times</a> <a href="/login">Sign in</a></header><nav class="page">${`<p>${PARAGRAPH}</p>`.repeat(8)}<ul class="menu"><li><a href="/x">Black</a></li><li><a href="/y">Oolong</a></li><li><a href="/z">White</a></li><li><a href="/w">Herbal</a></li></ul></nav><footer><p>Copyright Tea Times.</p></footer></body></html>`;
+    const located = locateMainContent(new ParsedPage(html, URL))!;
+    expect(located.wholePage).toBe(false);
+    expect(located.removed).toMatchObject({ header: expect.any(Number), footer: expect.any(Number) });
+    const md = main(html).markdown;
+    expect(md).toContain('Green tea wants water');
+    expect(md).not.toMatch(/Sign in|Oolong|Copyright/);
+  });
+
   it('reads a page whole, and says so, when evidence would have taken everything or found nothing', () => {
     // Everything inside a <nav>: removing it would leave nothing.
     const allNav = `<html><body><nav>${`<p>${PARAGRAPH}</p>`.repeat(3)}</nav></body></html>`;

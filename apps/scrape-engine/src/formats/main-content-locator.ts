@@ -89,6 +89,8 @@ const REVIEW_SHARE = 0.8;
 // Class names page builders give every block they lay out (Elementor, Divi, WPBakery, Beaver Builder, Gutenberg).
 const PAGE_BUILDER_NAME = /(?:^|\s)(?:elementor|et_pb|vc_|fl-|wp-block)/;
 const PAGE_BUILDER_NAMES = /(?:^|\s)(?:elementor|et_pb|vc_|fl-|wp-block)\S*/g;
+// Blocks set apart that are read again, largest first, before a page is read whole (measured: 3 over 0 and 1).
+const RESET_TRIES = 3;
 // A block whose words say boilerplate is believed only while it holds less than this share of the page's text.
 const BOILERPLATE_SHARE = 0.3;
 // Inside content: a block of at least this many links making up this share of its text is a link list.
@@ -152,8 +154,21 @@ export function locateMainContent(page: ParsedPage): LocatedContent | null {
     [skip, removed] = [new Set(), {}];
     setApart(body, stats, skip, removed, keepingComments(true));
   }
-  // Evidence that took (nearly) everything was wrong about this page: it is read whole.
-  if (pageText > 0 && pageText - [...skip].reduce((sum, el) => sum + (stats.get(el)?.text ?? 0), 0) < pageText * 0.1) {
+  // Evidence that took (nearly) everything was wrong about some block: the largest one set apart
+  // (a wrapper whose class says sidebar around the page's content) is read again, its own
+  // boilerplate still set apart; if that is not enough either, the page is read whole.
+  const leftBy = (set: Set<HTMLElement>) => pageText - [...set].reduce((sum, el) => sum + (stats.get(el)?.text ?? 0), 0);
+  const reasonOf = keepingComments(kind.kind === 'forum');
+  for (let tries = 0; pageText > 0 && leftBy(skip) < pageText * 0.1 && tries < RESET_TRIES; tries += 1) {
+    let largest: HTMLElement | null = null;
+    for (const el of skip) if (!largest || (stats.get(el)?.text ?? 0) > (stats.get(largest)?.text ?? 0)) largest = el;
+    const st = stats.get(largest!)!;
+    const reason = reasonOf(largest!, st);
+    skip.delete(largest!);
+    if (reason) removed[reason] = Math.max(0, (removed[reason] ?? 0) - st.text);
+    setApart(largest!, stats, skip, removed, reasonOf);
+  }
+  if (pageText > 0 && leftBy(skip) < pageText * 0.1) {
     [skip, removed] = [new Set(), {}];
   }
   let keptText = keptTextOf(body, stats, skip);
