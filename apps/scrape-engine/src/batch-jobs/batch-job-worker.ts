@@ -16,8 +16,8 @@ const REPORT_TIMEOUT_MS = 5_000;
 // A job the orchestrator could not take back right now (it is restarting) is offered again after this.
 const RETRY_LATER_MS = 2000;
 // A claim or report that met an outage is sent again after 250 ms, doubling to 2 s.
-const REPORT_FIRST_RETRY_MS = 250;
-const REPORT_MAX_RETRY_MS = 2000;
+const OUTAGE_FIRST_RETRY_MS = 250;
+const OUTAGE_MAX_RETRY_MS = 2000;
 // How often a worker holding jobs tells the orchestrators it is alive (they allow a few missed beats).
 export const WORKER_ALIVE_INTERVAL_MS = 1000;
 
@@ -159,7 +159,7 @@ export class BatchJobWorker {
    */
   private async claim(job: QueuedJob, ref: ClaimJobCommand): Promise<ClaimJobReply | null> {
     const giveUpAt = Date.now() + CLAIM_TIMEOUT_MS;
-    for (let waitMs = REPORT_FIRST_RETRY_MS; ; waitMs = Math.min(2 * waitMs, REPORT_MAX_RETRY_MS)) {
+    for (let waitMs = OUTAGE_FIRST_RETRY_MS; ; waitMs = Math.min(2 * waitMs, OUTAGE_MAX_RETRY_MS)) {
       try {
         return await this.bus.request(SUBJECTS.jobs.claim, ref, { timeoutMs: CLAIM_TIMEOUT_MS, correlationId: `job:${ref.job_id}` });
       } catch (error) {
@@ -182,7 +182,7 @@ export class BatchJobWorker {
    */
   private async report(job: QueuedJob, report: CompleteJobCommand, held: () => boolean, leaseMs: number): Promise<void> {
     const giveUpAt = Date.now() + Math.max(2 * leaseMs, 10_000);
-    for (let waitMs = REPORT_FIRST_RETRY_MS; ; waitMs = Math.min(2 * waitMs, REPORT_MAX_RETRY_MS)) {
+    for (let waitMs = OUTAGE_FIRST_RETRY_MS; ; waitMs = Math.min(2 * waitMs, OUTAGE_MAX_RETRY_MS)) {
       if (!held()) {
         // The lease was lost (this worker stalled): a newer attempt owns the job; the report would be fenced off anyway.
         job.ack();

@@ -46,7 +46,7 @@ interface Stats {
   links: number;
   /** <h1> elements: a block holding the page's title is not its header chrome. */
   titles: number;
-  /** Paragraphs of a sentence or more that are not mostly links: someone's prose. */
+  /** Paragraphs of a few sentences (SENTENCE characters) that are not mostly links: someone's prose. */
   sentences: number;
 }
 
@@ -79,8 +79,8 @@ const BOILERPLATE_WORDS: Array<[RegExp, RemovalReason]> = [
   [/^(?:related|recommended|recommendations|trending|popular|more|outbrain|taboola)$/, 'related'],
   [/^(?:comments?|disqus|respond|replies)$/, 'comments'],
 ];
-// Layers over the page (a terms-of-service modal, a cart drawer): never its content, however much
-// text they hold, unless the page's title is in them.
+// Layers over the page (a terms-of-service modal, a newsletter popup): never its content, however
+// much text they hold, unless the page's title is in them.
 const OVERLAY_WORDS = /^(?:modal|modals|popup|popups|lightbox)$/;
 // On a product page, its reviews and ratings: comments on the product, not the product.
 const REVIEW_WORDS = /^(?:reviews?|ratings?|bazaarvoice|bv|yotpo|okendo|judgeme|stamped|trustpilot|ugc|qa|questions)$/;
@@ -155,8 +155,8 @@ export function locateMainContent(page: ParsedPage): LocatedContent | null {
     setApart(body, stats, skip, removed, keepingComments(true));
   }
   // Evidence that took (nearly) everything was wrong about some block: the largest one set apart
-  // (a wrapper whose class says sidebar around the page's content) is read again, its own
-  // boilerplate still set apart; if that is not enough either, the page is read whole.
+  // (a <nav> wrapping the page's content) is read again, its own boilerplate still set apart; if
+  // that is not enough either, the page is read whole.
   const leftBy = (set: Set<HTMLElement>) => pageText - [...set].reduce((sum, el) => sum + (stats.get(el)?.text ?? 0), 0);
   const reasonOf = keepingComments(kind.kind === 'forum');
   for (let tries = 0; pageText > 0 && leftBy(skip) < pageText * 0.1 && tries < RESET_TRIES; tries += 1) {
@@ -375,7 +375,7 @@ function productAreaOf(
   return null;
 }
 
-/** Paragraphs of `root`'s kept children other than `child`, counted down to the first paragraph on each branch. */
+/** Prose paragraphs (`sentences`) under `root`'s kept children other than `child`. */
 function paragraphsBeside(root: HTMLElement, child: HTMLElement, stats: Map<HTMLElement, Stats>, skip: Set<HTMLElement>): number {
   let count = 0;
   for (const other of root.childNodes) {
