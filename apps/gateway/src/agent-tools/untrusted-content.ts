@@ -30,7 +30,10 @@ const LOOK_ALIKES: Record<string, string> = Object.fromEntries(
   ].flatMap(([latin, others]) => [...others!].map((c) => [c, latin!])),
 );
 
-/** The text's letters, upper case and folded to Latin where they imitate it, each with where it starts and ends in the text. */
+// Letters (\p{Lo}) that render as nothing: a page can hide them between the marker's letters.
+const BLANK_LETTERS = /^[\u115F\u1160\u3164\uFFA0]$/;
+
+/** The text's letters, upper case and folded to Latin where they imitate it (other letters as `#`), each with where it starts and ends in the text. */
 function skeletonOf(text: string): { letters: string; from: number[]; to: number[] } {
   let letters = '';
   const from: number[] = [];
@@ -41,8 +44,11 @@ function skeletonOf(text: string): { letters: string; from: number[]; to: number
     // One character may fold to several letters (a ligature); each maps back to the whole character.
     for (const folded of char.normalize('NFKC').normalize('NFD')) {
       const letter = LOOK_ALIKES[folded] ?? folded.toUpperCase();
-      if (!/^[A-Z]$/.test(letter)) continue;
-      letters += letter;
+      if (/^[A-Z]$/.test(letter)) letters += letter;
+      // A letter of another script stands between the marker's letters as a letter does: the words
+      // it splits are not the marker. Letters that draw nothing (Hangul fillers) are not.
+      else if (/\p{L}/u.test(folded) && !BLANK_LETTERS.test(folded)) letters += '#';
+      else continue;
       from.push(index);
       to.push(next);
     }
