@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { Page } from 'puppeteer-core';
+import type { Page } from 'rebrowser-puppeteer-core';
 import { type BrowserKind, BrowserLauncher } from '../../apps/scrape-engine/src/browser/browser-launcher';
 import { type BrowserExit, type BrowserLease, BrowserPool } from '../../apps/scrape-engine/src/browser/browser-pool';
 import { locateChromium } from '../../apps/scrape-engine/src/browser/chromium-locator';

@@ -19,7 +19,7 @@ describe('BrowserLauncher: a browser’s pipes, live or dead', () => {
       const { browser } = await launcher.launch(kind);
       try {
         const streams = browser.process()!.stdio.filter((stream) => stream !== null && stream !== undefined);
-        expect(streams.length).toBeGreaterThanOrEqual(3);
+        expect(streams.length).toBeGreaterThanOrEqual(2); // the CDP pipe pair; stdout and stderr only when puppeteer reads them
         for (const stream of streams) {
           const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' });
           expect(() => stream.emit('error', reset)).not.toThrow();
@@ -44,7 +44,7 @@ describe('BrowserLauncher: a browser’s pipes, live or dead', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
 
       const streams = child.stdio.filter((stream) => stream !== null && stream !== undefined);
-      expect(streams.length).toBeGreaterThanOrEqual(3);
+      expect(streams.length).toBeGreaterThanOrEqual(2); // the CDP pipe pair; stdout and stderr only when puppeteer reads them
       for (const stream of streams) {
         const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' });
         expect(() => stream.emit('error', reset)).not.toThrow();

@@ -294,19 +294,73 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true â
       chromeApis: true,
       permissionsConsistent: true,
       uaPlatformConsistent: true,
-      clientHintsPlatform: 'Windows',
-      platform: 'Win32',
+      // The machine's own system (decision 0021): these tests run on Linux.
+      clientHintsPlatform: 'Linux',
+      platform: expect.stringMatching(/^Linux (x86_64|aarch64)$/),
     });
     expect(heavy.plugins).toBeGreaterThan(0);
     expect(heavy.mimeTypes).toBeGreaterThan(0);
-    expect(heavy.webglVendor).toMatch(/^Google Inc\. \((Intel|NVIDIA|AMD)\)$/);
+    expect(heavy.webglVendor).toMatch(/^Google Inc\. \((Intel|NVIDIA Corporation|AMD)\)$/);
     expect(heavy.webglRenderer).toMatch(/^ANGLE \(/);
     expect(heavy.webglRenderer).not.toMatch(/SwiftShader/i);
-    expect(heavy.userAgent).toMatch(/Windows NT 10\.0; Win64; x64.*Chrome\/\d+\.0\.0\.0 Safari/);
+    expect(heavy.userAgent).toMatch(/\(X11; Linux (x86_64|aarch64)\).*Chrome\/\d+\.0\.0\.0 Safari/);
     // light is the plain browser: the same user agent, none of the script-level patches.
     const light = await battery('light');
     expect(light.headlessUa).toBe(false);
     expect(light.webdriver || light.plugins === 0 || !light.chromeApis).toBe(true);
+  });
+
+  it('says the same in every realm in heavy mode: window, frame, dedicated and shared workers agree, and changed functions read and fail as native', async () => {
+    const realms = async (type: string) => {
+      const res = await scrape({
+        url: `${site.url}/realms`,
+        browser_type: type,
+        language: 'de-DE',
+        actions: [{ type: 'wait-for-selector', selector: '//div[@id="result" and text()!="pending"]', time: 8000 }],
+        extract: { result: '#result' },
+      });
+      return JSON.parse(res.body.extracted_data.result) as Record<string, Record<string, unknown>>;
+    };
+    const heavy = await realms('heavy');
+    const { window: top, ...others } = heavy;
+    expect(Object.keys(others)).toEqual(['iframe', 'blobWorker', 'urlWorker', 'sharedWorker']);
+    expect(top).toMatchObject({ platform: expect.stringMatching(/^Linux/), languages: ['de-DE', 'de'], webdriver: false, hints: 'Linux' });
+    expect(top.renderer).not.toMatch(/SwiftShader/);
+    for (const [realm, reading] of Object.entries(others)) {
+      // (navigator.webdriver exists in windows only: Chromium's workers have none.)
+      expect({ realm, webdriver: reading.webdriver === true }).toEqual({ realm, webdriver: false });
+      for (const key of [
+        'userAgent',
+        'platform',
+        'language',
+        'languages',
+        'hardwareConcurrency',
+        'deviceMemory',
+        'hints',
+        'vendor',
+        'renderer',
+      ]) {
+        expect({ realm, key, value: reading[key] }).toEqual({ realm, key, value: top[key] });
+      }
+    }
+    for (const [realm, reading] of Object.entries(heavy)) {
+      expect({ realm, native: reading.native, wrongReceiver: reading.wrongReceiver }).toEqual({
+        realm,
+        native: {
+          getParameter: 'function getParameter() { [native code] }',
+          toString: 'function toString() { [native code] }',
+          name: 'getParameter',
+          length: 1,
+          hasPrototype: false,
+        },
+        wrongReceiver: 'TypeError: Illegal invocation',
+      });
+    }
+    // light tells no lies: its GPU is the software renderer it has, in every realm alike.
+    const light = await realms('light');
+    expect(light.window.renderer).toMatch(/SwiftShader/);
+    expect(light.blobWorker.renderer).toBe(light.window.renderer);
+    expect(light.blobWorker.platform).toBe(light.window.platform);
   });
 
   it('is judged human by BotD in heavy mode; light is the plain (detectable) browser', async () => {

@@ -12,7 +12,9 @@ import path from 'node:path';
  * image, script, stylesheet, font, websocket), /botd (BotD verdict in #result), /checks (headless
  * checks in #result), /hang (a script that never ends), /echo (request headers as JSON),
  * /canary-probe?target= (a page whose every kind of request aims at `target`), /redirect-to?url=,
- * /long (a tall page), /never-loads?ms= (a script that arrives after ms, 120 s by default), /captcha (a reCAPTCHA wall whose script URL is inert under the CSP).
+ * /long (a tall page), /never-loads?ms= (a script that arrives after ms, 120 s by default), /captcha (a reCAPTCHA wall whose script URL is inert under the CSP),
+ * /realms (what the window, a frame, dedicated workers from a blob and a URL, and a shared worker
+ * each say about the browser, as JSON in #result).
  */
 export interface BrowserFixtureSite {
   url: string;
@@ -68,6 +70,50 @@ const CHECKS_SCRIPT = `
     viewport: [innerWidth, innerHeight],
     touch: navigator.maxTouchPoints,
     hardwareConcurrency: navigator.hardwareConcurrency,
+  };
+  document.getElementById('result').textContent = JSON.stringify(result);
+})();`;
+
+// What one realm says about the browser: the values detection suites compare between realms, and
+// whether the functions a fingerprint changes still read as native code and fail as native code.
+const REALM_PROBE = `
+function realmReading() {
+  const nav = self.navigator;
+  let vendor = null, renderer = null, native = null, wrongReceiver = null;
+  try {
+    const canvas = typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(1, 1) : document.createElement('canvas');
+    const gl = canvas.getContext('webgl');
+    const dbg = gl && gl.getExtension('WEBGL_debug_renderer_info');
+    if (dbg) { vendor = gl.getParameter(dbg.UNMASKED_VENDOR_WEBGL); renderer = gl.getParameter(dbg.UNMASKED_RENDERER_WEBGL); }
+    const fn = WebGLRenderingContext.prototype.getParameter;
+    native = {
+      getParameter: Function.prototype.toString.call(fn),
+      toString: Function.prototype.toString.call(Function.prototype.toString),
+      name: fn.name, length: fn.length, hasPrototype: 'prototype' in fn,
+    };
+    try { fn.call({}, 37445); } catch (e) { wrongReceiver = e.constructor.name + ': ' + e.message; }
+  } catch (e) { vendor = 'error: ' + e; }
+  return { userAgent: nav.userAgent, platform: nav.platform, language: nav.language, languages: nav.languages,
+    hardwareConcurrency: nav.hardwareConcurrency, deviceMemory: nav.deviceMemory, webdriver: nav.webdriver,
+    hints: nav.userAgentData ? nav.userAgentData.platform : null, vendor, renderer, native, wrongReceiver };
+}`;
+
+const REALMS_PAGE_SCRIPT = `
+(async () => {
+  const fromWorker = (worker) => new Promise((resolve) => { worker.onmessage = (e) => resolve(e.data); worker.onerror = (e) => resolve({ error: String(e.message) }); });
+  const blob = URL.createObjectURL(new Blob([realmReading.toString() + ';postMessage(realmReading())'], { type: 'text/javascript' }));
+  const frame = document.createElement('iframe');
+  frame.src = '/realms-frame';
+  const framed = new Promise((resolve) => { window.addEventListener('message', (e) => resolve(e.data)); });
+  document.body.appendChild(frame);
+  const shared = new SharedWorker('/realm-shared.js');
+  const sharedReading = new Promise((resolve) => { shared.port.onmessage = (e) => resolve(e.data); });
+  const result = {
+    window: realmReading(),
+    iframe: await framed,
+    blobWorker: await fromWorker(new Worker(blob)),
+    urlWorker: await fromWorker(new Worker('/realm-worker.js')),
+    sharedWorker: await sharedReading,
   };
   document.getElementById('result').textContent = JSON.stringify(result);
 })();`;
@@ -130,6 +176,16 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
         return res.writeHead(200, { 'content-type': 'text/javascript' }).end('window.appLoaded = true;');
       case '/style.css':
         return res.writeHead(200, { 'content-type': 'text/css' }).end('body { margin: 0 }');
+      case '/realms':
+        return html(page('Realms', `<div id="result">pending</div><script>${REALM_PROBE}${REALMS_PAGE_SCRIPT}</script>`));
+      case '/realms-frame':
+        return html(page('Frame', `<script>${REALM_PROBE}; parent.postMessage(realmReading(), '*');</script>`));
+      case '/realm-worker.js':
+        return res.writeHead(200, { 'content-type': 'text/javascript' }).end(`${REALM_PROBE}; postMessage(realmReading());`);
+      case '/realm-shared.js':
+        return res
+          .writeHead(200, { 'content-type': 'text/javascript' })
+          .end(`${REALM_PROBE}; onconnect = (e) => e.ports[0].postMessage(realmReading());`);
       case '/botd.js':
         return res.writeHead(200, { 'content-type': 'text/javascript' }).end(botd);
       case '/botd':

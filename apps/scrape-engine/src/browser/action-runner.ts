@@ -1,5 +1,5 @@
 import { ACTION_LIMITS, type BrowserAction } from '@lib/contracts';
-import type { ElementHandle, Page } from 'puppeteer-core';
+import type { ElementHandle, Page } from 'rebrowser-puppeteer-core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ExtractionSpec, parseSelector, type SelectorExtractor } from '../extraction/selector-extractor';
 import { ParsedPage } from '../formats/parsed-page';

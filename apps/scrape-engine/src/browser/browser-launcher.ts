@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Logger } from '@nestjs/common';
-import type { Browser, LaunchOptions } from 'puppeteer-core';
+import type { Browser, LaunchOptions } from 'rebrowser-puppeteer-core';
 import { firstLine } from './browser-failures';
 import type { ChromiumBinaries } from './chromium-locator';
 
@@ -66,9 +66,14 @@ const COMMON_ARGS = [
   '--enable-unsafe-swiftshader',
 ];
 
-// Stealth evasions we replace per page with values from the request's fingerprint profile, so the
-// user agent, client hints, languages, GPU and core count agree with each other.
-const PER_PAGE_EVASIONS = ['user-agent-override', 'navigator.languages', 'webgl.vendor', 'navigator.hardwareConcurrency'];
+// The stealth plugin's evasions heavy keeps (decision 0021): the ones that tell no lie in the page.
+// `navigator.webdriver` launches with AutomationControlled off; `defaultArgs` keeps the extension
+// and default-app flags a person's browser has; `window.outerdimensions` only fills outer sizes a
+// browser lacks. The rest proxy native functions (the proxies show in stack traces and are what
+// suites name puppeteer-extra by), patch what Chromium's new headless mode already has natively
+// (window.chrome, plugins, permissions, codecs, vendor), or are done per page from the request's
+// fingerprint profile (user agent, languages, WebGL) without proxies.
+const KEPT_EVASIONS = new Set(['navigator.webdriver', 'defaultArgs', 'window.outerdimensions']);
 
 /**
  * Starts Chromium (adapter around puppeteer). `heavy`: puppeteer-extra with the stealth plugin on
@@ -158,9 +163,9 @@ export class BrowserLauncher {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const StealthPlugin = require('puppeteer-extra-plugin-stealth') as typeof import('puppeteer-extra-plugin-stealth');
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const extra = addExtra(require('puppeteer-core'));
+      const extra = addExtra(require('rebrowser-puppeteer-core'));
       const stealth = StealthPlugin();
-      for (const evasion of PER_PAGE_EVASIONS) stealth.enabledEvasions.delete(evasion);
+      for (const evasion of [...stealth.enabledEvasions]) if (!KEPT_EVASIONS.has(evasion)) stealth.enabledEvasions.delete(evasion);
       extra.use(stealth);
       this.heavyPuppeteer = extra as unknown as { launch(options: LaunchOptions): Promise<Browser> };
     }
@@ -169,7 +174,7 @@ export class BrowserLauncher {
 
   private async light() {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require('puppeteer-core') as typeof import('puppeteer-core');
+    return require('rebrowser-puppeteer-core') as typeof import('rebrowser-puppeteer-core');
   }
 }
 

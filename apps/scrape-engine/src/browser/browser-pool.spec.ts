@@ -1,4 +1,4 @@
-import type { Browser } from 'puppeteer-core';
+import type { Browser } from 'rebrowser-puppeteer-core';
 import type { BrowserEnd, BrowserKind, BrowserLauncher, LaunchedBrowser } from './browser-launcher';
 import { BrowserPool } from './browser-pool';
 

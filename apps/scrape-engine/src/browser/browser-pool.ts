@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Browser } from 'puppeteer-core';
+import type { Browser } from 'rebrowser-puppeteer-core';
 import { type BrowserEnd, type BrowserKind, type BrowserLauncher, BrowserStartError, type LaunchedBrowser } from './browser-launcher';
 import { PageSlots, type SlotTicket, SlotWaitExpiredError, SlotsClosedError } from './page-slots';
 

@@ -3,7 +3,7 @@ import { type TargetGuard } from '@lib/target-guard';
 import { Logger } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BrowserContext, CDPSession, HTTPResponse, Page } from 'puppeteer-core';
+import type { BrowserContext, CDPSession, HTTPResponse, Page } from 'rebrowser-puppeteer-core';
 import { type ContentValidator } from '../content-validation/content-validator';
 import { type ExtractionSpec, InvalidSelectorError, parseSelector, type SelectorExtractor } from '../extraction/selector-extractor';
 import { ENGINES } from '../engines/engine-table';

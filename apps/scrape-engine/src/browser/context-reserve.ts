@@ -1,6 +1,6 @@
 import type { TargetGuard } from '@lib/target-guard';
 import { Logger } from '@nestjs/common';
-import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, Page } from 'rebrowser-puppeteer-core';
 import { firstLine, withinDeadline } from './browser-failures';
 import type { BrowserKind } from './browser-launcher';
 import { EgressSession } from './egress-filter';

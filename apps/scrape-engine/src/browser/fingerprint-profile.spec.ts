@@ -1,29 +1,50 @@
-import { fingerprintProfileFor } from './fingerprint-profile';
+import { fingerprintProfileFor, type HostMachine } from './fingerprint-profile';
 
 describe(fingerprintProfileFor.name, () => {
   const version = '156.0.8078.79';
 
-  it('makes a desktop identity whose UA, client hints, platform, screen and GPU agree', () => {
-    const p = fingerprintProfileFor({ windowSize: 'desktop', language: '', browserVersion: version });
-    expect(p.userAgent).toBe(
-      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
-    );
+  const linux: HostMachine = { os: 'linux', arch: 'x86_64', osVersion: '6.8.0' };
+
+  it('makes a desktop identity of the machine it runs on, whose UA, client hints, platform, screen and GPU agree', () => {
+    const p = fingerprintProfileFor({ windowSize: 'desktop', language: '', browserVersion: version }, undefined, linux);
+    expect(p.userAgent).toBe('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36');
     expect(p).toMatchObject({
       device: 'desktop',
-      platform: 'Win32',
+      platform: 'Linux x86_64',
       viewport: { width: 1920, height: 1080, isMobile: false, hasTouch: false },
       screen: { width: 1920, height: 1080 },
     });
-    expect(p.userAgentMetadata).toMatchObject({ platform: 'Windows', mobile: false, fullVersion: version });
+    expect(p.userAgentMetadata).toMatchObject({
+      platform: 'Linux',
+      platformVersion: '6.8.0',
+      architecture: 'x86',
+      bitness: '64',
+      mobile: false,
+      fullVersion: version,
+    });
     expect(p.userAgentMetadata.brands.find((b) => b.brand === 'Chromium')?.version).toBe('156');
     expect(p.webgl.vendor).toMatch(/^Google Inc\. \(/);
-    expect(p.webgl.renderer).toMatch(/Direct3D11/);
+    expect(p.webgl.renderer).toMatch(/OpenGL/);
+    expect(p.webgl.renderer).not.toMatch(/SwiftShader|Direct3D|Apple/);
     expect({ languages: p.languages, acceptLanguage: p.acceptLanguage, locale: p.locale, timezone: p.timezone }).toEqual({
       languages: ['en-US', 'en'],
       acceptLanguage: 'en-US,en',
       locale: 'en-US',
       timezone: 'America/New_York',
     });
+  });
+
+  it("names the machine's own system on every host: no Windows claim on Linux, no Apple GPU off a Mac", () => {
+    const ask = { windowSize: 'desktop' as const, language: '', browserVersion: version };
+    const arm = fingerprintProfileFor(ask, undefined, { os: 'linux', arch: 'aarch64', osVersion: '6.1.0' });
+    expect(arm).toMatchObject({ platform: 'Linux aarch64', userAgentMetadata: { architecture: 'arm' } });
+    expect(arm.userAgent).toContain('(X11; Linux aarch64)');
+    const mac = fingerprintProfileFor(ask, undefined, { os: 'mac', arch: 'aarch64', osVersion: '14.5.0' });
+    expect(mac).toMatchObject({ platform: 'MacIntel', userAgentMetadata: { platform: 'macOS' } });
+    expect(mac.webgl.renderer).toMatch(/Apple/);
+    const windows = fingerprintProfileFor(ask, undefined, { os: 'windows', arch: 'x86_64', osVersion: '15.0.0' });
+    expect(windows).toMatchObject({ platform: 'Win32', userAgentMetadata: { platform: 'Windows' } });
+    expect(windows.webgl.renderer).toMatch(/Direct3D11/);
   });
 
   it('makes a mobile identity with touch, a mobile UA and a mobile GPU', () => {

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import os from 'node:os';
 
 export type WindowSize = 'desktop' | 'mobile' | 'any';
 
@@ -7,7 +8,9 @@ export type WindowSize = 'desktop' | 'mobile' | 'any';
  * navigator.platform name the same OS and device; the viewport, screen, touch and WebGL GPU fit
  * that device; Accept-Language, navigator.languages, the Intl locale and the time zone follow the
  * request's `language`. Anti-bot scripts look for disagreements between these more than for any
- * single value.
+ * single value. A desktop profile names the operating system the browser really runs on (decision
+ * 0021): service workers, fonts and emoji show it whatever the user agent says, so claiming another
+ * is a lie that cannot be kept everywhere. Cores and memory are the machine's own for the same reason.
  */
 export interface FingerprintProfile {
   device: 'desktop' | 'mobile';
@@ -33,8 +36,6 @@ export interface FingerprintProfile {
   viewport: { width: number; height: number; deviceScaleFactor: number; isMobile: boolean; hasTouch: boolean };
   screen: { width: number; height: number };
   webgl: { vendor: string; renderer: string };
-  hardwareConcurrency: number;
-  deviceMemory: number;
 }
 
 const DESKTOP_SIZES: Array<[number, number]> = [
@@ -51,11 +52,63 @@ const MOBILE_SIZES: Array<[number, number, number]> = [
   [360, 800, 3],
 ];
 
-const DESKTOP_GPUS = [
-  { vendor: 'Google Inc. (Intel)', renderer: 'ANGLE (Intel, Intel(R) UHD Graphics 630 (0x00003E92) Direct3D11 vs_5_0 ps_5_0, D3D11)' },
-  { vendor: 'Google Inc. (NVIDIA)', renderer: 'ANGLE (NVIDIA, NVIDIA GeForce GTX 1650 (0x00001F82) Direct3D11 vs_5_0 ps_5_0, D3D11)' },
-  { vendor: 'Google Inc. (AMD)', renderer: 'ANGLE (AMD, AMD Radeon(TM) Graphics (0x00001636) Direct3D11 vs_5_0 ps_5_0, D3D11)' },
-];
+/** What a desktop of each operating system says about itself, and GPUs such desktops have. */
+interface DesktopKind {
+  /** The user agent's platform token. */
+  uaPlatform: string;
+  /** navigator.platform */
+  platform: string;
+  clientHintsPlatform: string;
+  gpus: Array<{ vendor: string; renderer: string }>;
+}
+
+const DESKTOPS: Record<'linux' | 'mac' | 'windows', DesktopKind> = {
+  linux: {
+    uaPlatform: 'X11; Linux x86_64',
+    platform: 'Linux x86_64',
+    clientHintsPlatform: 'Linux',
+    gpus: [
+      { vendor: 'Google Inc. (Intel)', renderer: 'ANGLE (Intel, Mesa Intel(R) UHD Graphics 630 (CFL GT2), OpenGL 4.6)' },
+      { vendor: 'Google Inc. (AMD)', renderer: 'ANGLE (AMD, AMD Radeon Graphics (radeonsi, renoir, LLVM 15.0.7), OpenGL 4.6)' },
+      {
+        vendor: 'Google Inc. (NVIDIA Corporation)',
+        renderer: 'ANGLE (NVIDIA Corporation, NVIDIA GeForce GTX 1650/PCIe/SSE2, OpenGL 4.5.0)',
+      },
+    ],
+  },
+  mac: {
+    uaPlatform: 'Macintosh; Intel Mac OS X 10_15_7',
+    platform: 'MacIntel',
+    clientHintsPlatform: 'macOS',
+    gpus: [{ vendor: 'Google Inc. (Apple)', renderer: 'ANGLE (Apple, ANGLE Metal Renderer: Apple M1, Unspecified Version)' }],
+  },
+  windows: {
+    uaPlatform: 'Windows NT 10.0; Win64; x64',
+    platform: 'Win32',
+    clientHintsPlatform: 'Windows',
+    gpus: [
+      { vendor: 'Google Inc. (Intel)', renderer: 'ANGLE (Intel, Intel(R) UHD Graphics 630 (0x00003E92) Direct3D11 vs_5_0 ps_5_0, D3D11)' },
+      { vendor: 'Google Inc. (NVIDIA)', renderer: 'ANGLE (NVIDIA, NVIDIA GeForce GTX 1650 (0x00001F82) Direct3D11 vs_5_0 ps_5_0, D3D11)' },
+      { vendor: 'Google Inc. (AMD)', renderer: 'ANGLE (AMD, AMD Radeon(TM) Graphics (0x00001636) Direct3D11 vs_5_0 ps_5_0, D3D11)' },
+    ],
+  },
+};
+
+/** The machine the browser runs on, as a desktop profile describes it. */
+export interface HostMachine {
+  os: keyof typeof DESKTOPS;
+  /** x86_64 or aarch64, as Chromium on Linux names it in navigator.platform. */
+  arch: 'x86_64' | 'aarch64';
+  /** Client hints' platformVersion (the kernel's or the OS's version, three numbers). */
+  osVersion: string;
+}
+
+export function thisMachine(): HostMachine {
+  const osName = process.platform === 'darwin' ? 'mac' : process.platform === 'win32' ? 'windows' : 'linux';
+  const version = /^\d+\.\d+\.\d+/.exec(os.release())?.[0] ?? '';
+  return { os: osName, arch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', osVersion: osName === 'windows' ? '15.0.0' : version };
+}
+
 const MOBILE_GPUS = [
   { vendor: 'Qualcomm', renderer: 'Adreno (TM) 650' },
   { vendor: 'ARM', renderer: 'Mali-G78' },
@@ -147,7 +200,11 @@ export interface ProfileRequest {
 }
 
 /** Picks a consistent identity for one request (random where the request leaves room). */
-export function fingerprintProfileFor(request: ProfileRequest, pick: (n: number) => number = randomInt): FingerprintProfile {
+export function fingerprintProfileFor(
+  request: ProfileRequest,
+  pick: (n: number) => number = randomInt,
+  machine: HostMachine = thisMachine(),
+): FingerprintProfile {
   const device = request.windowSize === 'mobile' || (request.windowSize === 'any' && pick(4) === 0) ? 'mobile' : 'desktop';
   const fullVersion = request.browserVersion.replace(/^[^0-9]*/, '') || '120.0.0.0';
   const major = fullVersion.split('.')[0];
@@ -183,36 +240,35 @@ export function fingerprintProfileFor(request: ProfileRequest, pick: (n: number)
       viewport: { width, height, deviceScaleFactor: scale, isMobile: true, hasTouch: true },
       screen: { width, height },
       webgl: MOBILE_GPUS[pick(MOBILE_GPUS.length)],
-      hardwareConcurrency: 8,
-      deviceMemory: 8,
     };
   }
   const [width, height] = request.windowSize === 'desktop' ? DESKTOP_SIZES[0] : DESKTOP_SIZES[pick(DESKTOP_SIZES.length)];
+  const desktop = DESKTOPS[machine.os];
+  const arm = machine.arch === 'aarch64';
+  const uaPlatform = machine.os === 'linux' ? `X11; Linux ${machine.arch}` : desktop.uaPlatform;
   return {
     device,
-    userAgent: `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`,
+    userAgent: `Mozilla/5.0 (${uaPlatform}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`,
     userAgentMetadata: {
       brands,
       fullVersionList,
       fullVersion,
-      platform: 'Windows',
-      platformVersion: '15.0.0',
-      architecture: 'x86',
+      platform: desktop.clientHintsPlatform,
+      platformVersion: machine.osVersion,
+      architecture: arm ? 'arm' : 'x86',
       model: '',
       mobile: false,
       bitness: '64',
       wow64: false,
     },
-    platform: 'Win32',
+    platform: machine.os === 'linux' ? `Linux ${machine.arch}` : desktop.platform,
     acceptLanguage,
     languages,
     locale,
     timezone,
     viewport: { width, height, deviceScaleFactor: 1, isMobile: false, hasTouch: false },
     screen: { width, height },
-    webgl: DESKTOP_GPUS[pick(DESKTOP_GPUS.length)],
-    hardwareConcurrency: [4, 8, 12, 16][pick(4)],
-    deviceMemory: 8,
+    webgl: desktop.gpus[pick(desktop.gpus.length)],
   };
 }
 

@@ -1,4 +1,4 @@
-import type { CDPSession } from 'puppeteer-core';
+import type { CDPSession } from 'rebrowser-puppeteer-core';
 import { RESOURCE_TYPES } from '@lib/contracts';
 import { REFUSAL_HEADER } from './egress-filter';
 

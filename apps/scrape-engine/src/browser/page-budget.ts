@@ -1,4 +1,4 @@
-import type { CDPSession, Page } from 'puppeteer-core';
+import type { CDPSession, Page } from 'rebrowser-puppeteer-core';
 import { BrowserFailure } from './browser-failures';
 
 export interface PageBudgetLimits {

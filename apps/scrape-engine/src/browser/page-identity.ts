@@ -1,40 +1,24 @@
-import type { CDPSession, Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'rebrowser-puppeteer-core';
 import type { FingerprintProfile } from './fingerprint-profile';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const withUtils = require('puppeteer-extra-plugin-stealth/evasions/_utils/withUtils') as (page: Page) => {
-  evaluateOnNewDocument(fn: (utils: StealthUtils, opts: InPageIdentity) => void, opts: InPageIdentity): Promise<unknown>;
-};
-
-interface StealthUtils {
-  replaceWithProxy(obj: object, property: string, handler: ProxyHandler<(...args: unknown[]) => unknown>): void;
-  replaceGetterWithProxy(obj: object, property: string, handler: ProxyHandler<() => unknown>): void;
-  cache: { Reflect: typeof Reflect };
-}
-
-interface InPageIdentity {
-  webgl: FingerprintProfile['webgl'];
-  hardwareConcurrency: number;
-  deviceMemory: number;
-  availHeight: number;
-}
+import { identityScript, type RealmIdentity } from './identity-script';
 
 /**
  * Gives a page the profile's identity before anything loads. Native overrides where Chromium has
  * them (user agent with client hints and navigator.platform, Accept-Language and
  * navigator.languages, locale, time zone, viewport, screen and touch); for `stealthy` pages also
- * the values only a script can change (WebGL GPU, cores, memory), patched with the stealth
- * plugin's helpers so the patched functions still look native.
+ * the values no override reaches (the WebGL GPU everywhere; in workers the user agent override
+ * again, and what it does not reach there), in every frame and worker of the page's context.
  */
 export async function dressPage(page: Page, cdp: CDPSession, profile: FingerprintProfile, stealthy: boolean): Promise<void> {
   const { viewport, screen } = profile;
+  const userAgent = {
+    userAgent: profile.userAgent,
+    acceptLanguage: profile.acceptLanguage,
+    platform: profile.platform,
+    userAgentMetadata: profile.userAgentMetadata,
+  };
   await Promise.all([
-    cdp.send('Emulation.setUserAgentOverride', {
-      userAgent: profile.userAgent,
-      acceptLanguage: profile.acceptLanguage,
-      platform: profile.platform,
-      userAgentMetadata: profile.userAgentMetadata,
-    }),
+    cdp.send('Emulation.setUserAgentOverride', userAgent),
     cdp.send('Emulation.setLocaleOverride', { locale: profile.locale }),
     cdp.send('Emulation.setTimezoneOverride', { timezoneId: profile.timezone }),
     cdp.send('Emulation.setDeviceMetricsOverride', {
@@ -49,30 +33,72 @@ export async function dressPage(page: Page, cdp: CDPSession, profile: Fingerprin
     cdp.send('Emulation.setTouchEmulationEnabled', viewport.hasTouch ? { enabled: true, maxTouchPoints: 5 } : { enabled: false }),
   ]);
   if (!stealthy) return;
-  const identity: InPageIdentity = {
+  const identity: RealmIdentity = {
     webgl: profile.webgl,
-    hardwareConcurrency: profile.hardwareConcurrency,
-    deviceMemory: profile.deviceMemory,
-    availHeight: profile.device === 'desktop' ? screen.height - 40 : screen.height,
+    platform: profile.platform,
+    userAgent: profile.userAgent,
+    language: profile.languages[0],
   };
-  await withUtils(page).evaluateOnNewDocument((utils, opts) => {
-    const getParameter: ProxyHandler<(...args: unknown[]) => unknown> = {
-      apply(target, thisArg, args) {
-        const name = (args || [])[0];
-        if (name === 37445) return opts.webgl.vendor; // UNMASKED_VENDOR_WEBGL
-        if (name === 37446) return opts.webgl.renderer; // UNMASKED_RENDERER_WEBGL
-        return utils.cache.Reflect.apply(target, thisArg, args);
-      },
-    };
-    const scope = globalThis as unknown as Record<string, { prototype: object } | undefined>;
-    for (const name of ['WebGLRenderingContext', 'WebGL2RenderingContext']) {
-      const ctor = scope[name];
-      if (ctor) utils.replaceWithProxy(ctor.prototype, 'getParameter', getParameter);
+  WorkerDressing.of(page.browser()).dress(page.browserContext(), { userAgent, script: identityScript(identity, 'worker') });
+  await page.evaluateOnNewDocument(identityScript(identity, 'window'));
+}
+
+interface WorkerIdentity {
+  /** Network.setUserAgentOverride's parameters: the page's user agent, client hints and languages. */
+  userAgent: { userAgent: string; acceptLanguage: string; platform: string; userAgentMetadata: FingerprintProfile['userAgentMetadata'] };
+  script: string;
+}
+
+// Puppeteer's own (marked internal) target bookkeeping: the browser's target manager announces each
+// target it attached, and a target's session. The realm test and the stealth check fail if an
+// upgrade takes them away.
+interface BrowserInternals {
+  _targetManager?: () => { on(event: 'targetAvailable', listener: (target: TargetInternals) => void): unknown };
+}
+interface TargetInternals {
+  /** The protocol's TargetInfo: its `type` tells dedicated workers ('worker') apart, type() does not. */
+  _getTargetInfo?: () => { type: string };
+  browserContext(): BrowserContext;
+  _session?: () => CDPSession | undefined;
+}
+
+const DRESSED_TARGETS = new Set(['worker', 'shared_worker']);
+
+/**
+ * Gives each worker of a dressed context its page's identity before the worker's first line: the
+ * user agent override (client hints, languages and request headers follow it in workers too), then
+ * the identity script for what it leaves out. Puppeteer attaches to every new worker while it waits
+ * for the debugger, announces it ('targetAvailable', synchronously) and only then lets it run, so
+ * commands sent from that event reach the worker before puppeteer's `runIfWaitingForDebugger` (one
+ * session's commands run in order). Dedicated workers hang off their page, shared workers off the
+ * browser: both are found by their browser context. Service workers are let go by puppeteer before
+ * they are announced and are not reached.
+ */
+export class WorkerDressing {
+  private static readonly byBrowser = new WeakMap<Browser, WorkerDressing>();
+  private readonly identities = new WeakMap<BrowserContext, WorkerIdentity>();
+
+  static of(browser: Browser): WorkerDressing {
+    let dressing = WorkerDressing.byBrowser.get(browser);
+    if (!dressing) {
+      dressing = new WorkerDressing();
+      const targets = (browser as unknown as BrowserInternals)._targetManager?.();
+      targets?.on('targetAvailable', dressing.available.bind(dressing));
+      WorkerDressing.byBrowser.set(browser, dressing);
     }
-    const navigatorProto = Object.getPrototypeOf(navigator) as object;
-    utils.replaceGetterWithProxy(navigatorProto, 'hardwareConcurrency', { apply: () => opts.hardwareConcurrency });
-    if ('deviceMemory' in navigator) utils.replaceGetterWithProxy(navigatorProto, 'deviceMemory', { apply: () => opts.deviceMemory });
-    const screenProto = typeof Screen !== 'undefined' ? Screen.prototype : null;
-    if (screenProto) utils.replaceGetterWithProxy(screenProto, 'availHeight', { apply: () => opts.availHeight });
-  }, identity);
+    return dressing;
+  }
+
+  dress(context: BrowserContext, identity: WorkerIdentity): void {
+    this.identities.set(context, identity);
+  }
+
+  private available(target: TargetInternals): void {
+    if (!DRESSED_TARGETS.has(target._getTargetInfo?.().type ?? '')) return;
+    const identity = this.identities.get(target.browserContext());
+    const session = target._session?.();
+    if (!identity || !session) return;
+    session.send('Network.setUserAgentOverride', identity.userAgent).catch(() => undefined);
+    session.send('Runtime.evaluate', { expression: identity.script }).catch(() => undefined);
+  }
 }
