@@ -54,6 +54,7 @@ const BROTECTOR_CHECKS = [
 /** The loopback server of the suites, with stand-ins for the two remote resources rebrowser's page asks for. */
 export async function serveSuites(suitesDir: string, chromiumVersion: () => string): Promise<{ port: number; close(): Promise<void> }> {
   const fpscanner = fs.readFileSync(require.resolve('fpscanner/dist/fpScanner.es.js'), 'utf8');
+  const botd = fs.readFileSync(path.join(require.resolve('@fingerprintjs/botd'), '..', 'botd.esm.js'), 'utf8');
   // A second origin for rebrowser's CSP check: its script must be refused by the page's CSP, and
   // if a browser ignores CSP it loads from here, on loopback, rather than from w3schools.com.
   const otherOrigin = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/javascript' }).end('/* loaded */'));
@@ -86,6 +87,17 @@ export async function serveSuites(suitesDir: string, chromiumVersion: () => stri
     if (url.pathname === '/fpscanner/fpScanner.es.js') {
       return res.writeHead(200, { 'content-type': 'text/javascript' }).end(fpscanner);
     }
+    if (url.pathname === '/botd/') {
+      return res
+        .writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': "default-src 'self' 'unsafe-inline' blob: data:",
+        })
+        .end(BOTD_PAGE);
+    }
+    if (url.pathname === '/botd/botd.esm.js') {
+      return res.writeHead(200, { 'content-type': 'text/javascript' }).end(botd);
+    }
     const file = path.resolve(suitesDir, `.${decodeURIComponent(url.pathname).replace(/\/$/, '/index.html')}`);
     if (!file.startsWith(path.resolve(suitesDir) + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
       return res.writeHead(404).end();
@@ -115,6 +127,15 @@ const FPSCANNER_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>
 import FingerprintScanner from '/fpscanner/fpScanner.es.js';
 new FingerprintScanner().collectFingerprint({ encrypt: false })
   .then((fp) => { document.getElementById('result').textContent = JSON.stringify({ bot: fp.fastBotDetection, details: fp.fastBotDetectionDetails, signals: fp.signals }); })
+  .catch((e) => { document.getElementById('result').textContent = JSON.stringify({ error: String(e) }); });
+</script></body></html>`;
+
+const BOTD_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>BotD</title></head><body>
+<pre id="result">pending</pre>
+<script type="module">
+import { load } from '/botd/botd.esm.js';
+load().then((b) => b.detect())
+  .then((r) => { document.getElementById('result').textContent = JSON.stringify(r); })
   .catch((e) => { document.getElementById('result').textContent = JSON.stringify({ error: String(e) }); });
 </script></body></html>`;
 
@@ -234,10 +255,28 @@ async function readFpscanner(scrape: Scrape, base: string, kind: string): Promis
   return { checks, error: null };
 }
 
+async function readBotd(scrape: Scrape, base: string, kind: string): Promise<SuiteReading> {
+  const answer = await scrape({
+    url: `${base}/botd/`,
+    browser: true,
+    browser_type: kind,
+    actions: [
+      { type: 'wait-for-selector', selector: '//pre[@id="result" and text()!="pending"]', time: 10000 },
+      { type: 'evaluate', script: "document.getElementById('result').textContent" },
+    ],
+  });
+  const { value, error } = lastValue(answer);
+  if (typeof value !== 'string') return { checks: {}, error: error ?? 'no verdict' };
+  const result = JSON.parse(value) as { bot?: boolean; botKind?: string; error?: string };
+  if (result.error || result.bot === undefined) return { checks: {}, error: result.error ?? 'no verdict' };
+  return { checks: { bot: { verdict: result.bot ? 'fail' : 'pass', detail: result.bot ? `botKind ${result.botKind}` : '' } }, error: null };
+}
+
 const SUITES: Array<{ name: string; read: (scrape: Scrape, base: string, kind: string) => Promise<SuiteReading> }> = [
   { name: 'rebrowser', read: readRebrowser },
   { name: 'brotector', read: readBrotector },
   { name: 'fpscanner', read: readFpscanner },
+  { name: 'botd', read: readBotd },
 ];
 
 /** Every check of every suite for each kind, through a running service. */

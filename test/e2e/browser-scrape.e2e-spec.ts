@@ -199,6 +199,22 @@ describe.each(runtimesUnderTest('browser'))('POST /v1/sync/scrape browser=true �
     expect(png.readUInt32BE(16)).toBe(1920);
   });
 
+  it('clips a page taller than a screenshot may be to 16,384 px, says so, and keeps the rest of the result', async () => {
+    const res = await scrape({
+      url: `${site.url}/very-long`,
+      browser_type: 'heavy',
+      window_size: 'desktop',
+      screenshot: true,
+      actions: [{ type: 'evaluate', script: 'document.title' }],
+    });
+    expect(res.body.statusCode).toBe(200);
+    const png = Buffer.from(res.body.screenshot, 'base64');
+    expect(png.readUInt32BE(20)).toBe(16_384);
+    expect(res.body.evaluate_results).toEqual([expect.objectContaining({ value: 'Very long', error: null })]);
+    expect(res.body.guidance.success).toBe(true);
+    expect(res.body.guidance.next_steps.join(' ')).toMatch(/first 1920×16384 CSS pixels of 1920×400\d\d/);
+  });
+
   it('captures xhr, fetch, image, script, stylesheet and websocket requests with bodies, filtered by type', async () => {
     const all = await scrape({
       url: `${site.url}/traffic`,

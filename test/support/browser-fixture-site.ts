@@ -12,7 +12,7 @@ import path from 'node:path';
  * image, script, stylesheet, font, websocket), /botd (BotD verdict in #result), /checks (headless
  * checks in #result), /hang (a script that never ends), /echo (request headers as JSON),
  * /canary-probe?target= (a page whose every kind of request aims at `target`), /redirect-to?url=,
- * /long (a tall page), /never-loads?ms= (a script that arrives after ms, 120 s by default), /captcha (a reCAPTCHA wall whose script URL is inert under the CSP),
+ * /long (a tall page), /very-long (taller than a screenshot may be), /never-loads?ms= (a script that arrives after ms, 120 s by default), /captcha (a reCAPTCHA wall whose script URL is inert under the CSP),
  * /realms (what the window, a frame, dedicated workers from a blob and a URL, and a shared worker
  * each say about the browser, as JSON in #result).
  */
@@ -272,6 +272,8 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
         );
       case '/long':
         return html(page('Long', `<div style="height:3000px;background:linear-gradient(#fff,#0a0)">tall</div>`));
+      case '/very-long':
+        return html(page('Very long', `<div style="height:40000px;background:linear-gradient(#fff,#00a)">very tall</div>`));
       case '/captcha':
         return html(
           page(

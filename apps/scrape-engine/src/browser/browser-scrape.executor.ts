@@ -23,6 +23,7 @@ import { fingerprintProfileFor } from './fingerprint-profile';
 import { type CapturedRequest, NetworkRecorder } from './network-recorder';
 import { PageBudget, type PageBudgetLimits } from './page-budget';
 import { dressPage } from './page-identity';
+import { capturePageScreenshot } from './page-screenshot';
 
 /** What one page may take: time to load, and memory (PageBudget). */
 export interface BrowserPageLimits extends PageBudgetLimits {
@@ -34,6 +35,7 @@ export interface BrowserPageLimits extends PageBudgetLimits {
 const LIGHT_SKIPPED = new Set(['image', 'font', 'media']);
 // How long closing a context may take before its browser counts as hung.
 const CLOSE_TIMEOUT_MS = 5000;
+const SCREENSHOT_TIMEOUT_MS = 30_000;
 // After `load`, how long the network must stay quiet (and at most how long to wait for that), so
 // content that scripts fetch after load is in the DOM.
 const SETTLE_IDLE_MS = 75;
@@ -58,6 +60,8 @@ interface PageResult {
   html: string;
   finalUrl: string;
   screenshot: string | null;
+  /** What the client should know about the page's capture (a clipped or failed screenshot). */
+  notes: string[];
   evaluateResults: EvaluateResult[] | null;
   collected: Record<string, unknown> | null;
   actionError: ActionError | null;
@@ -277,10 +281,12 @@ export class BrowserScrapeExecutor {
     // A renderer that dies (out of memory, killed) leaves every pending call hanging: end the
     // request at once instead, with guidance; the context is closed and the browser kept. A page
     // past its memory budget ends the same way, as body_too_large.
+    let crash: BrowserFailure | null = null;
     const crashed = new Promise<never>((_, reject) =>
-      page.once('error', (error) =>
-        reject(new BrowserFailure('browser_error', `The page crashed (its renderer process died: ${firstLine(error)}).`)),
-      ),
+      page.once('error', (error) => {
+        crash = new BrowserFailure('browser_error', `The page crashed (its renderer process died: ${firstLine(error)}).`);
+        reject(crash);
+      }),
     );
     crashed.catch(() => undefined);
     const unlessCrashed = <T>(work: Promise<T>): Promise<T> => Promise.race([work, crashed, budget.exceeded]);
@@ -313,14 +319,15 @@ export class BrowserScrapeExecutor {
     try {
       await unlessCrashed(withDeadline(budget.assertHtmlWithin(page), 10_000, 'measuring the page'));
       const html = await unlessCrashed(withDeadline(page.content(), 10_000, 'reading the page content'));
-      const screenshot = request.screenshot
-        ? ((await unlessCrashed(
-            withDeadline(
-              page.screenshot({ fullPage: true, type: 'png', encoding: 'base64', captureBeyondViewport: true }),
-              30_000,
-              'taking the screenshot',
-            ),
-          )) as string)
+      const shot = request.screenshot
+        ? await capturePageScreenshot(
+            page,
+            cdp,
+            profile.viewport.deviceScaleFactor,
+            (work) => unlessCrashed(withDeadline(work, SCREENSHOT_TIMEOUT_MS, 'taking the screenshot')),
+            // The page's end (a crash, its budget, the browser gone) still ends the request.
+            (error) => error === crash || (error instanceof BrowserFailure && error.errorType === 'body_too_large') || isBrowserGone(error),
+          )
         : null;
       const networkRequests = recorder ? await recorder.entries() : null;
       const headers = response.headers();
@@ -331,7 +338,8 @@ export class BrowserScrapeExecutor {
         contentType: headers['content-type'] ?? null,
         html,
         finalUrl: page.url(),
-        screenshot,
+        screenshot: shot?.screenshot ?? null,
+        notes: shot?.note ? [shot.note] : [],
         evaluateResults: actions ? actions.evaluateResults : null,
         collected: actions?.collected ?? null,
         actionError: actions?.error ?? null,
@@ -373,7 +381,7 @@ export class BrowserScrapeExecutor {
       html: request.format === 'html' ? page.html : null,
       markdown: formatted.markdown,
       metadata: formatted.metadata,
-      notes: formatted.notes,
+      notes: [...page.notes, ...formatted.notes],
       screenshot: page.screenshot,
       extracted_data: extractedData,
       evaluate_results: page.evaluateResults,
