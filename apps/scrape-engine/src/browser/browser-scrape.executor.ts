@@ -208,7 +208,7 @@ export class BrowserScrapeExecutor {
       const prepared = await this.reserve.take(lease.browser, lease.kind, proxyUrl);
       egress = prepared.egress;
       context = prepared.context;
-      return await this.render(request, lease, context, prepared.page, egress, proxyUrl, timings);
+      return await this.render(request, lease, context, prepared.page, prepared.cdp, egress, proxyUrl, timings);
     } catch (error) {
       if (error instanceof BrowserFailure) throw error;
       if (isBrowserGone(error)) {
@@ -247,11 +247,11 @@ export class BrowserScrapeExecutor {
     lease: BrowserLease,
     context: BrowserContext,
     page: Page,
+    cdp: CDPSession,
     egress: EgressSession,
     proxyUrl: string | null,
     timings: Timings,
   ): Promise<PageResult> {
-    const cdp: CDPSession = await page.createCDPSession();
     const profile = fingerprintProfileFor({ windowSize: request.window_size, language: request.language, browserVersion: lease.version });
     await dressPage(page, cdp, profile, lease.kind === 'heavy');
     if (request.headers) await page.setExtraHTTPHeaders(request.headers);

@@ -1,6 +1,6 @@
 import type { TargetGuard } from '@lib/target-guard';
 import { Logger } from '@nestjs/common';
-import type { Browser, BrowserContext, Page } from 'rebrowser-puppeteer-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'rebrowser-puppeteer-core';
 import { firstLine, withinDeadline } from './browser-failures';
 import type { BrowserKind } from './browser-launcher';
 import { EgressSession } from './egress-filter';
@@ -10,6 +10,8 @@ export interface PreparedContext {
   egress: EgressSession;
   context: BrowserContext;
   page: Page;
+  /** A protocol session of the page's own (overrides, budget, capture), made with it. */
+  cdp: CDPSession;
   /** False once the page's renderer has crashed: a spare like that would hang every call. */
   alive(): boolean;
 }
@@ -20,9 +22,10 @@ export async function prepareContext(browser: Browser, guard: TargetGuard, upstr
   try {
     const context = await browser.createBrowserContext({ proxyServer: egress.proxyServer, proxyBypassList: ['<-loopback>'] });
     const page = await context.newPage();
+    const cdp = await page.createCDPSession();
     let crashed = false;
     page.once('error', () => (crashed = true));
-    return { egress, context, page, alive: () => !crashed && !page.isClosed() && browser.connected };
+    return { egress, context, page, cdp, alive: () => !crashed && !page.isClosed() && browser.connected };
   } catch (error) {
     await egress.close().catch(() => undefined);
     throw error;
@@ -102,10 +105,17 @@ export class ContextReserve {
 // every call on that page hangs until the protocol timeout: ask it once, briefly, before use.
 const SPARE_PROBE_MS = 1000;
 
+// Asked on the page's own session, not through page.evaluate: puppeteer would first find the page's
+// execution context (without Runtime.enable that is a round of its own, 100-1,200 ms measured under
+// load), and the renderer's answer is all the probe needs.
 async function answers(prepared: PreparedContext): Promise<boolean> {
   if (!prepared.alive()) return false;
   try {
-    await withinDeadline(prepared.page.evaluate('1'), SPARE_PROBE_MS, () => new Error('the spare page did not answer'));
+    await withinDeadline(
+      prepared.cdp.send('Runtime.evaluate', { expression: '1', returnByValue: true }),
+      SPARE_PROBE_MS,
+      () => new Error('the spare page did not answer'),
+    );
     return true;
   } catch {
     return false;

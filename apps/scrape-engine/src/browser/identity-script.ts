@@ -37,7 +37,7 @@ export function identityScript(identity: RealmIdentity, realm: 'window' | 'worke
   return realm === 'worker' ? `if (typeof WorkerGlobalScope === 'function' && self instanceof WorkerGlobalScope) ${call}` : call;
 }
 
-// Runs in the browser: written in plain ES2020 with no reference to anything outside itself.
+// Runs in the browser, as its source text: it may use nothing from outside itself.
 function installIdentity(identity: RealmIdentity, vendorParameter: number, rendererParameter: number): void {
   const scope = globalThis as unknown as Record<string, unknown>;
   const apply = Reflect.apply;
@@ -90,6 +90,8 @@ function installIdentity(identity: RealmIdentity, vendorParameter: number, rende
         getParameter(this: unknown, parameter: number): unknown {
           // eslint-disable-next-line prefer-rest-params
           const value = apply(original, this, arguments);
+          // Only where the browser answered: a null (the parameter refused) stays null.
+          if (value === null) return value;
           if (parameter === vendorParameter) return identity.webgl.vendor;
           if (parameter === rendererParameter) return identity.webgl.renderer;
           return value;
