@@ -220,9 +220,14 @@ async function readBrotector(scrape: Scrape, base: string, kind: string): Promis
   return { checks, error: null };
 }
 
-async function readFpscanner(scrape: Scrape, base: string, kind: string): Promise<SuiteReading> {
+/** A suite page of ours that writes its verdict as JSON into `#result`: the verdict once written, or why there is none. */
+async function resultOf<T>(
+  scrape: Scrape,
+  url: string,
+  kind: string,
+): Promise<{ result: T; error: null } | { result: null; error: string }> {
   const answer = await scrape({
-    url: `${base}/fpscanner/`,
+    url,
     browser: true,
     browser_type: kind,
     actions: [
@@ -231,13 +236,17 @@ async function readFpscanner(scrape: Scrape, base: string, kind: string): Promis
     ],
   });
   const { value, error } = lastValue(answer);
-  if (typeof value !== 'string') return { checks: {}, error: error ?? 'no verdict' };
-  const result = JSON.parse(value) as {
+  return typeof value === 'string' ? { result: JSON.parse(value) as T, error: null } : { result: null, error: error ?? 'no verdict' };
+}
+
+async function readFpscanner(scrape: Scrape, base: string, kind: string): Promise<SuiteReading> {
+  const { result, error } = await resultOf<{
     bot?: boolean;
     error?: string;
     details?: Record<string, { detected: boolean; severity: string }>;
     signals?: Record<string, Record<string, unknown>>;
-  };
+  }>(scrape, `${base}/fpscanner/`, kind);
+  if (!result) return { checks: {}, error };
   if (result.error || !result.details) return { checks: {}, error: result.error ?? 'no details' };
   const s = result.signals ?? {};
   const context = JSON.stringify({
@@ -256,18 +265,8 @@ async function readFpscanner(scrape: Scrape, base: string, kind: string): Promis
 }
 
 async function readBotd(scrape: Scrape, base: string, kind: string): Promise<SuiteReading> {
-  const answer = await scrape({
-    url: `${base}/botd/`,
-    browser: true,
-    browser_type: kind,
-    actions: [
-      { type: 'wait-for-selector', selector: '//pre[@id="result" and text()!="pending"]', time: 10000 },
-      { type: 'evaluate', script: "document.getElementById('result').textContent" },
-    ],
-  });
-  const { value, error } = lastValue(answer);
-  if (typeof value !== 'string') return { checks: {}, error: error ?? 'no verdict' };
-  const result = JSON.parse(value) as { bot?: boolean; botKind?: string; error?: string };
+  const { result, error } = await resultOf<{ bot?: boolean; botKind?: string; error?: string }>(scrape, `${base}/botd/`, kind);
+  if (!result) return { checks: {}, error };
   if (result.error || result.bot === undefined) return { checks: {}, error: result.error ?? 'no verdict' };
   return { checks: { bot: { verdict: result.bot ? 'fail' : 'pass', detail: result.bot ? `botKind ${result.botKind}` : '' } }, error: null };
 }
