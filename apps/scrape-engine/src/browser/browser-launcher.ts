@@ -76,10 +76,12 @@ const COMMON_ARGS = [
 const KEPT_EVASIONS = new Set(['navigator.webdriver', 'defaultArgs', 'window.outerdimensions']);
 
 /**
- * Starts Chromium (adapter around puppeteer). `heavy`: puppeteer-extra with the stealth plugin on
- * the full Chromium in new headless mode. `light`: plain puppeteer on chrome-headless-shell when
- * installed (starts and renders faster), else on Chromium. Browsers talk over a pipe, so one whose
- * parent dies exits with it instead of lingering.
+ * Starts Chromium (adapter around puppeteer). Both kinds run on rebrowser-puppeteer-core, whose
+ * evaluations neither enable Runtime nor name puppeteer or this service's files (decision 0021).
+ * `heavy`: puppeteer-extra with the stealth plugin's lie-free evasions on the full Chromium in new
+ * headless mode. `light`: plain puppeteer on chrome-headless-shell when installed (starts and
+ * renders faster), else on Chromium. Browsers talk over a pipe, so one whose parent dies exits with
+ * it instead of lingering.
  */
 export class BrowserLauncher {
   private readonly logger = new Logger('BrowserLauncher');
