@@ -16,8 +16,8 @@ export interface BrowserBenchFigures {
   bareStealthIsolatedPagesPerSecond: number | null;
   /**
    * heavy only: the same loop at the service's window (1920×1080, `window_size: desktop`, the
-   * default) instead of puppeteer's 800×600, which detection suites flag and which costs a software
-   * renderer under half the pixels.
+   * default) instead of puppeteer's 800×600, which detection suites flag: the baseline renders what
+   * the service renders.
    */
   bareStealthDesktopPagesPerSecond: number | null;
   /** (peak RSS of this process and its Chromium processes under load − idle) ÷ pages in flight, MB: shared pages counted in every process. */

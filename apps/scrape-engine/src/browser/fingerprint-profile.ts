@@ -54,18 +54,18 @@ const MOBILE_SIZES: Array<[number, number, number]> = [
 
 /** What a desktop of each operating system says about itself, and GPUs such desktops have. */
 interface DesktopKind {
-  /** The user agent's platform token. */
-  uaPlatform: string;
+  /** The user agent's platform token, for the machine's architecture. */
+  uaPlatform: (arch: HostMachine['arch']) => string;
   /** navigator.platform */
-  platform: string;
+  platform: (arch: HostMachine['arch']) => string;
   clientHintsPlatform: string;
   gpus: Array<{ vendor: string; renderer: string }>;
 }
 
 const DESKTOPS: Record<'linux' | 'mac' | 'windows', DesktopKind> = {
   linux: {
-    uaPlatform: 'X11; Linux x86_64',
-    platform: 'Linux x86_64',
+    uaPlatform: (arch) => `X11; Linux ${arch}`,
+    platform: (arch) => `Linux ${arch}`,
     clientHintsPlatform: 'Linux',
     gpus: [
       { vendor: 'Google Inc. (Intel)', renderer: 'ANGLE (Intel, Mesa Intel(R) UHD Graphics 630 (CFL GT2), OpenGL 4.6)' },
@@ -77,14 +77,15 @@ const DESKTOPS: Record<'linux' | 'mac' | 'windows', DesktopKind> = {
     ],
   },
   mac: {
-    uaPlatform: 'Macintosh; Intel Mac OS X 10_15_7',
-    platform: 'MacIntel',
+    // Chrome on Apple silicon says Intel too, in both places.
+    uaPlatform: () => 'Macintosh; Intel Mac OS X 10_15_7',
+    platform: () => 'MacIntel',
     clientHintsPlatform: 'macOS',
     gpus: [{ vendor: 'Google Inc. (Apple)', renderer: 'ANGLE (Apple, ANGLE Metal Renderer: Apple M1, Unspecified Version)' }],
   },
   windows: {
-    uaPlatform: 'Windows NT 10.0; Win64; x64',
-    platform: 'Win32',
+    uaPlatform: () => 'Windows NT 10.0; Win64; x64',
+    platform: () => 'Win32',
     clientHintsPlatform: 'Windows',
     gpus: [
       { vendor: 'Google Inc. (Intel)', renderer: 'ANGLE (Intel, Intel(R) UHD Graphics 630 (0x00003E92) Direct3D11 vs_5_0 ps_5_0, D3D11)' },
@@ -103,11 +104,12 @@ export interface HostMachine {
   osVersion: string;
 }
 
-export function thisMachine(): HostMachine {
+/** This process's machine, read once: it does not change while the process runs. */
+export const THIS_MACHINE: HostMachine = (() => {
   const osName = process.platform === 'darwin' ? 'mac' : process.platform === 'win32' ? 'windows' : 'linux';
   const version = /^\d+\.\d+\.\d+/.exec(os.release())?.[0] ?? '';
   return { os: osName, arch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', osVersion: osName === 'windows' ? '15.0.0' : version };
-}
+})();
 
 const MOBILE_GPUS = [
   { vendor: 'Qualcomm', renderer: 'Adreno (TM) 650' },
@@ -203,7 +205,7 @@ export interface ProfileRequest {
 export function fingerprintProfileFor(
   request: ProfileRequest,
   pick: (n: number) => number = randomInt,
-  machine: HostMachine = thisMachine(),
+  machine: HostMachine = THIS_MACHINE,
 ): FingerprintProfile {
   const device = request.windowSize === 'mobile' || (request.windowSize === 'any' && pick(4) === 0) ? 'mobile' : 'desktop';
   const fullVersion = request.browserVersion.replace(/^[^0-9]*/, '') || '120.0.0.0';
@@ -245,10 +247,9 @@ export function fingerprintProfileFor(
   const [width, height] = request.windowSize === 'desktop' ? DESKTOP_SIZES[0] : DESKTOP_SIZES[pick(DESKTOP_SIZES.length)];
   const desktop = DESKTOPS[machine.os];
   const arm = machine.arch === 'aarch64';
-  const uaPlatform = machine.os === 'linux' ? `X11; Linux ${machine.arch}` : desktop.uaPlatform;
   return {
     device,
-    userAgent: `Mozilla/5.0 (${uaPlatform}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`,
+    userAgent: `Mozilla/5.0 (${desktop.uaPlatform(machine.arch)}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`,
     userAgentMetadata: {
       brands,
       fullVersionList,
@@ -261,7 +262,7 @@ export function fingerprintProfileFor(
       bitness: '64',
       wow64: false,
     },
-    platform: machine.os === 'linux' ? `Linux ${machine.arch}` : desktop.platform,
+    platform: desktop.platform(machine.arch),
     acceptLanguage,
     languages,
     locale,

@@ -28,13 +28,9 @@ export interface RealmIdentity {
 const UNMASKED_VENDOR_WEBGL = 37445;
 const UNMASKED_RENDERER_WEBGL = 37446;
 
-/**
- * The script's source, a self-contained statement. `realm: 'worker'` runs it only in a worker's
- * global scope (the worker hook also reaches frames' sessions, whose windows get the frame script).
- */
-export function identityScript(identity: RealmIdentity, realm: 'window' | 'worker'): string {
-  const call = `(${installIdentity.toString()})(${JSON.stringify(identity)}, ${UNMASKED_VENDOR_WEBGL}, ${UNMASKED_RENDERER_WEBGL});`;
-  return realm === 'worker' ? `if (typeof WorkerGlobalScope === 'function' && self instanceof WorkerGlobalScope) ${call}` : call;
+/** The script's source, a self-contained statement: the same for windows and workers (it tells them apart itself). */
+export function identityScript(identity: RealmIdentity): string {
+  return `(${installIdentity.toString()})(${JSON.stringify(identity)}, ${UNMASKED_VENDOR_WEBGL}, ${UNMASKED_RENDERER_WEBGL});`;
 }
 
 // Runs in the browser, as its source text: it may use nothing from outside itself.

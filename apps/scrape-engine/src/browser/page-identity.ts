@@ -39,8 +39,9 @@ export async function dressPage(page: Page, cdp: CDPSession, profile: Fingerprin
     userAgent: profile.userAgent,
     language: profile.languages[0],
   };
-  WorkerDressing.of(page.browser()).dress(page.browserContext(), { userAgent, script: identityScript(identity, 'worker') });
-  await page.evaluateOnNewDocument(identityScript(identity, 'window'));
+  const script = identityScript(identity);
+  WorkerDressing.of(page.browser()).dress(page.browserContext(), { userAgent, script });
+  await page.evaluateOnNewDocument(script);
 }
 
 interface WorkerIdentity {

@@ -3,8 +3,9 @@ import { firstLine } from './browser-failures';
 
 /**
  * The largest screenshot side, in device pixels: a taller (or wider) page is captured from its top
- * left corner down to this size, and the response says so. It bounds the image's memory (at most
- * 16,384² pixels) and keeps the capture within what Chromium's compositor can draw in one piece.
+ * left corner down to this size, and the response says so. It bounds the image (at most 16,384²
+ * pixels) whatever the page's length; Chromium itself refuses some captures ("Page is too large"),
+ * which the capture below turns into a note.
  */
 export const SCREENSHOT_MAX_DEVICE_PX = 16_384;
 
