@@ -1,5 +1,5 @@
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { MACHINE_ARGS } from '../../apps/scrape-engine/src/browser/browser-launcher';
+import { MACHINE_ARGS, WINDOW_UI_FEATURES_OFF } from '../../apps/scrape-engine/src/browser/browser-launcher';
 import { locateChromium } from '../../apps/scrape-engine/src/browser/chromium-locator';
 import { runLoad } from './load';
 import { memoryOfTreeMb } from './process-bench';
@@ -20,6 +20,12 @@ export interface BrowserBenchFigures {
    * the service renders.
    */
   bareStealthDesktopPagesPerSecond: number | null;
+  /**
+   * heavy only: the desktop loop with the per-window browser UI off as the service launches it
+   * (WINDOW_UI_FEATURES_OFF): a baseline given the same flag, so the ratio shows what the service
+   * adds, not what one flag saves (~1.3 s of CPU per new context on Chromium 156).
+   */
+  bareStealthDesktopNoWindowUiPagesPerSecond: number | null;
   /** (peak RSS of this process and its Chromium processes under load − idle) ÷ pages in flight, MB: shared pages counted in every process. */
   peakMbPerConcurrentPage: number;
   /** The same with PSS (each shared page split between the processes that map it): the memory the machine spends. */
@@ -80,6 +86,12 @@ export async function benchBrowser(
   const bareStealthIsolated = kind === 'heavy' ? await bareStealthLoop(executablePath, pageUrl, concurrency, seconds) : null;
   const bareStealthDesktop =
     kind === 'heavy' ? await bareStealthLoop(executablePath, pageUrl, concurrency, seconds, { width: 1920, height: 1080 }) : null;
+  const bareStealthDesktopNoWindowUi =
+    kind === 'heavy'
+      ? await bareStealthLoop(executablePath, pageUrl, concurrency, seconds, { width: 1920, height: 1080 }, [
+          `--disable-features=${WINDOW_UI_FEATURES_OFF.join(',')}`,
+        ])
+      : null;
   return {
     kind,
     servicePagesPerSecond,
@@ -87,6 +99,7 @@ export async function benchBrowser(
     bareIsolatedPagesPerSecond: bareIsolated,
     bareStealthIsolatedPagesPerSecond: bareStealthIsolated,
     bareStealthDesktopPagesPerSecond: bareStealthDesktop,
+    bareStealthDesktopNoWindowUiPagesPerSecond: bareStealthDesktopNoWindowUi,
     serviceP50Ms: service.p50Ms,
     non2xx: service.non2xx,
     peakMbPerConcurrentPage: Math.round(((peak - idle) / concurrency) * 10) / 10,
@@ -101,6 +114,7 @@ async function bareStealthLoop(
   concurrency: number,
   seconds: number,
   viewport: { width: number; height: number } | null = null,
+  extraArgs: string[] = [],
 ): Promise<number> {
   const { addExtra } = await import('puppeteer-extra');
   const { default: StealthPlugin } = await import('puppeteer-extra-plugin-stealth');
@@ -110,7 +124,7 @@ async function bareStealthLoop(
     executablePath,
     headless: true,
     pipe: true,
-    args: MACHINE_ARGS,
+    args: [...MACHINE_ARGS, ...extraArgs],
     ...(viewport ? { defaultViewport: viewport } : {}),
   })) as unknown as Browser;
   try {

@@ -173,6 +173,13 @@ async function main(): Promise<void> {
         value: ratio(b.servicePagesPerSecond, b.bareStealthDesktopPagesPerSecond!),
         detail: `${b.servicePagesPerSecond} vs ${b.bareStealthDesktopPagesPerSecond} pages/s: the loop above renders at puppeteer's 800×600 (${ratio(b.bareStealthDesktopPagesPerSecond!, b.bareStealthIsolatedPagesPerSecond!)} of it at 1920×1080)`,
       })),
+    ...browserPages
+      .filter((b) => b.bareStealthDesktopNoWindowUiPagesPerSecond !== null)
+      .map((b) => ({
+        figure: `browser scrape (${b.kind}) through the service ÷ the same desktop stealth loop with the per-window browser UI off, as the service launches it`,
+        value: ratio(b.servicePagesPerSecond, b.bareStealthDesktopNoWindowUiPagesPerSecond!),
+        detail: `${b.servicePagesPerSecond} vs ${b.bareStealthDesktopNoWindowUiPagesPerSecond} pages/s: what the service adds beyond that flag (the flag alone: ${ratio(b.bareStealthDesktopNoWindowUiPagesPerSecond!, b.bareStealthDesktopPagesPerSecond!)} of the desktop loop)`,
+      })),
     ...browserPages.map((b) => ({
       figure: `peak memory per concurrent ${b.kind} page (MB, process + Chromium PSS over idle)`,
       value: b.peakPssMbPerConcurrentPage,

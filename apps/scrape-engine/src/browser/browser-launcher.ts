@@ -47,6 +47,18 @@ export const MACHINE_ARGS = [
   '--no-first-run',
 ];
 
+/**
+ * Browser-UI pages the full Chromium builds for every new window, which a headless scraper never
+ * shows: since Chromium ~150 each window preloads the omnibox popup as two WebUI pages
+ * (`chrome://omnibox-popup.top-chrome/`, `…/omnibox_popup_aim.html`) in renderers of their own.
+ * Every browser context's first page is a new window, so every heavy request paid for them: ~1.3 s
+ * of CPU over the first second (measured: 1,280–1,560 ms on Chromium 156, against 60 ms with these
+ * off), half the machine's two cores for each page. Pages cannot see browser UI, so turning it
+ * off changes nothing a site can detect. A test fails if a Chromium upgrade brings another
+ * `browser_ui` target per window (browser-launcher.spec.ts).
+ */
+export const WINDOW_UI_FEATURES_OFF = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup'];
+
 // Flags every browser gets. The network ones matter for SSRF: each context has its own proxy (the
 // egress filter); the browser-wide proxy is a closed port, so nothing outside a context goes out;
 // `<-loopback>` stops Chromium's implicit proxy bypass for localhost and 127.0.0.1; WebRTC may
@@ -60,7 +72,7 @@ const COMMON_ARGS = [
   '--proxy-bypass-list=<-loopback>',
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
-  '--disable-features=Translate,MediaRouter,OptimizationHints,InterestFeedContentSuggestions,CalculateNativeWinOcclusion',
+  `--disable-features=${['Translate', 'MediaRouter', 'OptimizationHints', 'InterestFeedContentSuggestions', 'CalculateNativeWinOcclusion', ...WINDOW_UI_FEATURES_OFF].join(',')}`,
   '--disable-breakpad',
   '--mute-audio',
   '--enable-unsafe-swiftshader',
@@ -103,7 +115,10 @@ export class BrowserLauncher {
       headless: shell ? 'shell' : true,
       pipe: true,
       userDataDir,
-      args: COMMON_ARGS,
+      // A copy per launch: puppeteer takes `--disable-features` out of the array it is given (to
+      // merge it with its own), so the shared list lost it after the first launch and every later
+      // browser ran without it.
+      args: [...COMMON_ARGS],
       handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,

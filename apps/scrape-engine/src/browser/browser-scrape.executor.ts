@@ -18,6 +18,7 @@ import { BrowserFailure, firstLine, isBrowserGone, netErrorFailure, withinDeadli
 import { BrowserUnavailableError } from './browser-launcher';
 import { BrowserBusyError, type BrowserLease, type BrowserPool, type BrowserTenant, SlotShareExceededError } from './browser-pool';
 import { type ContextReserve } from './context-reserve';
+import { NetworkSettle } from './network-settle';
 import { type EgressSession, type RefusedRequest, REFUSAL_HEADER } from './egress-filter';
 import { fingerprintProfileFor } from './fingerprint-profile';
 import { type CapturedRequest, NetworkRecorder } from './network-recorder';
@@ -274,7 +275,9 @@ export class BrowserScrapeExecutor {
         void (LIGHT_SKIPPED.has(r.resourceType()) ? r.abort('blockedbyclient') : r.continue());
       });
     }
-    // Counting starts before the recorder asks for payload buffers on the same session.
+    // Both count from the first request: subscribed before the budget enables the Network domain,
+    // and before the recorder asks for payload buffers on the same session.
+    const settle = new NetworkSettle(cdp);
     const budget = await PageBudget.watch(cdp, this.limits);
     const recorder = request.network_capture ? new NetworkRecorder(cdp, request.network_capture.resource_types ?? null) : null;
     await recorder?.start();
@@ -304,7 +307,7 @@ export class BrowserScrapeExecutor {
       if (refusal) throw refusedNavigation({ reason: refusal, message: egress.refused.at(-1)?.message ?? refusal });
       const upstreamFailure = proxyChainFailure(response.status(), proxyUrl !== null);
       if (upstreamFailure) throw upstreamFailure;
-      await unlessCrashed(page.waitForNetworkIdle({ idleTime: SETTLE_IDLE_MS, timeout: SETTLE_MAX_MS }).catch(() => undefined));
+      await unlessCrashed(settle.settled({ idleMs: SETTLE_IDLE_MS, maxMs: SETTLE_MAX_MS }));
       const listen = request.network_capture?.listen_after_load_ms ?? 0;
       if (listen > 0) await sleep(listen);
     } finally {
