@@ -15,6 +15,7 @@ export * from './batch/collection.messages';
 export * from './batch/job-execution.messages';
 export * from './batch/job-listing.messages';
 export * from './batch/project.messages';
+export * from './batch/run-kinds';
 export * from './scrape/success-criterion';
 export * from './validation-problems';
 export * from './webhooks/webhook.messages';

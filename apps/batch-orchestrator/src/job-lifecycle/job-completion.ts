@@ -18,6 +18,7 @@ import { ProjectStore } from '../persistence/projects.store';
 import { RunStore } from '../persistence/runs.store';
 import { classifyJobOutcome, type JobOutcome } from './job-classification';
 import { RunOpsEvents } from './run-ops-events';
+import { RUN_KIND_RULES, type RunCounters } from '../runs/run-kind-rules';
 
 export type { JobOutcome } from './job-classification';
 
@@ -123,16 +124,14 @@ export class JobCompletion {
   }
 
   /**
-   * Completes the run (exactly once) and, when it has a callback_url, writes its webhook: spec 6's
-   * `run.completed` for a collection run, `batch.completed` (the same fields plus batch and
-   * project ids and the lifecycle state) for a batch. Also the end of a cancel that left no job
-   * in flight.
+   * Completes the run (exactly once) and, when it has a callback_url, writes its webhook (its body
+   * is the run kind's: RUN_KIND_RULES). Also the end of a cancel that left no job in flight.
    */
   async completeRun(tx: SqlTransactionScope, runId: string, now: Date): Promise<void> {
     const run = await this.runs.complete(tx, runId, now);
     if (run) this.opsEvents.runCompleted(tx, run, now);
     if (!run || !run.callbackUrl) return;
-    const counters = {
+    const counters: RunCounters = {
       status: 'completed',
       total_requests: run.totalRequests,
       success_requests: run.successRequests,
@@ -140,28 +139,7 @@ export class JobCompletion {
       timeout_requests: run.timeoutRequests,
       cancelled_requests: run.cancelledRequests,
     };
-    // The body of spec 6; webhook-sender adds the absolute results_url (it knows the public base URL).
-    const payload =
-      run.kind === 'batch'
-        ? {
-            event: 'batch.completed',
-            batch_id: run.id,
-            run_id: run.id,
-            project_id: run.projectId,
-            state: run.state,
-            ...counters,
-            results_path: `/v1/jobs?batch_id=${run.id}`,
-            timestamp: now.toISOString(),
-          }
-        : {
-            event: 'run.completed',
-            run_id: run.id,
-            collection_id: run.collectionId,
-            ...counters,
-            job_ids: run.jobIds,
-            results_path: `/v1/async/collections/${run.collectionId}/runs/${run.id}`,
-            timestamp: now.toISOString(),
-          };
+    const payload = RUN_KIND_RULES[run.kind].completionWebhook(run, counters, now);
     await enqueueRunWebhook(tx, {
       id: randomUUID(),
       runId: run.id,

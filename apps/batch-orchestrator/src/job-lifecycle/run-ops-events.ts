@@ -1,4 +1,4 @@
-import { OPS_SUBJECTS } from '@lib/contracts';
+import { OPS_SUBJECTS, type RunKind } from '@lib/contracts';
 import { OpsEventPublisher } from '@lib/messaging';
 import type { SqlTransactionScope } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
@@ -20,7 +20,7 @@ export class RunOpsEvents {
     tx: SqlTransactionScope,
     run: {
       id: string;
-      kind: 'collection' | 'batch';
+      kind: RunKind;
       clientId: string;
       collectionId: string | null;
       projectId: string | null;

@@ -1,4 +1,4 @@
-import type { BatchState, RunStatus } from '@lib/contracts';
+import type { BatchState, RunKind, RunStatus } from '@lib/contracts';
 import { DATABASE, type DatabaseConnection, type Run, type SqlTransaction, storableJson } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 
@@ -35,7 +35,7 @@ export type BatchRow = Omit<RunRow, 'collectionId' | 'jobIds' | 'successCriterio
 /** A run locked for a lifecycle change. */
 export interface LockedRun {
   id: string;
-  kind: 'collection' | 'batch';
+  kind: RunKind;
   projectId: string | null;
   status: RunStatus;
   state: BatchState;
@@ -58,7 +58,7 @@ export type CompletedRun = Pick<
   | 'jobIds'
   | 'creditsCharged'
   | 'createdAt'
-> & { kind: 'collection' | 'batch'; state: BatchState };
+> & { kind: RunKind; state: BatchState };
 
 export type NewRun = Pick<Run, 'id' | 'clientId' | 'totalRequests' | 'maxConcurrency' | 'monthlyCredits' | 'callbackUrl'> & {
   collectionId: string;

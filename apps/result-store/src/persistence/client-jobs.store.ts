@@ -1,4 +1,4 @@
-import { type ClientJobStatus, type JobOutcomeName, LISTED_URL_MAX } from '@lib/contracts';
+import { type ClientJobStatus, type JobOutcomeName, LISTED_URL_MAX, type RunKind } from '@lib/contracts';
 import { DATABASE, type DatabaseConnection, type Job } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 
@@ -18,7 +18,7 @@ export type ClientJobRow = Pick<
   | 'retriesAttempted'
   | 'isSuccess'
   | 'credits'
-> & { seq: string; kind: 'batch' | 'collection'; status: ClientJobStatus; outcome: JobOutcomeName | null; urlCut: boolean };
+> & { seq: string; kind: RunKind; status: ClientJobStatus; outcome: JobOutcomeName | null; urlCut: boolean };
 
 export interface ClientJobsPage {
   clientId: string;

@@ -4,6 +4,7 @@ import { openObject } from '../response-schema';
 import { JOB_OUTCOMES, type JobOutcomeName } from '../scrape/success-criterion';
 import { BlockedUrl, InvalidItem, RunReference } from './collection.messages';
 import { OUTCOME_PROPERTY } from './job-listing.messages';
+import { RUN_KINDS, type RunKind } from './run-kinds';
 
 /** Projects and batches (spec 4.8, decision 0014): a batch is a run of kind `batch` on the collection runs' job engine. */
 
@@ -343,8 +344,8 @@ export class ClientJobItem {
   job_public_id: string;
   @ApiProperty({ format: 'uuid', description: 'The batch (or collection run) the job belongs to.' })
   batch_id: string;
-  @ApiProperty({ enum: ['batch', 'collection'] })
-  batch_kind: 'batch' | 'collection';
+  @ApiProperty({ enum: RUN_KINDS })
+  batch_kind: RunKind;
   @ApiProperty({ type: String, nullable: true, format: 'uuid' })
   project_id: string | null;
   @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'Collection runs only.' })

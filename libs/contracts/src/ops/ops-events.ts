@@ -1,4 +1,5 @@
 import type { BoundedContext } from '../bounded-contexts';
+import type { RunKind } from '../batch/run-kinds';
 
 /**
  * Operational facts for ops tooling (dashboards, alerting, audit), published under one prefix
@@ -50,7 +51,7 @@ export interface OpsEventEnvelope {
 /** A run (collection run or batch) started dispatching. */
 export class RunStartedEvent {
   run_id: string;
-  kind: 'collection' | 'batch';
+  kind: RunKind;
   client_id: string;
   collection_id: string | null;
   project_id: string | null;
@@ -60,7 +61,7 @@ export class RunStartedEvent {
 /** A run's last job finished (or a cancel ended it): its final counters. */
 export class RunCompletedEvent {
   run_id: string;
-  kind: 'collection' | 'batch';
+  kind: RunKind;
   client_id: string;
   collection_id: string | null;
   project_id: string | null;

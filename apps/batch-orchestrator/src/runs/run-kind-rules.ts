@@ -1,0 +1,49 @@
+import type { RunKind } from '@lib/contracts';
+import type { CompletedRun } from '../persistence/runs.store';
+
+/** spec 6's counters of a run that ran out, common to every kind's completion webhook. */
+export interface RunCounters {
+  status: 'completed';
+  total_requests: number;
+  success_requests: number;
+  failed_requests: number;
+  timeout_requests: number;
+  cancelled_requests: number;
+}
+
+/** What differs between run kinds on the job engine: one row per kind (the compiler asks for a new kind's row). */
+export interface RunKindRules {
+  /**
+   * The body of the run's completion webhook (webhook-sender adds the absolute results_url from
+   * `results_path`; it knows the public base URL).
+   */
+  completionWebhook(run: CompletedRun, counters: RunCounters, now: Date): Record<string, unknown>;
+}
+
+export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
+  // spec 6's `run.completed`.
+  collection: {
+    completionWebhook: (run, counters, now) => ({
+      event: 'run.completed',
+      run_id: run.id,
+      collection_id: run.collectionId,
+      ...counters,
+      job_ids: run.jobIds,
+      results_path: `/v1/async/collections/${run.collectionId}/runs/${run.id}`,
+      timestamp: now.toISOString(),
+    }),
+  },
+  // The same fields plus the batch and project ids and the lifecycle state (decision 0014).
+  batch: {
+    completionWebhook: (run, counters, now) => ({
+      event: 'batch.completed',
+      batch_id: run.id,
+      run_id: run.id,
+      project_id: run.projectId,
+      state: run.state,
+      ...counters,
+      results_path: `/v1/jobs?batch_id=${run.id}`,
+      timestamp: now.toISOString(),
+    }),
+  },
+};
