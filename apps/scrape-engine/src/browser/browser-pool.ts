@@ -100,6 +100,11 @@ export interface BrowserLease {
   queueWaitMs: number;
   /** Time spent starting a browser for this lease (0 when a warm one was there). */
   launchMs: number;
+  /**
+   * The page's work is done and its answer is on its way: it stops counting against its client's
+   * share (PageSlots); the slot stays taken until `release`, after its context has closed.
+   */
+  pageEnded(): void;
   /** `broken`: the browser hung or misbehaved; it is killed and replaced. */
   release(outcome?: { broken: boolean }): Promise<void>;
 }
@@ -176,6 +181,7 @@ export class BrowserPool {
       version: pooled.version,
       queueWaitMs,
       launchMs,
+      pageEnded: () => ticket.pageEnded(),
       release: async (outcome) => {
         if (released) return;
         released = true;

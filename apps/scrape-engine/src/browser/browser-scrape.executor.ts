@@ -221,8 +221,10 @@ export class BrowserScrapeExecutor {
       throw new BrowserFailure('browser_error', `The browser failed on this page (${firstLine(error)}).`);
     } finally {
       if (egress) timings.proxy_ms += egress.proxyMs;
-      // Teardown runs after the answer is on its way. The slot stays taken until it is done, so
-      // concurrency stays bounded, and a context that will not close still gets its browser replaced.
+      // Teardown runs after the answer is on its way. The page no longer counts against its
+      // client's share, but the slot stays taken until teardown is done, so open contexts stay
+      // bounded, and a context that will not close still gets its browser replaced.
+      lease.pageEnded();
       void this.tearDown(lease, context, egress, broken);
     }
   }

@@ -23,18 +23,22 @@ describe(PageSlots.name, () => {
         refuse: fc.boolean(),
       }),
       fc.record({ op: fc.constant('release' as const), pick: fc.nat() }),
+      // The page's answer went out; its context is still closing (the slot stays taken).
+      fc.record({ op: fc.constant('end' as const), pick: fc.nat() }),
     );
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 5 }), fc.array(step, { minLength: 1, maxLength: 60 }), async (capacity, steps) => {
         const slots = new PageSlots(capacity);
         const shares = new Map<string, number>();
-        const holding: Array<{ client: string; ticket: SlotTicket }> = [];
+        // Tickets not yet released; `ended`: the page is done, its slot not yet given back.
+        const holding: Array<{ client: string; ticket: SlotTicket; ended: boolean }> = [];
         const waiting = new Map<number, { client: string; share: number }>();
         const grantedFromQueue: Array<{ client: string; heldOthers: Map<string, number>; waitersAtGrant: string[] }> = [];
         let nextId = 0;
         let closing = false;
 
-        const heldBy = (client: string) => holding.filter((h) => h.client === client).length;
+        // Pages counted against a client's share: granted and not yet ended.
+        const heldBy = (client: string) => holding.filter((h) => h.client === client && !h.ended).length;
         for (const s of steps) {
           if (s.op === 'take') {
             // One share per client, as a client's plan gives it.
@@ -57,7 +61,7 @@ describe(PageSlots.name, () => {
                   });
                   waiting.delete(id);
                 }
-                holding.push({ client: s.client, ticket });
+                holding.push({ client: s.client, ticket, ended: false });
               },
               (error: unknown) => {
                 outcome = 'refused';
@@ -74,16 +78,27 @@ describe(PageSlots.name, () => {
               expect(heldBefore + queuedBefore).toBeLessThan(share);
             }
             void taking;
-          } else if (holding.length > 0) {
+          } else if (s.op === 'release' && holding.length > 0) {
             const [released] = holding.splice(s.pick % holding.length, 1);
             released.ticket.release();
             released.ticket.release(); // a second release gives nothing back
+            released.ticket.pageEnded(); // nor does ending a released page
             await settle();
+          } else if (s.op === 'end') {
+            const running = holding.filter((h) => !h.ended);
+            if (running.length > 0) {
+              const ended = running[s.pick % running.length];
+              ended.ended = true;
+              ended.ticket.pageEnded();
+              ended.ticket.pageEnded(); // once
+              await settle();
+            }
           }
           const stats = slots.stats();
-          // Conservation: every slot is free or held by exactly one page.
+          // Conservation: every slot is free or held by exactly one ticket (ended pages' included),
+          // and the share counts are exactly the pages not yet ended.
           expect(stats.free + holding.length).toBe(capacity);
-          expect(Object.values(stats.heldByClient).reduce((a, b) => a + b, 0)).toBe(holding.length);
+          expect(Object.values(stats.heldByClient).reduce((a, b) => a + b, 0)).toBe(holding.filter((h) => !h.ended).length);
           // No client ever holds more than its share.
           for (const client of clients) expect(heldBy(client)).toBeLessThanOrEqual(shares.get(client) ?? capacity);
           // Work-conserving: no slot stays free while a waiting client is under its share.
@@ -123,6 +138,40 @@ describe(PageSlots.name, () => {
     expect(order).toEqual(['b', 'a']);
     slots.close();
     await Promise.allSettled([...queuedFlood, other]);
+  });
+
+  it('never refuses a client that keeps exactly its share in flight while its earlier contexts are still closing', async () => {
+    // Capacity for the share plus the contexts still closing; each answer is followed by the next request at once.
+    const slots = new PageSlots(6);
+    const share = 4;
+    const inFlight = await Promise.all(Array.from({ length: share }, () => slots.take(claim('a', share, 'refuse'))));
+    const closing: SlotTicket[] = [];
+    for (let round = 0; round < 20; round += 1) {
+      const done = inFlight.shift()!;
+      done.pageEnded(); // its answer goes out; its context closes later
+      closing.push(done);
+      // Contexts close two answers behind.
+      if (closing.length > 2) closing.shift()!.release();
+      inFlight.push(await slots.take(claim('a', share, 'refuse')));
+    }
+    expect(slots.stats().heldByClient).toEqual({ a: share });
+    // Past its share it is still refused at once: ended pages free the share, not more.
+    await expect(slots.take(claim('a', share, 'refuse'))).rejects.toBeInstanceOf(SlotShareExceededError);
+    // When closing contexts fill the worker, the next page within the share waits for a slot
+    // (it is not refused), and gets the first one given back.
+    const last = inFlight.shift()!;
+    last.pageEnded();
+    closing.push(last);
+    expect(slots.stats().free).toBe(0);
+    let granted: SlotTicket | null = null;
+    const waiting = slots.take(claim('a', share, 'refuse')).then((ticket) => (granted = ticket));
+    await settle();
+    expect(granted).toBeNull();
+    closing.shift()!.release();
+    await waiting;
+    expect(granted).not.toBeNull();
+    for (const ticket of [...inFlight, ...closing, granted!]) ticket.release();
+    expect(slots.stats()).toMatchObject({ free: 6, queued: 0, heldByClient: {} });
   });
 
   it('refuses a sync claim past its share at once, with a Retry-After from measured page times', async () => {

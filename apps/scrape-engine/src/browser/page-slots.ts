@@ -1,6 +1,7 @@
 /**
- * Who asks for a page slot, and how the answer may come. A client's `share` is the most slots it
- * may hold at once on this worker; `onOverShare` says what a request past it gets: `refuse` (a
+ * Who asks for a page slot, and how the answer may come. A client's `share` is the most pages it
+ * may have in progress at once on this worker (a page whose answer has gone out no longer counts,
+ * though its slot is taken until its context has closed); `onOverShare` says what a request past it gets: `refuse` (a
  * sync call: answered 429 at once, so it never waits behind its own client's flood) or `wait` (a
  * batch job: it queues until one of its client's pages ends).
  */
@@ -12,9 +13,14 @@ export interface SlotClaim {
   waitMs: number;
 }
 
-/** A slot held by one claim; `release` gives it back, once (later calls do nothing). */
+/**
+ * A slot held by one claim. `pageEnded` says the page's work is done (its answer is on its way): it
+ * stops counting against its client's share, while the slot itself stays taken until `release`
+ * (its context has closed), so the worker's bound on open contexts holds. Each acts once.
+ */
 export interface SlotTicket {
   waitedMs: number;
+  pageEnded(): void;
   release(): void;
 }
 
@@ -115,6 +121,7 @@ export class PageSlots {
     for (const waiter of this.waiters.splice(0)) waiter.fail(new SlotsClosedError('The browser pool is shutting down.'));
   }
 
+  /** `heldByClient`: pages counted against each client's share (slots whose page has ended are in neither). */
   stats(): { free: number; queued: number; heldByClient: Record<string, number> } {
     return { free: this.free, queued: this.waiters.length, heldByClient: Object.fromEntries(this.held) };
   }
@@ -138,17 +145,33 @@ export class PageSlots {
     this.free -= 1;
     this.held.set(claim.clientId, this.heldBy(claim.clientId) + 1);
     const grantedAt = performance.now();
+    let counted = true;
     let released = false;
+    // The client's count drops when its page ends: a client that sends its next page as each
+    // answer arrives, keeping exactly its share in flight, is never refused for the moments its
+    // previous pages' contexts take to close (measured before: 3–9 of ~32 heavy requests in 10 s
+    // answered 429 at 4 in flight with a share of 5). Retry-After estimates when a share frees,
+    // so it measures grant → page end.
+    const uncount = () => {
+      if (!counted) return;
+      counted = false;
+      const holdMs = performance.now() - grantedAt;
+      this.holdEstimateMs += HOLD_ESTIMATE_WEIGHT * (holdMs - this.holdEstimateMs);
+      const left = this.heldBy(claim.clientId) - 1;
+      if (left > 0) this.held.set(claim.clientId, left);
+      else this.held.delete(claim.clientId);
+    };
     return {
       waitedMs: grantedAt - asked,
+      pageEnded: () => {
+        if (released || !counted) return;
+        uncount();
+        this.dispatch();
+      },
       release: () => {
         if (released) return;
         released = true;
-        const holdMs = performance.now() - grantedAt;
-        this.holdEstimateMs += HOLD_ESTIMATE_WEIGHT * (holdMs - this.holdEstimateMs);
-        const left = this.heldBy(claim.clientId) - 1;
-        if (left > 0) this.held.set(claim.clientId, left);
-        else this.held.delete(claim.clientId);
+        uncount();
         this.free += 1;
         this.dispatch();
       },
