@@ -1,9 +1,9 @@
 /**
  * Who asks for a page slot, and how the answer may come. A client's `share` is the most pages it
  * may have in progress at once on this worker (a page whose answer has gone out no longer counts,
- * though its slot is taken until its context has closed); `onOverShare` says what a request past it gets: `refuse` (a
- * sync call: answered 429 at once, so it never waits behind its own client's flood) or `wait` (a
- * batch job: it queues until one of its client's pages ends).
+ * though its slot is taken until its context has closed); `onOverShare` says what a request past
+ * it gets: `refuse` (a sync call: answered 429 at once, so it never waits behind its own client's
+ * flood) or `wait` (a batch job: it queues until one of its client's pages ends).
  */
 export interface SlotClaim {
   clientId: string;
