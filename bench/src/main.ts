@@ -18,6 +18,8 @@ import { benchMarkdownCorpus, markdownOverHtml, markdownRows } from './markdown-
 import { corpusMissing } from './markdown-quality';
 import { corpusVerdictRows } from './corpus-verdicts';
 import { benchViability, startCorpusServer } from './viability-bench';
+import { startGeneratedSite } from './generated-site';
+import { benchMap } from './map-bench';
 
 /**
  * `npm run bench` (operator contract §6): every figure is a ratio against a baseline measured in
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-bench-'));
   const page = await startBenchPage();
   const corpus = await startCorpusServer();
+  const generatedSite = await startGeneratedSite({ articles: 10_000 });
   // VIABILITY_CLIENT_CONCURRENCY as high as the process's own bound: the bench is one client.
   const platform = await startPlatform(
     loadPlatformConfig({
@@ -44,7 +47,7 @@ async function main(): Promise<void> {
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
-      TARGET_ALLOWLIST: `127.0.0.1:${page.port},127.0.0.1:${corpus.port}`,
+      TARGET_ALLOWLIST: `127.0.0.1:${page.port},127.0.0.1:${corpus.port},127.0.0.1:${generatedSite.port}`,
       VIABILITY_CLIENT_CONCURRENCY: '4',
       // The bench is one client, and a client's share is BROWSER_CONCURRENCY − 1 (decision 0018),
       // counting a page until its context has closed, which is after its answer went out: two
@@ -108,6 +111,7 @@ async function main(): Promise<void> {
   for (const kind of ['light', 'heavy'] as const)
     browserPages.push(await benchBrowser(kind, platform.url, created.token, page.browserUrl, BROWSER_CONCURRENCY, BROWSER_SECONDS));
   const viability = corpus.names.length > 0 ? await benchViability(platform.url, created.token, corpus, 15) : null;
+  const siteMap = await benchMap(platform.url, created.token, generatedSite);
   // A real 48 KB page (the corpus's medium-2) and a 49 KB page of nothing but markup (2,340 elements).
   const markdownCost = corpus.names.includes('medium-2')
     ? await markdownOverHtml(platform.url, created.token, `${corpus.url}/medium-2`)
@@ -243,6 +247,17 @@ async function main(): Promise<void> {
           },
         ]
       : []),
+    {
+      figure:
+        'POST /v1/map of the 10,000-article generated site (sitemap index of gzip members + links to depth 2), median ms (goal ≤ 2,000)',
+      value: siteMap.mapMedianMs,
+      detail: `${siteMap.urlsListed} URLs; missing ${siteMap.articlesMissing} articles and ${siteMap.listPagesMissing} list pages; duplicates ${siteMap.duplicates}; disallowed listed ${siteMap.disallowedListed}, fetched ${siteMap.disallowedFetched}; median of ${siteMap.runs}`,
+    },
+    {
+      figure: 'map, sitemaps only ÷ a bare sitemap reader (got-scraping + regex over <loc>, no robots, scope, normal form or limits)',
+      value: ratio(siteMap.bareSitemapMedianMs, siteMap.sitemapOnlyMedianMs),
+      detail: `median ${siteMap.sitemapOnlyMedianMs} ms through the API vs ${siteMap.bareSitemapMedianMs} ms bare, same 10,020 sitemap URLs`,
+    },
     ...markdownRows(markdownCorpus),
     ...verdictRows,
     ...(markdownCost
@@ -303,6 +318,7 @@ async function main(): Promise<void> {
   await bare.close();
   await page.close();
   await corpus.close();
+  await generatedSite.close();
   await platform.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

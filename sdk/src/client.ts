@@ -16,6 +16,8 @@ export type JobResult = Schemas['JobResultBody'];
 export type ViabilityTestRequest = Schemas['ViabilityTestBody'];
 export type ViabilityRun = Schemas['ViabilityRunView'];
 export type ViabilityResult = Schemas['ViabilityResult'];
+export type MapSiteRequest = Schemas['MapSiteRequest'];
+export type SiteMap = Schemas['MapSiteResult'];
 export type ProjectRequest = Schemas['ProjectBody'];
 export type Project = Schemas['ProjectView'];
 export type ProjectTransition = Schemas['ProjectTransitionReply'];
@@ -216,6 +218,14 @@ export class ScrapingClient {
   /** This month's credits: limit, used, held, remaining, by kind and by project. */
   async creditSummary(): Promise<CreditSummary> {
     return unwrap(await this.api.GET('/v1/credits/summary'));
+  }
+
+  /**
+   * Lists a site's URLs (POST /v1/map) from robots.txt, sitemaps and links, each once in its normal
+   * form; 1 credit. `truncated` and `stopped_by` say when a bound ended it early.
+   */
+  async mapSite(request: MapSiteRequest): Promise<SiteMap> {
+    return unwrap(await this.api.POST('/v1/map', { body: request }));
   }
 
   /** Starts a viability test (POST /v1/async/viability-test): 202, in progress; the probes are charged as they run. */

@@ -232,6 +232,10 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   const viabilityRuns = ok('list viability tests', await client.GET('/v1/async/viability-test', { params: { query: { limit: 5 } } }));
   if (viabilityRuns.items[0]?.run_id !== viability.run_id) throw new Error('viability run not listed first');
 
+  // A site map (issue 39): the page's own links, no sitemap, one level.
+  const siteMap = ok('map site', await client.POST('/v1/map', { body: { url: ctx.pageUrl, sitemap: 'skip', max_depth: 0 } }));
+  if (siteMap.pages_fetched !== 1 || siteMap.count < 1 || siteMap.truncated) throw new Error(`map ${JSON.stringify(siteMap)}`);
+
   // Projects and batches (spec 4.8). The project is paused while its batch is run, paused and
   // resumed, so no job can finish under those calls and each answer is the documented 200.
   const project = ok(

@@ -6,7 +6,7 @@ import {
   SITEMAP_CHUNK,
   startGeneratedSite,
   type GeneratedSite,
-} from '../support/generated-site';
+} from '../../bench/src/generated-site';
 
 /**
  * The generated site is the ground truth map and crawl tests and the bench judge by (issue 39):

@@ -127,6 +127,16 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
     expect(listed[0]).toBe(started.run_id);
   });
 
+  it('maps a site: the page and its links, each once, and a bad pattern as a typed error', async () => {
+    const map = await sdk.mapSite({ url: `${site.url}/page`, sitemap: 'skip', max_depth: 0 });
+    expect(map).toMatchObject({ pages_fetched: 1, truncated: false, stopped_by: null });
+    expect(new Set(map.urls).size).toBe(map.count);
+    await expect(sdk.mapSite({ url: `${site.url}/page`, include_paths: ['re:('] })).rejects.toMatchObject({
+      status: 400,
+      errorCode: 'invalid_pattern',
+    });
+  });
+
   it('verifies a real webhook delivery and refuses a tampered or replayed one', async () => {
     const { secret } = (await sdk.api.GET('/v1/webhooks/secret')).data!;
     const before = receiver.received.length;

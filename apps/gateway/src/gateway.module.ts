@@ -17,6 +17,7 @@ import { ProjectsController } from './projects/projects.controller';
 import { ProxiesController } from './proxies/proxies.controller';
 import { UsageController } from './usage/usage.controller';
 import { ViabilityTestsController } from './viability/viability-tests.controller';
+import { SiteMapController } from './site-map/site-map.controller';
 import { ClientBootstrap } from './clients/client-bootstrap';
 import { ClientDirectory } from './clients/client-directory';
 import { ChargedExecution } from './credits/charged-execution';
@@ -60,6 +61,7 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     ProxiesController,
     UsageController,
     ViabilityTestsController,
+    SiteMapController,
     AgentEndpointController,
   ],
   providers: [

@@ -8,6 +8,7 @@ import type { BootstrapToken } from '../../gateway/src/clients/client-bootstrap'
 import { ProxyApprovalsModule } from '../../proxy-approvals/src/proxy-approvals.module';
 import { ResultStoreModule } from '../../result-store/src/result-store.module';
 import { ScrapeEngineModule } from '../../scrape-engine/src/scrape-engine.module';
+import { SiteDiscoveryModule } from '../../site-discovery/src/site-discovery.module';
 import { ViabilityAnalyzerModule } from '../../viability-analyzer/src/viability-analyzer.module';
 import { WebhookSenderModule } from '../../webhook-sender/src/webhook-sender.module';
 import type { PlatformConfig } from '@lib/config';
@@ -26,6 +27,7 @@ export const CONTEXT_MODULES: Record<MessageContext, Type<unknown>> = {
   'billing-meter': BillingMeterModule,
   'proxy-approvals': ProxyApprovalsModule,
   'viability-analyzer': ViabilityAnalyzerModule,
+  'site-discovery': SiteDiscoveryModule,
 };
 
 export interface RunningPlatform {

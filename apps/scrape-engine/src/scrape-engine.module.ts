@@ -18,7 +18,7 @@ import { MarkdownConverter } from './formats/markdown-converter';
 import { PageFormatter } from './formats/page-formatter';
 import { GuidanceAdvisor } from './guidance/guidance-advisor';
 import { ProxyRotation } from './proxy-rotation/proxy-rotation';
-import { SimpleFetcher } from './simple-fetch/simple-fetcher';
+import { SimpleFetcher } from '@lib/http-fetch';
 import { InFlightScrapes } from './sync-scrape/in-flight-scrapes';
 import { ScrapeController } from './sync-scrape/scrape.controller';
 import { ScrapeExecution } from './sync-scrape/scrape-execution';

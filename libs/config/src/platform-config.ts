@@ -117,6 +117,12 @@ export interface PlatformConfig {
   viabilityPollIntervalMs: number;
   /** Times a URL's analysis is started before it ends with the failure as its verdict. */
   viabilityMaxAttempts: number;
+  /** Fetches one site-discovery process makes at once, across every map (a shared FIFO). */
+  discoveryConcurrency: number;
+  /** Requests to one host at once within a map or crawl (a Crawl-delay makes it one). */
+  discoveryHostConcurrency: number;
+  /** Whether clients may set ignore_robots (an operator's decision; off by default). */
+  ignoreRobotsAllowed: boolean;
 }
 
 export class ConfigError extends Error {
@@ -185,6 +191,8 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
   // first browser request pays a launch of a few hundred ms instead.
   const browserWarmRaw = (str('BROWSER_WARM') ?? 'false').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(browserWarmRaw)) problems.push('BROWSER_WARM must be true or false');
+  const ignoreRobotsRaw = (str('IGNORE_ROBOTS_ALLOWED') ?? 'false').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(ignoreRobotsRaw)) problems.push('IGNORE_ROBOTS_ALLOWED must be true or false');
   const healthPort = str('HEALTH_PORT') === undefined ? null : int('HEALTH_PORT', 0, 1, 65535);
 
   const config: PlatformConfig = {
@@ -243,6 +251,9 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     viabilityLeaseSeconds: int('VIABILITY_LEASE_SECONDS', 120, 3, 3600),
     viabilityPollIntervalMs: int('VIABILITY_POLL_INTERVAL_MS', 1000, 50, 60_000),
     viabilityMaxAttempts: int('VIABILITY_MAX_ATTEMPTS', 3, 1, 10),
+    discoveryConcurrency: int('DISCOVERY_CONCURRENCY', 16, 1, 256),
+    discoveryHostConcurrency: int('DISCOVERY_HOST_CONCURRENCY', 4, 1, 64),
+    ignoreRobotsAllowed: ignoreRobotsRaw === 'true' || ignoreRobotsRaw === '1',
   };
   // Several processes share one database: each must hold the same key ring, so it cannot be made up locally.
   if (config.databaseUrl && config.webhookSecretKeys.length === 0) {

@@ -8,6 +8,7 @@ export const BOUNDED_CONTEXTS = [
   'billing-meter',
   'proxy-approvals',
   'viability-analyzer',
+  'site-discovery',
 ] as const;
 export type BoundedContext = (typeof BOUNDED_CONTEXTS)[number];
 

@@ -25,3 +25,4 @@ export * from './billing/ledger-entry-details';
 export * from './response-schema';
 export * from './viability/viability.messages';
 export * from './ops/ops-events';
+export * from './discovery/site-map.messages';

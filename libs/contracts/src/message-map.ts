@@ -113,6 +113,7 @@ import type {
   ViabilityRunReference,
   ViabilityRunView,
 } from './viability/viability.messages';
+import type { MapSiteCommand, MapSiteResult } from './discovery/site-map.messages';
 import { type SUBJECTS } from './subjects';
 
 export type { Packed };
@@ -175,6 +176,7 @@ export type RequestReplyMap = {
   [SUBJECTS.viability.get]: { request: ViabilityRunReference; reply: ViabilityRunView };
   [SUBJECTS.viability.list]: { request: ListViabilityRunsQuery; reply: ViabilityRunList };
   [SUBJECTS.viability.analyse]: { request: AnalyseUrlCommand; reply: { verdict: ViabilityResult; credits_charged: number } };
+  [SUBJECTS.discovery.map]: { request: MapSiteCommand; reply: MapSiteResult };
   [SUBJECTS.webhooks.secret]: { request: WebhookSecretQuery; reply: WebhookSecretReply };
   [SUBJECTS.webhooks.rotateSecret]: { request: WebhookSecretQuery; reply: WebhookSecretReply };
   [SUBJECTS.webhooks.deliveries]: { request: RunDeliveriesReference; reply: WebhookDeliveryLog };

@@ -16,6 +16,7 @@ export const SUBJECTS = {
     'billing-meter': 'billing-meter.health.query.v1',
     'proxy-approvals': 'proxy-approvals.health.query.v1',
     'viability-analyzer': 'viability-analyzer.health.query.v1',
+    'site-discovery': 'site-discovery.health.query.v1',
   } satisfies Record<MessageContext, string>,
   scrape: {
     /** Run one scrape; the reply's result may be parked in the transfer store (PackedPayload). */
@@ -119,6 +120,10 @@ export const SUBJECTS = {
     list: 'viability-analyzer.run.list.query.v1',
     /** Analyse one URL synchronously (the agent endpoint's `discover`): the verdict, no run stored. */
     analyse: 'viability-analyzer.url.analyse.command.v1',
+  },
+  discovery: {
+    /** List a site's URLs from robots.txt, sitemaps and links (POST /v1/map); bounded by the call's limits. */
+    map: 'site-discovery.site.map.command.v1',
   },
   webhooks: {
     secret: 'webhook-sender.secret.get.query.v1',

@@ -901,6 +901,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/map": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List a site's URLs without scraping them: robots.txt, its sitemaps (indexes and gzip members followed) and the links of its pages up to max_depth, each URL once in its normal form, only what robots.txt allows and the scope admits. 1 credit (recorded as a simple request); not charged when the site never answered.
+         * @description Bounded before it starts: at most limit URLs (≤ 100,000), page_fetches HTML pages, timeout_ms; sitemap files 50 MB and 50,000 URLs each, 500 files, 3 index levels. When a bound stops it, the URLs found so far come back with truncated=true and stopped_by. Every fetch and redirect passes the SSRF guard. See docs/crawl.md.
+         */
+        post: operations["SiteMap_map"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -2186,6 +2206,134 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             cursor_next: string | null;
             has_more: boolean;
+        };
+        MapSiteRequest: {
+            /**
+             * @description Where discovery starts: an http(s) URL on a public host.
+             * @example https://example.com/
+             */
+            url: string;
+            /**
+             * @description Also the start host's subdomains (blog.example.com for example.com; www. is ignored when comparing).
+             * @default false
+             */
+            include_subdomains?: boolean;
+            /**
+             * @description Further host names in scope (exact, lower case; no scheme or path).
+             * @example [
+             *       "docs.example.com"
+             *     ]
+             */
+            domains?: string[];
+            /**
+             * @description Only URLs matching one of these. Each is a glob matched against the URL path (`*` within a segment, `**` across segments, e.g. `/blog/**`), or a regular expression written `re:<expression>` matched against path and query (RE2 syntax: linear time, no lookaround or backreferences).
+             * @example [
+             *       "/blog/**"
+             *     ]
+             */
+            include_paths?: string[];
+            /**
+             * @description No URL matching one of these; exclusion wins over inclusion. Each is a glob matched against the URL path (`*` within a segment, `**` across segments, e.g. `/blog/**`), or a regular expression written `re:<expression>` matched against path and query (RE2 syntax: linear time, no lookaround or backreferences).
+             * @example [
+             *       "/tag/*"
+             *     ]
+             */
+            exclude_paths?: string[];
+            /**
+             * @description include: sitemaps and links; skip: links only; only: sitemaps only (no page is fetched).
+             * @default include
+             * @enum {string}
+             */
+            sitemap?: "include" | "skip" | "only";
+            /**
+             * @description Fetch and list URLs robots.txt disallows for every agent. Off by default; honoured only for clients whose plan allows it (admin), refused (403) otherwise.
+             * @default false
+             */
+            ignore_robots?: boolean;
+            /**
+             * @description Link hops from the start URL whose pages are fetched for links (0: the start page only). URLs found on the last fetched level are listed, not fetched.
+             * @default 2
+             */
+            max_depth?: number;
+            /**
+             * @description The most URLs returned.
+             * @default 5000
+             */
+            limit?: number;
+            /**
+             * @description The most HTML pages fetched for their links (sitemaps and robots.txt are not counted).
+             * @default 250
+             */
+            page_fetches?: number;
+            /**
+             * @description The time the map may take; when it runs out the URLs found so far are returned with truncated=true.
+             * @default 15000
+             */
+            timeout_ms?: number;
+        };
+        RobotsReport: {
+            /**
+             * @description found; none (4xx: no rules); unavailable (5xx or unreachable: everything treated as disallowed, RFC 9309 §2.3.1.4); ignored (ignore_robots).
+             * @enum {string}
+             */
+            status: "found" | "none" | "unavailable" | "ignored";
+            /** @description Crawl-delay for our agent or `*`, seconds (capped at 30). */
+            crawl_delay_seconds?: number | null;
+            /** @description Sitemaps robots.txt names. */
+            sitemaps: string[];
+        };
+        SitemapReport: {
+            url: string;
+            /**
+             * @description read; not_found (4xx); failed (5xx, network); too_large (over 50 MB decompressed); malformed (not a sitemap, or XML with a DTD); blocked (not a public target); out_of_scope (another host); over_limit (past 500 sitemap files or 3 index levels).
+             * @enum {string}
+             */
+            outcome: "read" | "not_found" | "failed" | "too_large" | "malformed" | "blocked" | "out_of_scope" | "over_limit";
+            /** @description URLs it listed (for an index: sitemaps it named). */
+            urls: number;
+            /** @description What went wrong, when something did. */
+            detail?: string | null;
+        };
+        MapSkipCounts: {
+            /** @description Disallowed by robots.txt (neither fetched nor listed). */
+            robots: number;
+            /** @description Outside the hosts or path patterns in scope. */
+            scope: number;
+            /** @description Dropped by a trap rule (too long, too deep, repeating segments, query permutations). */
+            trap: number;
+            /** @description Refused by the SSRF guard (not a public target). */
+            blocked: number;
+            /** @description Pages fetched that failed (network, 4xx, 5xx, not HTML). */
+            failed: number;
+        };
+        MapSiteResult: {
+            /** @description The start URL in its normal form. */
+            url: string;
+            /** @description Every URL found in scope, normalised (see docs/crawl.md), once each, in discovery order. */
+            urls: string[];
+            count: number;
+            /** @description True when the map stopped before it had seen everything in scope (stopped_by says why). */
+            truncated: boolean;
+            /** @enum {string|null} */
+            stopped_by?: "limit" | "page_fetches" | "timeout" | null;
+            /**
+             * @description URLs first found in sitemaps and in links.
+             * @example {
+             *       "sitemap": 10020,
+             *       "links": 200
+             *     }
+             */
+            sources: {
+                [key: string]: unknown;
+            };
+            robots: components["schemas"]["RobotsReport"];
+            /** @description The sitemap files read or refused (at most the first 100; sitemaps_total counts all). */
+            sitemaps: components["schemas"]["SitemapReport"][];
+            sitemaps_total: number;
+            /** @description HTML pages fetched for links. */
+            pages_fetched: number;
+            skipped: components["schemas"]["MapSkipCounts"];
+            duration_ms: number;
         };
         McpJsonRpcReply: {
             /** @enum {string} */
@@ -3766,8 +3914,64 @@ export interface components {
                 };
             };
         };
-        /** @description Bad Request: the MCP transport (a JSON-RPC error, id null): not a JSON-RPC message, a batch over the SDK's limit, or an unsupported MCP-Protocol-Version header; or error_code bad_request, bad_url, invalid_json. */
+        /** @description Bad Request: error_code bad_request, bad_url, invalid_json, invalid_pattern. */
         BadRequest9: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "bad_request" | "bad_url" | "invalid_json" | "invalid_pattern";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Forbidden: error_code robots_override_not_allowed. */
+        Forbidden4: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "robots_override_not_allowed";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Bad Request: the MCP transport (a JSON-RPC error, id null): not a JSON-RPC message, a batch over the SDK's limit, or an unsupported MCP-Protocol-Version header; or error_code bad_request, bad_url, invalid_json. */
+        BadRequest10: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6788,6 +6992,49 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    SiteMap_map: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MapSiteRequest"];
+            };
+        };
+        responses: {
+            /** @description The URLs, with how they were found, what robots.txt and the sitemaps said, and what was skipped. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MapSiteResult"];
+                };
+            };
+            400: components["responses"]["BadRequest9"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden4"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity4"];
+            429: components["responses"]["TooManyRequests3"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     AgentEndpoint_openStream: {
         parameters: {
             query?: never;
@@ -6871,7 +7118,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest9"];
+            400: components["responses"]["BadRequest10"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];

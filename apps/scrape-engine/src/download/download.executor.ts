@@ -5,8 +5,8 @@ import { Injectable } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { CONTENT_RULES_VERSION } from '@lib/contracts';
 import { proxyLabel, ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
-import { FetchFailure } from '../simple-fetch/fetch-failures';
-import { SimpleFetcher } from '../simple-fetch/simple-fetcher';
+import { FetchFailure } from '@lib/http-fetch';
+import { SimpleFetcher } from '@lib/http-fetch';
 import { detectContentType } from './content-type-sniffer';
 
 /** Largest file a sync download returns (base64 grows it by a third on the way out). */

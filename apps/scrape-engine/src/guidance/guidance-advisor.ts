@@ -1,7 +1,7 @@
 import type { GuidanceErrorType, ScrapeGuidance, ScrapeRequest } from '@lib/contracts';
 import type { ContentVerdict } from '../content-validation/content-validator';
 import type { BrowserErrorType } from '../browser/browser-failures';
-import type { FetchErrorType } from '../simple-fetch/fetch-failures';
+import type { FetchErrorType } from '@lib/http-fetch';
 
 /** The guidance of spec 2.8 (the contract's ScrapeGuidance, with its error types). */
 export type Guidance = ScrapeGuidance;

@@ -9,8 +9,8 @@ import { PageFormatter } from '../formats/page-formatter';
 import { GuidanceAdvisor } from '../guidance/guidance-advisor';
 import { ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
-import { FetchedResponse, SimpleFetcher } from '../simple-fetch/simple-fetcher';
-import { FetchFailure, ProxyFailure } from '../simple-fetch/fetch-failures';
+import { FetchedResponse, SimpleFetcher } from '@lib/http-fetch';
+import { FetchFailure, ProxyFailure } from '@lib/http-fetch';
 import { attemptWithRetries, emptyBody } from '../scrape-attempts/scrape-attempts';
 import { assembleScrapeResult, type ShapedBody } from '../scrape-attempts/scrape-result-assembly';
 

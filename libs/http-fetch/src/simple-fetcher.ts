@@ -34,6 +34,11 @@ export interface SimpleFetchRequest {
   totalTimeoutMs?: number;
   maxBodyBytes?: number;
   maxRedirects?: number;
+  /**
+   * false: a 3xx is returned as it is (its Location in `headers`) for the caller to vet and follow
+   * itself — discovery checks robots.txt and scope on every hop. Default true.
+   */
+  followRedirects?: boolean;
 }
 
 export interface FetchedResponse {
@@ -94,7 +99,8 @@ export class SimpleFetcher {
       if (remaining <= 0) throw new FetchTimeout(`The fetch did not finish within ${settings.totalTimeoutMs} ms.`, this.timings(started));
       const response = await this.fetchOnce(got, target, method, request, settings, browserHeaders, remaining, started);
       const location = response.headers.location;
-      if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string' && location) {
+      const follow = request.followRedirects !== false;
+      if (follow && response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string' && location) {
         if (hop >= settings.maxRedirects)
           throw new TooManyRedirects(`More than ${settings.maxRedirects} redirects.`, this.timings(started));
         url = new URL(location, url).toString();

@@ -55,6 +55,8 @@ export interface GeneratedSiteOptions {
   articles?: number;
   /** robots.txt's Crawl-delay for `*` (default 0: tests and the bench measure the crawler, not the wait). */
   crawlDelaySeconds?: number;
+  /** robots.txt also names the hostile sitemaps (gzip bomb, entity bomb, the 50 MB+ one) as Sitemap lines. */
+  robotsNamesHostileSitemaps?: boolean;
 }
 
 export const SECTIONS = 20;
@@ -118,6 +120,9 @@ export async function startGeneratedSite(options: GeneratedSiteOptions = {}): Pr
           `Crawl-delay: ${crawlDelaySeconds}`,
           '',
           `Sitemap: ${origin}/sitemap.xml`,
+          ...(options.robotsNamesHostileSitemaps
+            ? ['gzip-bomb.xml.gz', 'entity-bomb.xml', 'huge.xml'].map((name) => `Sitemap: ${origin}/hostile/${name}`)
+            : []),
           '',
         ].join('\n'),
       );

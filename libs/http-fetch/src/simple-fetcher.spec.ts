@@ -1,7 +1,7 @@
 import { importEsm } from '@lib/runtime';
 import { TargetAllowlist, TargetBlockedError, TargetGuard } from '@lib/target-guard';
 import net from 'node:net';
-import { type FixtureSite, startFixtureSite } from '../../../../test/support/fixture-site';
+import { type FixtureSite, startFixtureSite } from '../../../test/support/fixture-site';
 import zlib from 'node:zlib';
 import { DECODABLE_ENCODINGS } from './content-decoding';
 import {

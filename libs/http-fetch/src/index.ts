@@ -1,0 +1,3 @@
+export * from './fetch-failures';
+export * from './content-decoding';
+export * from './simple-fetcher';
