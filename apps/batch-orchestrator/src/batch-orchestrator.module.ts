@@ -5,6 +5,8 @@ import { BatchLifecycle } from './batches/batch-lifecycle';
 import { BatchesController } from './batches/batches.controller';
 import { CollectionItemsValidator } from './collections/collection-items.validator';
 import { CollectionsController } from './collections/collections.controller';
+import { CrawlRuns } from './crawl-runs/crawl-runs';
+import { CrawlRunsController } from './crawl-runs/crawl-runs.controller';
 import { JobDispatcher } from './dispatch/job-dispatcher';
 import { LeaseSweeper } from './dispatch/lease-sweeper';
 import { WorkerRoster } from './dispatch/worker-roster';
@@ -26,7 +28,7 @@ import { RunViews } from './runs/run-views';
 import { RunsController } from './runs/runs.controller';
 
 /**
- * batch-orchestrator: collections, runs, projects and their batches (runs of kind batch), and the life of every job — dispatch over the job queue,
+ * batch-orchestrator: collections, runs, projects and their batches (runs of kind batch), crawls' runs (kind crawl, pages added by site-discovery), and the life of every job — dispatch over the job queue,
  * claims with attempt fencing, one-transaction completion, leases and their sweeper.
  */
 @Module({
@@ -37,6 +39,7 @@ import { RunsController } from './runs/runs.controller';
     JobLifecycleController,
     ProjectsController,
     BatchesController,
+    CrawlRunsController,
   ],
   providers: [
     targetGuardProvider,
@@ -49,6 +52,7 @@ import { RunsController } from './runs/runs.controller';
     RunCancellation,
     ProjectLifecycle,
     BatchLifecycle,
+    CrawlRuns,
     RunLauncher,
     JobDispatcher,
     JobClaims,

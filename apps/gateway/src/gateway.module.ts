@@ -18,6 +18,7 @@ import { ProxiesController } from './proxies/proxies.controller';
 import { UsageController } from './usage/usage.controller';
 import { ViabilityTestsController } from './viability/viability-tests.controller';
 import { SiteMapController } from './site-map/site-map.controller';
+import { CrawlsController } from './site-map/crawls.controller';
 import { ClientBootstrap } from './clients/client-bootstrap';
 import { ClientDirectory } from './clients/client-directory';
 import { ChargedExecution } from './credits/charged-execution';
@@ -62,6 +63,7 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     UsageController,
     ViabilityTestsController,
     SiteMapController,
+    CrawlsController,
     AgentEndpointController,
   ],
   providers: [

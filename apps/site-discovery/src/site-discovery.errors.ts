@@ -9,3 +9,13 @@ export class InvalidScopePatternError extends AppError {
 export class RobotsOverrideRefusedError extends AppError {
   readonly code = 'discovery.robots_override_refused';
 }
+
+/** No crawl with this id for this client (another client's counts as unknown): 404. */
+export class CrawlNotFoundError extends AppError {
+  readonly code = 'discovery.crawl_not_found';
+}
+
+/** A crawl that cannot scrape a single page within its own bounds (max_credits below one page's price): 422. */
+export class InvalidCrawlError extends AppError {
+  readonly code = 'discovery.invalid_crawl';
+}

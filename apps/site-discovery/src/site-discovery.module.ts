@@ -2,21 +2,36 @@ import { SimpleFetcher } from '@lib/http-fetch';
 import { createHealthController } from '@lib/runtime';
 import { TargetGuard, targetGuardProvider } from '@lib/target-guard';
 import { Module } from '@nestjs/common';
+import { CrawlLauncher } from './crawls/crawl-launcher';
+import { CrawlLifecycle } from './crawls/crawl-lifecycle';
+import { CrawlRulebook } from './crawls/crawl-rulebook';
+import { CrawlViews } from './crawls/crawl-views';
+import { CrawlWorker } from './crawls/crawl-worker';
+import { CrawlsController } from './crawls/crawls.controller';
+import { CrawlStore } from './persistence/crawl.store';
 import { SiteMapController } from './site-map/site-map.controller';
 import { SiteMapper } from './site-map/site-mapper';
 
 /**
  * site-discovery: what a site consists of (issue 39) — robots.txt (robots/), sitemaps (sitemaps/),
  * one normal form per URL (url-normal-form/), scope and trap rules (scope/), per-host politeness
- * (politeness/), links of a page (page-links/). POST /v1/map is its first use case (site-map/).
+ * (politeness/), links of a page (page-links/). POST /v1/map (site-map/) and crawls (crawls/): the
+ * crawl's pages are jobs of a run of kind crawl on the job engine; this context decides which pages
+ * (frontier, politeness) and when the run ends.
  * Every fetch is plain HTTP through @lib/http-fetch, every hop vetted by the SSRF guard.
  */
 @Module({
-  controllers: [createHealthController('site-discovery'), SiteMapController],
+  controllers: [createHealthController('site-discovery'), SiteMapController, CrawlsController],
   providers: [
     targetGuardProvider,
     { provide: SimpleFetcher, inject: [TargetGuard], useFactory: (guard: TargetGuard) => new SimpleFetcher(guard) },
     SiteMapper,
+    CrawlStore,
+    CrawlRulebook,
+    CrawlWorker,
+    CrawlLauncher,
+    CrawlViews,
+    CrawlLifecycle,
   ],
 })
 export class SiteDiscoveryModule {}

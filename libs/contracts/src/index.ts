@@ -26,3 +26,4 @@ export * from './response-schema';
 export * from './viability/viability.messages';
 export * from './ops/ops-events';
 export * from './discovery/site-map.messages';
+export * from './discovery/crawl.messages';

@@ -114,6 +114,19 @@ import type {
   ViabilityRunView,
 } from './viability/viability.messages';
 import type { MapSiteCommand, MapSiteResult } from './discovery/site-map.messages';
+import type {
+  AppendCrawlPagesCommand,
+  CrawlPageOutcome,
+  CrawlPageOutcomesQuery,
+  CrawlReference,
+  CrawlRunFigures,
+  CrawlRunReference,
+  CrawlRunTransitionCommand,
+  CrawlTransitionCommand,
+  CrawlView,
+  CreateCrawlCommand,
+  OpenCrawlRunCommand,
+} from './discovery/crawl.messages';
 import { type SUBJECTS } from './subjects';
 
 export type { Packed };
@@ -177,6 +190,15 @@ export type RequestReplyMap = {
   [SUBJECTS.viability.list]: { request: ListViabilityRunsQuery; reply: ViabilityRunList };
   [SUBJECTS.viability.analyse]: { request: AnalyseUrlCommand; reply: { verdict: ViabilityResult; credits_charged: number } };
   [SUBJECTS.discovery.map]: { request: MapSiteCommand; reply: MapSiteResult };
+  [SUBJECTS.discovery.crawlCreate]: { request: CreateCrawlCommand; reply: CrawlView };
+  [SUBJECTS.discovery.crawlGet]: { request: CrawlReference; reply: CrawlView };
+  [SUBJECTS.discovery.crawlTransition]: { request: CrawlTransitionCommand; reply: CrawlView };
+  [SUBJECTS.crawlRuns.open]: { request: OpenCrawlRunCommand; reply: CrawlRunFigures };
+  [SUBJECTS.crawlRuns.append]: { request: AppendCrawlPagesCommand; reply: { added: number; state: CrawlRunFigures['state'] } };
+  [SUBJECTS.crawlRuns.outcomes]: { request: CrawlPageOutcomesQuery; reply: { finished: CrawlPageOutcome[] } };
+  [SUBJECTS.crawlRuns.seal]: { request: CrawlRunReference; reply: CrawlRunFigures };
+  [SUBJECTS.crawlRuns.transition]: { request: CrawlRunTransitionCommand; reply: CrawlRunFigures };
+  [SUBJECTS.crawlRuns.get]: { request: CrawlRunReference; reply: CrawlRunFigures };
   [SUBJECTS.webhooks.secret]: { request: WebhookSecretQuery; reply: WebhookSecretReply };
   [SUBJECTS.webhooks.rotateSecret]: { request: WebhookSecretQuery; reply: WebhookSecretReply };
   [SUBJECTS.webhooks.deliveries]: { request: RunDeliveriesReference; reply: WebhookDeliveryLog };

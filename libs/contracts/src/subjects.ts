@@ -124,6 +124,21 @@ export const SUBJECTS = {
   discovery: {
     /** List a site's URLs from robots.txt, sitemaps and links (POST /v1/map); bounded by the call's limits. */
     map: 'site-discovery.site.map.command.v1',
+    /** Start a crawl (POST /v1/crawl): robots, seeds, the crawl's run opened on the job engine. */
+    crawlCreate: 'site-discovery.crawl.create.command.v1',
+    crawlGet: 'site-discovery.crawl.get.query.v1',
+    /** pause | resume | cancel: the run's lifecycle (decision 0014's table), mirrored by the crawl. */
+    crawlTransition: 'site-discovery.crawl.transition.command.v1',
+  },
+  /** A crawl's run on the job engine (site-discovery → batch-orchestrator); site-discovery decides its pages and when it ends. */
+  crawlRuns: {
+    open: 'batch-orchestrator.crawl-run.open.command.v1',
+    append: 'batch-orchestrator.crawl-run.append-pages.command.v1',
+    outcomes: 'batch-orchestrator.crawl-run.page-outcomes.query.v1',
+    /** Complete the run when every page job has ended (the only way a running crawl's run completes). */
+    seal: 'batch-orchestrator.crawl-run.seal.command.v1',
+    transition: 'batch-orchestrator.crawl-run.transition.command.v1',
+    get: 'batch-orchestrator.crawl-run.get.query.v1',
   },
   webhooks: {
     secret: 'webhook-sender.secret.get.query.v1',

@@ -921,6 +921,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/crawl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a crawl: the start page, the sitemaps' URLs and the pages reachable by links within max_depth, in scope and allowed by robots.txt, each scraped once (its normal form decides) with the scrape options given, up to max_pages and max_credits. Pages are charged as batch jobs (1 simple, 5 browser) when they run; nothing on this call.
+         * @description Answers 202 with the crawl (state running). Follow it with GET /v1/crawl/{crawl_id}; its pages are GET /v1/jobs?batch_id={crawl_id} and GET /v1/jobs/{job_id}/data. A crawl that ends with no page scraped says why in zero_pages_reason. 429 when the month cannot cover one page.
+         */
+        post: operations["Crawls_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/crawl/{crawl_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where a crawl stands: discovered, queued, completed and failed pages, skips by reason, credits, and why a crawl that ended with no page did. */
+        get: operations["Crawls_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/crawl/{crawl_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Pause: no new page starts (those in flight finish); decision 0014's table, 409 where it refuses. */
+        put: operations["Crawls_pause"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/crawl/{crawl_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Resume a paused crawl. */
+        put: operations["Crawls_resume"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/crawl/{crawl_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel: pages not started end cancelled and uncharged, pages in flight finish; the crawl ends cancelled when the last one does (its webhook once). */
+        post: operations["Crawls_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -1845,7 +1933,7 @@ export interface components {
              */
             batch_id: string;
             /** @enum {string} */
-            batch_kind: "batch" | "collection";
+            batch_kind: "batch" | "collection" | "crawl";
             /** Format: uuid */
             project_id: string | null;
             /**
@@ -2334,6 +2422,124 @@ export interface components {
             pages_fetched: number;
             skipped: components["schemas"]["MapSkipCounts"];
             duration_ms: number;
+        };
+        CrawlRequest: {
+            /**
+             * @description Where discovery starts: an http(s) URL on a public host.
+             * @example https://example.com/
+             */
+            url: string;
+            /**
+             * @description Also the start host's subdomains (blog.example.com for example.com; www. is ignored when comparing).
+             * @default false
+             */
+            include_subdomains?: boolean;
+            /**
+             * @description Further host names in scope (exact, lower case; no scheme or path).
+             * @example [
+             *       "docs.example.com"
+             *     ]
+             */
+            domains?: string[];
+            /**
+             * @description Only URLs matching one of these. Each is a glob matched against the URL path (`*` within a segment, `**` across segments, e.g. `/blog/**`), or a regular expression written `re:<expression>` matched against path and query (RE2 syntax: linear time, no lookaround or backreferences).
+             * @example [
+             *       "/blog/**"
+             *     ]
+             */
+            include_paths?: string[];
+            /**
+             * @description No URL matching one of these; exclusion wins over inclusion. Each is a glob matched against the URL path (`*` within a segment, `**` across segments, e.g. `/blog/**`), or a regular expression written `re:<expression>` matched against path and query (RE2 syntax: linear time, no lookaround or backreferences).
+             * @example [
+             *       "/tag/*"
+             *     ]
+             */
+            exclude_paths?: string[];
+            /**
+             * @description include: sitemaps and links; skip: links only; only: sitemaps only (no page is fetched).
+             * @default include
+             * @enum {string}
+             */
+            sitemap?: "include" | "skip" | "only";
+            /**
+             * @description Fetch and list URLs robots.txt disallows for every agent. Off by default; honoured only for clients whose plan allows it (admin), refused (403) otherwise.
+             * @default false
+             */
+            ignore_robots?: boolean;
+            /**
+             * @description Link hops from the start URL whose pages are fetched for links (0: the start page only). URLs found on the last fetched level are listed, not fetched.
+             * @default 2
+             */
+            max_depth?: number;
+            /**
+             * @description The most pages scraped.
+             * @default 100
+             */
+            max_pages?: number;
+            /** @description The most credits the crawl may spend (pages × 1 simple, × 5 browser); pages past it are not scraped. Null: max_pages decides. */
+            max_credits?: number | null;
+            /**
+             * @description The scrape options of spec 2.1 applied to every page (any ScrapeRequest field but url); include_metadata is always on: the links are read from it.
+             * @example {
+             *       "format": "markdown",
+             *       "main_content": true
+             *     }
+             */
+            scrape?: {
+                [key: string]: unknown;
+            };
+            /** @description POSTed the crawl.completed webhook (signed like a run’s) once, when the crawl ends. */
+            callback_url?: string | null;
+        };
+        CrawlSkipCounts: {
+            /** @description Disallowed by robots.txt (never fetched). */
+            robots: number;
+            /** @description Outside the hosts or path patterns in scope. */
+            scope: number;
+            /** @description Dropped by a trap rule. */
+            trap: number;
+            /** @description Links found on pages at max_depth (not followed). */
+            depth: number;
+            /** @description In scope but past max_pages or max_credits. */
+            over_limit: number;
+            /** @description Pages whose redirect target or rel=canonical is another page of the crawl: fetched once (the only way to learn it), their links not followed. */
+            duplicate: number;
+        };
+        CrawlView: {
+            /**
+             * Format: uuid
+             * @description Also the id of its run: its pages are GET /v1/jobs?batch_id=<crawl_id>.
+             */
+            crawl_id: string;
+            url: string;
+            /** @enum {string} */
+            state: "running" | "paused" | "cancelling" | "completed" | "cancelled";
+            /** @enum {string} */
+            status: "in_progress" | "completed";
+            /** @description Distinct in-scope URLs found and admitted (each becomes one page job). */
+            discovered: number;
+            /** @description Page jobs not finished yet. */
+            queued: number;
+            /** @description Pages scraped with usable content. */
+            completed: number;
+            /** @description Pages that failed, timed out or were cancelled. */
+            failed: number;
+            skipped: components["schemas"]["CrawlSkipCounts"];
+            credits_charged: number;
+            max_pages: number;
+            max_credits?: number | null;
+            /** @enum {string} */
+            robots: "found" | "none" | "unavailable" | "ignored";
+            /**
+             * @description Set when the crawl ended with no page scraped: robots (disallowed or robots.txt unavailable), scope, blocked (the site refused), failed, cancelled.
+             * @enum {string|null}
+             */
+            zero_pages_reason?: "robots" | "scope" | "blocked" | "failed" | "cancelled" | null;
+            /** @example /v1/jobs?batch_id=… */
+            results_path: string;
+            /** @description Unix seconds. */
+            created_at: number;
+            completed_at?: number | null;
         };
         McpJsonRpcReply: {
             /** @enum {string} */
@@ -3963,6 +4169,62 @@ export interface components {
                      * @enum {string}
                      */
                     error_code: "robots_override_not_allowed";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_crawl, target_blocked. */
+        UnprocessableEntity9: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationErrorBody"] | {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "invalid_crawl" | "target_blocked";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Not Found: error_code crawl_not_found, not_found. */
+        NotFound15: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "crawl_not_found" | "not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                     /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
@@ -7030,6 +7292,214 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity4"];
             429: components["responses"]["TooManyRequests3"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Crawls_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CrawlRequest"];
+            };
+        };
+        responses: {
+            /** @description The crawl, running (or completed at once with zero_pages_reason when robots.txt disallows the start page). */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrawlView"];
+                };
+            };
+            400: components["responses"]["BadRequest9"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden4"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity9"];
+            429: components["responses"]["TooManyRequests3"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Crawls_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crawl_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The crawl. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrawlView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound15"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Crawls_pause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crawl_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The crawl, paused. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrawlView"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound15"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict3"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Crawls_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crawl_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The crawl, running. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrawlView"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound15"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict3"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Crawls_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crawl_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The crawl, cancelling or cancelled. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrawlView"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound15"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict3"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];

@@ -114,13 +114,14 @@ export class JobCompletion {
       if (c.credits > 0) platformMetrics.creditsCharged.inc({ source: 'batch' }, c.credits);
     });
     const creditsMoved = Boolean(job.reservationId) || c.credits > 0;
-    const { lastJob } = await this.runs.countFinishedJob(tx, job.runId, {
+    const counted = await this.runs.countFinishedJob(tx, job.runId, {
       success: c.isSuccess,
       timeout: c.status === 'timeout',
       credits: c.credits,
     });
-    if (lastJob) await this.completeRun(tx, job.runId, now);
-    return { creditsMoved, runCompleted: lastJob };
+    const ends = counted.lastJob && RUN_KIND_RULES[counted.kind].endsWithLastJob(counted.state);
+    if (ends) await this.completeRun(tx, job.runId, now);
+    return { creditsMoved, runCompleted: ends };
   }
 
   /**

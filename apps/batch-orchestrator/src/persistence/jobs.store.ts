@@ -247,6 +247,45 @@ export class JobStore {
     );
   }
 
+  /**
+   * A crawl's pages as jobs of its run, with the ids site-discovery chose (one per normalised URL):
+   * ids the run already has are left alone, so a write sent again after a crash adds nothing.
+   * Returns how many were added.
+   */
+  async insertCrawlPages(
+    tx: SqlTransaction,
+    run: { runId: string; clientId: string; firstPosition: number; now: Date },
+    pages: Array<{ job_id: string; url: string; request: Record<string, unknown> }>,
+  ): Promise<number> {
+    if (pages.length === 0) return 0;
+    const known = new Set(
+      (await tx.query<{ id: string }>('select id from jobs where id = any($1::uuid[])', [pages.map((p) => p.job_id)])).map((r) => r.id),
+    );
+    const fresh = pages.filter((p) => !known.has(p.job_id));
+    if (fresh.length === 0) return 0;
+    const inserted = await tx.query<{ id: string }>(
+      `insert into jobs (id, run_id, client_id, position, url, request, mode, queued_at)
+       select (e.item->>'job_id')::uuid, $1, $2, $3 + (e.ord - 1)::int, e.item->>'url', e.item->'request',
+              case when coalesce((e.item->'request'->>'browser')::boolean, false) then 'browser' else 'simple' end, $5
+       from jsonb_array_elements($4::jsonb) with ordinality as e(item, ord)
+       order by e.ord
+       on conflict (id) do nothing
+       returning id`,
+      [run.runId, run.clientId, run.firstPosition, storableJson(fresh), run.now],
+    );
+    return inserted.length;
+  }
+
+  /** Which of these jobs of the run have ended, and how (a crawl's discovery reads the links of those that succeeded). */
+  async endedOf(runId: string, jobIds: string[]): Promise<Array<{ job_id: string; status: string; success: boolean }>> {
+    if (jobIds.length === 0) return [];
+    return this.db.sql.query(
+      `select id job_id, status, coalesce(is_success, false) success from jobs
+       where run_id = $1 and id = any($2::uuid[]) and status <> 'processing'`,
+      [runId, jobIds],
+    );
+  }
+
   /** Which of `urls` the run already has, with their custom ids (a batch's dedup across writes). */
   async keysOfRun(tx: SqlTransaction, runId: string, urls: string[]): Promise<Array<{ url: string; customId: string | null }>> {
     if (urls.length === 0) return [];

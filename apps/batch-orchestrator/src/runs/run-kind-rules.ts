@@ -1,4 +1,4 @@
-import type { RunKind } from '@lib/contracts';
+import type { BatchState, RunKind } from '@lib/contracts';
 import type { CompletedRun } from '../persistence/runs.store';
 
 /** spec 6's counters of a run that ran out, common to every kind's completion webhook. */
@@ -18,6 +18,12 @@ export interface RunKindRules {
    * `results_path`; it knows the public base URL).
    */
   completionWebhook(run: CompletedRun, counters: RunCounters, now: Date): Record<string, unknown>;
+  /**
+   * Whether the run completes when its last job ends, in this state. A crawl's run does not while
+   * it runs: its discovery may still add pages from the page that just ended, and seals the run
+   * itself (crawl-runs/); once cancelling, nothing is added and the last job ends it.
+   */
+  endsWithLastJob(state: BatchState): boolean;
 }
 
 export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
@@ -32,6 +38,7 @@ export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
       results_path: `/v1/async/collections/${run.collectionId}/runs/${run.id}`,
       timestamp: now.toISOString(),
     }),
+    endsWithLastJob: () => true,
   },
   // The same fields plus the batch and project ids and the lifecycle state (decision 0014).
   batch: {
@@ -45,5 +52,20 @@ export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
       results_path: `/v1/jobs?batch_id=${run.id}`,
       timestamp: now.toISOString(),
     }),
+    endsWithLastJob: () => true,
+  },
+  // Issue 39: the crawl's pages; completed when discovery seals it, cancelled when its last job ends.
+  crawl: {
+    completionWebhook: (run, counters, now) => ({
+      event: 'crawl.completed',
+      crawl_id: run.id,
+      run_id: run.id,
+      state: run.state,
+      ...counters,
+      credits_charged: run.creditsCharged,
+      results_path: `/v1/jobs?batch_id=${run.id}`,
+      timestamp: now.toISOString(),
+    }),
+    endsWithLastJob: (state) => state === 'cancelling' || state === 'cancelled',
   },
 };

@@ -34,3 +34,4 @@ export const RUN_ID = new ResourceIdPipe('batch.run_not_found', 'Run');
 export const VIABILITY_RUN_ID = new ResourceIdPipe('viability.run_not_found', 'Viability run');
 export const PROJECT_ID = new ResourceIdPipe('batch.project_not_found', 'Project');
 export const BATCH_ID = new ResourceIdPipe('batch.batch_not_found', 'Batch');
+export const CRAWL_ID = new ResourceIdPipe('discovery.crawl_not_found', 'Crawl');

@@ -48,6 +48,8 @@ export const HTTP_ERROR_TABLE = {
   'viability.invalid_cursor': { status: 400, errorCode: 'invalid_cursor' },
   'discovery.invalid_pattern': { status: 400, errorCode: 'invalid_pattern' },
   'discovery.robots_override_refused': { status: 403, errorCode: 'robots_override_not_allowed' },
+  'discovery.crawl_not_found': { status: 404, errorCode: 'crawl_not_found' },
+  'discovery.invalid_crawl': { status: 422, errorCode: 'invalid_crawl' },
   'idempotency.invalid_key': { status: 400, errorCode: 'invalid_idempotency_key' },
   'idempotency.key_reused': { status: 422, errorCode: 'idempotency_key_reused' },
   'idempotency.in_flight': { status: 409, errorCode: 'idempotency_key_in_flight' },

@@ -10,7 +10,8 @@ import { BodyTooLarge, FetchFailure, RedirectBlocked, type FetchedResponse, type
 import { TargetBlockedError } from '@lib/target-guard';
 import { readPageLinks } from '../page-links/page-links';
 import { HostPoliteness } from '../politeness/host-politeness';
-import { RobotsPolicy } from '../robots/robots-policy';
+import { RobotsBook } from '../robots/robots-book';
+import type { RobotsPolicy } from '../robots/robots-policy';
 import { SiteScope } from '../scope/site-scope';
 import { readSitemapDocument, SITEMAP_MAX_BYTES, UnreadableSitemap } from '../sitemaps/sitemap-document';
 import { type NormalUrl, normalUrl } from '../url-normal-form/url-normal-form';
@@ -23,7 +24,6 @@ export const SITEMAP_INDEX_LEVELS = 3;
 const SITEMAP_REPORTS_SHOWN = 100;
 /** HTML pages read for links: larger bodies are not pages worth mapping. */
 const PAGE_MAX_BYTES = 5 * 1024 * 1024;
-const ROBOTS_MAX_BYTES = 2 * 1024 * 1024;
 /** One fetch's own ceiling, inside the map's deadline. */
 const FETCH_TIMEOUT_MS = 20_000;
 const MAX_REDIRECTS = 5;
@@ -57,7 +57,7 @@ export class SiteMapRun {
   private readonly ignoreRobots: boolean;
   private readonly scope: SiteScope;
   private readonly politeness: HostPoliteness;
-  private readonly robots = new Map<string, Promise<RobotsPolicy>>();
+  private readonly robots: RobotsBook;
   /** Listed URLs by key, in discovery order. */
   private readonly found = new Map<string, { url: string; source: Source }>();
   /** Keys that turned out not to be pages (redirected away, an error status, a canonical elsewhere). */
@@ -92,6 +92,11 @@ export class SiteMapRun {
       excludePaths: request.exclude_paths ?? [],
     });
     this.politeness = new HostPoliteness(deps.hostConcurrency);
+    this.robots = new RobotsBook(
+      (url, maxBytes) => this.fetch(url, maxBytes),
+      this.ignoreRobots,
+      (host, seconds) => this.politeness.setCrawlDelay(host, seconds),
+    );
   }
 
   async run(): Promise<MapSiteResult> {
@@ -164,25 +169,7 @@ export class SiteMapRun {
   // ---- robots.txt ---------------------------------------------------------------------------
 
   private robotsFor(url: URL): Promise<RobotsPolicy> {
-    if (this.ignoreRobots) return Promise.resolve(RobotsPolicy.allowAll('ignored'));
-    let policy = this.robots.get(url.origin);
-    if (!policy) {
-      policy = this.readRobots(url);
-      this.robots.set(url.origin, policy);
-    }
-    return policy;
-  }
-
-  private async readRobots(url: URL): Promise<RobotsPolicy> {
-    const robotsUrl = `${url.origin}/robots.txt`;
-    const response = await this.fetch(robotsUrl, ROBOTS_MAX_BYTES).catch(() => null);
-    let policy: RobotsPolicy;
-    if (!response || response.statusCode >= 500) policy = RobotsPolicy.disallowAll();
-    else if (response.statusCode >= 400) policy = RobotsPolicy.allowAll('none');
-    else if (response.statusCode >= 300) policy = RobotsPolicy.allowAll('none');
-    else policy = RobotsPolicy.parse(robotsUrl, response.body.toString('utf8'));
-    this.politeness.setCrawlDelay(url.host, policy.crawlDelaySeconds());
-    return policy;
+    return this.robots.policyFor(url);
   }
 
   // ---- sitemaps -----------------------------------------------------------------------------

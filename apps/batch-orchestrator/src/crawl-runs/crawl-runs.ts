@@ -1,0 +1,175 @@
+import {
+  AppendCrawlPagesCommand,
+  CONTENT_RULES_VERSION,
+  CrawlPageOutcomesQuery,
+  CrawlRunFigures,
+  CrawlRunReference,
+  CrawlRunTransitionCommand,
+  OpenCrawlRunCommand,
+  SUCCESS_RULES,
+} from '@lib/contracts';
+import { DATABASE, DatabaseConnection, storableJson, type SqlTransaction } from '@lib/persistence';
+import { CLOCK, Clock } from '@lib/runtime';
+import { Inject, Injectable } from '@nestjs/common';
+import { BatchNotFoundError, InvalidStateError } from '../batch-orchestrator.errors';
+import { BATCH_TRANSITIONS } from '../batches/lifecycle-tables';
+import { JobDispatcher } from '../dispatch/job-dispatcher';
+import { JobCompletion } from '../job-lifecycle/job-completion';
+import { RunOpsEvents } from '../job-lifecycle/run-ops-events';
+import { JobStore } from '../persistence/jobs.store';
+import { type LockedRun, RunStore } from '../persistence/runs.store';
+import { unixSecondsOf } from '../persistence/unix-seconds';
+import { RunCancellation } from '../runs/run-cancellation';
+
+/**
+ * A crawl's run (issue 39): a run of kind `crawl` whose jobs site-discovery adds as it finds pages,
+ * so dispatch, claims, leases, retries, charges, results and the completion webhook are the job
+ * engine's own. What differs is when it ends: never on its own while it runs (RUN_KIND_RULES), only
+ * when site-discovery seals it after the last page's links were read; a cancel ends it when its last
+ * job in flight does. Lifecycle changes follow decision 0014's batch table.
+ */
+@Injectable()
+export class CrawlRuns {
+  constructor(
+    @Inject(DATABASE) private readonly db: DatabaseConnection,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly runs: RunStore,
+    private readonly jobs: JobStore,
+    private readonly completion: JobCompletion,
+    private readonly cancellation: RunCancellation,
+    private readonly dispatcher: JobDispatcher,
+    private readonly opsEvents: RunOpsEvents,
+  ) {}
+
+  /** Opens the run, running with no job yet; opening it again (a retried create) changes nothing. */
+  async open(command: OpenCrawlRunCommand): Promise<CrawlRunFigures> {
+    const now = this.clock.now();
+    await this.db.sql.transaction(async (tx) => {
+      const inserted = await tx.query<{ id: string }>(
+        `insert into runs (id, kind, name, client_id, status, state, total_requests, max_concurrency, monthly_credits, callback_url, callback_status, success_criterion, all_jobs_persisted, created_at)
+         values ($1, 'crawl', $2, $3, 'in_progress', 'running', 0, $4, $5, $6, $7, $8::jsonb, false, $9)
+         on conflict (id) do nothing returning id`,
+        [
+          command.run_id,
+          command.name,
+          command.client_id,
+          command.max_concurrency,
+          command.monthly_credits,
+          command.callback_url,
+          command.callback_url ? 'pending' : null,
+          storableJson({ version: CONTENT_RULES_VERSION, rules: [...SUCCESS_RULES] }),
+          now,
+        ],
+      );
+      if (inserted.length > 0)
+        this.opsEvents.runStarted(tx, {
+          id: command.run_id,
+          kind: 'crawl',
+          clientId: command.client_id,
+          collectionId: null,
+          projectId: null,
+          totalRequests: 0,
+        });
+    });
+    return this.get({ run_id: command.run_id });
+  }
+
+  /** Adds pages (ids already there skipped); refused quietly (added 0, the state) once the run is cancelling or over. */
+  async append(command: AppendCrawlPagesCommand): Promise<{ added: number; state: CrawlRunFigures['state'] }> {
+    const now = this.clock.now();
+    const outcome = await this.db.sql.transaction(async (tx) => {
+      const run = await this.lockCrawl(tx, command.run_id);
+      if (BATCH_TRANSITIONS[run.state].append === 'refused') return { added: 0, state: run.state, clientId: run.clientId };
+      const added = await this.jobs.insertCrawlPages(
+        tx,
+        { runId: run.id, clientId: run.clientId, firstPosition: run.totalRequests, now },
+        command.jobs,
+      );
+      if (added > 0) await tx.query('update runs set total_requests = total_requests + $2 where id = $1', [run.id, added]);
+      return { added, state: run.state, clientId: run.clientId };
+    });
+    if (outcome.added > 0 && outcome.state === 'running') this.dispatcher.requestDispatch(outcome.clientId);
+    return { added: outcome.added, state: outcome.state as CrawlRunFigures['state'] };
+  }
+
+  async outcomes(query: CrawlPageOutcomesQuery): Promise<{ finished: Array<{ job_id: string; status: string; success: boolean }> }> {
+    return { finished: await this.jobs.endedOf(query.run_id, query.job_ids) };
+  }
+
+  /** Completes the run when every page job has ended (exactly once, with its webhook); otherwise leaves it as it is. */
+  async seal(reference: CrawlRunReference): Promise<CrawlRunFigures> {
+    const now = this.clock.now();
+    await this.db.sql.transaction(async (tx) => {
+      const run = await this.lockCrawl(tx, reference.run_id);
+      if (run.status !== 'in_progress') return;
+      const [counts] = await tx.query<{ done: number }>(
+        'select success_requests + failed_requests + timeout_requests as done from runs where id = $1',
+        [run.id],
+      );
+      if (counts.done === run.totalRequests) await this.completion.completeRun(tx, run.id, now);
+    });
+    return this.get(reference);
+  }
+
+  async transition(command: CrawlRunTransitionCommand): Promise<CrawlRunFigures> {
+    const now = this.clock.now();
+    const clientId = await this.db.sql.transaction(async (tx) => {
+      await this.jobs.lockDispatchDecision(tx);
+      const run = await this.lockCrawl(tx, command.run_id);
+      const move = BATCH_TRANSITIONS[run.state][command.action];
+      if (move === 'refused') throw new InvalidStateError(`The crawl is ${run.state}: it cannot ${command.action}.`, { state: run.state });
+      if (move !== 'unchanged') {
+        if (command.action === 'cancel') await this.cancellation.cancelWithin(tx, run, now);
+        else {
+          await this.runs.setState(tx, run.id, move.to);
+          if (move.to === 'paused') await this.jobs.recallUnstarted(tx, [run.id]);
+        }
+      }
+      return run.clientId;
+    });
+    this.dispatcher.requestDispatch(clientId);
+    return this.get(command);
+  }
+
+  async get(reference: CrawlRunReference): Promise<CrawlRunFigures> {
+    const [row] = await this.db.sql.query<{
+      state: CrawlRunFigures['state'];
+      status: CrawlRunFigures['status'];
+      total: number;
+      success: number;
+      failed: number;
+      timeout: number;
+      cancelled: number;
+      credits: number;
+      completedAt: Date | null;
+    }>(
+      `select state, status, total_requests total, success_requests success, failed_requests failed, timeout_requests timeout,
+              cancelled_requests cancelled, credits_charged credits, completed_at "completedAt"
+       from runs where id = $1 and kind = 'crawl'`,
+      [reference.run_id],
+    );
+    if (!row) throw new BatchNotFoundError(`Crawl run ${reference.run_id} not found.`);
+    return {
+      run_id: reference.run_id,
+      state: row.state,
+      status: row.status,
+      total: row.total,
+      success: row.success,
+      failed: row.failed,
+      timeout: row.timeout,
+      cancelled: row.cancelled,
+      credits_charged: row.credits,
+      completed_at: row.completedAt ? unixSecondsOf(row.completedAt) : null,
+    };
+  }
+
+  private async lockCrawl(tx: SqlTransaction, runId: string): Promise<LockedRun & { clientId: string }> {
+    const [run] = await tx.query<LockedRun & { clientId: string }>(
+      `select id, kind, project_id "projectId", status, state, total_requests "totalRequests", client_id "clientId"
+       from runs where id = $1 and kind = 'crawl' for update`,
+      [runId],
+    );
+    if (!run) throw new BatchNotFoundError(`Crawl run ${runId} not found.`);
+    return run;
+  }
+}

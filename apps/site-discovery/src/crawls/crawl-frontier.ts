@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import type { RobotsBook } from '../robots/robots-book';
+import type { SiteScope } from '../scope/site-scope';
+import type { PageCandidate, SkipCounts } from '../persistence/crawl.store';
+import { normalUrl, type NormalUrl } from '../url-normal-form/url-normal-form';
+
+/**
+ * The job id of a crawl's page: a name-based UUID (RFC 9562 v5 layout, SHA-1) of the crawl and the
+ * page's normal form, so the same page gets the same job however often it is found or appended.
+ */
+export function pageJobId(crawlId: string, key: string): string {
+  const hash = createHash('sha1').update(crawlId).update('\n').update(key).digest();
+  hash[6] = (hash[6] & 0x0f) | 0x50;
+  hash[8] = (hash[8] & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+export interface FrontierVerdicts {
+  candidates: PageCandidate[];
+  refused: Partial<SkipCounts>;
+}
+
+/**
+ * What a crawl makes of links found at `depth - 1`: each in its normal form, once, then scope and
+ * trap rules, robots.txt, and max_depth, in that order; what passes is a candidate (admitted by the
+ * store while max_pages has room), what does not is counted by reason.
+ */
+export async function sortLinks(
+  crawlId: string,
+  links: string[],
+  depth: number,
+  rules: { scope: SiteScope; robots: RobotsBook; maxDepth: number },
+): Promise<FrontierVerdicts> {
+  const refused: Partial<SkipCounts> = {};
+  const count = (reason: keyof SkipCounts) => (refused[reason] = (refused[reason] ?? 0) + 1);
+  const seen = new Set<string>();
+  const candidates: PageCandidate[] = [];
+  for (const link of links) {
+    const normal = normalUrl(link);
+    if (!normal || seen.has(normal.key)) continue;
+    seen.add(normal.key);
+    const verdict = rules.scope.verdict(normal);
+    if (verdict !== 'in') {
+      count(verdict);
+      continue;
+    }
+    if (!(await rules.robots.policyFor(new URL(normal.url))).allows(normal.url)) {
+      count('robots');
+      continue;
+    }
+    if (depth > rules.maxDepth) {
+      count('depth');
+      continue;
+    }
+    candidates.push(candidateOf(crawlId, normal, depth));
+  }
+  return { candidates, refused };
+}
+
+export function candidateOf(crawlId: string, normal: NormalUrl, depth: number): PageCandidate {
+  return { key: normal.key, url: normal.url, depth, jobId: pageJobId(crawlId, normal.key) };
+}

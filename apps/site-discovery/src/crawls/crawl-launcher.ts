@@ -1,0 +1,116 @@
+import { PLATFORM_CONFIG, type PlatformConfig } from '@lib/config';
+import { CRAWL_LIMITS, CrawlView, CreateCrawlCommand, SUBJECTS, type ZeroPageReason } from '@lib/contracts';
+import { SimpleFetcher } from '@lib/http-fetch';
+import { MessageBus } from '@lib/messaging';
+import { CREDIT_COST } from '@lib/plans';
+import { CLOCK, Clock } from '@lib/runtime';
+import { TargetBlockedError, TargetGuard } from '@lib/target-guard';
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { CrawlStore, type PageCandidate, type SkipCounts } from '../persistence/crawl.store';
+import { InvalidCrawlError, RobotsOverrideRefusedError } from '../site-discovery.errors';
+import { FetchGate } from '../site-map/fetch-gate';
+import { SiteMapRun } from '../site-map/site-map-run';
+import { normalUrl } from '../url-normal-form/url-normal-form';
+import { candidateOf, sortLinks } from './crawl-frontier';
+import { CrawlRulebook } from './crawl-rulebook';
+import { viewOf } from './crawl-views';
+import { CrawlWorker, openRunCommand } from './crawl-worker';
+
+/** How long reading the sitemaps for a crawl's first pages may take (the crawl answers 202 after it). */
+const SEED_TIMEOUT_MS = 15_000;
+
+/**
+ * POST /v1/crawl: the start URL vetted, robots.txt read, the first pages admitted (the start page
+ * and, unless sitemap=skip, the sitemaps' URLs within max_pages), the crawl stored and its run
+ * opened on the job engine; the worker then appends pages and follows links. A start page
+ * robots.txt disallows makes a crawl that ends at once with zero_pages_reason "robots".
+ */
+@Injectable()
+export class CrawlLauncher {
+  private readonly seedGate = new FetchGate(4);
+
+  constructor(
+    private readonly store: CrawlStore,
+    private readonly rulebook: CrawlRulebook,
+    private readonly worker: CrawlWorker,
+    private readonly fetcher: SimpleFetcher,
+    private readonly guard: TargetGuard,
+    @Inject(MessageBus) private readonly bus: MessageBus,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  async create(command: CreateCrawlCommand): Promise<CrawlView> {
+    const request = command.request;
+    if (request.ignore_robots && !command.robots_override_allowed)
+      throw new RobotsOverrideRefusedError(
+        'ignore_robots is not available on this platform (the operator has not set IGNORE_ROBOTS_ALLOWED).',
+      );
+    const start = normalUrl(request.url);
+    if (!start) throw new TargetBlockedError('malformed_url', `"${request.url.slice(0, 200)}" is not a valid http(s) URL.`);
+    await this.guard.vet(start.url);
+    const scrape: Record<string, unknown> = { ...(request.scrape ?? {}), include_metadata: true };
+    delete scrape.url;
+    const pageCredits = scrape.browser === true ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
+    const byCredits = request.max_credits ? Math.floor(request.max_credits / pageCredits) : Number.POSITIVE_INFINITY;
+    if (byCredits < 1)
+      throw new InvalidCrawlError(`max_credits ${request.max_credits} cannot pay for one page (${pageCredits} credits each).`, {
+        page_credits: pageCredits,
+      });
+    const maxPages = Math.min(request.max_pages ?? CRAWL_LIMITS.pages.default, byCredits);
+    const id = randomUUID();
+    const plan = { max_concurrency: command.max_concurrency, monthly_credits: command.monthly_credits };
+    const stored = { id, url: start.url, request: { ...request, scrape, plan }, maxDepth: request.max_depth ?? CRAWL_LIMITS.depth.default };
+    const rules = this.rulebook.rulesFor(stored);
+    const policy = await rules.robots.policyFor(new URL(start.url));
+    let zero: ZeroPageReason | null = null;
+    const seeds: PageCandidate[] = [];
+    const refused: Partial<SkipCounts> = {};
+    if (!policy.allows(start.url)) zero = 'robots';
+    else {
+      seeds.push(candidateOf(id, start, 0));
+      if ((request.sitemap ?? 'include') !== 'skip') {
+        const listed = await this.sitemapUrls(start, request.ignore_robots === true, maxPages);
+        const sorted = await sortLinks(id, listed, 1, rules);
+        seeds.push(...sorted.candidates);
+        Object.assign(refused, sorted.refused);
+      }
+    }
+    const now = this.clock.now();
+    await this.store.insert(
+      {
+        ...stored,
+        clientId: command.client_id,
+        state: zero ? 'completed' : 'running',
+        robotsStatus: policy.status,
+        maxPages,
+        pageCredits,
+        maxCredits: request.max_credits ?? null,
+        skipped: zero ? { robots: 1 } : refused,
+        zeroPagesReason: zero,
+        createdAt: now,
+      },
+      seeds,
+    );
+    // Opened now so the crawl's pages and webhook have their run from the start (the worker opens it again, idempotently, after a crash here).
+    await this.bus.request(
+      SUBJECTS.crawlRuns.open,
+      openRunCommand({ id, clientId: command.client_id, url: start.url, request: stored.request }),
+    );
+    if (zero) await this.bus.request(SUBJECTS.crawlRuns.seal, { run_id: id });
+    else this.worker.wake();
+    const crawl = await this.store.byId(id);
+    return viewOf(crawl!, null);
+  }
+
+  /** The sitemaps' URLs (robots' Sitemap lines or /sitemap.xml), within the map's own bounds. */
+  private async sitemapUrls(start: ReturnType<typeof normalUrl> & object, ignoreRobots: boolean, maxPages: number): Promise<string[]> {
+    const run = new SiteMapRun(
+      start,
+      { url: start.url, sitemap: 'only', limit: Math.min(100_000, maxPages * 2), timeout_ms: SEED_TIMEOUT_MS, ignore_robots: ignoreRobots },
+      { fetcher: this.fetcher, gate: this.seedGate, hostConcurrency: this.config.discoveryHostConcurrency },
+    );
+    return (await run.run()).urls;
+  }
+}

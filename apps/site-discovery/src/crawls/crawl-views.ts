@@ -1,0 +1,52 @@
+import { CrawlReference, CrawlRunFigures, CrawlView, SUBJECTS } from '@lib/contracts';
+import { MessageBus } from '@lib/messaging';
+import { Inject, Injectable } from '@nestjs/common';
+import { CrawlNotFoundError } from '../site-discovery.errors';
+import { CrawlStore, type StoredCrawl } from '../persistence/crawl.store';
+
+/** GET /v1/crawl/{id}: the crawl's own counters beside its run's (the job engine's truth about pages). */
+@Injectable()
+export class CrawlViews {
+  constructor(
+    private readonly store: CrawlStore,
+    @Inject(MessageBus) private readonly bus: MessageBus,
+  ) {}
+
+  async get(reference: CrawlReference): Promise<CrawlView> {
+    const crawl = await this.store.find(reference.client_id, reference.crawl_id);
+    if (!crawl) throw new CrawlNotFoundError(`Crawl ${reference.crawl_id} not found.`);
+    const run = await this.bus.request(SUBJECTS.crawlRuns.get, { run_id: crawl.id }).catch(() => null);
+    return viewOf(crawl, run);
+  }
+}
+
+export function viewOf(crawl: StoredCrawl, run: CrawlRunFigures | null): CrawlView {
+  const skipped = crawl.skipped;
+  const done = run ? run.success + run.failed + run.timeout : 0;
+  return {
+    crawl_id: crawl.id,
+    url: crawl.url,
+    state: crawl.state,
+    status: crawl.state === 'completed' || crawl.state === 'cancelled' ? 'completed' : 'in_progress',
+    discovered: crawl.admitted,
+    queued: Math.max(0, crawl.admitted - done),
+    completed: run?.success ?? 0,
+    failed: run ? run.failed + run.timeout : 0,
+    skipped: {
+      robots: skipped.robots ?? 0,
+      scope: skipped.scope ?? 0,
+      trap: skipped.trap ?? 0,
+      depth: skipped.depth ?? 0,
+      over_limit: skipped.over_limit ?? 0,
+      duplicate: skipped.duplicate ?? 0,
+    },
+    credits_charged: run?.credits_charged ?? 0,
+    max_pages: crawl.maxPages,
+    max_credits: crawl.maxCredits,
+    robots: crawl.robotsStatus,
+    zero_pages_reason: crawl.zeroPagesReason,
+    results_path: `/v1/jobs?batch_id=${crawl.id}`,
+    created_at: Math.floor(crawl.createdAt.getTime() / 1000),
+    completed_at: crawl.completedAt ? Math.floor(crawl.completedAt.getTime() / 1000) : null,
+  };
+}

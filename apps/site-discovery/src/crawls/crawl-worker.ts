@@ -1,0 +1,188 @@
+import { PLATFORM_CONFIG, type PlatformConfig } from '@lib/config';
+import { CRAWL_LIMITS, type JobResultBody, SUBJECTS, type ZeroPageReason } from '@lib/contracts';
+import { MessageBus } from '@lib/messaging';
+import { CLOCK, Clock, PeriodicTask } from '@lib/runtime';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { type CrawlPageRow, CrawlStore, type StoredCrawl } from '../persistence/crawl.store';
+import type { OpenCrawlRunCommand } from '@lib/contracts';
+import { normalUrl } from '../url-normal-form/url-normal-form';
+import { pageJobId, sortLinks } from './crawl-frontier';
+import { type CrawlRules, CrawlRulebook } from './crawl-rulebook';
+
+/** How often the worker looks for crawls with work; a crawl's own pass is also run at once when it is created. */
+const POLL_MS = 100;
+/** A worker's hold on a crawl; a dead worker's crawl is taken over once it runs out. */
+const LEASE_MS = 30_000;
+/** Crawls one pass works on at most (each once). */
+const CRAWLS_PER_PASS = 20;
+/** Page outcomes asked per crawl per pass. */
+const OUTCOMES_PER_PASS = 1_000;
+/** Status codes that mean the site refused us rather than failed. */
+const REFUSALS = new Set([401, 403, 407, 429, 451, 503]);
+
+/**
+ * Drives crawls (issue 39). Each pass, for each live crawl it can lease: reads which of its queued
+ * pages have ended; for each that succeeded, reads the page's links (its job's metadata), notes
+ * where it redirected to and its rel=canonical (a page that turns out to be another page of the
+ * crawl is a duplicate: its links are not followed), and admits the new in-scope, allowed links
+ * within max_depth and max_pages; then appends admitted pages to the run, no more in flight than
+ * per-host politeness allows (DISCOVERY_HOST_CONCURRENCY; one, spaced by Crawl-delay, when
+ * robots.txt asks); and when no page is waiting or in flight, seals the run, which completes it
+ * (and sends its webhook) once.
+ *
+ * Every step is idempotent, so a worker killed anywhere leaves nothing lost or done twice: a page is
+ * admitted once (its normal form is the key), its job id is derived from it (appending again adds
+ * nothing), its links are read again only if it was not marked read, and sealing is conditional.
+ */
+@Injectable()
+export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('CrawlWorker');
+  private readonly owner = randomUUID();
+  private readonly poll: PeriodicTask<void>;
+  /** When each crawl with a Crawl-delay last had a page appended (ms since epoch). */
+  private readonly lastAppend = new Map<string, number>();
+
+  constructor(
+    private readonly store: CrawlStore,
+    private readonly rulebook: CrawlRulebook,
+    @Inject(MessageBus) private readonly bus: MessageBus,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {
+    this.poll = new PeriodicTask('CrawlWorker', POLL_MS, () => this.pass());
+  }
+
+  onApplicationBootstrap(): void {
+    this.poll.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.poll.stop();
+  }
+
+  /** Runs a pass now (a new crawl's first pages go out without waiting for the next poll). */
+  wake(): void {
+    void this.poll.runNow().catch((error: unknown) => this.logger.warn(`pass failed: ${String(error)}`));
+  }
+
+  private async pass(): Promise<void> {
+    const worked: string[] = [];
+    while (worked.length < CRAWLS_PER_PASS) {
+      const crawl = await this.store.claimNext(this.owner, this.clock.now(), LEASE_MS, worked);
+      if (!crawl) return;
+      worked.push(crawl.id);
+      try {
+        await this.work(crawl);
+      } catch (error) {
+        this.logger.warn(`crawl ${crawl.id}: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        await this.store.release(crawl.id, this.owner, this.clock.now());
+      }
+    }
+  }
+
+  private async work(crawl: StoredCrawl): Promise<void> {
+    const rules = this.rulebook.rulesFor(crawl);
+    const queued = await this.store.pagesIn(crawl.id, 'queued', OUTCOMES_PER_PASS);
+    let inFlight = queued.length;
+    if (queued.length > 0) {
+      const { finished } = await this.bus.request(SUBJECTS.crawlRuns.outcomes, { run_id: crawl.id, job_ids: queued.map((p) => p.jobId) });
+      const byJob = new Map(queued.map((p) => [p.jobId, p]));
+      for (const outcome of finished) {
+        const page = byJob.get(outcome.job_id);
+        if (!page) continue;
+        if (outcome.success && crawl.state !== 'cancelling' && rules.followLinks) await this.readLinks(crawl, page, rules);
+        await this.store.markPages(crawl.id, [page.key], 'read');
+        inFlight -= 1;
+      }
+    }
+    if (crawl.state === 'running') await this.appendPages(crawl, rules, inFlight);
+    const waiting = (await this.store.countIn(crawl.id, 'new')) + (await this.store.countIn(crawl.id, 'queued'));
+    if (crawl.state === 'cancelling' || waiting === 0) {
+      const run = await this.bus.request(waiting === 0 && crawl.state !== 'cancelling' ? SUBJECTS.crawlRuns.seal : SUBJECTS.crawlRuns.get, {
+        run_id: crawl.id,
+      });
+      if (run.status === 'completed') {
+        const reason = run.success > 0 ? null : await this.zeroPagesReason(crawl, run.state);
+        await this.store.setState(crawl.id, run.state, { at: this.clock.now(), zeroPagesReason: reason });
+        this.rulebook.forget(crawl.id);
+        this.lastAppend.delete(crawl.id);
+      }
+    }
+  }
+
+  /** Appends waiting pages while politeness has room: DISCOVERY_HOST_CONCURRENCY in flight, or one spaced by Crawl-delay. */
+  private async appendPages(crawl: StoredCrawl, rules: CrawlRules, inFlight: number): Promise<void> {
+    const delay = (await rules.robots.policyFor(new URL(crawl.url))).crawlDelaySeconds();
+    let room = delay ? Math.min(1, 1 - inFlight) : this.config.discoveryHostConcurrency - inFlight;
+    if (delay && Date.now() - (this.lastAppend.get(crawl.id) ?? 0) < delay * 1000) room = 0;
+    if (room <= 0) return;
+    const pages = await this.store.pagesIn(crawl.id, 'new', Math.min(room, CRAWL_LIMITS.appendChunk));
+    if (pages.length === 0) return;
+    const request = crawl.request.scrape ?? {};
+    await this.bus.request(SUBJECTS.crawlRuns.open, openRunCommand(crawl));
+    const { state } = await this.bus.request(SUBJECTS.crawlRuns.append, {
+      run_id: crawl.id,
+      jobs: pages.map((page) => ({ job_id: page.jobId, url: page.url, request: { ...request, url: page.url } })),
+    });
+    if (state === 'running' || state === 'paused')
+      await this.store.markPages(
+        crawl.id,
+        pages.map((p) => p.key),
+        'queued',
+      );
+    if (delay) this.lastAppend.set(crawl.id, Date.now());
+  }
+
+  /** A finished page's links, admitted by the frontier's rules; a page that is another page of the crawl (redirect, canonical) adds none. */
+  private async readLinks(crawl: StoredCrawl, page: CrawlPageRow, rules: CrawlRules): Promise<void> {
+    const reply = await this.bus.request(SUBJECTS.jobs.data, { client_id: crawl.clientId, job_id: page.jobId });
+    if (!reply.found) return;
+    const body: JobResultBody = await this.bus.unpack(reply.result);
+    const metadata = body.metadata;
+    if (!metadata) return;
+    for (const other of [metadata.final_url, metadata.canonical_url]) {
+      const alias = other ? normalUrl(other) : null;
+      if (!alias || alias.key === page.key || !rules.scope.hostInScope(alias.host)) continue;
+      const fresh = await this.store.addAlias(crawl.id, {
+        key: alias.key,
+        url: alias.url,
+        depth: page.depth,
+        jobId: pageJobId(crawl.id, alias.key),
+      });
+      if (!fresh) {
+        await this.store.countSkipped(crawl.id, 'duplicate', 1);
+        return;
+      }
+    }
+    const sorted = await sortLinks(crawl.id, metadata.links, page.depth + 1, rules);
+    await this.store.admit(crawl.id, sorted.candidates, sorted.refused);
+  }
+
+  private async zeroPagesReason(crawl: StoredCrawl, state: string): Promise<ZeroPageReason> {
+    if (crawl.zeroPagesReason) return crawl.zeroPagesReason;
+    if (state === 'cancelled') return 'cancelled';
+    const start = normalUrl(crawl.url)!;
+    const reply = await this.bus
+      .request(SUBJECTS.jobs.data, { client_id: crawl.clientId, job_id: pageJobId(crawl.id, start.key) })
+      .catch(() => null);
+    if (reply?.found) {
+      const body: JobResultBody = await this.bus.unpack(reply.result);
+      if (REFUSALS.has(body.statusCode)) return 'blocked';
+    }
+    return 'failed';
+  }
+}
+
+/** The crawl's run on the job engine, as the launcher opens it and a worker opens it again (idempotent) after a crash. */
+export function openRunCommand(crawl: Pick<StoredCrawl, 'id' | 'clientId' | 'url' | 'request'>): OpenCrawlRunCommand {
+  return {
+    run_id: crawl.id,
+    client_id: crawl.clientId,
+    name: `crawl of ${crawl.url}`.slice(0, 2048),
+    max_concurrency: crawl.request.plan.max_concurrency,
+    monthly_credits: crawl.request.plan.monthly_credits,
+    callback_url: crawl.request.callback_url ?? null,
+  };
+}

@@ -1,0 +1,224 @@
+import type { CrawlRequest, CrawlState, ZeroPageReason } from '@lib/contracts';
+import { DATABASE, DatabaseConnection, storableJson, type SqlTransaction } from '@lib/persistence';
+import { Inject, Injectable } from '@nestjs/common';
+
+export type CrawlSkipReason = 'robots' | 'scope' | 'trap' | 'depth' | 'over_limit' | 'duplicate';
+export type SkipCounts = Record<CrawlSkipReason, number>;
+
+/** The request as stored: the client's, with the page scrape options settled and the plan's figures the run is opened with. */
+export type StoredCrawlRequest = CrawlRequest & { plan: { max_concurrency: number; monthly_credits: number | null } };
+
+export interface StoredCrawl {
+  id: string;
+  clientId: string;
+  url: string;
+  request: StoredCrawlRequest;
+  state: CrawlState;
+  robotsStatus: 'found' | 'none' | 'unavailable' | 'ignored';
+  maxPages: number;
+  maxDepth: number;
+  pageCredits: number;
+  maxCredits: number | null;
+  admitted: number;
+  skipped: Partial<SkipCounts>;
+  zeroPagesReason: ZeroPageReason | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+export interface CrawlPageRow {
+  key: string;
+  url: string;
+  depth: number;
+  jobId: string;
+}
+
+/** A URL a crawl may admit (already normalised, in scope and allowed): admitted while max_pages has room. */
+export interface PageCandidate {
+  key: string;
+  url: string;
+  depth: number;
+  jobId: string;
+}
+
+const CRAWL_COLUMNS = `id, client_id "clientId", url, request, state, robots_status "robotsStatus", max_pages "maxPages", max_depth "maxDepth",
+  page_credits "pageCredits", max_credits "maxCredits", admitted, skipped, zero_pages_reason "zeroPagesReason",
+  created_at "createdAt", completed_at "completedAt"`;
+
+const LIVE_STATES = `('running', 'paused', 'cancelling')`;
+
+/**
+ * The `crawls` and `crawl_pages` tables, owned by site-discovery. A page is admitted in the
+ * transaction that counts it (the crawl row locked), keyed by its normal form: never twice, never
+ * past max_pages, whatever the number of workers or restarts. A crawl is worked by one discovery
+ * worker at a time under a lease (a dead worker's crawl is taken over when the lease runs out).
+ */
+@Injectable()
+export class CrawlStore {
+  constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {}
+
+  async insert(crawl: Omit<StoredCrawl, 'admitted' | 'completedAt'>, seeds: PageCandidate[]): Promise<void> {
+    await this.db.sql.transaction(async (tx) => {
+      await tx.query(
+        `insert into crawls (id, client_id, url, request, state, robots_status, max_pages, max_depth, page_credits, max_credits, admitted, skipped, zero_pages_reason, created_at, completed_at)
+         values ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, 0, $11::jsonb, $12, $13, $14)`,
+        [
+          crawl.id,
+          crawl.clientId,
+          crawl.url,
+          storableJson(crawl.request),
+          crawl.state,
+          crawl.robotsStatus,
+          crawl.maxPages,
+          crawl.maxDepth,
+          crawl.pageCredits,
+          crawl.maxCredits,
+          storableJson(crawl.skipped),
+          crawl.zeroPagesReason,
+          crawl.createdAt,
+          crawl.state === 'completed' ? crawl.createdAt : null,
+        ],
+      );
+      if (seeds.length > 0) await this.admitWithin(tx, crawl.id, seeds, {});
+    });
+  }
+
+  async find(clientId: string, crawlId: string): Promise<StoredCrawl | null> {
+    const [row] = await this.db.sql.query<StoredCrawl>(`select ${CRAWL_COLUMNS} from crawls where id = $1 and client_id = $2`, [
+      crawlId,
+      clientId,
+    ]);
+    return row ?? null;
+  }
+
+  async byId(crawlId: string): Promise<StoredCrawl | null> {
+    const [row] = await this.db.sql.query<StoredCrawl>(`select ${CRAWL_COLUMNS} from crawls where id = $1`, [crawlId]);
+    return row ?? null;
+  }
+
+  /**
+   * Admits candidates in order while max_pages has room (the crawl row locked, so concurrent
+   * admissions cannot overshoot), skipping keys the crawl already has; counts what was refused.
+   * Returns how many were admitted.
+   */
+  async admit(crawlId: string, candidates: PageCandidate[], refused: Partial<SkipCounts>): Promise<number> {
+    return this.db.sql.transaction((tx) => this.admitWithin(tx, crawlId, candidates, refused));
+  }
+
+  private async admitWithin(
+    tx: SqlTransaction,
+    crawlId: string,
+    candidates: PageCandidate[],
+    refused: Partial<SkipCounts>,
+  ): Promise<number> {
+    const [crawl] = await tx.query<{ admitted: number; maxPages: number; skipped: Partial<SkipCounts> }>(
+      'select admitted, max_pages "maxPages", skipped from crawls where id = $1 for update',
+      [crawlId],
+    );
+    if (!crawl) return 0;
+    const unique = new Map(candidates.map((c) => [c.key, c]));
+    const known = new Set(
+      unique.size === 0
+        ? []
+        : (
+            await tx.query<{ key: string }>('select key from crawl_pages where crawl_id = $1 and key = any($2::text[])', [
+              crawlId,
+              [...unique.keys()],
+            ])
+          ).map((r) => r.key),
+    );
+    const fresh = [...unique.values()].filter((c) => !known.has(c.key));
+    const room = Math.max(0, crawl.maxPages - crawl.admitted);
+    const taken = fresh.slice(0, room);
+    const skipped = { ...crawl.skipped };
+    for (const [reason, n] of Object.entries(refused) as Array<[CrawlSkipReason, number]>) skipped[reason] = (skipped[reason] ?? 0) + n;
+    if (fresh.length > taken.length) skipped.over_limit = (skipped.over_limit ?? 0) + fresh.length - taken.length;
+    if (taken.length > 0)
+      await tx.query(
+        `insert into crawl_pages (crawl_id, key, url, depth, job_id, state)
+         select $1, e->>'key', e->>'url', (e->>'depth')::int, (e->>'jobId')::uuid, 'new' from jsonb_array_elements($2::jsonb) e
+         on conflict (crawl_id, key) do nothing`,
+        [crawlId, storableJson(taken)],
+      );
+    await tx.query('update crawls set admitted = admitted + $2, skipped = $3::jsonb where id = $1', [
+      crawlId,
+      taken.length,
+      storableJson(skipped),
+    ]);
+    return taken.length;
+  }
+
+  /**
+   * Records that a fetched page is also `key` (where it redirected to, or its canonical URL), so
+   * that URL is never admitted as a page of its own. False when the crawl already had it: the page
+   * duplicates another one of the crawl.
+   */
+  async addAlias(crawlId: string, alias: { key: string; url: string; depth: number; jobId: string }): Promise<boolean> {
+    const inserted = await this.db.sql.query(
+      `insert into crawl_pages (crawl_id, key, url, depth, job_id, state) values ($1, $2, $3, $4, $5, 'alias')
+       on conflict (crawl_id, key) do nothing returning key`,
+      [crawlId, alias.key, alias.url, alias.depth, alias.jobId],
+    );
+    return inserted.length === 1;
+  }
+
+  async countSkipped(crawlId: string, reason: CrawlSkipReason, n: number): Promise<void> {
+    if (n === 0) return;
+    await this.db.sql.query(
+      `update crawls set skipped = jsonb_set(skipped, array[$2::text], to_jsonb(coalesce((skipped->>$2)::int, 0) + $3)) where id = $1`,
+      [crawlId, reason, n],
+    );
+  }
+
+  async pagesIn(crawlId: string, state: 'new' | 'queued', limit: number): Promise<CrawlPageRow[]> {
+    return this.db.sql.query<CrawlPageRow>(
+      `select key, url, depth, job_id "jobId" from crawl_pages where crawl_id = $1 and state = $2 order by seq limit $3`,
+      [crawlId, state, limit],
+    );
+  }
+
+  async countIn(crawlId: string, state: 'new' | 'queued'): Promise<number> {
+    const [row] = await this.db.sql.query<{ n: number }>('select count(*)::int n from crawl_pages where crawl_id = $1 and state = $2', [
+      crawlId,
+      state,
+    ]);
+    return row.n;
+  }
+
+  async markPages(crawlId: string, keys: string[], state: 'queued' | 'read'): Promise<void> {
+    if (keys.length === 0) return;
+    await this.db.sql.query('update crawl_pages set state = $3 where crawl_id = $1 and key = any($2::text[])', [crawlId, keys, state]);
+  }
+
+  async setState(crawlId: string, state: CrawlState, ended?: { at: Date; zeroPagesReason: ZeroPageReason | null }): Promise<void> {
+    await this.db.sql.query(
+      `update crawls set state = $2, completed_at = coalesce(completed_at, $3), zero_pages_reason = coalesce(zero_pages_reason, $4) where id = $1`,
+      [crawlId, state, ended?.at ?? null, ended?.zeroPagesReason ?? null],
+    );
+  }
+
+  /**
+   * The next live crawl for this worker, leased for `leaseMs` (its own lease renewed, another's
+   * taken over once it ran out); null when there is none. Least recently worked first.
+   */
+  async claimNext(owner: string, now: Date, leaseMs: number, skip: string[]): Promise<StoredCrawl | null> {
+    return this.db.sql.transaction(async (tx) => {
+      const [row] = await tx.query<{ id: string }>(
+        `select id from crawls
+         where state in ${LIVE_STATES} and (lease_until is null or lease_until < $1 or lease_owner = $2) and not (id = any($3::uuid[]))
+         order by lease_until nulls first, created_at limit 1 for update skip locked`,
+        [now, owner, skip],
+      );
+      if (!row) return null;
+      const [crawl] = await tx.query<StoredCrawl>(
+        `update crawls set lease_owner = $2, lease_until = $3 where id = $1 returning ${CRAWL_COLUMNS}`,
+        [row.id, owner, new Date(now.getTime() + leaseMs)],
+      );
+      return crawl;
+    });
+  }
+
+  async release(crawlId: string, owner: string, until: Date): Promise<void> {
+    await this.db.sql.query('update crawls set lease_until = $3 where id = $1 and lease_owner = $2', [crawlId, owner, until]);
+  }
+}

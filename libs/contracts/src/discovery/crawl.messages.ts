@@ -1,0 +1,303 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { openObject } from '../response-schema';
+import { SiteScopeOptions } from './site-map.messages';
+
+/** A crawl's bounds (issue 39): pages scraped, link depth, credits. */
+export const CRAWL_LIMITS = {
+  pages: { default: 100, max: 10_000 },
+  depth: { default: 3, max: 20 },
+  /** Jobs appended to the crawl's run per write. */
+  appendChunk: 200,
+} as const;
+
+/** The lifecycle of a crawl: its run's state on the job engine (decision 0014's table). */
+export const CRAWL_STATES = ['running', 'paused', 'cancelling', 'completed', 'cancelled'] as const;
+export type CrawlState = (typeof CRAWL_STATES)[number];
+export const CRAWL_ACTIONS = ['pause', 'resume', 'cancel'] as const;
+export type CrawlAction = (typeof CRAWL_ACTIONS)[number];
+
+/** Why a crawl that ended scraped no page (never a bare success). */
+export const ZERO_PAGE_REASONS = ['robots', 'scope', 'blocked', 'failed', 'cancelled'] as const;
+export type ZeroPageReason = (typeof ZERO_PAGE_REASONS)[number];
+
+/** POST /v1/crawl: the site's pages scraped as a run, each once, within max_pages, max_depth and max_credits. */
+export class CrawlRequest extends SiteScopeOptions {
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: CRAWL_LIMITS.pages.max,
+    default: CRAWL_LIMITS.pages.default,
+    description: 'The most pages scraped.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(CRAWL_LIMITS.pages.max)
+  max_pages?: number;
+
+  @ApiPropertyOptional({
+    minimum: 1,
+    nullable: true,
+    type: Number,
+    description:
+      'The most credits the crawl may spend (pages × 1 simple, × 5 browser); pages past it are not scraped. Null: max_pages decides.',
+  })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000)
+  max_credits?: number | null;
+
+  @ApiPropertyOptional({
+    ...openObject(
+      'The scrape options of spec 2.1 applied to every page (any ScrapeRequest field but url); include_metadata is always on: the links are read from it.',
+    ),
+    example: { format: 'markdown', main_content: true },
+  })
+  @IsOptional()
+  @IsObject()
+  scrape?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    description: 'POSTed the crawl.completed webhook (signed like a run’s) once, when the crawl ends.',
+  })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(2048)
+  @Matches(/^https?:\/\//i, { message: 'callback_url must be an http or https URL.' })
+  callback_url?: string | null;
+}
+
+/** Start a crawl for one client (gateway → site-discovery). */
+export class CreateCrawlCommand {
+  @IsString()
+  @Length(1, 128)
+  client_id: string;
+
+  @IsBoolean()
+  robots_override_allowed: boolean;
+
+  /** The client's plan's concurrent jobs (the crawl's run is capped there like a batch). */
+  @IsInt()
+  @Min(1)
+  max_concurrency: number;
+
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsInt()
+  monthly_credits: number | null;
+
+  @ValidateNested()
+  @Type(() => CrawlRequest)
+  request: CrawlRequest;
+}
+
+export class CrawlReference {
+  @IsString()
+  @Length(1, 128)
+  client_id: string;
+
+  @IsUUID()
+  crawl_id: string;
+}
+
+export class CrawlTransitionCommand extends CrawlReference {
+  @IsIn(CRAWL_ACTIONS)
+  action: CrawlAction;
+}
+
+export class CrawlSkipCounts {
+  @ApiProperty({ description: 'Disallowed by robots.txt (never fetched).' })
+  robots: number;
+  @ApiProperty({ description: 'Outside the hosts or path patterns in scope.' })
+  scope: number;
+  @ApiProperty({ description: 'Dropped by a trap rule.' })
+  trap: number;
+  @ApiProperty({ description: 'Links found on pages at max_depth (not followed).' })
+  depth: number;
+  @ApiProperty({ description: 'In scope but past max_pages or max_credits.' })
+  over_limit: number;
+  @ApiProperty({
+    description:
+      'Pages whose redirect target or rel=canonical is another page of the crawl: fetched once (the only way to learn it), their links not followed.',
+  })
+  duplicate: number;
+}
+
+/** GET /v1/crawl/{id}: where a crawl stands. */
+export class CrawlView {
+  @ApiProperty({ format: 'uuid', description: 'Also the id of its run: its pages are GET /v1/jobs?batch_id=<crawl_id>.' })
+  crawl_id: string;
+
+  @ApiProperty()
+  url: string;
+
+  @ApiProperty({ enum: CRAWL_STATES })
+  state: CrawlState;
+
+  @ApiProperty({ enum: ['in_progress', 'completed'] })
+  status: 'in_progress' | 'completed';
+
+  @ApiProperty({ description: 'Distinct in-scope URLs found and admitted (each becomes one page job).' })
+  discovered: number;
+
+  @ApiProperty({ description: 'Page jobs not finished yet.' })
+  queued: number;
+
+  @ApiProperty({ description: 'Pages scraped with usable content.' })
+  completed: number;
+
+  @ApiProperty({ description: 'Pages that failed, timed out or were cancelled.' })
+  failed: number;
+
+  @ApiProperty({ type: CrawlSkipCounts })
+  skipped: CrawlSkipCounts;
+
+  @ApiProperty()
+  credits_charged: number;
+
+  @ApiProperty()
+  max_pages: number;
+
+  @ApiPropertyOptional({ nullable: true, type: Number })
+  max_credits: number | null;
+
+  @ApiProperty({ enum: ['found', 'none', 'unavailable', 'ignored'] })
+  robots: 'found' | 'none' | 'unavailable' | 'ignored';
+
+  @ApiPropertyOptional({
+    enum: ZERO_PAGE_REASONS,
+    nullable: true,
+    type: String,
+    description:
+      'Set when the crawl ended with no page scraped: robots (disallowed or robots.txt unavailable), scope, blocked (the site refused), failed, cancelled.',
+  })
+  zero_pages_reason: ZeroPageReason | null;
+
+  @ApiProperty({ example: '/v1/jobs?batch_id=…' })
+  results_path: string;
+
+  @ApiProperty({ description: 'Unix seconds.' })
+  created_at: number;
+
+  @ApiPropertyOptional({ nullable: true, type: Number })
+  completed_at: number | null;
+}
+
+// ---- site-discovery ↔ batch-orchestrator: the crawl's run on the job engine ----------------------
+
+/** Open the crawl's run (kind crawl, running, no jobs yet); idempotent on run_id. */
+export class OpenCrawlRunCommand {
+  @IsUUID()
+  run_id: string;
+
+  @IsString()
+  @Length(1, 128)
+  client_id: string;
+
+  @IsString()
+  @MaxLength(2048)
+  name: string;
+
+  @IsInt()
+  @Min(1)
+  max_concurrency: number;
+
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsInt()
+  monthly_credits: number | null;
+
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  callback_url: string | null;
+}
+
+export class CrawlPageJob {
+  /** Chosen by site-discovery (one per normalised URL), so appending again after a crash adds nothing. */
+  @IsUUID()
+  job_id: string;
+
+  @IsString()
+  @MaxLength(8192)
+  url: string;
+
+  @IsObject()
+  request: Record<string, unknown>;
+}
+
+/** Add pages to the crawl's run; a job id already there is skipped (idempotent). */
+export class AppendCrawlPagesCommand {
+  @IsUUID()
+  run_id: string;
+
+  @IsArray()
+  @ArrayMaxSize(CRAWL_LIMITS.appendChunk)
+  @ValidateNested({ each: true })
+  @Type(() => CrawlPageJob)
+  jobs: CrawlPageJob[];
+}
+
+/** Which of these jobs have finished, and how. */
+export class CrawlPageOutcomesQuery {
+  @IsUUID()
+  run_id: string;
+
+  @IsArray()
+  @ArrayMaxSize(1_000)
+  @IsUUID('all', { each: true })
+  job_ids: string[];
+}
+
+export interface CrawlPageOutcome {
+  job_id: string;
+  status: string;
+  success: boolean;
+}
+
+export class CrawlRunReference {
+  @IsUUID()
+  run_id: string;
+}
+
+export class CrawlRunTransitionCommand extends CrawlRunReference {
+  @IsIn(CRAWL_ACTIONS)
+  action: CrawlAction;
+}
+
+/** The run's side of a crawl: its lifecycle and counters. */
+export interface CrawlRunFigures {
+  run_id: string;
+  state: CrawlState;
+  status: 'in_progress' | 'completed';
+  total: number;
+  success: number;
+  failed: number;
+  timeout: number;
+  cancelled: number;
+  credits_charged: number;
+  completed_at: number | null;
+}

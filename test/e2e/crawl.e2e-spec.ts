@@ -1,0 +1,135 @@
+import { normalUrl } from '../../apps/site-discovery/src/url-normal-form/url-normal-form';
+import { type GeneratedSite, startGeneratedSite } from '../../bench/src/generated-site';
+import { eventually } from './support/eventually';
+import { http } from './support/http';
+import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
+import { runtimesUnderTest } from './support/runtimes';
+
+const keyOf = (url: string) => normalUrl(url)!.key;
+const ARTICLES = 200;
+
+/**
+ * POST /v1/crawl over real HTTP in both runtimes against the generated site (issue 39): every
+ * in-scope page scraped once by its normal form, nothing robots.txt disallows fetched, max_pages
+ * and max_credits never exceeded, redirects and canonical copies reported as duplicates, a crawl
+ * that scrapes nothing saying why, cancel ending it, and its pages read through the jobs listing.
+ */
+describe.each(runtimesUnderTest('crawl'))('POST /v1/crawl — $name', (runtime) => {
+  let site: GeneratedSite;
+  let env: InProcessPlatform;
+  let token: string;
+  let cleanup: () => Promise<void> = async () => undefined;
+  const crawl = (json: Record<string, unknown>) => http(env.url, '/v1/crawl', { token, json });
+  const status = (id: string) => http(env.url, `/v1/crawl/${id}`, { token });
+  const finished = async (id: string, timeoutMs = 120_000) =>
+    eventually(
+      async () => {
+        const res = await status(id);
+        return res.body.status === 'completed' ? res.body : false;
+      },
+      { timeoutMs, what: `crawl ${id} completed` },
+    );
+  const jobUrls = async (id: string): Promise<Array<{ url: string; status: string }>> => {
+    const urls: Array<{ url: string; status: string }> = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { items: Array<{ url: string; status: string }>; cursor_next: string | null; has_more: boolean } } = await http(
+        env.url,
+        `/v1/jobs?batch_id=${id}&limit=500${cursor ? `&cursor=${cursor}` : ''}`,
+        { token },
+      );
+      urls.push(...page.body.items.map((j) => ({ url: j.url, status: j.status })));
+      cursor = page.body.has_more ? page.body.cursor_next : null;
+    } while (cursor);
+    return urls;
+  };
+
+  beforeAll(async () => {
+    site = await startGeneratedSite({ articles: ARTICLES });
+    const prepared = await runtime.prepare();
+    cleanup = prepared.cleanup;
+    env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, DISCOVERY_HOST_CONCURRENCY: '8' });
+    const created = (
+      await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'enterprise', rate_limit_per_minute: 100_000 } })
+    ).body;
+    token = created.token;
+  });
+  afterAll(async () => {
+    await env?.stop();
+    await cleanup();
+    await site?.close();
+  });
+
+  it('scrapes every page reachable by links once, never a disallowed one, and lists them through the jobs listing', async () => {
+    site.hits.clear();
+    const started = await crawl({ url: `${site.url}/`, sitemap: 'skip', max_depth: 3, max_pages: 2_000 });
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({
+      state: 'running',
+      status: 'in_progress',
+      results_path: `/v1/jobs?batch_id=${started.body.crawl_id}`,
+    });
+    const done = await finished(started.body.crawl_id);
+    expect(done).toMatchObject({ state: 'completed', queued: 0, zero_pages_reason: null, robots: 'found' });
+    const jobs = await jobUrls(started.body.crawl_id);
+    const keys = jobs.map((j) => keyOf(j.url));
+    expect(new Set(keys).size).toBe(keys.length);
+    const crawled = new Set(keys);
+    const missing = site.truth.articles.filter((u) => !crawled.has(keyOf(u)));
+    expect({ missing, lists: site.truth.listPages.filter((u) => !crawled.has(keyOf(u))) }).toEqual({ missing: [], lists: [] });
+    for (const path of site.truth.disallowedPaths) expect(site.hits.get(path) ?? 0).toBe(0);
+    // Each URL fetched once; an article an /old/ address redirects to is fetched once more by that redirect.
+    const redirectTargets = new Set(Array.from({ length: ARTICLES / 10 }, (_, j) => `/s${(j * 10) % 20}/p${j * 10}`));
+    const twice = [...site.hits.entries()].filter(([path, n]) => n > (redirectTargets.has(path) ? 2 : 1) && path !== '/robots.txt');
+    expect(twice).toEqual([]);
+    expect(done.discovered).toBe(jobs.length);
+    expect(done.completed + done.failed).toBe(jobs.length);
+    expect(done.credits_charged).toBe(done.completed + done.failed - jobs.filter((j) => j.status === 'cancelled').length);
+    // Print copies name their article as canonical and /old/ redirects land on one: duplicates, their links not followed.
+    expect(done.skipped.duplicate).toBeGreaterThan(0);
+    expect(done.skipped.robots).toBeGreaterThan(0);
+  });
+
+  it('never goes past max_pages or max_credits, and takes the sitemaps’ URLs as first pages', async () => {
+    const capped = await crawl({ url: `${site.url}/`, max_pages: 25 });
+    const done = await finished(capped.body.crawl_id);
+    expect(done.discovered).toBe(25);
+    expect((await jobUrls(capped.body.crawl_id)).length).toBe(25);
+    expect(done.skipped.over_limit).toBeGreaterThan(0);
+
+    const budget = await crawl({ url: `${site.url}/`, max_credits: 7, sitemap: 'only' });
+    const spent = await finished(budget.body.crawl_id);
+    expect(spent.max_pages).toBe(7);
+    expect(spent.credits_charged).toBeLessThanOrEqual(7);
+    expect((await jobUrls(budget.body.crawl_id)).length).toBe(7);
+  });
+
+  it('says why a crawl scraped nothing: robots, blocked', async () => {
+    const disallowed = await crawl({ url: `${site.url}/private/notes` });
+    expect(disallowed.status).toBe(202);
+    expect((await finished(disallowed.body.crawl_id)).zero_pages_reason).toBe('robots');
+    const blocked = await crawl({ url: `${site.url}/members/1`, max_depth: 0, sitemap: 'skip' });
+    expect((await finished(blocked.body.crawl_id)).zero_pages_reason).toBe('blocked');
+  });
+
+  it('pauses, resumes and cancels by the batch table, and refuses bad input with the contract body', async () => {
+    const started = await crawl({ url: `${site.url}/`, sitemap: 'skip', max_pages: 2_000 });
+    const id = started.body.crawl_id;
+    expect((await http(env.url, `/v1/crawl/${id}/pause`, { token, method: 'PUT' })).body.state).toBe('paused');
+    expect((await http(env.url, `/v1/crawl/${id}/resume`, { token, method: 'PUT' })).body.state).toBe('running');
+    const cancelled = await http(env.url, `/v1/crawl/${id}/cancel`, { token, method: 'POST' });
+    expect(['cancelling', 'cancelled']).toContain(cancelled.body.state);
+    expect((await finished(id)).state).toBe('cancelled');
+    const again = await http(env.url, `/v1/crawl/${id}/resume`, { token, method: 'PUT' });
+    expect(again.status).toBe(409);
+    expect(again.body.error_code).toBe('invalid_state');
+
+    expect((await http(env.url, '/v1/crawl/00000000-0000-4000-8000-000000000000', { token })).status).toBe(404);
+    const badScrape = await crawl({ url: `${site.url}/`, scrape: { format: 'pdf' } });
+    expect(badScrape.status).toBe(422);
+    expect(badScrape.body.detail[0].loc).toEqual(['body', 'scrape', 'format']);
+    const tooPoor = await crawl({ url: `${site.url}/`, max_credits: 3, scrape: { browser: true } });
+    expect(tooPoor.status).toBe(422);
+    expect(tooPoor.body.error_code).toBe('invalid_crawl');
+  });
+});
