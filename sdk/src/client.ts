@@ -18,6 +18,8 @@ export type ViabilityRun = Schemas['ViabilityRunView'];
 export type ViabilityResult = Schemas['ViabilityResult'];
 export type MapSiteRequest = Schemas['MapSiteRequest'];
 export type SiteMap = Schemas['MapSiteResult'];
+export type CrawlRequest = Schemas['CrawlRequest'];
+export type Crawl = Schemas['CrawlView'];
 export type ProjectRequest = Schemas['ProjectBody'];
 export type Project = Schemas['ProjectView'];
 export type ProjectTransition = Schemas['ProjectTransitionReply'];
@@ -226,6 +228,32 @@ export class ScrapingClient {
    */
   async mapSite(request: MapSiteRequest): Promise<SiteMap> {
     return unwrap(await this.api.POST('/v1/map', { body: request }));
+  }
+
+  /** Starts a crawl (POST /v1/crawl): 202, running; its pages are charged as they run. */
+  async startCrawl(request: CrawlRequest): Promise<Crawl> {
+    return unwrap(await this.api.POST('/v1/crawl', { body: request }));
+  }
+
+  async getCrawl(crawlId: string): Promise<Crawl> {
+    return unwrap(await this.api.GET('/v1/crawl/{crawl_id}', { params: { path: { crawl_id: crawlId } } }));
+  }
+
+  /** pause | resume | cancel (decision 0014's table; a refused move is a ScrapingApiError with errorCode invalid_state). */
+  async setCrawlState(crawlId: string, action: 'pause' | 'resume' | 'cancel'): Promise<Crawl> {
+    const path = { params: { path: { crawl_id: crawlId } } };
+    if (action === 'pause') return unwrap(await this.api.PUT('/v1/crawl/{crawl_id}/pause', path));
+    if (action === 'resume') return unwrap(await this.api.PUT('/v1/crawl/{crawl_id}/resume', path));
+    return unwrap(await this.api.POST('/v1/crawl/{crawl_id}/cancel', path));
+  }
+
+  /** Polls the crawl (backing off) until it has ended; then its pages are `allJobs({ batch_id: crawlId })`. */
+  async waitForCrawl(crawlId: string, options: WaitOptions = {}): Promise<Crawl> {
+    return untilCompleted(
+      () => this.getCrawl(crawlId),
+      (c) => `crawl ${crawlId} still ${c.state} (${c.completed + c.failed}/${c.discovered} pages done)`,
+      options,
+    );
   }
 
   /** Starts a viability test (POST /v1/async/viability-test): 202, in progress; the probes are charged as they run. */

@@ -236,6 +236,26 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   const siteMap = ok('map site', await client.POST('/v1/map', { body: { url: ctx.pageUrl, sitemap: 'skip', max_depth: 0 } }));
   if (siteMap.pages_fetched !== 1 || siteMap.count < 1 || siteMap.truncated) throw new Error(`map ${JSON.stringify(siteMap)}`);
 
+  // A crawl (issue 39): the page alone (no links followed, no sitemap), followed until it ends; its page listed; paused, resumed and cancelled on a second one.
+  const crawl = ok(
+    'start crawl',
+    await client.POST('/v1/crawl', { body: { url: ctx.pageUrl, sitemap: 'skip', max_depth: 0, max_pages: 1 } }),
+  );
+  let crawled = ok('crawl', await client.GET('/v1/crawl/{crawl_id}', { params: { path: { crawl_id: crawl.crawl_id } } }));
+  for (let waited = 0; crawled.status !== 'completed'; waited += 200) {
+    if (waited > 60_000) throw new Error(`crawl ${crawled.state}`);
+    await ctx.pause(200);
+    crawled = ok('crawl', await client.GET('/v1/crawl/{crawl_id}', { params: { path: { crawl_id: crawl.crawl_id } } }));
+  }
+  if (crawled.completed !== 1 || crawled.zero_pages_reason !== null) throw new Error(`crawl ${JSON.stringify(crawled)}`);
+  const crawledPages = ok('crawl pages', await client.GET('/v1/jobs', { params: { query: { batch_id: crawl.crawl_id } } }));
+  if (crawledPages.items.length !== 1) throw new Error('crawl pages');
+  const second = ok('start crawl', await client.POST('/v1/crawl', { body: { url: ctx.pageUrl, sitemap: 'skip', max_pages: 5 } }));
+  const crawlPath = { params: { path: { crawl_id: second.crawl_id } } };
+  ok('pause crawl', await client.PUT('/v1/crawl/{crawl_id}/pause', crawlPath));
+  ok('resume crawl', await client.PUT('/v1/crawl/{crawl_id}/resume', crawlPath));
+  ok('cancel crawl', await client.POST('/v1/crawl/{crawl_id}/cancel', crawlPath));
+
   // Projects and batches (spec 4.8). The project is paused while its batch is run, paused and
   // resumed, so no job can finish under those calls and each answer is the documented 200.
   const project = ok(

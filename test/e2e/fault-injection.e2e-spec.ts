@@ -14,6 +14,8 @@ import { eventually } from './support/eventually';
 import { http as call } from './support/http';
 import { buildDist, freePort, startProcess, type ServiceProcess } from './support/service-process';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { type GeneratedSite, startGeneratedSite } from '../../bench/src/generated-site';
+import { normalUrl } from '../../apps/site-discovery/src/url-normal-form/url-normal-form';
 
 /**
  * Fault injection in the distributed runtime, as Kubernetes runs it: every context its own OS
@@ -47,6 +49,7 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
   let nats: PrivateServer;
   let postgres: PrivateServer;
   let site: FixtureSite;
+  let crawlSite: GeneratedSite;
   let receiver: WebhookReceiver;
   let stack: ServiceProcess;
   let url: string;
@@ -90,6 +93,7 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     buildDist();
     [nats, postgres] = await Promise.all([startPrivateNats('faults-nats'), startPrivatePostgres('faults-pg')]);
     site = await startFixtureSite();
+    crawlSite = await startGeneratedSite({ articles: 150 });
     // A slow receiver: a webhook-sender killed now dies with the POST in flight.
     receiver = await startWebhookReceiver(300);
     const port = await freePort();
@@ -102,11 +106,12 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
       HOST: '127.0.0.1',
       ADMIN_TOKEN: adminToken,
       DEMO_TOKEN: `demo_faults_${Date.now()}_token`,
-      TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${new URL(receiver.url).port}`,
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${new URL(receiver.url).port},127.0.0.1:${crawlSite.port}`,
       BROWSER_WARM: 'false',
       // Batch runs recover with the default job lease (30 s) and sweep interval: a dead worker is
       // noticed by its silence (WorkerRoster), not by its leases running out.
       VIABILITY_LEASE_SECONDS: '3',
+      DISCOVERY_LEASE_SECONDS: '3',
       WEBHOOK_POLL_INTERVAL_MS: '200',
       // A sender killed mid-POST frees its delivery after 3 + 2 s (by default 10 + 30 s).
       WEBHOOK_TIMEOUT_MS: '3000',
@@ -127,6 +132,7 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     await stack?.stop('SIGTERM');
     await receiver?.close();
     await site?.close();
+    await crawlSite?.close();
     await nats?.dispose();
     await postgres?.dispose();
     if (recoveries.length > 0)
@@ -256,6 +262,81 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     'kill -9 of %s mid-run',
     async (context) => {
       await runThrough(`kill-${context}`, killContext(context), 'mid-run', context);
+    },
+    300_000,
+  );
+
+  /**
+   * Issue 39: a crawl through a kill -9 of a context it depends on. It must end completed with every
+   * page once (one job per normal form), nothing robots.txt disallows fetched, each page fetched once
+   * (but the pages in a killed engine's hands, fetched again by the retry, and the articles an /old/
+   * address redirects to), the ledger equal to the crawl's credits, and one webhook delivery id.
+   */
+  it.each(['site-discovery', 'scrape-engine', 'batch-orchestrator', 'result-store'])(
+    'kill -9 of %s mid-crawl',
+    async (context) => {
+      crawlSite.hits.clear();
+      const started = (
+        await call(url, '/v1/crawl', {
+          token,
+          json: {
+            url: `${crawlSite.url}/`,
+            sitemap: 'skip',
+            max_depth: 3,
+            max_pages: 1_000,
+            callback_url: `${receiver.url}/hook?crawl-${context}`,
+          },
+        })
+      ).body;
+      expect(started.state).toBe('running');
+      await new Promise((r) => setTimeout(r, 800));
+      const faultAt = Date.now();
+      process.kill(pidOf(context), 'SIGKILL');
+      await eventually(healthy, { timeoutMs: 120_000, maxMs: 250, what: `healthy again after killing ${context}` });
+      const done = await eventually(
+        async () => {
+          const res = await tolerant(`/v1/crawl/${started.crawl_id}`);
+          return res?.status === 200 && res.body.status === 'completed' && res.body;
+        },
+        { timeoutMs: 180_000, maxMs: 500, what: `crawl completed after killing ${context}` },
+      );
+      const completedAfter = Date.now() - faultAt;
+      expect(done).toMatchObject({ state: 'completed', queued: 0, zero_pages_reason: null });
+      const jobs: Array<{ job_id: string; url: string; credits: number; retries_attempted: number }> = [];
+      let cursor: string | null = null;
+      do {
+        const page: any = (
+          await call(url, `/v1/jobs?batch_id=${started.crawl_id}&limit=500${cursor ? `&cursor=${cursor}` : ''}`, { token })
+        ).body;
+        jobs.push(...page.items);
+        cursor = page.has_more ? page.cursor_next : null;
+      } while (cursor);
+      const keys = jobs.map((j) => normalUrl(j.url)!.key);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(jobs).toHaveLength(done.discovered);
+      const listed = new Set(keys);
+      expect(crawlSite.truth.articles.filter((u) => !listed.has(normalUrl(u)!.key))).toEqual([]);
+      for (const disallowed of crawlSite.truth.disallowedPaths) expect(crawlSite.hits.get(disallowed) ?? 0).toBe(0);
+      const redirectTargets = new Set(Array.from({ length: 15 }, (_, j) => `/s${(j * 10) % 20}/p${j * 10}`));
+      const fetchedAgain = [...crawlSite.hits.entries()].filter(([p, n]) => p !== '/robots.txt' && n > (redirectTargets.has(p) ? 2 : 1));
+      const retried = jobs.filter((j) => j.retries_attempted > 0).length;
+      if (context === 'scrape-engine') expect(fetchedAgain.length).toBeLessThanOrEqual(retried);
+      else expect(fetchedAgain).toEqual([]);
+      expect(await ledgerCreditsOf(jobs.map((j) => j.job_id))).toBe(done.credits_charged);
+      expect(jobs.reduce((sum, j) => sum + j.credits, 0)).toBe(done.credits_charged);
+      await eventually(async () => hooksOf(receiver).some((h) => h.runId === started.crawl_id), {
+        timeoutMs: 90_000,
+        what: `the crawl.completed webhook after killing ${context}`,
+      });
+      const hooks = hooksOf(receiver).filter((h) => h.runId === started.crawl_id);
+      expect(new Set(hooks.map((h) => h.deliveryId)).size).toBe(1);
+      expect(exitsSoFar()).toContain(context);
+      recoveries.push({
+        fault: `crawl-kill-${context}`,
+        healthy_after_ms: 0,
+        run_completed_after_ms: completedAfter,
+        webhook_posts: hooks.length,
+      });
     },
     300_000,
   );

@@ -5,6 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { type BrowserFixtureSite, startBrowserFixtureSite } from '../support/browser-fixture-site';
 import { startViabilityFixtureSite } from '../support/viability-fixture-site';
+import { startGeneratedSite } from '../../bench/src/generated-site';
+import { normalUrl } from '../../apps/site-discovery/src/url-normal-form/url-normal-form';
+import { startWebhookReceiver } from '../support/webhook-receiver';
 import { chromiumProcessesBelow, isAlive } from '../support/chromium-processes';
 import { distributedInfrastructureAvailable, TEST_NATS_URL, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-database';
@@ -91,6 +94,72 @@ describe('the embedded platform process (npm start)', () => {
       await site.close();
     }
   }, 180_000);
+
+  it('finishes a crawl that was under way when the process was killed (-9): every page once, charged once, one webhook', async () => {
+    const site = await startGeneratedSite({ articles: 150 });
+    const receiver = await startWebhookReceiver();
+    const port = await freePort();
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${new URL(receiver.url).port}`,
+      ADMIN_TOKEN: 'adm_crawl_restart_token',
+      BROWSER_WARM: 'false',
+    };
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      const first = startProcess('platform', 'dist/apps/platform/src/main.js', env);
+      await waitFor('the banner', async () => first.output().includes('listening on'), [first]);
+      const token = (await http(base, '/v1/admin/clients', { token: env.ADMIN_TOKEN, json: { plan: 'enterprise' } })).body.token;
+      const started = (
+        await http(base, '/v1/crawl', {
+          token,
+          json: { url: `${site.url}/`, sitemap: 'skip', max_depth: 3, max_pages: 1_000, callback_url: `${receiver.url}/hook` },
+        })
+      ).body;
+      const fetched = () => [...site.hits.values()].reduce((a, b) => a + b, 0);
+      await waitFor('the crawl to be under way', async () => fetched() >= 60, [first]);
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const atKill = fetched();
+
+      const second = startProcess('platform', 'dist/apps/platform/src/main.js', { ...env });
+      await waitFor('the banner', async () => second.output().includes('listening on'), [second]);
+      const read = () => http(base, `/v1/crawl/${started.crawl_id}`, { token });
+      await waitFor('the crawl to complete after the restart', async () => (await read()).body.status === 'completed', [second], 120_000);
+      const done = (await read()).body;
+      expect(done).toMatchObject({ state: 'completed', queued: 0 });
+      expect(fetched()).toBeGreaterThan(atKill);
+      const jobs: Array<{ url: string; credits: number; retries_attempted: number }> = [];
+      let cursor: string | null = null;
+      do {
+        const page: any = (
+          await http(base, `/v1/jobs?batch_id=${started.crawl_id}&limit=500${cursor ? `&cursor=${cursor}` : ''}`, { token })
+        ).body;
+        jobs.push(...page.items);
+        cursor = page.has_more ? page.cursor_next : null;
+      } while (cursor);
+      const keys = jobs.map((j) => normalUrl(j.url)!.key);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(jobs).toHaveLength(done.discovered);
+      const listed = new Set(keys);
+      expect(site.truth.articles.filter((u) => !listed.has(normalUrl(u)!.key))).toEqual([]);
+      for (const disallowed of site.truth.disallowedPaths) expect(site.hits.get(disallowed) ?? 0).toBe(0);
+      // Charged once: the jobs' credits are the crawl's, and the month's ledger holds exactly those.
+      expect(jobs.reduce((sum, j) => sum + j.credits, 0)).toBe(done.credits_charged);
+      const billing = (await http(base, '/v1/sync/billing', { token })).body;
+      expect(Object.values(billing.clients).map((c: any) => c.credits.total)).toEqual([done.credits_charged]);
+      await waitFor('the crawl.completed webhook', async () => receiver.received.length > 0, [second], 60_000);
+      await new Promise((r) => setTimeout(r, 1_000));
+      const hooks = receiver.received.map((hit) => JSON.parse(hit.raw) as { event: string; crawl_id: string });
+      expect(hooks.map((h) => [h.event, h.crawl_id])).toEqual([['crawl.completed', started.crawl_id]]);
+      expect(await second.stop('SIGTERM')).toBe(0);
+    } finally {
+      await site.close();
+      await receiver.close();
+    }
+  }, 240_000);
 
   it("gives a killed (-9) process's credit lease back to the month when the lease expires, and a restart never charges it", async () => {
     const site = await startViabilityFixtureSite();

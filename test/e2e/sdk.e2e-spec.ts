@@ -137,6 +137,16 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
     });
   });
 
+  it('crawls a site: starts, waits, lists its pages, and refuses a move the state does not allow', async () => {
+    const started = await sdk.startCrawl({ url: `${site.url}/page`, sitemap: 'skip', max_depth: 0 });
+    const done = await sdk.waitForCrawl(started.crawl_id, { pollIntervalMs: 100, timeoutMs: 60_000 });
+    expect(done).toMatchObject({ state: 'completed', completed: 1, zero_pages_reason: null });
+    const pages = [];
+    for await (const job of sdk.allJobs({ batch_id: started.crawl_id })) pages.push(job.url);
+    expect(pages).toEqual([`${site.url}/page`]);
+    await expect(sdk.setCrawlState(started.crawl_id, 'pause')).rejects.toMatchObject({ status: 409, errorCode: 'invalid_state' });
+  });
+
   it('verifies a real webhook delivery and refuses a tampered or replayed one', async () => {
     const { secret } = (await sdk.api.GET('/v1/webhooks/secret')).data!;
     const before = receiver.received.length;

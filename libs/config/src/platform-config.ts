@@ -123,6 +123,8 @@ export interface PlatformConfig {
   discoveryHostConcurrency: number;
   /** Whether clients may set ignore_robots (an operator's decision; off by default). */
   ignoreRobotsAllowed: boolean;
+  /** A discovery worker's hold on a crawl during a pass; a dead worker's crawl is taken over when it runs out. */
+  discoveryLeaseSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -254,6 +256,7 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     discoveryConcurrency: int('DISCOVERY_CONCURRENCY', 16, 1, 256),
     discoveryHostConcurrency: int('DISCOVERY_HOST_CONCURRENCY', 4, 1, 64),
     ignoreRobotsAllowed: ignoreRobotsRaw === 'true' || ignoreRobotsRaw === '1',
+    discoveryLeaseSeconds: int('DISCOVERY_LEASE_SECONDS', 10, 2, 600),
   };
   // Several processes share one database: each must hold the same key ring, so it cannot be made up locally.
   if (config.databaseUrl && config.webhookSecretKeys.length === 0) {

@@ -12,8 +12,6 @@ import { type CrawlRules, CrawlRulebook } from './crawl-rulebook';
 
 /** How often the worker looks for crawls with work; a crawl's own pass is also run at once when it is created. */
 const POLL_MS = 100;
-/** A worker's hold on a crawl; a dead worker's crawl is taken over once it runs out. */
-const LEASE_MS = 30_000;
 /** Crawls one pass works on at most (each once). */
 const CRAWLS_PER_PASS = 20;
 /** Page outcomes asked per crawl per pass. */
@@ -53,7 +51,9 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
     this.poll = new PeriodicTask('CrawlWorker', POLL_MS, () => this.pass());
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
+    // Embedded: this process is the database's only user, so a lease still held is a previous run's.
+    if (!this.config.natsUrl) await this.store.releaseAllLeases();
     this.poll.start();
   }
 
@@ -69,7 +69,7 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
   private async pass(): Promise<void> {
     const worked: string[] = [];
     while (worked.length < CRAWLS_PER_PASS) {
-      const crawl = await this.store.claimNext(this.owner, this.clock.now(), LEASE_MS, worked);
+      const crawl = await this.store.claimNext(this.owner, this.clock.now(), this.config.discoveryLeaseSeconds * 1000, worked);
       if (!crawl) return;
       worked.push(crawl.id);
       try {

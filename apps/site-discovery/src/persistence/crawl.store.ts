@@ -218,6 +218,11 @@ export class CrawlStore {
     });
   }
 
+  /** Every lease let go (the embedded runtime at start: whoever held them is gone). */
+  async releaseAllLeases(): Promise<void> {
+    await this.db.sql.query('update crawls set lease_until = null, lease_owner = null where lease_until is not null');
+  }
+
   async release(crawlId: string, owner: string, until: Date): Promise<void> {
     await this.db.sql.query('update crawls set lease_until = $3 where id = $1 and lease_owner = $2', [crawlId, owner, until]);
   }
