@@ -112,6 +112,34 @@ describe.each(runtimesUnderTest('crawl'))('POST /v1/crawl — $name', (runtime) 
     expect((await finished(blocked.body.crawl_id)).zero_pages_reason).toBe('blocked');
   });
 
+  it('plans without scraping (dry_run): sections, sampled verdicts, a forecast, the analyses charged once', async () => {
+    site.hits.clear();
+    const planned = await crawl({ url: `${site.url}/`, dry_run: true, max_pages: 150 });
+    expect(planned.status).toBe(202);
+    expect(planned.body).toMatchObject({ state: 'planning', plan: null });
+    const done = await finished(planned.body.crawl_id);
+    expect(done.state).toBe('planned');
+    const plan = done.plan;
+    expect(plan.discovered).toBeGreaterThanOrEqual(ARTICLES);
+    expect(plan.sections[0].urls).toBeGreaterThan(0);
+    expect(plan.sections.slice(0, 5).every((s: { sampled: string[] }) => s.sampled.length > 0)).toBe(true);
+    expect(plan.block_rate).toBe(0);
+    expect(plan.recommended_mode).toBe('simple');
+    const simple = plan.forecast.find((f: { mode: string }) => f.mode === 'simple');
+    expect(simple).toMatchObject({ pages: 150, credits: 150 });
+    // Local pages answer in a millisecond or two: the forecast is measured, not made up (null only where nothing was measured).
+    expect(typeof simple.seconds).toBe('number');
+    expect(plan.forecast.find((f: { mode: string }) => f.mode === 'browser')).toMatchObject({ pages: 150, credits: 750, seconds: null });
+    const sampledCount = plan.sections.reduce((n: number, s: { sampled: string[] }) => n + s.sampled.length, 0);
+    expect(plan.credits_charged).toBe(sampledCount * 2);
+    // Nothing was scraped as a page: a plan has no run, so no job listing.
+    expect(done.results_path).toBeNull();
+    expect((await http(env.url, `/v1/jobs?batch_id=${planned.body.crawl_id}`, { token })).status).toBe(404);
+    const refused = await http(env.url, `/v1/crawl/${planned.body.crawl_id}/cancel`, { token, method: 'POST' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error_code).toBe('invalid_state');
+  });
+
   it('pauses, resumes and cancels by the batch table, and refuses bad input with the contract body', async () => {
     const started = await crawl({ url: `${site.url}/`, sitemap: 'skip', max_pages: 2_000 });
     const id = started.body.crawl_id;

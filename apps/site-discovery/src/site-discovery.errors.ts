@@ -19,3 +19,8 @@ export class CrawlNotFoundError extends AppError {
 export class InvalidCrawlError extends AppError {
   readonly code = 'discovery.invalid_crawl';
 }
+
+/** A lifecycle move the crawl's state does not allow (a dry run has none): 409 with the state. */
+export class InvalidCrawlStateError extends AppError {
+  readonly code = 'discovery.invalid_state';
+}

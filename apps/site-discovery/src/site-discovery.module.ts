@@ -4,6 +4,7 @@ import { TargetGuard, targetGuardProvider } from '@lib/target-guard';
 import { Module } from '@nestjs/common';
 import { CrawlLauncher } from './crawls/crawl-launcher';
 import { CrawlLifecycle } from './crawls/crawl-lifecycle';
+import { CrawlPlanner } from './crawls/crawl-planner';
 import { CrawlRulebook } from './crawls/crawl-rulebook';
 import { CrawlViews } from './crawls/crawl-views';
 import { CrawlWorker } from './crawls/crawl-worker';
@@ -28,6 +29,7 @@ import { SiteMapper } from './site-map/site-mapper';
     SiteMapper,
     CrawlStore,
     CrawlRulebook,
+    CrawlPlanner,
     CrawlWorker,
     CrawlLauncher,
     CrawlViews,

@@ -16,6 +16,7 @@ CREATE TABLE "crawls" (
     "admitted" INTEGER NOT NULL DEFAULT 0,
     "skipped" JSONB NOT NULL DEFAULT '{}',
     "zero_pages_reason" TEXT,
+    "plan" JSONB,
     "lease_owner" TEXT,
     "lease_until" TIMESTAMPTZ(3),
     "created_at" TIMESTAMPTZ(3) NOT NULL,

@@ -932,7 +932,7 @@ export interface paths {
         put?: never;
         /**
          * Start a crawl: the start page, the sitemaps' URLs and the pages reachable by links within max_depth, in scope and allowed by robots.txt, each scraped once (its normal form decides) with the scrape options given, up to max_pages and max_credits. Pages are charged as batch jobs (1 simple, 5 browser) when they run; nothing on this call.
-         * @description Answers 202 with the crawl (state running). Follow it with GET /v1/crawl/{crawl_id}; its pages are GET /v1/jobs?batch_id={crawl_id} and GET /v1/jobs/{job_id}/data. A crawl that ends with no page scraped says why in zero_pages_reason. 429 when the month cannot cover one page.
+         * @description With dry_run: true nothing is scraped: the crawl is planning, then planned with `plan` (sections, sampled verdicts, block rate, forecast per mode); the sample analyses are charged like viability probes (≤ 30 credits). Answers 202 with the crawl (state running). Follow it with GET /v1/crawl/{crawl_id}; its pages are GET /v1/jobs?batch_id={crawl_id} and GET /v1/jobs/{job_id}/data. A crawl that ends with no page scraped says why in zero_pages_reason. 429 when the month cannot cover one page.
          */
         post: operations["Crawls_create"];
         delete?: never;
@@ -2488,6 +2488,11 @@ export interface components {
             scrape?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description Plan instead of crawl: discover the URLs without scraping them, analyse a few per path section (the viability analysis at quick depth, charged like it: at most 2 credits a URL, 30 in all), and forecast the credits and time per mode. The crawl answers planning, then planned with `plan`.
+             * @default false
+             */
+            dry_run?: boolean;
             /** @description POSTed the crawl.completed webhook (signed like a run’s) once, when the crawl ends. */
             callback_url?: string | null;
         };
@@ -2505,6 +2510,51 @@ export interface components {
             /** @description Pages whose redirect target or rel=canonical is another page of the crawl: fetched once (the only way to learn it), their links not followed. */
             duplicate: number;
         };
+        CrawlPlanSection: {
+            /**
+             * @description The URLs' first path segment ('/' for the root's own pages).
+             * @example /blog
+             */
+            path: string;
+            urls: number;
+            /** @description The URLs analysed (quick depth). */
+            sampled: string[];
+            /**
+             * @description Sampled URLs per recommended_strategy (extract_html, browser, api, blocked).
+             * @example {
+             *       "extract_html": 3
+             *     }
+             */
+            strategies: {
+                [key: string]: unknown;
+            };
+        };
+        CrawlForecast: {
+            /** @enum {string} */
+            mode: "simple" | "browser";
+            /** @description Pages the crawl would scrape: the URLs found, within max_pages and max_credits at this mode’s price. */
+            pages: number;
+            credits: number;
+            /** @description Seconds, from the sampled pages’ own fetch times, the politeness in flight and Crawl-delay; null where the samples measured nothing for this mode. */
+            seconds?: number | null;
+        };
+        CrawlPlan: {
+            /** @description URLs found in scope (sitemaps and links to max_depth, as POST /v1/map finds them). */
+            discovered: number;
+            truncated: boolean;
+            /** @description The 10 largest sections (the rest counted under "other"). */
+            sections: components["schemas"]["CrawlPlanSection"][];
+            /** @description Sampled URLs that were blocked ÷ sampled URLs; null when none could be sampled. */
+            block_rate?: number | null;
+            /**
+             * @description What most sampled pages need.
+             * @enum {string|null}
+             */
+            recommended_mode?: "simple" | "browser" | null;
+            forecast: components["schemas"]["CrawlForecast"][];
+            /** @description Credits the sample analyses were charged (the ledger’s). */
+            credits_charged: number;
+        };
         CrawlView: {
             /**
              * Format: uuid
@@ -2513,7 +2563,7 @@ export interface components {
             crawl_id: string;
             url: string;
             /** @enum {string} */
-            state: "running" | "paused" | "cancelling" | "completed" | "cancelled";
+            state: "running" | "paused" | "cancelling" | "completed" | "cancelled" | "planning" | "planned";
             /** @enum {string} */
             status: "in_progress" | "completed";
             /** @description Distinct in-scope URLs found and admitted (each becomes one page job). */
@@ -2535,8 +2585,13 @@ export interface components {
              * @enum {string|null}
              */
             zero_pages_reason?: "robots" | "scope" | "blocked" | "failed" | "cancelled" | null;
-            /** @example /v1/jobs?batch_id=… */
-            results_path: string;
+            /**
+             * @description Where its pages are listed; null for a dry run (nothing is scraped).
+             * @example /v1/jobs?batch_id=…
+             */
+            results_path?: string | null;
+            /** @description A dry run’s plan once made (state planned); null otherwise. */
+            plan?: components["schemas"]["CrawlPlan"] | null;
             /** @description Unix seconds. */
             created_at: number;
             completed_at?: number | null;

@@ -50,6 +50,7 @@ export const HTTP_ERROR_TABLE = {
   'discovery.robots_override_refused': { status: 403, errorCode: 'robots_override_not_allowed' },
   'discovery.crawl_not_found': { status: 404, errorCode: 'crawl_not_found' },
   'discovery.invalid_crawl': { status: 422, errorCode: 'invalid_crawl' },
+  'discovery.invalid_state': { status: 409, errorCode: 'invalid_state' },
   'idempotency.invalid_key': { status: 400, errorCode: 'invalid_idempotency_key' },
   'idempotency.key_reused': { status: 422, errorCode: 'idempotency_key_reused' },
   'idempotency.in_flight': { status: 409, errorCode: 'idempotency_key_in_flight' },

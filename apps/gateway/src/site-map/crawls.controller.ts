@@ -1,5 +1,5 @@
 import { PLATFORM_CONFIG, type PlatformConfig } from '@lib/config';
-import { type CrawlAction, CrawlRequest, CrawlView, ScrapeRequest, SUBJECTS, toProblems } from '@lib/contracts';
+import { CRAWL_LIMITS, type CrawlAction, CrawlRequest, CrawlView, ScrapeRequest, SUBJECTS, toProblems } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { CREDIT_COST } from '@lib/plans';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
@@ -34,6 +34,7 @@ export class CrawlsController {
     summary:
       "Start a crawl: the start page, the sitemaps' URLs and the pages reachable by links within max_depth, in scope and allowed by robots.txt, each scraped once (its normal form decides) with the scrape options given, up to max_pages and max_credits. Pages are charged as batch jobs (1 simple, 5 browser) when they run; nothing on this call.",
     description:
+      'With dry_run: true nothing is scraped: the crawl is planning, then planned with `plan` (sections, sampled verdicts, block rate, forecast per mode); the sample analyses are charged like viability probes (≤ 30 credits). ' +
       'Answers 202 with the crawl (state running). Follow it with GET /v1/crawl/{crawl_id}; its pages are GET /v1/jobs?batch_id={crawl_id} and GET /v1/jobs/{job_id}/data. A crawl that ends with no page scraped says why in zero_pages_reason. 429 when the month cannot cover one page.',
   })
   @Returns(202, CrawlView, {
@@ -50,7 +51,8 @@ export class CrawlsController {
     const client = caller.client;
     await this.assertScrapeOptions(body);
     const pageCredits = body.scrape?.browser === true ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
-    await this.credits.assertAvailable(client, pageCredits, 'a crawl (one page)');
+    if (body.dry_run) await this.credits.assertAvailable(client, CRAWL_LIMITS.plan.worstCaseCredits, "a crawl plan's sample analyses");
+    else await this.credits.assertAvailable(client, pageCredits, 'a crawl (one page)');
     return this.bus.request(
       SUBJECTS.discovery.crawlCreate,
       {
@@ -80,7 +82,7 @@ export class CrawlsController {
   @Access('client')
   @ApiOperation({ summary: "Pause: no new page starts (those in flight finish); decision 0014's table, 409 where it refuses." })
   @Returns(200, CrawlView, { description: 'The crawl, paused.' })
-  @Fails('discovery.crawl_not_found', 'batch.invalid_state')
+  @Fails('discovery.crawl_not_found', 'batch.invalid_state', 'discovery.invalid_state')
   pause(@Param('crawl_id', CRAWL_ID) crawlId: string, @Caller() caller: AdmittedCall): Promise<CrawlView> {
     return this.transition(crawlId, 'pause', caller);
   }
@@ -89,7 +91,7 @@ export class CrawlsController {
   @Access('client')
   @ApiOperation({ summary: 'Resume a paused crawl.' })
   @Returns(200, CrawlView, { description: 'The crawl, running.' })
-  @Fails('discovery.crawl_not_found', 'batch.invalid_state')
+  @Fails('discovery.crawl_not_found', 'batch.invalid_state', 'discovery.invalid_state')
   resume(@Param('crawl_id', CRAWL_ID) crawlId: string, @Caller() caller: AdmittedCall): Promise<CrawlView> {
     return this.transition(crawlId, 'resume', caller);
   }
@@ -102,7 +104,7 @@ export class CrawlsController {
       'Cancel: pages not started end cancelled and uncharged, pages in flight finish; the crawl ends cancelled when the last one does (its webhook once).',
   })
   @Returns(200, CrawlView, { description: 'The crawl, cancelling or cancelled.' })
-  @Fails('discovery.crawl_not_found', 'batch.invalid_state')
+  @Fails('discovery.crawl_not_found', 'batch.invalid_state', 'discovery.invalid_state')
   cancel(@Param('crawl_id', CRAWL_ID) crawlId: string, @Caller() caller: AdmittedCall): Promise<CrawlView> {
     return this.transition(crawlId, 'cancel', caller);
   }

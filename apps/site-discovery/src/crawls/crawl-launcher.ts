@@ -24,7 +24,8 @@ const SEED_TIMEOUT_MS = 15_000;
  * POST /v1/crawl: the start URL vetted, robots.txt read, the first pages admitted (the start page
  * and, unless sitemap=skip, the sitemaps' URLs within max_pages), the crawl stored and its run
  * opened on the job engine; the worker then appends pages and follows links. A start page
- * robots.txt disallows makes a crawl that ends at once with zero_pages_reason "robots".
+ * robots.txt disallows makes a crawl that ends at once with zero_pages_reason "robots". A dry run is
+ * stored `planning` with no page and no run; a worker makes its plan (CrawlPlanner).
  */
 @Injectable()
 export class CrawlLauncher {
@@ -64,6 +65,26 @@ export class CrawlLauncher {
     const stored = { id, url: start.url, request: { ...request, scrape, plan }, maxDepth: request.max_depth ?? CRAWL_LIMITS.depth.default };
     const rules = this.rulebook.rulesFor(stored);
     const policy = await rules.robots.policyFor(new URL(start.url));
+    if (request.dry_run) {
+      // A plan: stored planning, made by a worker (the map and the analyses take a while; a worker that dies mid-plan is taken over).
+      await this.store.insert(
+        {
+          ...stored,
+          clientId: command.client_id,
+          state: 'planning',
+          robotsStatus: policy.status,
+          maxPages,
+          pageCredits,
+          maxCredits: request.max_credits ?? null,
+          skipped: {},
+          zeroPagesReason: null,
+          createdAt: this.clock.now(),
+        },
+        [],
+      );
+      this.worker.wake();
+      return viewOf((await this.store.byId(id))!, null);
+    }
     let zero: ZeroPageReason | null = null;
     const seeds: PageCandidate[] = [];
     const refused: Partial<SkipCounts> = {};

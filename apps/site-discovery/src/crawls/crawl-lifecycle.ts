@@ -3,7 +3,7 @@ import { MessageBus } from '@lib/messaging';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { CrawlStore } from '../persistence/crawl.store';
-import { CrawlNotFoundError } from '../site-discovery.errors';
+import { CrawlNotFoundError, InvalidCrawlStateError } from '../site-discovery.errors';
 import { viewOf } from './crawl-views';
 
 /**
@@ -21,6 +21,13 @@ export class CrawlLifecycle {
   async transition(command: CrawlTransitionCommand): Promise<CrawlView> {
     const crawl = await this.store.find(command.client_id, command.crawl_id);
     if (!crawl) throw new CrawlNotFoundError(`Crawl ${command.crawl_id} not found.`);
+    if (crawl.state === 'planning' || crawl.state === 'planned')
+      throw new InvalidCrawlStateError(
+        `The crawl is a dry run (${crawl.state}): it cannot ${command.action}. Start a crawl without dry_run to scrape.`,
+        {
+          state: crawl.state,
+        },
+      );
     const run = await this.bus.request(SUBJECTS.crawlRuns.transition, { run_id: crawl.id, action: command.action });
     const ended =
       run.status === 'completed'

@@ -1,4 +1,5 @@
 import { CrawlReference, CrawlRunFigures, CrawlView, SUBJECTS } from '@lib/contracts';
+import { AppError } from '@lib/errors';
 import { MessageBus } from '@lib/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { CrawlNotFoundError } from '../site-discovery.errors';
@@ -15,7 +16,15 @@ export class CrawlViews {
   async get(reference: CrawlReference): Promise<CrawlView> {
     const crawl = await this.store.find(reference.client_id, reference.crawl_id);
     if (!crawl) throw new CrawlNotFoundError(`Crawl ${reference.crawl_id} not found.`);
-    const run = await this.bus.request(SUBJECTS.crawlRuns.get, { run_id: crawl.id }).catch(() => null);
+    // A dry run has no run; a crawl's run is there from its creation (a lookup that fails shows zeros, never an error).
+    const planOnly = crawl.state === 'planning' || crawl.state === 'planned';
+    const run = planOnly
+      ? null
+      : await this.bus.request(SUBJECTS.crawlRuns.get, { run_id: crawl.id }).catch((error: unknown) => {
+          // Only the moment between storing a crawl and opening its run (a crash there; the worker opens it).
+          if (error instanceof AppError && error.code === 'batch.batch_not_found') return null;
+          throw error;
+        });
     return viewOf(crawl, run);
   }
 }
@@ -27,7 +36,7 @@ export function viewOf(crawl: StoredCrawl, run: CrawlRunFigures | null): CrawlVi
     crawl_id: crawl.id,
     url: crawl.url,
     state: crawl.state,
-    status: crawl.state === 'completed' || crawl.state === 'cancelled' ? 'completed' : 'in_progress',
+    status: crawl.state === 'completed' || crawl.state === 'cancelled' || crawl.state === 'planned' ? 'completed' : 'in_progress',
     discovered: crawl.admitted,
     queued: Math.max(0, crawl.admitted - done),
     completed: run?.success ?? 0,
@@ -45,7 +54,8 @@ export function viewOf(crawl: StoredCrawl, run: CrawlRunFigures | null): CrawlVi
     max_credits: crawl.maxCredits,
     robots: crawl.robotsStatus,
     zero_pages_reason: crawl.zeroPagesReason,
-    results_path: `/v1/jobs?batch_id=${crawl.id}`,
+    results_path: crawl.state === 'planning' || crawl.state === 'planned' ? null : `/v1/jobs?batch_id=${crawl.id}`,
+    plan: crawl.plan,
     created_at: Math.floor(crawl.createdAt.getTime() / 1000),
     completed_at: crawl.completedAt ? Math.floor(crawl.completedAt.getTime() / 1000) : null,
   };

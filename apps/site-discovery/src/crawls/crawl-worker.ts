@@ -8,10 +8,13 @@ import { type CrawlPageRow, CrawlStore, type StoredCrawl } from '../persistence/
 import type { OpenCrawlRunCommand } from '@lib/contracts';
 import { normalUrl } from '../url-normal-form/url-normal-form';
 import { pageJobId, sortLinks } from './crawl-frontier';
+import { CrawlPlanner } from './crawl-planner';
 import { type CrawlRules, CrawlRulebook } from './crawl-rulebook';
 
 /** How often the worker looks for crawls with work; a crawl's own pass is also run at once when it is created. */
 const POLL_MS = 100;
+/** A worker's hold on a dry run while it makes the plan (a map of up to 20 s and up to 15 analyses). */
+const PLAN_LEASE_MS = 300_000;
 /** Crawls one pass works on at most (each once). */
 const CRAWLS_PER_PASS = 20;
 /** Page outcomes asked per crawl per pass. */
@@ -44,6 +47,7 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(
     private readonly store: CrawlStore,
     private readonly rulebook: CrawlRulebook,
+    private readonly planner: CrawlPlanner,
     @Inject(MessageBus) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
@@ -84,6 +88,13 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
 
   private async work(crawl: StoredCrawl): Promise<void> {
     const rules = this.rulebook.rulesFor(crawl);
+    if (crawl.state === 'planning') {
+      await this.store.extendLease(crawl.id, this.owner, new Date(this.clock.now().getTime() + PLAN_LEASE_MS));
+      const plan = await this.planner.plan(crawl, rules);
+      await this.store.savePlan(crawl.id, plan, this.clock.now());
+      this.rulebook.forget(crawl.id);
+      return;
+    }
     const queued = await this.store.pagesIn(crawl.id, 'queued', OUTCOMES_PER_PASS);
     let inFlight = queued.length;
     if (queued.length > 0) {

@@ -1,4 +1,4 @@
-import type { CrawlRequest, CrawlState, ZeroPageReason } from '@lib/contracts';
+import type { CrawlPlan, CrawlRequest, CrawlState, ZeroPageReason } from '@lib/contracts';
 import { DATABASE, DatabaseConnection, storableJson, type SqlTransaction } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 
@@ -22,6 +22,7 @@ export interface StoredCrawl {
   admitted: number;
   skipped: Partial<SkipCounts>;
   zeroPagesReason: ZeroPageReason | null;
+  plan: CrawlPlan | null;
   createdAt: Date;
   completedAt: Date | null;
 }
@@ -42,10 +43,10 @@ export interface PageCandidate {
 }
 
 const CRAWL_COLUMNS = `id, client_id "clientId", url, request, state, robots_status "robotsStatus", max_pages "maxPages", max_depth "maxDepth",
-  page_credits "pageCredits", max_credits "maxCredits", admitted, skipped, zero_pages_reason "zeroPagesReason",
+  page_credits "pageCredits", max_credits "maxCredits", admitted, skipped, zero_pages_reason "zeroPagesReason", plan,
   created_at "createdAt", completed_at "completedAt"`;
 
-const LIVE_STATES = `('running', 'paused', 'cancelling')`;
+const LIVE_STATES = `('running', 'paused', 'cancelling', 'planning')`;
 
 /**
  * The `crawls` and `crawl_pages` tables, owned by site-discovery. A page is admitted in the
@@ -57,7 +58,7 @@ const LIVE_STATES = `('running', 'paused', 'cancelling')`;
 export class CrawlStore {
   constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {}
 
-  async insert(crawl: Omit<StoredCrawl, 'admitted' | 'completedAt'>, seeds: PageCandidate[]): Promise<void> {
+  async insert(crawl: Omit<StoredCrawl, 'admitted' | 'completedAt' | 'plan'>, seeds: PageCandidate[]): Promise<void> {
     await this.db.sql.transaction(async (tx) => {
       await tx.query(
         `insert into crawls (id, client_id, url, request, state, robots_status, max_pages, max_depth, page_credits, max_credits, admitted, skipped, zero_pages_reason, created_at, completed_at)
@@ -216,6 +217,19 @@ export class CrawlStore {
       );
       return crawl;
     });
+  }
+
+  /** A dry run's plan, made: the crawl is planned (once; a plan made again by a worker that took over changes nothing). */
+  async savePlan(crawlId: string, plan: CrawlPlan, at: Date): Promise<void> {
+    await this.db.sql.query(
+      `update crawls set plan = $2::jsonb, state = 'planned', completed_at = $3, admitted = $4 where id = $1 and state = 'planning'`,
+      [crawlId, storableJson(plan), at, plan.discovered],
+    );
+  }
+
+  /** Holds the crawl longer than a pass (a plan's map and analyses take up to a minute or two). */
+  async extendLease(crawlId: string, owner: string, until: Date): Promise<void> {
+    await this.db.sql.query('update crawls set lease_until = $3 where id = $1 and lease_owner = $2', [crawlId, owner, until]);
   }
 
   /** Every lease let go (the embedded runtime at start: whoever held them is gone). */

@@ -27,10 +27,15 @@ export const CRAWL_LIMITS = {
   depth: { default: 3, max: 20 },
   /** Jobs appended to the crawl's run per write. */
   appendChunk: 200,
+  /**
+   * A dry run: sections shown, sections sampled, URLs analysed per sampled section at quick depth
+   * (≤ 2 credits each: the plan's worst case, refused up front when the month cannot cover it).
+   */
+  plan: { sectionsShown: 10, sectionsSampled: 5, samplesPerSection: 3, worstCaseCredits: 5 * 3 * 2 },
 } as const;
 
-/** The lifecycle of a crawl: its run's state on the job engine (decision 0014's table). */
-export const CRAWL_STATES = ['running', 'paused', 'cancelling', 'completed', 'cancelled'] as const;
+/** The lifecycle of a crawl: its run's state on the job engine (decision 0014's table); a dry run is planning, then planned. */
+export const CRAWL_STATES = ['running', 'paused', 'cancelling', 'completed', 'cancelled', 'planning', 'planned'] as const;
 export type CrawlState = (typeof CRAWL_STATES)[number];
 export const CRAWL_ACTIONS = ['pause', 'resume', 'cancel'] as const;
 export type CrawlAction = (typeof CRAWL_ACTIONS)[number];
@@ -78,6 +83,15 @@ export class CrawlRequest extends SiteScopeOptions {
   scrape?: Record<string, unknown>;
 
   @ApiPropertyOptional({
+    default: false,
+    description:
+      'Plan instead of crawl: discover the URLs without scraping them, analyse a few per path section (the viability analysis at quick depth, charged like it: at most 2 credits a URL, 30 in all), and forecast the credits and time per mode. The crawl answers planning, then planned with `plan`.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  dry_run?: boolean;
+
+  @ApiPropertyOptional({
     nullable: true,
     type: String,
     description: 'POSTed the crawl.completed webhook (signed like a run’s) once, when the crawl ends.',
@@ -90,7 +104,7 @@ export class CrawlRequest extends SiteScopeOptions {
   callback_url?: string | null;
 }
 
-/** Start a crawl for one client (gateway → site-discovery). */
+/** Start a crawl (or plan one: request.dry_run) for one client (gateway → site-discovery). */
 export class CreateCrawlCommand {
   @IsString()
   @Length(1, 128)
@@ -146,6 +160,71 @@ export class CrawlSkipCounts {
   duplicate: number;
 }
 
+/** One path section of a plan: its URLs and what the sampled ones need. */
+export class CrawlPlanSection {
+  @ApiProperty({ example: '/blog', description: "The URLs' first path segment ('/' for the root's own pages)." })
+  path: string;
+
+  @ApiProperty()
+  urls: number;
+
+  @ApiProperty({ type: [String], description: 'The URLs analysed (quick depth).' })
+  sampled: string[];
+
+  @ApiProperty({
+    ...openObject('Sampled URLs per recommended_strategy (extract_html, browser, api, blocked).'),
+    example: { extract_html: 3 },
+  })
+  strategies: Record<string, number>;
+}
+
+export class CrawlForecast {
+  @ApiProperty({ enum: ['simple', 'browser'] })
+  mode: 'simple' | 'browser';
+
+  @ApiProperty({ description: 'Pages the crawl would scrape: the URLs found, within max_pages and max_credits at this mode’s price.' })
+  pages: number;
+
+  @ApiProperty()
+  credits: number;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    description:
+      'Seconds, from the sampled pages’ own fetch times, the politeness in flight and Crawl-delay; null where the samples measured nothing for this mode.',
+  })
+  seconds: number | null;
+}
+
+/** A dry run's answer (issue 39): the bill and the block rate before anything is scraped. */
+export class CrawlPlan {
+  @ApiProperty({ description: 'URLs found in scope (sitemaps and links to max_depth, as POST /v1/map finds them).' })
+  discovered: number;
+
+  @ApiProperty()
+  truncated: boolean;
+
+  @ApiProperty({ type: [CrawlPlanSection], description: 'The 10 largest sections (the rest counted under "other").' })
+  sections: CrawlPlanSection[];
+
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    description: 'Sampled URLs that were blocked ÷ sampled URLs; null when none could be sampled.',
+  })
+  block_rate: number | null;
+
+  @ApiPropertyOptional({ enum: ['simple', 'browser'], nullable: true, type: String, description: 'What most sampled pages need.' })
+  recommended_mode: 'simple' | 'browser' | null;
+
+  @ApiProperty({ type: [CrawlForecast] })
+  forecast: CrawlForecast[];
+
+  @ApiProperty({ description: 'Credits the sample analyses were charged (the ledger’s).' })
+  credits_charged: number;
+}
+
 /** GET /v1/crawl/{id}: where a crawl stands. */
 export class CrawlView {
   @ApiProperty({ format: 'uuid', description: 'Also the id of its run: its pages are GET /v1/jobs?batch_id=<crawl_id>.' })
@@ -196,8 +275,16 @@ export class CrawlView {
   })
   zero_pages_reason: ZeroPageReason | null;
 
-  @ApiProperty({ example: '/v1/jobs?batch_id=…' })
-  results_path: string;
+  @ApiPropertyOptional({
+    example: '/v1/jobs?batch_id=…',
+    nullable: true,
+    type: String,
+    description: 'Where its pages are listed; null for a dry run (nothing is scraped).',
+  })
+  results_path: string | null;
+
+  @ApiPropertyOptional({ type: CrawlPlan, nullable: true, description: 'A dry run’s plan once made (state planned); null otherwise.' })
+  plan: CrawlPlan | null;
 
   @ApiProperty({ description: 'Unix seconds.' })
   created_at: number;
