@@ -20,6 +20,7 @@ import { corpusVerdictRows } from './corpus-verdicts';
 import { benchViability, startCorpusServer } from './viability-bench';
 import { startGeneratedSite } from './generated-site';
 import { benchMap } from './map-bench';
+import { benchCrawl } from './crawl-bench';
 
 /**
  * `npm run bench` (operator contract §6): every figure is a ratio against a baseline measured in
@@ -53,6 +54,8 @@ async function main(): Promise<void> {
       // counting a page until its context has closed, which is after its answer went out: two
       // slots more than the pages in flight, so the next request is never refused for that moment.
       BROWSER_CONCURRENCY: String(BROWSER_CONCURRENCY + 2),
+      // The crawl row compares against a collection run on the same workers: the same pages in flight.
+      DISCOVERY_HOST_CONCURRENCY: '8',
     }),
   );
   const admin = platform.bootstrapTokens.find((t) => t.clientId === 'admin')!.token!;
@@ -112,6 +115,7 @@ async function main(): Promise<void> {
     browserPages.push(await benchBrowser(kind, platform.url, created.token, page.browserUrl, BROWSER_CONCURRENCY, BROWSER_SECONDS));
   const viability = corpus.names.length > 0 ? await benchViability(platform.url, created.token, corpus, 15) : null;
   const siteMap = await benchMap(platform.url, created.token, generatedSite);
+  const siteCrawl = await benchCrawl(platform.url, created.token, generatedSite);
   // A real 48 KB page (the corpus's medium-2) and a 49 KB page of nothing but markup (2,340 elements).
   const markdownCost = corpus.names.includes('medium-2')
     ? await markdownOverHtml(platform.url, created.token, `${corpus.url}/medium-2`)
@@ -257,6 +261,21 @@ async function main(): Promise<void> {
       figure: 'map, sitemaps only ÷ a bare sitemap reader (got-scraping + regex over <loc>, no robots, scope, normal form or limits)',
       value: ratio(siteMap.bareSitemapMedianMs, siteMap.sitemapOnlyMedianMs),
       detail: `median ${siteMap.sitemapOnlyMedianMs} ms through the API vs ${siteMap.bareSitemapMedianMs} ms bare, same 10,020 sitemap URLs`,
+    },
+    {
+      figure: 'crawl of 1,000 pages ÷ a collection run of 1,000 of the same site’s pages, pages/s (goal ≥ 0.5)',
+      value: ratio(siteCrawl.crawlPagesPerSecond, siteCrawl.collectionPagesPerSecond),
+      detail: `${siteCrawl.crawlPagesPerSecond} vs ${siteCrawl.collectionPagesPerSecond} pages/s (${siteCrawl.crawlSeconds} s vs ${siteCrawl.collectionSeconds} s); DISCOVERY_HOST_CONCURRENCY = JOB_WORKER_CONCURRENCY = 8`,
+    },
+    {
+      figure: 'crawl: duplicates + disallowed fetches + pages over max_pages (goal 0)',
+      value: siteCrawl.duplicates + siteCrawl.disallowedFetched + siteCrawl.overLimit,
+      detail: `${siteCrawl.pages} pages; duplicates ${siteCrawl.duplicates}, disallowed fetched ${siteCrawl.disallowedFetched}, over max_pages ${siteCrawl.overLimit}`,
+    },
+    {
+      figure: 'crawl plan (dry_run): forecast credits ÷ credits charged by the same crawl',
+      value: ratio(siteCrawl.forecastCredits, siteCrawl.creditsCharged),
+      detail: `forecast ${siteCrawl.forecastCredits} credits${siteCrawl.forecastSeconds === null ? '' : ` and ${siteCrawl.forecastSeconds} s`}; charged ${siteCrawl.creditsCharged} credits in ${siteCrawl.crawlSeconds} s`,
     },
     ...markdownRows(markdownCorpus),
     ...verdictRows,

@@ -43,6 +43,7 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly poll: PeriodicTask<void>;
   /** When each crawl with a Crawl-delay last had a page appended (ms since epoch). */
   private readonly lastAppend = new Map<string, number>();
+  private stopping = false;
 
   constructor(
     private readonly store: CrawlStore,
@@ -62,6 +63,7 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     await this.poll.stop();
   }
 
@@ -70,33 +72,42 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
     void this.poll.runNow().catch((error: unknown) => this.logger.warn(`pass failed: ${String(error)}`));
   }
 
+  /**
+   * Works each live crawl once. A pass that moved anything (pages read or appended) is followed at
+   * once by another rather than after POLL_MS: pages finish in milliseconds, and a crawl that waited
+   * for the poll would keep its pages in flight far below what politeness allows.
+   */
   private async pass(): Promise<void> {
     const worked: string[] = [];
+    let moved = false;
     while (worked.length < CRAWLS_PER_PASS) {
       const crawl = await this.store.claimNext(this.owner, this.clock.now(), this.config.discoveryLeaseSeconds * 1000, worked);
-      if (!crawl) return;
+      if (!crawl) break;
       worked.push(crawl.id);
       try {
-        await this.work(crawl);
+        moved = (await this.work(crawl)) || moved;
       } catch (error) {
         this.logger.warn(`crawl ${crawl.id}: ${error instanceof Error ? error.message : String(error)}`);
       } finally {
         await this.store.release(crawl.id, this.owner, this.clock.now());
       }
     }
+    if (moved && !this.stopping) setImmediate(() => this.wake());
   }
 
-  private async work(crawl: StoredCrawl): Promise<void> {
+  /** One crawl's turn; true when it moved (pages read or appended, a plan made, the crawl ended). */
+  private async work(crawl: StoredCrawl): Promise<boolean> {
     const rules = this.rulebook.rulesFor(crawl);
     if (crawl.state === 'planning') {
       await this.store.extendLease(crawl.id, this.owner, new Date(this.clock.now().getTime() + PLAN_LEASE_MS));
       const plan = await this.planner.plan(crawl, rules);
       await this.store.savePlan(crawl.id, plan, this.clock.now());
       this.rulebook.forget(crawl.id);
-      return;
+      return true;
     }
     const queued = await this.store.pagesIn(crawl.id, 'queued', OUTCOMES_PER_PASS);
     let inFlight = queued.length;
+    let moved = false;
     if (queued.length > 0) {
       const { finished } = await this.bus.request(SUBJECTS.crawlRuns.outcomes, { run_id: crawl.id, job_ids: queued.map((p) => p.jobId) });
       const byJob = new Map(queued.map((p) => [p.jobId, p]));
@@ -106,9 +117,10 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
         if (outcome.success && crawl.state !== 'cancelling' && rules.followLinks) await this.readLinks(crawl, page, rules);
         await this.store.markPages(crawl.id, [page.key], 'read');
         inFlight -= 1;
+        moved = true;
       }
     }
-    if (crawl.state === 'running') await this.appendPages(crawl, rules, inFlight);
+    if (crawl.state === 'running') moved = (await this.appendPages(crawl, rules, inFlight)) || moved;
     const waiting = (await this.store.countIn(crawl.id, 'new')) + (await this.store.countIn(crawl.id, 'queued'));
     if (crawl.state === 'cancelling' || waiting === 0) {
       const run = await this.bus.request(waiting === 0 && crawl.state !== 'cancelling' ? SUBJECTS.crawlRuns.seal : SUBJECTS.crawlRuns.get, {
@@ -119,18 +131,20 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
         await this.store.setState(crawl.id, run.state, { at: this.clock.now(), zeroPagesReason: reason });
         this.rulebook.forget(crawl.id);
         this.lastAppend.delete(crawl.id);
+        return true;
       }
     }
+    return moved;
   }
 
   /** Appends waiting pages while politeness has room: DISCOVERY_HOST_CONCURRENCY in flight, or one spaced by Crawl-delay. */
-  private async appendPages(crawl: StoredCrawl, rules: CrawlRules, inFlight: number): Promise<void> {
+  private async appendPages(crawl: StoredCrawl, rules: CrawlRules, inFlight: number): Promise<boolean> {
     const delay = (await rules.robots.policyFor(new URL(crawl.url))).crawlDelaySeconds();
     let room = delay ? Math.min(1, 1 - inFlight) : this.config.discoveryHostConcurrency - inFlight;
     if (delay && Date.now() - (this.lastAppend.get(crawl.id) ?? 0) < delay * 1000) room = 0;
-    if (room <= 0) return;
+    if (room <= 0) return false;
     const pages = await this.store.pagesIn(crawl.id, 'new', Math.min(room, CRAWL_LIMITS.appendChunk));
-    if (pages.length === 0) return;
+    if (pages.length === 0) return false;
     const request = crawl.request.scrape ?? {};
     await this.bus.request(SUBJECTS.crawlRuns.open, openRunCommand(crawl));
     const { state } = await this.bus.request(SUBJECTS.crawlRuns.append, {
@@ -144,6 +158,7 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
         'queued',
       );
     if (delay) this.lastAppend.set(crawl.id, Date.now());
+    return true;
   }
 
   /** A finished page's links, admitted by the frontier's rules; a page that is another page of the crawl (redirect, canonical) adds none. */
