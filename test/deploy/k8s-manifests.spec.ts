@@ -219,7 +219,7 @@ describe.each(OVERLAYS)('k8s manifests: policies of the %s overlay', (overlay) =
       expect([d.metadata.name, pdbs.filter((p) => matches(p.spec.selector, podLabels(d))).length]).toEqual([d.metadata.name, 1]);
   });
 
-  it('lets only scrape-engine and webhook-sender leave the cluster, and denies everything else by default', () => {
+  it('lets only scrape-engine, site-discovery and webhook-sender leave the cluster, and denies everything else by default', () => {
     expect(
       policies.some(
         (p) =>
@@ -237,8 +237,8 @@ describe.each(OVERLAYS)('k8s manifests: policies of the %s overlay', (overlay) =
         ),
       )
       .map((d) => d.metadata.name);
-    expect(leaving.sort()).toEqual(['scrape-engine', 'webhook-sender']);
-    // And those two never reach private or link-local addresses (SSRF, twice).
+    expect(leaving.sort()).toEqual(['scrape-engine', 'site-discovery', 'webhook-sender']);
+    // And those three never reach private or link-local addresses (SSRF, twice).
     for (const p of policies.filter((p) => (p.spec.egress ?? []).some((r: { to?: any[] }) => reachesInternet(r.to))))
       for (const rule of p.spec.egress)
         for (const peer of rule.to ?? [])
