@@ -10,7 +10,17 @@ import { expectUsageHeaders, http } from './support/http';
 import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { runtimesUnderTest } from './support/runtimes';
 
-const TOOLS = ['check_billing', 'discover', 'health_check', 'list_proxy_countries', 'scrape_as_markdown', 'scrape_url'];
+const TOOLS = [
+  'check_billing',
+  'crawl_site',
+  'crawl_status',
+  'discover',
+  'health_check',
+  'list_proxy_countries',
+  'map_site',
+  'scrape_as_markdown',
+  'scrape_url',
+];
 const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
 
 type Text = { type: 'text'; text: string };
@@ -144,7 +154,7 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     expect(notJsonRpc.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
   });
 
-  it('lists the six tools, each with valid input and output JSON Schemas, a description and annotations', async () => {
+  it('lists the tools, each with valid input and output JSON Schemas, a description and annotations', async () => {
     const { tools } = await agent.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
     const ajv = new Ajv2020({ strict: false });
@@ -156,7 +166,8 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
       expect(() => ajv.compile(tool.inputSchema)).not.toThrow();
       expect(() => ajv.compile(tool.outputSchema!)).not.toThrow();
       expect(tool.annotations).toMatchObject({
-        readOnlyHint: true,
+        // Starting a crawl is the one tool that changes something (a crawl exists afterwards).
+        readOnlyHint: tool.name !== 'crawl_site',
         destructiveHint: false,
         idempotentHint: expect.any(Boolean),
         openWorldHint: expect.any(Boolean),
@@ -340,6 +351,51 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
       [clientId],
     );
     expect(probes.map((p) => p.details.probe).sort()).toEqual(['extract_html', 'simple_request']);
+  });
+
+  it('map_site lists URLs fenced and windowed; crawl_site starts a crawl and crawl_status reads its pages fenced, page by page', async () => {
+    const mapped = await call('map_site', { url: `${site.url}/page`, sitemap: 'skip', max_depth: 0, max_chars: 100 });
+    expect(mapped.isError).toBeFalsy();
+    const mapData = mapped.structuredContent as {
+      count: number;
+      credits_charged: number;
+      urls: string;
+      content_window: { truncated: boolean };
+    };
+    expect(mapData.count).toBeGreaterThan(0);
+    expect(mapData.credits_charged).toBe(1);
+    expect(fenced(mapData.urls, nonceOf(mapData.urls), 'urls')).toContain(`${site.url}/page`);
+
+    const started = await call('crawl_site', { url: `${site.url}/page`, sitemap: 'skip', max_depth: 0 });
+    expect(started.isError).toBeFalsy();
+    const crawlId = (started.structuredContent as { crawl: { crawl_id: string; state: string } }).crawl.crawl_id;
+    expect(textOf(started)).toContain(`crawl_status with crawl_id "${crawlId}"`);
+    let status: CallToolResult;
+    for (let tries = 0; ; tries += 1) {
+      status = await call('crawl_status', { crawl_id: crawlId, pages: 2 });
+      if ((status.structuredContent as { crawl: { status: string } }).crawl.status === 'completed') break;
+      if (tries > 100) throw new Error(textOf(status));
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const data = status.structuredContent as {
+      crawl: { completed: number; credits_charged: number };
+      pages: string;
+      page_urls: string[];
+      next_cursor: string | null;
+    };
+    expect(data.crawl).toMatchObject({ completed: 1, credits_charged: 1 });
+    expect(data.page_urls).toEqual([`${site.url}/page`]);
+    expect(data.next_cursor).toBeNull();
+    expect(fenced(data.pages, nonceOf(data.pages), 'markdown')).toContain(`## ${site.url}/page`);
+    expect((await call('crawl_status', { crawl_id: '00000000-0000-4000-8000-000000000000' })).isError).toBe(true);
+    expect((await call('crawl_site', { url: `${site.url}/page`, max_pages: 0 })).isError).toBe(true);
+    for (const url of [`http://127.0.0.1:${canary.port}/`, 'http://169.254.169.254/latest/meta-data/']) {
+      for (const tool of ['map_site', 'crawl_site']) {
+        const refused = await call(tool, { url });
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toMatch(/target_blocked|not (a )?public|not allowed/i);
+      }
+    }
   });
 
   it('list_proxy_countries, check_billing and health_check', async () => {

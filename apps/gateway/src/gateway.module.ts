@@ -17,8 +17,9 @@ import { ProjectsController } from './projects/projects.controller';
 import { ProxiesController } from './proxies/proxies.controller';
 import { UsageController } from './usage/usage.controller';
 import { ViabilityTestsController } from './viability/viability-tests.controller';
-import { SiteMapController } from './site-map/site-map.controller';
-import { CrawlsController } from './site-map/crawls.controller';
+import { SiteMapController } from './site-discovery/site-map.controller';
+import { CrawlsController } from './site-discovery/crawls.controller';
+import { SiteDiscoveryCalls } from './site-discovery/site-discovery.calls';
 import { ClientBootstrap } from './clients/client-bootstrap';
 import { ClientDirectory } from './clients/client-directory';
 import { ChargedExecution } from './credits/charged-execution';
@@ -67,6 +68,7 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     AgentEndpointController,
   ],
   providers: [
+    SiteDiscoveryCalls,
     ClientStore,
     IdempotencyKeyStore,
     ClientDirectory,

@@ -1,5 +1,8 @@
 import {
+  type CrawlPlan,
+  type CrawlView,
   isMainContentFallbackNote,
+  type JobResultBody,
   ScrapeGuidance,
   ScrapeRequest,
   ScrapeResultBody,
@@ -18,6 +21,12 @@ import { SyncScrapeHandler } from '../sync-scrape/sync-scrape.handler';
 import {
   AGENT_SCRAPE_FIELDS,
   argumentsOf,
+  crawlRequestOf,
+  CrawlSiteArguments,
+  CRAWL_STATUS_PAGES,
+  CrawlStatusArguments,
+  mapRequestOf,
+  MapSiteArguments,
   depthOf,
   DiscoverArguments,
   markdownRequestOf,
@@ -29,14 +38,15 @@ import {
 } from './tool-arguments';
 import { failureOf, failureResult, invalidArguments } from './tool-results';
 import type { ToolName } from './tool-schemas';
-import { describeWindow, textWindowOf, TextWindowView } from './text-window';
+import { DEFAULT_MAX_CHARS, describeWindow, MIN_CHARS, textWindowOf, TextWindowView } from './text-window';
+import { SiteDiscoveryCalls } from '../site-discovery/site-discovery.calls';
 import { oneLine, UntrustedContentFence } from './untrusted-content';
 
 // A discover call waits for its slowest probe (a browser render with its own budget); the analyser decides failure, not this.
 const DISCOVER_TIMEOUT_MS = 300_000;
 
 /**
- * The six tools of the agent endpoint, each the same use case as its REST operation, run on the
+ * The tools of the agent endpoint, each the same use case as its REST operation, run on the
  * caller's admission: the same SSRF guard, credit holds, ledger entries and proxy approvals. What a
  * tool adds is the agent's view: page content fenced as untrusted, cut to a token budget, failures
  * as guidance the model can act on.
@@ -50,6 +60,7 @@ export class AgentToolbox {
     @Inject(MessageBus) private readonly bus: MessageBus,
     private readonly credits: CreditGate,
     private readonly health: PlatformHealth,
+    private readonly discovery: SiteDiscoveryCalls,
   ) {}
 
   async call(tool: ToolName, rawArguments: unknown, admission: AdmittedCall): Promise<CallToolResult> {
@@ -62,6 +73,12 @@ export class AgentToolbox {
           return await this.scrapeAsMarkdown(rawArguments, admission);
         case 'discover':
           return await this.discover(rawArguments, admission);
+        case 'map_site':
+          return await this.mapSite(rawArguments, admission);
+        case 'crawl_site':
+          return await this.crawlSite(rawArguments, admission);
+        case 'crawl_status':
+          return await this.crawlStatus(rawArguments, admission);
         case 'list_proxy_countries':
           return await this.withoutArguments(tool, rawArguments, () => this.proxyCountries(admission));
         case 'check_billing':
@@ -234,6 +251,113 @@ export class AgentToolbox {
     };
   }
 
+  private async mapSite(raw: unknown, admission: AdmittedCall): Promise<CallToolResult> {
+    const parsed = await argumentsOf(MapSiteArguments, raw);
+    if (!parsed.ok) return invalidArguments('map_site', parsed.problems);
+    const request = mapRequestOf(parsed.value);
+    const { maxChars, offset } = windowOf(parsed.value);
+    const map = await this.discovery.map(request, admission);
+    const window = textWindowOf(map.urls.join('\n'), offset, maxChars);
+    const fence = new UntrustedContentFence();
+    const head = [
+      `${map.count} URL${map.count === 1 ? '' : 's'} found from ${oneLine(map.url, 2048)} (robots.txt: ${map.robots.status}; ${map.sources.sitemap} from sitemaps, ${map.sources.links} from links; ${map.pages_fetched} pages fetched).`,
+      map.truncated
+        ? `The map stopped early (${map.stopped_by}): raise limit, page_fetches or max_depth for more.`
+        : 'The map is complete within its scope.',
+      `Skipped: ${Object.entries(map.skipped)
+        .map(([reason, n]) => `${reason} ${n}`)
+        .join(', ')}. ${admission.creditsCharged} credit${admission.creditsCharged === 1 ? '' : 's'} charged.`,
+      describeWindow(
+        window,
+        `Call map_site again with the same arguments and offset={next} for the next part (the map runs and is charged again).`,
+      ),
+    ];
+    const urls = window.text.length > 0 ? fence.wrap(window.text, map.url, 'urls') : null;
+    const blocks: ContentBlock[] = [{ type: 'text', text: head.join('\n') }];
+    if (urls) blocks.push({ type: 'text', text: urls });
+    return {
+      content: blocks,
+      structuredContent: {
+        url: map.url,
+        count: map.count,
+        truncated: map.truncated,
+        stopped_by: map.stopped_by,
+        robots: map.robots,
+        pages_fetched: map.pages_fetched,
+        skipped: map.skipped,
+        urls,
+        content_window: windowFields(window),
+        credits_charged: admission.creditsCharged,
+      },
+    };
+  }
+
+  private async crawlSite(raw: unknown, admission: AdmittedCall): Promise<CallToolResult> {
+    const parsed = await argumentsOf(CrawlSiteArguments, raw);
+    if (!parsed.ok) return invalidArguments('crawl_site', parsed.problems);
+    const crawl = await this.discovery.startCrawl(crawlRequestOf(parsed.value), admission);
+    const what = crawl.state === 'planning' ? 'A plan (dry run) is being made' : `A crawl of up to ${crawl.max_pages} pages started`;
+    const text = [
+      `${what} for ${oneLine(crawl.url, 2048)}: crawl_id ${crawl.crawl_id}, state ${crawl.state}.`,
+      crawl.zero_pages_reason
+        ? `It ended at once with no page: ${crawl.zero_pages_reason}.`
+        : `Call crawl_status with crawl_id "${crawl.crawl_id}" to follow it and read its pages.`,
+    ];
+    return { content: [{ type: 'text', text: text.join('\n') }], structuredContent: { crawl, credits_charged: 0 } };
+  }
+
+  private async crawlStatus(raw: unknown, admission: AdmittedCall): Promise<CallToolResult> {
+    const parsed = await argumentsOf(CrawlStatusArguments, raw);
+    if (!parsed.ok) return invalidArguments('crawl_status', parsed.problems);
+    const crawlId = parsed.value.crawl_id.toLowerCase();
+    const crawl = await this.discovery.crawl(crawlId, admission);
+    const want = parsed.value.pages ?? CRAWL_STATUS_PAGES.default;
+    const budget = parsed.value.max_chars ?? DEFAULT_MAX_CHARS;
+    const lines = [crawlLine(crawl)];
+    if (crawl.plan) lines.push(planLine(crawl.plan));
+    let pages: string | null = null;
+    const pageUrls: string[] = [];
+    let nextCursor: string | null = null;
+    if (want > 0 && crawl.results_path) {
+      const listed = await this.bus.unpack(
+        await this.bus.request(
+          SUBJECTS.jobs.listForClient,
+          { client_id: admission.client.id, batch_id: crawlId, statuses: ['completed'], cursor: parsed.value.cursor, limit: want },
+          { correlationId: admission.requestId, timeoutMs: 60_000 },
+        ),
+      );
+      const share = Math.max(MIN_CHARS, Math.floor(budget / Math.max(1, listed.items.length)));
+      const parts: string[] = [];
+      for (const job of listed.items) {
+        const reply = await this.bus.request(
+          SUBJECTS.jobs.data,
+          { client_id: admission.client.id, job_id: job.job_id },
+          { correlationId: admission.requestId, timeoutMs: 60_000 },
+        );
+        if (!reply.found) continue;
+        const body: JobResultBody = await this.bus.unpack(reply.result);
+        const window = textWindowOf(body.markdown ?? body.html ?? '', 0, share);
+        parts.push(
+          `## ${job.url}\n${window.text}${window.truncated ? `\n[cut at ${window.end} of ${window.total_chars} characters]` : ''}`,
+        );
+        pageUrls.push(job.url);
+      }
+      nextCursor = listed.has_more ? listed.cursor_next : null;
+      if (parts.length > 0) pages = new UntrustedContentFence().wrap(parts.join('\n\n'), crawl.url, 'markdown');
+      lines.push(
+        pageUrls.length > 0
+          ? `Pages ${pageUrls.length} shown.${nextCursor ? ` Call crawl_status with cursor "${nextCursor}" for the next ones.` : crawl.status === 'completed' ? ' No more pages.' : ' More may come as the crawl goes on.'}`
+          : 'No scraped page to show yet.',
+      );
+    }
+    const blocks: ContentBlock[] = [{ type: 'text', text: lines.join('\n') }];
+    if (pages) blocks.push({ type: 'text', text: pages });
+    return {
+      content: blocks,
+      structuredContent: { crawl, pages, page_urls: pageUrls, next_cursor: nextCursor, credits_charged: 0 },
+    };
+  }
+
   private async proxyCountries(admission: AdmittedCall): Promise<CallToolResult> {
     const correlationId = admission.requestId;
     const [catalog, status] = await Promise.all([
@@ -364,6 +488,27 @@ function guidanceLines(guidance: ScrapeGuidance): string[] {
   if (guidance.stop_reason) lines.push(`Retrying will not help: ${guidance.stop_reason}`);
   if (guidance.suggested_request) lines.push(`Suggested arguments for the next attempt: ${JSON.stringify(guidance.suggested_request)}`);
   return lines.length > 0 ? ['Next steps:', ...lines] : [];
+}
+
+function crawlLine(crawl: CrawlView): string {
+  const skipped = Object.entries(crawl.skipped)
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(', ');
+  return (
+    `Crawl ${crawl.crawl_id} of ${oneLine(crawl.url, 2048)}: ${crawl.state}; ${crawl.discovered} pages discovered, ${crawl.queued} queued, ${crawl.completed} scraped, ${crawl.failed} failed; ` +
+    `${crawl.credits_charged} credits charged.${skipped ? ` Skipped: ${skipped}.` : ''}${crawl.zero_pages_reason ? ` No page scraped: ${crawl.zero_pages_reason}.` : ''}`
+  );
+}
+
+function planLine(plan: CrawlPlan): string {
+  const forecast = plan.forecast
+    .map((f) => `${f.mode}: ${f.pages} pages, ${f.credits} credits${f.seconds === null ? '' : `, about ${Math.round(f.seconds)} s`}`)
+    .join('; ');
+  return (
+    `Plan: ${plan.discovered} URLs${plan.truncated ? ' (at least)' : ''} in ${plan.sections.length} sections; recommended mode ${plan.recommended_mode ?? 'unknown'}; ` +
+    `block rate ${plan.block_rate === null ? 'unknown' : `${Math.round(plan.block_rate * 100)} %`}. Forecast — ${forecast}. The sample analyses cost ${plan.credits_charged} credits.`
+  );
 }
 
 function windowFields(window: TextWindowView) {

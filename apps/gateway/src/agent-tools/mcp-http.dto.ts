@@ -16,7 +16,7 @@ export class McpJsonRpcReply {
   id: string | number | null;
   @ApiPropertyOptional(
     openObject(
-      'The result: initialize → server info and capabilities; tools/list → the six tools with their schemas; tools/call → content, structuredContent and isError.',
+      'The result: initialize → server info and capabilities; tools/list → the tools with their schemas; tools/call → content, structuredContent and isError.',
     ),
   )
   result?: Record<string, unknown>;

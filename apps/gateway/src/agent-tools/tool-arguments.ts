@@ -1,5 +1,7 @@
 import {
+  CrawlRequest,
   DEFAULT_VIABILITY_DEPTH,
+  MapSiteRequest,
   ScrapeRequest,
   toProblems,
   VIABILITY_DEPTHS,
@@ -8,7 +10,7 @@ import {
 } from '@lib/contracts';
 import { IntersectionType, PickType } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, validate } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, validate } from 'class-validator';
 import { capProblems, inputShapeProblems } from '../http-errors/input-shape';
 import { DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, MIN_CHARS } from './text-window';
 
@@ -71,6 +73,75 @@ export class DiscoverArguments {
   @IsOptional()
   @IsIn(VIABILITY_DEPTHS)
   depth?: ViabilityDepth;
+}
+
+/** The scope fields a map or crawl tool takes (the rest of the REST bodies stay REST-only). */
+export const AGENT_SCOPE_FIELDS = ['url', 'include_subdomains', 'include_paths', 'exclude_paths', 'sitemap', 'max_depth'] as const;
+
+/** map_site: the map's scope and limit, and the window over the URL list. */
+export class MapSiteArguments extends IntersectionType(
+  PickType(MapSiteRequest, [...AGENT_SCOPE_FIELDS, 'limit'] as const),
+  ContentWindowArguments,
+) {}
+
+/** crawl_site: the crawl's scope and bounds, and how each page is read (markdown, main content by default). */
+export class CrawlSiteArguments extends PickType(CrawlRequest, [...AGENT_SCOPE_FIELDS, 'max_pages', 'max_credits', 'dry_run'] as const) {
+  @IsOptional()
+  @IsBoolean()
+  browser?: boolean;
+
+  @IsOptional()
+  @IsBoolean()
+  full_page?: boolean;
+}
+
+/** Pages of a crawl shown per crawl_status call. */
+export const CRAWL_STATUS_PAGES = { default: 3, max: 10 } as const;
+
+/** crawl_status: the crawl, and a page of its scraped pages' content (cursor from the previous answer). */
+export class CrawlStatusArguments {
+  @IsUUID()
+  crawl_id: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  cursor?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(CRAWL_STATUS_PAGES.max)
+  pages?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(MIN_CHARS)
+  @Max(MAX_CHARS_LIMIT)
+  max_chars?: number;
+}
+
+/** The crawl a crawl_site call stands for: every page as markdown (its main content unless full_page), browser when asked. */
+export function crawlRequestOf(args: CrawlSiteArguments): CrawlRequest {
+  const scope = Object.fromEntries(
+    [...AGENT_SCOPE_FIELDS, 'max_pages', 'max_credits', 'dry_run']
+      .filter((k) => args[k as keyof CrawlSiteArguments] !== undefined)
+      .map((k) => [k, args[k as keyof CrawlSiteArguments]]),
+  );
+  return plainToInstance(CrawlRequest, {
+    ...scope,
+    scrape: { format: 'markdown', only_main_content: args.full_page !== true, ...(args.browser ? { browser: true } : {}) },
+  });
+}
+
+/** The map a map_site call stands for. */
+export function mapRequestOf(args: MapSiteArguments): MapSiteRequest {
+  const fields = Object.fromEntries(
+    [...AGENT_SCOPE_FIELDS, 'limit']
+      .filter((k) => args[k as keyof MapSiteArguments] !== undefined)
+      .map((k) => [k, args[k as keyof MapSiteArguments]]),
+  );
+  return plainToInstance(MapSiteRequest, fields);
 }
 
 /** Tools without arguments still refuse unknown ones: a misspelt argument is an error, never ignored. */

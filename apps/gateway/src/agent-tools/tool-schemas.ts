@@ -1,7 +1,7 @@
-import { MAX_API_REPLAYS, VIABILITY_DEPTHS, VIABILITY_WORST_CASE_CREDITS } from '@lib/contracts';
+import { CRAWL_LIMITS, MAX_API_REPLAYS, VIABILITY_DEPTHS, VIABILITY_WORST_CASE_CREDITS } from '@lib/contracts';
 import { CREDIT_COST } from '@lib/plans';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { AGENT_SCRAPE_FIELDS } from './tool-arguments';
+import { AGENT_SCOPE_FIELDS, AGENT_SCRAPE_FIELDS, CRAWL_STATUS_PAGES } from './tool-arguments';
 import { DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, MIN_CHARS } from './text-window';
 
 type Schema = Record<string, unknown>;
@@ -10,6 +10,9 @@ export const TOOL_NAMES = [
   'scrape_url',
   'scrape_as_markdown',
   'discover',
+  'map_site',
+  'crawl_site',
+  'crawl_status',
   'list_proxy_countries',
   'check_billing',
   'health_check',
@@ -161,7 +164,7 @@ const annotations = (title: string, readOnly: boolean, idempotent: boolean, open
   openWorldHint: openWorld,
 });
 
-/** The six tools of the agent endpoint (spec 4.9), with schemas drawn from the served API description. */
+/** The tools of the agent endpoint (spec 4.9's six, and map and crawl: issue 39), with schemas drawn from the served API description. */
 export function toolCatalog(document: OpenAPIObject): ToolDefinition[] {
   const components = (document.components?.schemas ?? {}) as Record<string, Schema>;
   // One converter per schema: each carries exactly the $defs it refers to.
@@ -317,6 +320,119 @@ export function toolCatalog(document: OpenAPIObject): ToolDefinition[] {
     annotations: annotations('Find out how to scrape a URL', true, false, true),
   };
 
+  const scopeProperties = (api: OpenApiSchemas, component: 'MapSiteRequest' | 'CrawlRequest', extra: string[]) =>
+    Object.fromEntries([...AGENT_SCOPE_FIELDS, ...extra].map((name) => [name, api.property(component, name)]));
+
+  const mapSite: ToolDefinition = {
+    name: 'map_site',
+    title: "List a site's URLs",
+    description:
+      "List a website's URLs without scraping them: from its robots.txt, its sitemaps (indexes and gzip members) and the links of its pages up to max_depth, each URL once in one normal form, only what robots.txt allows and the scope admits. " +
+      `Costs ${CREDIT_COST.simple_request} credit per call (nothing when the site never answered); a long list comes in parts of max_chars characters, each part a new call (charged again). ` +
+      'Use it to find the pages worth reading before scrape_as_markdown, or to size a crawl. The URLs come back between untrusted-content markers.',
+    inputSchema: schemaOf((api) => ({
+      type: 'object' as const,
+      properties: { ...scopeProperties(api, 'MapSiteRequest', ['limit']), ...WINDOW_PROPERTIES },
+      required: ['url'],
+      additionalProperties: false,
+    })),
+    outputSchema: schemaOf((api) => ({
+      type: 'object' as const,
+      required: [
+        'url',
+        'count',
+        'truncated',
+        'stopped_by',
+        'robots',
+        'pages_fetched',
+        'skipped',
+        'urls',
+        'content_window',
+        'credits_charged',
+      ],
+      properties: {
+        url: { type: 'string', description: 'The start URL in its normal form.' },
+        count: { type: 'integer', minimum: 0 },
+        truncated: { type: 'boolean', description: 'A bound (limit, page_fetches, timeout) stopped the map early.' },
+        stopped_by: { type: ['string', 'null'] },
+        robots: api.reference('RobotsReport'),
+        pages_fetched: { type: 'integer', minimum: 0 },
+        skipped: api.reference('MapSkipCounts'),
+        urls: FENCED('The URLs, one per line (this part of the list)'),
+        content_window: WINDOW_SCHEMA,
+        credits_charged: { type: 'integer', minimum: 0 },
+      },
+    })),
+    annotations: annotations("List a site's URLs", true, false, true),
+  };
+
+  const crawlSite: ToolDefinition = {
+    name: 'crawl_site',
+    title: 'Crawl a site',
+    description:
+      "Start scraping a whole website in the background: the start page, its sitemaps' URLs and the pages reachable by links within max_depth, each page once, in scope and allowed by robots.txt, as markdown (main content unless full_page), up to max_pages and max_credits. " +
+      `Each page costs ${CREDIT_COST.simple_request} credit (${CREDIT_COST.browser_request} with browser=true) when it runs. Returns a crawl_id at once: read progress and the pages with crawl_status. ` +
+      `With dry_run=true nothing is scraped: crawl_status then shows a plan (URLs per section, sampled verdicts, block rate, forecast of credits and time), its sample analyses costing at most ${CRAWL_LIMITS.plan.worstCaseCredits} credits.`,
+    inputSchema: schemaOf((api) => ({
+      type: 'object' as const,
+      properties: {
+        ...scopeProperties(api, 'CrawlRequest', ['max_pages', 'max_credits', 'dry_run']),
+        browser: { type: 'boolean', default: false, description: SCRAPE_FIELD_DESCRIPTIONS.browser },
+        full_page: { type: 'boolean', default: false, description: 'Each page whole instead of its main content.' },
+      },
+      required: ['url'],
+      additionalProperties: false,
+    })),
+    outputSchema: schemaOf((api) => ({
+      type: 'object' as const,
+      required: ['crawl', 'credits_charged'],
+      properties: {
+        crawl: api.reference('CrawlView'),
+        credits_charged: { type: 'integer', minimum: 0, description: 'Nothing on this call.' },
+      },
+    })),
+    annotations: annotations('Crawl a site', false, false, true),
+  };
+
+  const crawlStatus: ToolDefinition = {
+    name: 'crawl_status',
+    title: 'Read a crawl',
+    description:
+      'Where a crawl stands (pages discovered, queued, completed, failed, skipped by reason, credits, the plan of a dry run) and the content of its next scraped pages, as markdown, a few per call: pass next_cursor back to read on. Free.',
+    inputSchema: {
+      type: 'object',
+      required: ['crawl_id'],
+      additionalProperties: false,
+      properties: {
+        crawl_id: { type: 'string', format: 'uuid', description: 'The crawl_id crawl_site returned.' },
+        cursor: { type: 'string', maxLength: 1000, description: 'next_cursor of the previous answer: the pages after those.' },
+        pages: {
+          type: 'integer',
+          minimum: 0,
+          maximum: CRAWL_STATUS_PAGES.max,
+          default: CRAWL_STATUS_PAGES.default,
+          description: 'Scraped pages to show (0: the status alone).',
+        },
+        max_chars: {
+          ...WINDOW_PROPERTIES.max_chars,
+          description: 'At most this many characters of page content in the answer, shared by the pages shown.',
+        },
+      },
+    },
+    outputSchema: schemaOf((api) => ({
+      type: 'object' as const,
+      required: ['crawl', 'pages', 'page_urls', 'next_cursor', 'credits_charged'],
+      properties: {
+        crawl: api.reference('CrawlView'),
+        pages: FENCED("The pages' markdown, each under its URL (cut to share max_chars; read a whole page with scrape_as_markdown)"),
+        page_urls: { type: 'array', items: { type: 'string' }, description: 'The pages shown, in order.' },
+        next_cursor: { type: ['string', 'null'], description: 'Pass as cursor for the pages after these; null when none are left yet.' },
+        credits_charged: { type: 'integer', minimum: 0 },
+      },
+    })),
+    annotations: annotations('Read a crawl', true, true, false),
+  };
+
   const countries: ToolDefinition = {
     name: 'list_proxy_countries',
     title: 'List proxy countries',
@@ -382,5 +498,5 @@ export function toolCatalog(document: OpenAPIObject): ToolDefinition[] {
     annotations: annotations('Check the platform', true, true, false),
   };
 
-  return [scrapeUrl, scrapeAsMarkdown, discover, countries, billing, health];
+  return [scrapeUrl, scrapeAsMarkdown, discover, mapSite, crawlSite, crawlStatus, countries, billing, health];
 }

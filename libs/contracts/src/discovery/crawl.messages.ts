@@ -76,7 +76,7 @@ export class CrawlRequest extends SiteScopeOptions {
     ...openObject(
       'The scrape options of spec 2.1 applied to every page (any ScrapeRequest field but url); include_metadata is always on: the links are read from it.',
     ),
-    example: { format: 'markdown', main_content: true },
+    example: { format: 'markdown', only_main_content: true },
   })
   @IsOptional()
   @IsObject()

@@ -1,31 +1,17 @@
-import { PLATFORM_CONFIG, type PlatformConfig } from '@lib/config';
-import { CRAWL_LIMITS, type CrawlAction, CrawlRequest, CrawlView, ScrapeRequest, SUBJECTS, toProblems } from '@lib/contracts';
-import { MessageBus } from '@lib/messaging';
-import { CREDIT_COST } from '@lib/plans';
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
+import { type CrawlAction, CrawlRequest, CrawlView } from '@lib/contracts';
+import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { plainToInstance } from 'class-transformer';
-import { validate } from 'class-validator';
 import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
 import { CRAWL_ID } from '../batches/resource-id.pipe';
-import { CreditGate } from '../credits/credit-gate';
-import { RequestValidationError } from '../gateway.errors';
 import { Fails, Returns } from '../openapi/operation-contract';
-
-// Reading the sitemaps for the first pages takes up to 15 s; the rest is the database.
-const CREATE_TIMEOUT_MS = 60_000;
-
+import { SiteDiscoveryCalls } from './site-discovery.calls';
 /** Crawls (issue 39): a site's pages scraped as a run, each once, within its bounds. docs/crawl.md. */
 @ApiTags('discovery')
 @ApiBearerAuth()
 @Controller('v1/crawl')
 export class CrawlsController {
-  constructor(
-    @Inject(MessageBus) private readonly bus: MessageBus,
-    private readonly credits: CreditGate,
-    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
-  ) {}
+  constructor(private readonly calls: SiteDiscoveryCalls) {}
 
   @Post()
   @HttpCode(202)
@@ -47,23 +33,8 @@ export class CrawlsController {
     'discovery.robots_override_refused',
     'limits.quota_exceeded',
   )
-  async create(@Body() body: CrawlRequest, @Caller() caller: AdmittedCall): Promise<CrawlView> {
-    const client = caller.client;
-    await this.assertScrapeOptions(body);
-    const pageCredits = body.scrape?.browser === true ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
-    if (body.dry_run) await this.credits.assertAvailable(client, CRAWL_LIMITS.plan.worstCaseCredits, "a crawl plan's sample analyses");
-    else await this.credits.assertAvailable(client, pageCredits, 'a crawl (one page)');
-    return this.bus.request(
-      SUBJECTS.discovery.crawlCreate,
-      {
-        client_id: client.id,
-        robots_override_allowed: this.config.ignoreRobotsAllowed,
-        max_concurrency: client.limits.batchConcurrency,
-        monthly_credits: client.limits.monthlyCredits,
-        request: body,
-      },
-      { correlationId: caller.requestId, timeoutMs: CREATE_TIMEOUT_MS },
-    );
+  create(@Body() body: CrawlRequest, @Caller() caller: AdmittedCall): Promise<CrawlView> {
+    return this.calls.startCrawl(body, caller);
   }
 
   @Get(':crawl_id')
@@ -75,7 +46,7 @@ export class CrawlsController {
   @Returns(200, CrawlView, { description: 'The crawl.' })
   @Fails('discovery.crawl_not_found')
   get(@Param('crawl_id', CRAWL_ID) crawlId: string, @Caller() caller: AdmittedCall): Promise<CrawlView> {
-    return this.bus.request(SUBJECTS.discovery.crawlGet, { client_id: caller.client.id, crawl_id: crawlId });
+    return this.calls.crawl(crawlId, caller);
   }
 
   @Put(':crawl_id/pause')
@@ -110,14 +81,6 @@ export class CrawlsController {
   }
 
   private transition(crawlId: string, action: CrawlAction, caller: AdmittedCall): Promise<CrawlView> {
-    return this.bus.request(SUBJECTS.discovery.crawlTransition, { client_id: caller.client.id, crawl_id: crawlId, action });
-  }
-
-  /** The page options are a ScrapeRequest without its url: validated as one, problems under body.scrape. */
-  private async assertScrapeOptions(body: CrawlRequest): Promise<void> {
-    if (!body.scrape) return;
-    const instance = plainToInstance(ScrapeRequest, { ...body.scrape, url: body.url });
-    const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false });
-    if (errors.length > 0) throw new RequestValidationError(toProblems(errors, ['body', 'scrape']));
+    return this.calls.transition(crawlId, action, caller);
   }
 }
