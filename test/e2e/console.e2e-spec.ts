@@ -266,6 +266,31 @@ describe.each(runtimesUnderTest('console'))('web console in Chromium — $name',
     );
   });
 
+  it('crawls a site: plans it, crawls it with live progress, and opens a page of it', async () => {
+    const fill = async () => {
+      await console_.goto('crawl');
+      await console_.page.waitForSelector('#crawl-url');
+      await console_.page.type('#crawl-url', `${site.url}/page`);
+      await console_.page.click('#crawl-max-depth', { clickCount: 3 });
+      await console_.page.type('#crawl-max-depth', '0');
+      await console_.page.select('#crawl-sitemap', 'skip');
+    };
+    await fill();
+    await console_.press('#crawl-dry-run');
+    await console_.clickText('Plan', 'button.primary');
+    await console_.waitForText('Forecast', 'caption', 120_000);
+    await expectAccessible();
+    await screenshot('06b-crawl-plan');
+    await fill();
+    await console_.clickText('Crawl', 'button.primary');
+    await console_.waitForText('completed', '.badge', 120_000);
+    await console_.waitForText(`${site.url}/page`, 'a', 60_000);
+    await expectAccessible();
+    await console_.clickText(`${site.url}/page`, 'a');
+    await console_.page.waitForSelector('[id^="crawl-result"]');
+    await screenshot('06c-crawl');
+  });
+
   it('is accessible at a phone width and in the dark theme', async () => {
     await console_.page.setViewport({ width: 390, height: 844 });
     for (const route of ['playground', 'collections', 'usage']) {
@@ -275,7 +300,7 @@ describe.each(runtimesUnderTest('console'))('web console in Chromium — $name',
     }
     await console_.clickText('Dark theme');
     await console_.page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
-    for (const route of ['playground', 'viability', 'usage']) {
+    for (const route of ['playground', 'viability', 'crawl', 'usage']) {
       await console_.goto(route);
       await console_.page.waitForSelector('main h1');
       await expectAccessible();

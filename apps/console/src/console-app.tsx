@@ -10,12 +10,14 @@ import { navigate, useRoute } from './ui/router';
 import { Field, ProblemNotice } from './ui/widgets';
 import { UsagePage } from './usage/usage-page';
 import { ViabilityPage } from './viability/viability-page';
+import { CrawlPage } from './crawls/crawl-page';
 
 type Account = Schemas['AccountView'];
 
 const PAGES = [
   ['playground', 'Playground'],
   ['viability', 'Viability'],
+  ['crawl', 'Crawl'],
   ['collections', 'Collections'],
   ['projects', 'Projects'],
   ['usage', 'Usage'],
@@ -76,6 +78,7 @@ function ThemeToggle() {
 function Page({ route, account }: { route: string[]; account: Account }) {
   const [page, id, sub, subId] = route;
   if (page === 'viability') return <ViabilityPage runId={id} />;
+  if (page === 'crawl') return <CrawlPage crawlId={id} jobId={sub} />;
   if (page === 'collections' && id && sub === 'runs' && subId) return <RunPage collectionId={id} runId={subId} />;
   if (page === 'collections' && id) return <CollectionPage collectionId={id} />;
   if (page === 'collections') return <CollectionsPage />;
