@@ -2482,7 +2482,7 @@ export interface components {
              * @description The scrape options of spec 2.1 applied to every page (any ScrapeRequest field but url); include_metadata is always on: the links are read from it.
              * @example {
              *       "format": "markdown",
-             *       "main_content": true
+             *       "only_main_content": true
              *     }
              */
             scrape?: {
@@ -2601,7 +2601,7 @@ export interface components {
             jsonrpc: "2.0";
             /** @description The id of the request answered (null when the request could not be read). */
             id: (string | null) | (number | null);
-            /** @description The result: initialize → server info and capabilities; tools/list → the six tools with their schemas; tools/call → content, structuredContent and isError. */
+            /** @description The result: initialize → server info and capabilities; tools/list → the tools with their schemas; tools/call → content, structuredContent and isError. */
             result?: {
                 [key: string]: unknown;
             };

@@ -8,7 +8,7 @@ import {
   OpenCrawlRunCommand,
   SUCCESS_RULES,
 } from '@lib/contracts';
-import { DATABASE, DatabaseConnection, storableJson, type SqlTransaction } from '@lib/persistence';
+import { DATABASE, DatabaseConnection, type SqlTransaction } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { BatchNotFoundError, InvalidStateError } from '../batch-orchestrator.errors';
@@ -45,23 +45,17 @@ export class CrawlRuns {
   async open(command: OpenCrawlRunCommand): Promise<CrawlRunFigures> {
     const now = this.clock.now();
     await this.db.sql.transaction(async (tx) => {
-      const inserted = await tx.query<{ id: string }>(
-        `insert into runs (id, kind, name, client_id, status, state, total_requests, max_concurrency, monthly_credits, callback_url, callback_status, success_criterion, all_jobs_persisted, created_at)
-         values ($1, 'crawl', $2, $3, 'in_progress', 'running', 0, $4, $5, $6, $7, $8::jsonb, false, $9)
-         on conflict (id) do nothing returning id`,
-        [
-          command.run_id,
-          command.name,
-          command.client_id,
-          command.max_concurrency,
-          command.monthly_credits,
-          command.callback_url,
-          command.callback_url ? 'pending' : null,
-          storableJson({ version: CONTENT_RULES_VERSION, rules: [...SUCCESS_RULES] }),
-          now,
-        ],
-      );
-      if (inserted.length > 0)
+      const opened = await this.runs.insertCrawl(tx, {
+        id: command.run_id,
+        clientId: command.client_id,
+        name: command.name,
+        maxConcurrency: command.max_concurrency,
+        monthlyCredits: command.monthly_credits,
+        callbackUrl: command.callback_url,
+        successCriterion: { version: CONTENT_RULES_VERSION, rules: [...SUCCESS_RULES] },
+        createdAt: now,
+      });
+      if (opened)
         this.opsEvents.runStarted(tx, {
           id: command.run_id,
           kind: 'crawl',
@@ -85,7 +79,7 @@ export class CrawlRuns {
         { runId: run.id, clientId: run.clientId, firstPosition: run.totalRequests, now },
         command.jobs,
       );
-      if (added > 0) await tx.query('update runs set total_requests = total_requests + $2 where id = $1', [run.id, added]);
+      await this.runs.addJobs(tx, run.id, added);
       return { added, state: run.state, clientId: run.clientId };
     });
     if (outcome.added > 0 && outcome.state === 'running') this.dispatcher.requestDispatch(outcome.clientId);
@@ -102,11 +96,7 @@ export class CrawlRuns {
     await this.db.sql.transaction(async (tx) => {
       const run = await this.lockCrawl(tx, reference.run_id);
       if (run.status !== 'in_progress') return;
-      const [counts] = await tx.query<{ done: number }>(
-        'select success_requests + failed_requests + timeout_requests as done from runs where id = $1',
-        [run.id],
-      );
-      if (counts.done === run.totalRequests) await this.completion.completeRun(tx, run.id, now);
+      if (await this.runs.allJobsEnded(tx, run.id)) await this.completion.completeRun(tx, run.id, now);
     });
     return this.get(reference);
   }
@@ -132,26 +122,11 @@ export class CrawlRuns {
   }
 
   async get(reference: CrawlRunReference): Promise<CrawlRunFigures> {
-    const [row] = await this.db.sql.query<{
-      state: CrawlRunFigures['state'];
-      status: CrawlRunFigures['status'];
-      total: number;
-      success: number;
-      failed: number;
-      timeout: number;
-      cancelled: number;
-      credits: number;
-      completedAt: Date | null;
-    }>(
-      `select state, status, total_requests total, success_requests success, failed_requests failed, timeout_requests timeout,
-              cancelled_requests cancelled, credits_charged credits, completed_at "completedAt"
-       from runs where id = $1 and kind = 'crawl'`,
-      [reference.run_id],
-    );
+    const row = await this.runs.crawlFigures(reference.run_id);
     if (!row) throw new BatchNotFoundError(`Crawl run ${reference.run_id} not found.`);
     return {
       run_id: reference.run_id,
-      state: row.state,
+      state: row.state as CrawlRunFigures['state'],
       status: row.status,
       total: row.total,
       success: row.success,
@@ -164,11 +139,7 @@ export class CrawlRuns {
   }
 
   private async lockCrawl(tx: SqlTransaction, runId: string): Promise<LockedRun & { clientId: string }> {
-    const [run] = await tx.query<LockedRun & { clientId: string }>(
-      `select id, kind, project_id "projectId", status, state, total_requests "totalRequests", client_id "clientId"
-       from runs where id = $1 and kind = 'crawl' for update`,
-      [runId],
-    );
+    const run = await this.runs.lockCrawl(tx, runId);
     if (!run) throw new BatchNotFoundError(`Crawl run ${runId} not found.`);
     return run;
   }

@@ -32,6 +32,19 @@ export type BatchRow = Omit<RunRow, 'collectionId' | 'jobIds' | 'successCriterio
   completedAt: Date | null;
 };
 
+/** A crawl run's lifecycle and counters (crawl-runs/). */
+export interface CrawlRunRow {
+  state: BatchState;
+  status: RunStatus;
+  total: number;
+  success: number;
+  failed: number;
+  timeout: number;
+  cancelled: number;
+  credits: number;
+  completedAt: Date | null;
+}
+
 /** A run locked for a lifecycle change. */
 export interface LockedRun {
   id: string;
@@ -202,6 +215,73 @@ export class RunStore {
         batch.createdAt,
       ],
     );
+  }
+
+  /** A crawl's run (issue 39): running with no job yet; false when it was there already (a create sent again). */
+  async insertCrawl(
+    tx: SqlTransaction,
+    crawl: {
+      id: string;
+      clientId: string;
+      name: string;
+      maxConcurrency: number;
+      monthlyCredits: number | null;
+      callbackUrl: string | null;
+      successCriterion: { version: string; rules: string[] };
+      createdAt: Date;
+    },
+  ): Promise<boolean> {
+    const inserted = await tx.query<{ id: string }>(
+      `insert into runs (id, kind, name, client_id, status, state, total_requests, max_concurrency, monthly_credits, callback_url, callback_status, success_criterion, all_jobs_persisted, created_at)
+       values ($1, 'crawl', $2, $3, 'in_progress', 'running', 0, $4, $5, $6, $7, $8::jsonb, false, $9)
+       on conflict (id) do nothing returning id`,
+      [
+        crawl.id,
+        crawl.name,
+        crawl.clientId,
+        crawl.maxConcurrency,
+        crawl.monthlyCredits,
+        crawl.callbackUrl,
+        crawl.callbackUrl ? 'pending' : null,
+        storableJson(crawl.successCriterion),
+        crawl.createdAt,
+      ],
+    );
+    return inserted.length > 0;
+  }
+
+  /** A crawl's run, locked until `tx` ends, with its client; null when there is none. */
+  async lockCrawl(tx: SqlTransaction, runId: string): Promise<(LockedRun & { clientId: string }) | null> {
+    const [run] = await tx.query<LockedRun & { clientId: string }>(
+      `select ${LOCKED_RUN_COLUMNS}, client_id "clientId" from runs where id = $1 and kind = 'crawl' for update`,
+      [runId],
+    );
+    return run ?? null;
+  }
+
+  /** `n` more jobs in the run (a crawl's pages appended). */
+  async addJobs(tx: SqlTransaction, runId: string, n: number): Promise<void> {
+    if (n > 0) await tx.query('update runs set total_requests = total_requests + $2 where id = $1', [runId, n]);
+  }
+
+  /** Whether every job of the run has ended (success, failed or timed out). */
+  async allJobsEnded(tx: SqlTransaction, runId: string): Promise<boolean> {
+    const [run] = await tx.query<{ ended: boolean }>(
+      'select success_requests + failed_requests + timeout_requests = total_requests as ended from runs where id = $1',
+      [runId],
+    );
+    return Boolean(run?.ended);
+  }
+
+  /** A crawl run's lifecycle and counters; null when there is no such crawl run. */
+  async crawlFigures(runId: string): Promise<CrawlRunRow | null> {
+    const [row] = await this.db.sql.query<CrawlRunRow>(
+      `select state, status, total_requests total, success_requests success, failed_requests failed, timeout_requests timeout,
+              cancelled_requests cancelled, credits_charged credits, completed_at "completedAt"
+       from runs where id = $1 and kind = 'crawl'`,
+      [runId],
+    );
+    return row ?? null;
   }
 
   /** The run, locked until `tx` ends (a lifecycle change, an append); null for another client's or an unknown one. */
