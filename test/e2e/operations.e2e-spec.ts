@@ -140,9 +140,12 @@ function sumOf(series: Map<string, number>, name: string): number {
 
   it('announces every context of the process as started, once each, as plain JSON with the envelope', async () => {
     const instance = `${os.hostname()}:${process.pid}`;
-    await eventually(async () => mine((e) => e.source.instance === instance && e.event.endsWith('.service-started')).length >= 8, {
-      what: 'service-started events',
-    });
+    await eventually(
+      async () => mine((e) => e.source.instance === instance && e.event.endsWith('.service-started')).length >= BOUNDED_CONTEXTS.length,
+      {
+        what: 'service-started events',
+      },
+    );
     const started = mine((e) => e.source.instance === instance && e.event.endsWith('.service-started'));
     expect(started.map((e) => e.source.service).sort()).toEqual(
       // Every bounded context, the gateway included: the one list (libs/contracts), so a new context is counted too.
@@ -363,7 +366,8 @@ function sumOf(series: Map<string, number>, name: string): number {
     await env.stop();
     stopped = true;
     await eventually(
-      async () => mine((e) => e.source.instance === instance && e.event.endsWith('.service-stopping')).length - before >= 8,
+      async () =>
+        mine((e) => e.source.instance === instance && e.event.endsWith('.service-stopping')).length - before >= BOUNDED_CONTEXTS.length,
       {
         what: 'service-stopping events',
       },
