@@ -104,12 +104,16 @@ describe.each(runtimesUnderTest('crawl'))('POST /v1/crawl — $name', (runtime) 
     expect((await jobUrls(budget.body.crawl_id)).length).toBe(7);
   });
 
-  it('says why a crawl scraped nothing: robots, blocked', async () => {
+  it('says why a crawl scraped nothing: robots, blocked, scope', async () => {
     const disallowed = await crawl({ url: `${site.url}/private/notes` });
     expect(disallowed.status).toBe(202);
     expect((await finished(disallowed.body.crawl_id)).zero_pages_reason).toBe('robots');
     const blocked = await crawl({ url: `${site.url}/members/1`, max_depth: 0, sitemap: 'skip' });
     expect((await finished(blocked.body.crawl_id)).zero_pages_reason).toBe('blocked');
+    const outOfScope = await crawl({ url: `${site.url}/`, sitemap: 'only', include_paths: ['/nowhere/**'] });
+    const ended = await finished(outOfScope.body.crawl_id);
+    expect(ended).toMatchObject({ state: 'completed', discovered: 0, zero_pages_reason: 'scope' });
+    expect(ended.skipped.scope).toBeGreaterThan(0);
   });
 
   it('plans without scraping (dry_run): sections, sampled verdicts, a forecast, the analyses charged once', async () => {

@@ -2581,10 +2581,10 @@ export interface components {
             /** @enum {string} */
             robots: "found" | "none" | "unavailable" | "ignored";
             /**
-             * @description Set when the crawl ended with no page scraped: robots (disallowed or robots.txt unavailable), scope, blocked (the site refused), failed, cancelled.
+             * @description Set when the crawl ended with no page scraped: robots (disallowed or robots.txt unavailable), scope (no page in scope: patterns or trap rules), nothing_found (sitemap=only and the sitemaps listed nothing), blocked (the site refused), failed, cancelled.
              * @enum {string|null}
              */
-            zero_pages_reason?: "robots" | "scope" | "blocked" | "failed" | "cancelled" | null;
+            zero_pages_reason?: "robots" | "scope" | "nothing_found" | "blocked" | "failed" | "cancelled" | null;
             /**
              * @description Where its pages are listed; null for a dry run (nothing is scraped).
              * @example /v1/jobs?batch_id=…

@@ -90,13 +90,18 @@ export class CrawlLauncher {
     const refused: Partial<SkipCounts> = {};
     if (!policy.allows(start.url)) zero = 'robots';
     else {
-      seeds.push(candidateOf(id, start, 0));
+      // Following links, the start page is the way in and always scraped; with sitemap=only it is a page like the sitemaps' and must be in scope.
+      if (rules.followLinks || rules.scope.verdict(start) === 'in') seeds.push(candidateOf(id, start, 0));
+      else refused.scope = 1;
       if ((request.sitemap ?? 'include') !== 'skip') {
         const listed = await this.sitemapUrls(start, request.ignore_robots === true, maxPages);
         const sorted = await sortLinks(id, listed, 1, rules);
         seeds.push(...sorted.candidates);
-        Object.assign(refused, sorted.refused);
+        for (const [reason, n] of Object.entries(sorted.refused) as Array<[keyof SkipCounts, number]>)
+          refused[reason] = (refused[reason] ?? 0) + n;
       }
+      if (seeds.length === 0)
+        zero = (refused.robots ?? 0) > 0 ? 'robots' : (refused.scope ?? 0) + (refused.trap ?? 0) > 0 ? 'scope' : 'nothing_found';
     }
     const now = this.clock.now();
     await this.store.insert(
@@ -108,7 +113,7 @@ export class CrawlLauncher {
         maxPages,
         pageCredits,
         maxCredits: request.max_credits ?? null,
-        skipped: zero ? { robots: 1 } : refused,
+        skipped: zero === 'robots' && seeds.length === 0 && Object.keys(refused).length === 0 ? { robots: 1 } : refused,
         zeroPagesReason: zero,
         createdAt: now,
       },

@@ -41,7 +41,7 @@ export const CRAWL_ACTIONS = ['pause', 'resume', 'cancel'] as const;
 export type CrawlAction = (typeof CRAWL_ACTIONS)[number];
 
 /** Why a crawl that ended scraped no page (never a bare success). */
-export const ZERO_PAGE_REASONS = ['robots', 'scope', 'blocked', 'failed', 'cancelled'] as const;
+export const ZERO_PAGE_REASONS = ['robots', 'scope', 'nothing_found', 'blocked', 'failed', 'cancelled'] as const;
 export type ZeroPageReason = (typeof ZERO_PAGE_REASONS)[number];
 
 /** POST /v1/crawl: the site's pages scraped as a run, each once, within max_pages, max_depth and max_credits. */
@@ -271,7 +271,7 @@ export class CrawlView {
     nullable: true,
     type: String,
     description:
-      'Set when the crawl ended with no page scraped: robots (disallowed or robots.txt unavailable), scope, blocked (the site refused), failed, cancelled.',
+      'Set when the crawl ended with no page scraped: robots (disallowed or robots.txt unavailable), scope (no page in scope: patterns or trap rules), nothing_found (sitemap=only and the sitemaps listed nothing), blocked (the site refused), failed, cancelled.',
   })
   zero_pages_reason: ZeroPageReason | null;
 
