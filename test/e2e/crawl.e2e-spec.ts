@@ -90,12 +90,22 @@ describe.each(runtimesUnderTest('crawl'))('POST /v1/crawl — $name', (runtime) 
     expect(done.skipped.robots).toBeGreaterThan(0);
   });
 
-  it('never goes past max_pages or max_credits, and takes the sitemaps’ URLs as first pages', async () => {
+  it('never goes past max_pages or max_credits, and takes the sitemaps’ URLs and start_urls as first pages', async () => {
     const capped = await crawl({ url: `${site.url}/`, max_pages: 25 });
     const done = await finished(capped.body.crawl_id);
     expect(done.discovered).toBe(25);
     expect((await jobUrls(capped.body.crawl_id)).length).toBe(25);
     expect(done.skipped.over_limit).toBeGreaterThan(0);
+
+    const started = await crawl({
+      url: `${site.url}/s1/p1`,
+      start_urls: [`${site.url}/s2/p2`, `${site.url}/s2/p2/`, `${site.url}/private/notes`, 'https://elsewhere.example/'],
+      sitemap: 'skip',
+      max_depth: 0,
+    });
+    const fromSeveral = await finished(started.body.crawl_id);
+    expect((await jobUrls(started.body.crawl_id)).map((j) => j.url).sort()).toEqual([`${site.url}/s1/p1`, `${site.url}/s2/p2`]);
+    expect(fromSeveral.skipped).toMatchObject({ robots: 1, scope: 1 });
 
     const budget = await crawl({ url: `${site.url}/`, max_credits: 7, sitemap: 'only' });
     const spent = await finished(budget.body.crawl_id);

@@ -2472,6 +2472,14 @@ export interface components {
              */
             max_depth?: number;
             /**
+             * @description More pages to start from besides url (at most 100), in scope and allowed like any link; the scope's hosts are url's.
+             * @example [
+             *       "https://example.com/blog/",
+             *       "https://example.com/docs/"
+             *     ]
+             */
+            start_urls?: string[];
+            /**
              * @description The most pages scraped.
              * @default 100
              */

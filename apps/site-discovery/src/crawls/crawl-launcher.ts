@@ -93,6 +93,11 @@ export class CrawlLauncher {
       // Following links, the start page is the way in and always scraped; with sitemap=only it is a page like the sitemaps' and must be in scope.
       if (rules.followLinks || rules.scope.verdict(start) === 'in') seeds.push(candidateOf(id, start, 0));
       else refused.scope = 1;
+      if (request.start_urls?.length) {
+        const more = await sortLinks(id, request.start_urls, 0, rules);
+        seeds.push(...more.candidates);
+        addCounts(refused, more.refused);
+      }
       if ((request.sitemap ?? 'include') !== 'skip') {
         const listed = await this.sitemapUrls(start, request.ignore_robots === true, maxPages);
         const sorted = await sortLinks(id, listed, 1, rules);
@@ -139,4 +144,8 @@ export class CrawlLauncher {
     );
     return (await run.run()).urls;
   }
+}
+
+function addCounts(into: Partial<SkipCounts>, more: Partial<SkipCounts>): void {
+  for (const [reason, n] of Object.entries(more) as Array<[keyof SkipCounts, number]>) into[reason] = (into[reason] ?? 0) + n;
 }

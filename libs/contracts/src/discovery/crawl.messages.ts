@@ -27,6 +27,8 @@ export const CRAWL_LIMITS = {
   depth: { default: 3, max: 20 },
   /** Jobs appended to the crawl's run per write. */
   appendChunk: 200,
+  /** Further start pages besides `url`. */
+  startUrls: 100,
   /**
    * A dry run: sections shown, sections sampled, URLs analysed per sampled section at quick depth
    * (≤ 2 credits each: the plan's worst case, refused up front when the month cannot cover it).
@@ -46,6 +48,20 @@ export type ZeroPageReason = (typeof ZERO_PAGE_REASONS)[number];
 
 /** POST /v1/crawl: the site's pages scraped as a run, each once, within max_pages, max_depth and max_credits. */
 export class CrawlRequest extends SiteScopeOptions {
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: CRAWL_LIMITS.startUrls,
+    example: ['https://example.com/blog/', 'https://example.com/docs/'],
+    description: `More pages to start from besides url (at most ${CRAWL_LIMITS.startUrls}), in scope and allowed like any link; the scope's hosts are url's.`,
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(CRAWL_LIMITS.startUrls)
+  @IsString({ each: true })
+  @MaxLength(8192, { each: true })
+  @Matches(/^https?:\/\/[^\s/?#]+/i, { each: true, message: 'each of start_urls must be an http or https URL.' })
+  start_urls?: string[];
+
   @ApiPropertyOptional({
     minimum: 1,
     maximum: CRAWL_LIMITS.pages.max,
