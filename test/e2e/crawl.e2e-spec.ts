@@ -1,6 +1,7 @@
 import { normalUrl } from '../../apps/site-discovery/src/url-normal-form/url-normal-form';
 import { type GeneratedSite, startGeneratedSite } from '../../bench/src/generated-site';
 import { eventually } from './support/eventually';
+import { crawlJobs } from './support/crawl-jobs';
 import { http } from './support/http';
 import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { runtimesUnderTest } from './support/runtimes';
@@ -29,20 +30,7 @@ describe.each(runtimesUnderTest('crawl'))('POST /v1/crawl — $name', (runtime) 
       },
       { timeoutMs, what: `crawl ${id} completed` },
     );
-  const jobUrls = async (id: string): Promise<Array<{ url: string; status: string }>> => {
-    const urls: Array<{ url: string; status: string }> = [];
-    let cursor: string | null = null;
-    do {
-      const page: { body: { items: Array<{ url: string; status: string }>; cursor_next: string | null; has_more: boolean } } = await http(
-        env.url,
-        `/v1/jobs?batch_id=${id}&limit=500${cursor ? `&cursor=${cursor}` : ''}`,
-        { token },
-      );
-      urls.push(...page.body.items.map((j) => ({ url: j.url, status: j.status })));
-      cursor = page.body.has_more ? page.body.cursor_next : null;
-    } while (cursor);
-    return urls;
-  };
+  const jobUrls = (id: string) => crawlJobs(env.url, token, id);
 
   beforeAll(async () => {
     site = await startGeneratedSite({ articles: ARTICLES });

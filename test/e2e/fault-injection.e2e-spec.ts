@@ -10,6 +10,7 @@ import {
   startPrivateNats,
   startPrivatePostgres,
 } from '../support/private-servers';
+import { crawlJobs } from './support/crawl-jobs';
 import { eventually } from './support/eventually';
 import { http as call } from './support/http';
 import { buildDist, freePort, startProcess, type ServiceProcess } from './support/service-process';
@@ -302,15 +303,7 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
       );
       const completedAfter = Date.now() - faultAt;
       expect(done).toMatchObject({ state: 'completed', queued: 0, zero_pages_reason: null });
-      const jobs: Array<{ job_id: string; url: string; credits: number; retries_attempted: number }> = [];
-      let cursor: string | null = null;
-      do {
-        const page: any = (
-          await call(url, `/v1/jobs?batch_id=${started.crawl_id}&limit=500${cursor ? `&cursor=${cursor}` : ''}`, { token })
-        ).body;
-        jobs.push(...page.items);
-        cursor = page.has_more ? page.cursor_next : null;
-      } while (cursor);
+      const jobs = await crawlJobs(url, token, started.crawl_id);
       const keys = jobs.map((j) => normalUrl(j.url)!.key);
       expect(new Set(keys).size).toBe(keys.length);
       expect(jobs).toHaveLength(done.discovered);

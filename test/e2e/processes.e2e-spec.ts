@@ -11,6 +11,7 @@ import { startWebhookReceiver } from '../support/webhook-receiver';
 import { chromiumProcessesBelow, isAlive } from '../support/chromium-processes';
 import { distributedInfrastructureAvailable, TEST_NATS_URL, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-database';
+import { crawlJobs } from './support/crawl-jobs';
 import { expectUsageHeaders, http } from './support/http';
 import { spawn } from 'node:child_process';
 import { buildDist, freePort, httpOk, ROOT, type ServiceProcess, startProcess, startService, waitFor } from './support/service-process';
@@ -131,15 +132,7 @@ describe('the embedded platform process (npm start)', () => {
       const done = (await read()).body;
       expect(done).toMatchObject({ state: 'completed', queued: 0 });
       expect(fetched()).toBeGreaterThan(atKill);
-      const jobs: Array<{ url: string; credits: number; retries_attempted: number }> = [];
-      let cursor: string | null = null;
-      do {
-        const page: any = (
-          await http(base, `/v1/jobs?batch_id=${started.crawl_id}&limit=500${cursor ? `&cursor=${cursor}` : ''}`, { token })
-        ).body;
-        jobs.push(...page.items);
-        cursor = page.has_more ? page.cursor_next : null;
-      } while (cursor);
+      const jobs = await crawlJobs(base, token, started.crawl_id);
       const keys = jobs.map((j) => normalUrl(j.url)!.key);
       expect(new Set(keys).size).toBe(keys.length);
       expect(jobs).toHaveLength(done.discovered);

@@ -4,11 +4,12 @@ import { SimpleFetcher } from '@lib/http-fetch';
 import { MessageBus } from '@lib/messaging';
 import { CREDIT_COST } from '@lib/plans';
 import { CLOCK, Clock } from '@lib/runtime';
-import { TargetBlockedError, TargetGuard } from '@lib/target-guard';
+import { TargetGuard } from '@lib/target-guard';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CrawlStore, type PageCandidate, type SkipCounts } from '../persistence/crawl.store';
-import { InvalidCrawlError, RobotsOverrideRefusedError } from '../site-discovery.errors';
+import { InvalidCrawlError } from '../site-discovery.errors';
+import { vettedStart } from '../scope/start-url';
 import { FetchGate } from '../site-map/fetch-gate';
 import { SiteMapRun } from '../site-map/site-map-run';
 import { normalUrl } from '../url-normal-form/url-normal-form';
@@ -44,13 +45,7 @@ export class CrawlLauncher {
 
   async create(command: CreateCrawlCommand): Promise<CrawlView> {
     const request = command.request;
-    if (request.ignore_robots && !command.robots_override_allowed)
-      throw new RobotsOverrideRefusedError(
-        'ignore_robots is not available on this platform (the operator has not set IGNORE_ROBOTS_ALLOWED).',
-      );
-    const start = normalUrl(request.url);
-    if (!start) throw new TargetBlockedError('malformed_url', `"${request.url.slice(0, 200)}" is not a valid http(s) URL.`);
-    await this.guard.vet(start.url);
+    const start = await vettedStart(request, command.robots_override_allowed, this.guard);
     const scrape: Record<string, unknown> = { ...(request.scrape ?? {}), include_metadata: true };
     delete scrape.url;
     const pageCredits = scrape.browser === true ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
