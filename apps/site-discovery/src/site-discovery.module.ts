@@ -1,3 +1,4 @@
+import { PLATFORM_CONFIG, type PlatformConfig } from '@lib/config';
 import { SimpleFetcher } from '@lib/http-fetch';
 import { createHealthController } from '@lib/runtime';
 import { TargetGuard, targetGuardProvider } from '@lib/target-guard';
@@ -10,6 +11,7 @@ import { CrawlViews } from './crawls/crawl-views';
 import { CrawlWorker } from './crawls/crawl-worker';
 import { CrawlsController } from './crawls/crawls.controller';
 import { CrawlStore } from './persistence/crawl.store';
+import { FetchGate } from './site-map/fetch-gate';
 import { SiteMapController } from './site-map/site-map.controller';
 import { SiteMapper } from './site-map/site-mapper';
 
@@ -26,6 +28,8 @@ import { SiteMapper } from './site-map/site-mapper';
   providers: [
     targetGuardProvider,
     { provide: SimpleFetcher, inject: [TargetGuard], useFactory: (guard: TargetGuard) => new SimpleFetcher(guard) },
+    // One gate for every discovery fetch of the process: maps, a crawl's seeds and a plan's map.
+    { provide: FetchGate, inject: [PLATFORM_CONFIG], useFactory: (config: PlatformConfig) => new FetchGate(config.discoveryConcurrency) },
     SiteMapper,
     CrawlStore,
     CrawlRulebook,

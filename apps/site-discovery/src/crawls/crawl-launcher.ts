@@ -30,13 +30,12 @@ const SEED_TIMEOUT_MS = 15_000;
  */
 @Injectable()
 export class CrawlLauncher {
-  private readonly seedGate = new FetchGate(4);
-
   constructor(
     private readonly store: CrawlStore,
     private readonly rulebook: CrawlRulebook,
     private readonly worker: CrawlWorker,
     private readonly fetcher: SimpleFetcher,
+    private readonly gate: FetchGate,
     private readonly guard: TargetGuard,
     @Inject(MessageBus) private readonly bus: MessageBus,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -135,7 +134,7 @@ export class CrawlLauncher {
     const run = new SiteMapRun(
       start,
       { url: start.url, sitemap: 'only', limit: Math.min(100_000, maxPages * 2), timeout_ms: SEED_TIMEOUT_MS, ignore_robots: ignoreRobots },
-      { fetcher: this.fetcher, gate: this.seedGate, hostConcurrency: this.config.discoveryHostConcurrency },
+      { fetcher: this.fetcher, gate: this.gate, hostConcurrency: this.config.discoveryHostConcurrency },
     );
     return (await run.run()).urls;
   }

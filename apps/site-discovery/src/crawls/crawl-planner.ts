@@ -42,10 +42,10 @@ const ANALYSIS_TIMEOUT_MS = 120_000;
 @Injectable()
 export class CrawlPlanner {
   private readonly logger = new Logger('CrawlPlanner');
-  private readonly gate = new FetchGate(4);
 
   constructor(
     private readonly fetcher: SimpleFetcher,
+    private readonly gate: FetchGate,
     @Inject(MessageBus) private readonly bus: MessageBus,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}

@@ -121,7 +121,7 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
       }
     }
     if (crawl.state === 'running') moved = (await this.appendPages(crawl, rules, inFlight)) || moved;
-    const waiting = (await this.store.countIn(crawl.id, 'new')) + (await this.store.countIn(crawl.id, 'queued'));
+    const waiting = await this.store.countWaiting(crawl.id);
     if (crawl.state === 'cancelling' || waiting === 0) {
       const run = await this.bus.request(waiting === 0 && crawl.state !== 'cancelling' ? SUBJECTS.crawlRuns.seal : SUBJECTS.crawlRuns.get, {
         run_id: crawl.id,

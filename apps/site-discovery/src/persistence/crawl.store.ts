@@ -178,11 +178,12 @@ export class CrawlStore {
     );
   }
 
-  async countIn(crawlId: string, state: 'new' | 'queued'): Promise<number> {
-    const [row] = await this.db.sql.query<{ n: number }>('select count(*)::int n from crawl_pages where crawl_id = $1 and state = $2', [
-      crawlId,
-      state,
-    ]);
+  /** Pages not yet ended: admitted but not on the run (new), or on it and not finished (queued). */
+  async countWaiting(crawlId: string): Promise<number> {
+    const [row] = await this.db.sql.query<{ n: number }>(
+      "select count(*)::int n from crawl_pages where crawl_id = $1 and state in ('new', 'queued')",
+      [crawlId],
+    );
     return row.n;
   }
 

@@ -10,15 +10,12 @@ import { SiteMapRun } from './site-map-run';
 /** POST /v1/map's work: one SiteMapRun per call, sharing this process's fetch gate. */
 @Injectable()
 export class SiteMapper {
-  private readonly gate: FetchGate;
-
   constructor(
     private readonly fetcher: SimpleFetcher,
     private readonly guard: TargetGuard,
+    private readonly gate: FetchGate,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
-  ) {
-    this.gate = new FetchGate(config.discoveryConcurrency);
-  }
+  ) {}
 
   async map(command: MapSiteCommand): Promise<MapSiteResult> {
     const request = command.request;
