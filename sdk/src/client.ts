@@ -20,6 +20,8 @@ export type MapSiteRequest = Schemas['MapSiteRequest'];
 export type SiteMap = Schemas['MapSiteResult'];
 export type CrawlRequest = Schemas['CrawlRequest'];
 export type Crawl = Schemas['CrawlView'];
+export type CrawlWebhookDelivery = Schemas['CrawlWebhookDelivery'];
+export type WebhookDeliveryLog = Schemas['WebhookDeliveryLog'];
 export type ProjectRequest = Schemas['ProjectBody'];
 export type Project = Schemas['ProjectView'];
 export type ProjectTransition = Schemas['ProjectTransitionReply'];
@@ -253,6 +255,36 @@ export class ScrapingClient {
       () => this.getCrawl(crawlId),
       (c) => `crawl ${crawlId} still ${c.state} (${c.completed + c.failed}/${c.discovered} pages done)`,
       options,
+    );
+  }
+
+  /**
+   * A crawl's webhooks across cursor pages, oldest first: a `crawl.page` per page that ended (with
+   * `page_webhooks: true`) and its `crawl.completed`, each with its delivery state.
+   */
+  async *crawlDeliveries(crawlId: string, pageSize = 100): AsyncGenerator<CrawlWebhookDelivery> {
+    yield* paged((cursor) =>
+      this.api.GET('/v1/crawl/{crawl_id}/webhook-deliveries', {
+        params: { path: { crawl_id: crawlId }, query: { limit: pageSize, ...(cursor ? { cursor } : {}) } },
+      }),
+    );
+  }
+
+  /** One of a crawl's webhooks: every attempt with its answer or error. */
+  async crawlDelivery(crawlId: string, deliveryId: string): Promise<WebhookDeliveryLog> {
+    return unwrap(
+      await this.api.GET('/v1/crawl/{crawl_id}/webhook-deliveries/{delivery_id}', {
+        params: { path: { crawl_id: crawlId, delivery_id: deliveryId } },
+      }),
+    );
+  }
+
+  /** Sends one of a crawl's webhooks again now, under the same X-Service-Delivery-Id (409 delivery_in_progress while an attempt runs). */
+  async redeliverCrawlDelivery(crawlId: string, deliveryId: string): Promise<WebhookDeliveryLog> {
+    return unwrap(
+      await this.api.POST('/v1/crawl/{crawl_id}/webhook-deliveries/{delivery_id}/redeliver', {
+        params: { path: { crawl_id: crawlId, delivery_id: deliveryId } },
+      }),
     );
   }
 

@@ -239,7 +239,9 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   // A crawl (issue 39): the page alone (no links followed, no sitemap), followed until it ends; its page listed; paused, resumed and cancelled on a second one.
   const crawl = ok(
     'start crawl',
-    await client.POST('/v1/crawl', { body: { url: ctx.pageUrl, sitemap: 'skip', max_depth: 0, max_pages: 1 } }),
+    await client.POST('/v1/crawl', {
+      body: { url: ctx.pageUrl, sitemap: 'skip', max_depth: 0, max_pages: 1, callback_url: ctx.callbackUrl, page_webhooks: true },
+    }),
   );
   let crawled = ok('crawl', await client.GET('/v1/crawl/{crawl_id}', { params: { path: { crawl_id: crawl.crawl_id } } }));
   for (let waited = 0; crawled.status !== 'completed'; waited += 200) {
@@ -250,6 +252,24 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   if (crawled.completed !== 1 || crawled.zero_pages_reason !== null) throw new Error(`crawl ${JSON.stringify(crawled)}`);
   const crawledPages = ok('crawl pages', await client.GET('/v1/jobs', { params: { query: { batch_id: crawl.crawl_id } } }));
   if (crawledPages.items.length !== 1) throw new Error('crawl pages');
+  // Its webhooks: the page's crawl.page and the crawl.completed, listed; one's log; one redelivered.
+  const crawlHooksPath = { params: { path: { crawl_id: crawl.crawl_id } } };
+  let crawlHooks = ok('crawl deliveries', await client.GET('/v1/crawl/{crawl_id}/webhook-deliveries', crawlHooksPath));
+  for (let waited = 0; crawlHooks.items.length < 2; waited += 200) {
+    if (waited > 30_000) throw new Error(`crawl deliveries ${JSON.stringify(crawlHooks)}`);
+    await ctx.pause(200);
+    crawlHooks = ok('crawl deliveries', await client.GET('/v1/crawl/{crawl_id}/webhook-deliveries', crawlHooksPath));
+  }
+  const pageHook = crawlHooks.items.find((d) => d.event === 'crawl.page');
+  if (!pageHook || pageHook.job_id !== crawledPages.items[0].job_id) throw new Error(`crawl.page ${JSON.stringify(crawlHooks)}`);
+  const pageHookPath = { params: { path: { crawl_id: crawl.crawl_id, delivery_id: pageHook.delivery_id } } };
+  let pageLog = ok('crawl delivery', await client.GET('/v1/crawl/{crawl_id}/webhook-deliveries/{delivery_id}', pageHookPath));
+  for (let waited = 0; pageLog.status !== 'sent'; waited += 200) {
+    if (waited > 30_000) throw new Error(`crawl.page ${pageLog.status}`);
+    await ctx.pause(200);
+    pageLog = ok('crawl delivery', await client.GET('/v1/crawl/{crawl_id}/webhook-deliveries/{delivery_id}', pageHookPath));
+  }
+  ok('redeliver crawl delivery', await client.POST('/v1/crawl/{crawl_id}/webhook-deliveries/{delivery_id}/redeliver', pageHookPath));
   const second = ok('start crawl', await client.POST('/v1/crawl', { body: { url: ctx.pageUrl, sitemap: 'skip', max_pages: 5 } }));
   const crawlPath = { params: { path: { crawl_id: second.crawl_id } } };
   ok('pause crawl', await client.PUT('/v1/crawl/{crawl_id}/pause', crawlPath));

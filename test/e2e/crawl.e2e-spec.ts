@@ -5,6 +5,8 @@ import { crawlJobs } from './support/crawl-jobs';
 import { http } from './support/http';
 import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { runtimesUnderTest } from './support/runtimes';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { createHmac } from 'node:crypto';
 
 const keyOf = (url: string) => normalUrl(url)!.key;
 const ARTICLES = 200;
@@ -17,6 +19,7 @@ const ARTICLES = 200;
  */
 describe.each(runtimesUnderTest('crawl'))('POST /v1/crawl — $name', (runtime) => {
   let site: GeneratedSite;
+  let receiver: WebhookReceiver;
   let env: InProcessPlatform;
   let token: string;
   let cleanup: () => Promise<void> = async () => undefined;
@@ -34,9 +37,16 @@ describe.each(runtimesUnderTest('crawl'))('POST /v1/crawl — $name', (runtime) 
 
   beforeAll(async () => {
     site = await startGeneratedSite({ articles: ARTICLES });
+    receiver = await startWebhookReceiver();
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
-    env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, DISCOVERY_HOST_CONCURRENCY: '8' });
+    env = await startInProcessPlatform({
+      ...prepared.env,
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${receiver.port}`,
+      DISCOVERY_HOST_CONCURRENCY: '8',
+      WEBHOOK_POLL_INTERVAL_MS: '50',
+      WEBHOOK_RETRY_DELAYS: '1,1,1',
+    });
     const created = (
       await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'enterprise', rate_limit_per_minute: 100_000 } })
     ).body;
@@ -46,6 +56,7 @@ describe.each(runtimesUnderTest('crawl'))('POST /v1/crawl — $name', (runtime) 
     await env?.stop();
     await cleanup();
     await site?.close();
+    await receiver?.close();
   });
 
   it('scrapes every page reachable by links once, never a disallowed one, and lists them through the jobs listing', async () => {
@@ -161,5 +172,116 @@ describe.each(runtimesUnderTest('crawl'))('POST /v1/crawl — $name', (runtime) 
     const tooPoor = await crawl({ url: `${site.url}/`, max_credits: 3, scrape: { browser: true } });
     expect(tooPoor.status).toBe(422);
     expect(tooPoor.body.error_code).toBe('invalid_crawl');
+  });
+
+  it('announces each page that ran with a signed crawl.page webhook, once, beside crawl.completed; lists and redelivers them', async () => {
+    receiver.script('pages', [503, 200]);
+    const started = await crawl({
+      url: `${site.url}/`,
+      sitemap: 'skip',
+      max_depth: 2,
+      max_pages: 40,
+      callback_url: `${receiver.url}/script/pages`,
+      page_webhooks: true,
+    });
+    expect(started.status).toBe(202);
+    const id = started.body.crawl_id;
+    await finished(id);
+    const ran = (await jobUrls(id)).filter((j) => j.status !== 'cancelled');
+    expect(ran.length).toBe(40);
+    const mine = () =>
+      receiver.received
+        .filter((hit) => hit.path === '/script/pages')
+        .map((hit) => ({ hit, body: JSON.parse(hit.raw) }))
+        .filter(({ body }) => body.crawl_id === id);
+    const pages = () => mine().filter(({ body }) => body.event === 'crawl.page');
+    await eventually(
+      async () =>
+        new Set(pages().map(({ body }) => body.job_id)).size === ran.length && mine().some(({ body }) => body.event === 'crawl.completed'),
+      { timeoutMs: 60_000, what: 'a crawl.page per page and crawl.completed' },
+    );
+    const secret = (await http(env.url, '/v1/webhooks/secret', { token })).body.secret;
+    for (const { hit, body } of mine()) {
+      const timestamp = String(hit.headers['x-service-timestamp']);
+      expect(hit.headers['x-service-signature']).toBe(
+        `sha256=${createHmac('sha256', secret).update(`${timestamp}.${hit.raw}`).digest('hex')}`,
+      );
+      expect(hit.headers['x-service-event']).toBe(body.event);
+    }
+    const byJob = new Map(ran.map((j) => [j.job_id, j]));
+    for (const { body } of pages()) {
+      const job = byJob.get(body.job_id)!;
+      expect(body).toMatchObject({ crawl_id: id, run_id: id, url: job.url, status: job.status, credits: job.credits });
+      expect(body.results_url).toMatch(new RegExp(`/v1/jobs/${body.job_id}/data$`));
+    }
+    // The first answer was a 503: that page's webhook was retried under its delivery id; every page has exactly one id.
+    const idsPerJob = new Map<string, Set<string>>();
+    for (const { hit, body } of pages())
+      idsPerJob.set(body.job_id, (idsPerJob.get(body.job_id) ?? new Set()).add(String(hit.headers['x-service-delivery-id'])));
+    expect([...idsPerJob.values()].every((ids) => ids.size === 1)).toBe(true);
+    // The delivery that got the 503 (a page's or the completion's, whichever went first) came again as attempt 2.
+    await eventually(async () => mine().some(({ hit }) => hit.headers['x-service-delivery-attempt'] === '2'), {
+      timeoutMs: 30_000,
+      what: 'the retry after a 503',
+    });
+
+    // The listing, paged: every page's delivery and the completion, all sent.
+    const listed: Array<Record<string, any>> = [];
+    let cursor: string | null = null;
+    do {
+      const res: { status: number; body: any } = await http(
+        env.url,
+        `/v1/crawl/${id}/webhook-deliveries?limit=15${cursor ? `&cursor=${cursor}` : ''}`,
+        { token },
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.items.length).toBeLessThanOrEqual(15);
+      listed.push(...res.body.items);
+      cursor = res.body.has_more ? res.body.cursor_next : null;
+    } while (cursor);
+    await eventually(
+      async () =>
+        (await http(env.url, `/v1/crawl/${id}/webhook-deliveries?limit=1000`, { token })).body.items.every(
+          (d: { status: string }) => d.status === 'sent',
+        ),
+      { timeoutMs: 30_000, what: 'every delivery sent' },
+    );
+    expect(listed).toHaveLength(ran.length + 1);
+    expect(new Set(listed.map((d) => d.delivery_id)).size).toBe(listed.length);
+    expect(
+      listed
+        .filter((d) => d.event === 'crawl.page')
+        .map((d) => d.job_id)
+        .sort(),
+    ).toEqual(ran.map((j) => j.job_id).sort());
+    expect(listed.filter((d) => d.event === 'crawl.completed')).toMatchObject([{ job_id: null, url: null }]);
+
+    // One delivery's log, and a redelivery under the same id.
+    const one = listed.find((d) => d.event === 'crawl.page')!;
+    const log = await http(env.url, `/v1/crawl/${id}/webhook-deliveries/${one.delivery_id}`, { token });
+    expect(log.status).toBe(200);
+    expect(log.body).toMatchObject({ delivery_id: one.delivery_id, run_id: id, status: 'sent' });
+    const before = receiver.received.length;
+    const again = await http(env.url, `/v1/crawl/${id}/webhook-deliveries/${one.delivery_id}/redeliver`, { token, method: 'POST' });
+    expect(again.status).toBe(202);
+    await eventually(async () => receiver.received.slice(before).some((hit) => hit.headers['x-service-delivery-id'] === one.delivery_id), {
+      timeoutMs: 30_000,
+      what: 'the redelivery',
+    });
+    const redelivered = receiver.received.slice(before).find((hit) => hit.headers['x-service-delivery-id'] === one.delivery_id)!;
+    expect(redelivered.headers['x-service-delivery-attempt']).toBe(String(log.body.attempts.length + 1));
+
+    // Refusals: page webhooks need a callback_url; a cursor not written for this crawl; unknown crawl and delivery.
+    const noCallback = await crawl({ url: `${site.url}/`, page_webhooks: true });
+    expect(noCallback.status).toBe(422);
+    expect(noCallback.body.error_code).toBe('invalid_crawl');
+    const badCursor = await http(env.url, `/v1/crawl/${id}/webhook-deliveries?cursor=bm90LWEtY3Vyc29y`, { token });
+    expect(badCursor.status).toBe(400);
+    expect(badCursor.body.error_code).toBe('invalid_cursor');
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    expect((await http(env.url, `/v1/crawl/${unknown}/webhook-deliveries`, { token })).status).toBe(404);
+    const noDelivery = await http(env.url, `/v1/crawl/${id}/webhook-deliveries/${unknown}`, { token });
+    expect(noDelivery.status).toBe(404);
+    expect(noDelivery.body.error_code).toBe('webhook_not_found');
   });
 });

@@ -31,12 +31,18 @@ import { normalUrl } from '../../apps/site-discovery/src/url-normal-form/url-nor
 const RUN_SIZE = 40;
 const JOB_MS = 400;
 
-/** The run-completion webhooks a receiver got: which delivery, for which run (anything else left out). */
-function hooksOf(receiver: WebhookReceiver): Array<{ deliveryId: string; runId: string }> {
+/** The webhooks a receiver got: which delivery, for which run, which event and (crawl.page) which job (anything else left out). */
+function hooksOf(receiver: WebhookReceiver): Array<{ deliveryId: string; runId: string; event: string; jobId: string | null }> {
   return receiver.received.flatMap((hit) => {
     try {
+      const body = JSON.parse(hit.raw) as { run_id: unknown; event: unknown; job_id?: unknown };
       return [
-        { deliveryId: String(hit.headers['x-service-delivery-id']), runId: String((JSON.parse(hit.raw) as { run_id: unknown }).run_id) },
+        {
+          deliveryId: String(hit.headers['x-service-delivery-id']),
+          runId: String(body.run_id),
+          event: String(body.event),
+          jobId: typeof body.job_id === 'string' ? body.job_id : null,
+        },
       ];
     } catch {
       return []; // not a webhook
@@ -271,9 +277,10 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
    * Issue 39: a crawl through a kill -9 of a context it depends on. It must end completed with every
    * page once (one job per normal form), nothing robots.txt disallows fetched, each page fetched once
    * (but the pages in a killed engine's hands, fetched again by the retry, and the articles an /old/
-   * address redirects to), the ledger equal to the crawl's credits, and one webhook delivery id.
+   * address redirects to), the ledger equal to the crawl's credits, one crawl.completed delivery id,
+   * and one crawl.page delivery id for each page that ran, every one of them delivered.
    */
-  it.each(['site-discovery', 'scrape-engine', 'batch-orchestrator', 'result-store'])(
+  it.each(['site-discovery', 'scrape-engine', 'batch-orchestrator', 'result-store', 'webhook-sender'])(
     'kill -9 of %s mid-crawl',
     async (context) => {
       crawlSite.hits.clear();
@@ -286,6 +293,7 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
             max_depth: 3,
             max_pages: 1_000,
             callback_url: `${receiver.url}/hook?crawl-${context}`,
+            page_webhooks: true,
           },
         })
       ).body;
@@ -317,12 +325,21 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
       else expect(fetchedAgain).toEqual([]);
       expect(await ledgerCreditsOf(jobs.map((j) => j.job_id))).toBe(done.credits_charged);
       expect(jobs.reduce((sum, j) => sum + j.credits, 0)).toBe(done.credits_charged);
-      await eventually(async () => hooksOf(receiver).some((h) => h.runId === started.crawl_id), {
-        timeoutMs: 90_000,
-        what: `the crawl.completed webhook after killing ${context}`,
-      });
-      const hooks = hooksOf(receiver).filter((h) => h.runId === started.crawl_id);
+      const ran = jobs.filter((j) => j.status !== 'cancelled').map((j) => j.job_id);
+      const pageHooks = () => hooksOf(receiver).filter((h) => h.runId === started.crawl_id && h.event === 'crawl.page');
+      await eventually(
+        async () =>
+          hooksOf(receiver).some((h) => h.runId === started.crawl_id && h.event === 'crawl.completed') &&
+          new Set(pageHooks().map((h) => h.jobId)).size >= ran.length,
+        { timeoutMs: 90_000, what: `the crawl.completed webhook and a crawl.page per page after killing ${context}` },
+      );
+      const hooks = hooksOf(receiver).filter((h) => h.runId === started.crawl_id && h.event === 'crawl.completed');
       expect(new Set(hooks.map((h) => h.deliveryId)).size).toBe(1);
+      // Each page that ran announced once (a page webhook may be POSTed again under its id when the sender dies mid-POST).
+      expect([...new Set(pageHooks().map((h) => h.jobId))].sort()).toEqual([...ran].sort());
+      const idsPerJob = new Map<string, Set<string>>();
+      for (const h of pageHooks()) idsPerJob.set(h.jobId!, (idsPerJob.get(h.jobId!) ?? new Set()).add(h.deliveryId));
+      expect([...idsPerJob.values()].filter((ids) => ids.size !== 1)).toEqual([]);
       expect(exitsSoFar()).toContain(context);
       recoveries.push({
         fault: `crawl-kill-${context}`,

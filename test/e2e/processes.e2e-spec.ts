@@ -96,7 +96,7 @@ describe('the embedded platform process (npm start)', () => {
     }
   }, 180_000);
 
-  it('finishes a crawl that was under way when the process was killed (-9): every page once, charged once, one webhook', async () => {
+  it('finishes a crawl that was under way when the process was killed (-9): every page once, charged once, one webhook, one page webhook per page', async () => {
     const site = await startGeneratedSite({ articles: 150 });
     const receiver = await startWebhookReceiver();
     const port = await freePort();
@@ -116,7 +116,14 @@ describe('the embedded platform process (npm start)', () => {
       const started = (
         await http(base, '/v1/crawl', {
           token,
-          json: { url: `${site.url}/`, sitemap: 'skip', max_depth: 3, max_pages: 1_000, callback_url: `${receiver.url}/hook` },
+          json: {
+            url: `${site.url}/`,
+            sitemap: 'skip',
+            max_depth: 3,
+            max_pages: 1_000,
+            callback_url: `${receiver.url}/hook`,
+            page_webhooks: true,
+          },
         })
       ).body;
       const fetched = () => [...site.hits.values()].reduce((a, b) => a + b, 0);
@@ -143,10 +150,23 @@ describe('the embedded platform process (npm start)', () => {
       expect(jobs.reduce((sum, j) => sum + j.credits, 0)).toBe(done.credits_charged);
       const billing = (await http(base, '/v1/sync/billing', { token })).body;
       expect(Object.values(billing.clients).map((c: any) => c.credits.total)).toEqual([done.credits_charged]);
-      await waitFor('the crawl.completed webhook', async () => receiver.received.length > 0, [second], 60_000);
+      type Hook = { event: string; crawl_id: string; job_id?: string; deliveryId: string };
+      const hooks = (): Hook[] =>
+        receiver.received.map((hit) => ({ ...JSON.parse(hit.raw), deliveryId: String(hit.headers['x-service-delivery-id']) }) as Hook);
+      const ran = jobs.filter((j) => j.status !== 'cancelled').map((j) => j.job_id);
+      const pageHooks = () => hooks().filter((h) => h.event === 'crawl.page');
+      await waitFor(
+        'the crawl.completed webhook and a crawl.page per page',
+        async () => hooks().some((h) => h.event === 'crawl.completed') && new Set(pageHooks().map((h) => h.job_id)).size >= ran.length,
+        [second],
+        60_000,
+      );
       await new Promise((r) => setTimeout(r, 1_000));
-      const hooks = receiver.received.map((hit) => JSON.parse(hit.raw) as { event: string; crawl_id: string });
-      expect(hooks.map((h) => [h.event, h.crawl_id])).toEqual([['crawl.completed', started.crawl_id]]);
+      const completions = hooks().filter((h) => h.event === 'crawl.completed');
+      expect(completions.map((h) => [h.event, h.crawl_id])).toEqual([['crawl.completed', started.crawl_id]]);
+      // One announcement per page that ran, under one delivery id (the kill may have cut a POST short: sent again under its id).
+      expect([...new Set(pageHooks().map((h) => h.job_id))].sort()).toEqual([...ran].sort());
+      expect(new Set(pageHooks().map((h) => h.deliveryId)).size).toBe(ran.length);
       expect(await second.stop('SIGTERM')).toBe(0);
     } finally {
       await site.close();

@@ -147,6 +147,46 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
     await expect(sdk.setCrawlState(started.crawl_id, 'pause')).rejects.toMatchObject({ status: 409, errorCode: 'invalid_state' });
   });
 
+  it("lists a crawl's page webhooks, verifies one as a receiver would, and redelivers it", async () => {
+    const { secret } = (await sdk.api.GET('/v1/webhooks/secret')).data!;
+    const started = await sdk.startCrawl({
+      url: `${site.url}/page`,
+      sitemap: 'skip',
+      max_depth: 0,
+      callback_url: `http://127.0.0.1:${receiver.port}/crawl-hook`,
+      page_webhooks: true,
+    });
+    await sdk.waitForCrawl(started.crawl_id, { pollIntervalMs: 100, timeoutMs: 60_000 });
+    const sent = async () => {
+      const all = [];
+      for await (const delivery of sdk.crawlDeliveries(started.crawl_id, 1)) all.push(delivery);
+      return all;
+    };
+    const deadline = Date.now() + 20_000;
+    let deliveries = await sent();
+    while (!(deliveries.length === 2 && deliveries.every((d) => d.status === 'sent')) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      deliveries = await sent();
+    }
+    expect(deliveries.map((d) => d.event).sort()).toEqual(['crawl.completed', 'crawl.page']);
+    const page = deliveries.find((d) => d.event === 'crawl.page')!;
+    expect(page.url).toBe(`${site.url}/page`);
+    const hit = receiver.received.find((r) => r.headers['x-service-delivery-id'] === page.delivery_id)!;
+    const event = verifyWebhook({
+      secret,
+      headers: { timestamp: String(hit.headers['x-service-timestamp']), signature: String(hit.headers['x-service-signature']) },
+      rawBody: hit.body,
+    });
+    expect(event).toMatchObject({ event: 'crawl.page', crawl_id: started.crawl_id, job_id: page.job_id });
+    const log = await sdk.redeliverCrawlDelivery(started.crawl_id, page.delivery_id);
+    expect(log.delivery_id).toBe(page.delivery_id);
+    expect((await sdk.crawlDelivery(started.crawl_id, page.delivery_id)).attempts.length).toBeGreaterThanOrEqual(1);
+    await expect(sdk.crawlDelivery(started.crawl_id, '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({
+      status: 404,
+      errorCode: 'webhook_not_found',
+    });
+  });
+
   it('verifies a real webhook delivery and refuses a tampered or replayed one', async () => {
     const { secret } = (await sdk.api.GET('/v1/webhooks/secret')).data!;
     const before = receiver.received.length;

@@ -19,6 +19,7 @@ import { UsageController } from './usage/usage.controller';
 import { ViabilityTestsController } from './viability/viability-tests.controller';
 import { SiteMapController } from './site-discovery/site-map.controller';
 import { CrawlsController } from './site-discovery/crawls.controller';
+import { CrawlWebhooksController } from './site-discovery/crawl-webhooks.controller';
 import { SiteDiscoveryCalls } from './site-discovery/site-discovery.calls';
 import { ClientBootstrap } from './clients/client-bootstrap';
 import { ClientDirectory } from './clients/client-directory';
@@ -65,6 +66,7 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     ViabilityTestsController,
     SiteMapController,
     CrawlsController,
+    CrawlWebhooksController,
     AgentEndpointController,
   ],
   providers: [

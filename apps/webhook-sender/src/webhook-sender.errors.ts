@@ -9,3 +9,8 @@ export class WebhookNotFoundError extends AppError {
 export class DeliveryInProgressError extends AppError {
   readonly code = 'webhook.delivery_in_progress';
 }
+
+/** A delivery listing's cursor that this service did not write (or wrote for another crawl). */
+export class InvalidDeliveryCursorError extends AppError {
+  readonly code = 'webhook.invalid_cursor';
+}

@@ -1,6 +1,7 @@
 import { createHealthController } from '@lib/runtime';
 import { targetGuardProvider } from '@lib/target-guard';
 import { Module } from '@nestjs/common';
+import { CrawlDeliveryListing } from './crawl-deliveries/crawl-delivery-listing';
 import { CallbackTransport } from './delivery/callback-transport';
 import { WebhookDispatcher } from './delivery/webhook-dispatcher';
 import { DeliveryLog } from './delivery-log/delivery-log';
@@ -9,7 +10,7 @@ import { WebhookSenderController } from './webhook-sender.controller';
 import { WebhookOutboxStore } from './persistence/webhook-outbox.store';
 import { WebhookSecretStore } from './persistence/webhook-secrets.store';
 
-/** webhook-sender: signed, durable, scheduled delivery of run-completion webhooks from the outbox. */
+/** webhook-sender: signed, durable, scheduled delivery of run-completion and crawl-page webhooks from the outbox. */
 @Module({
   controllers: [createHealthController('webhook-sender'), WebhookSenderController],
   providers: [
@@ -19,6 +20,7 @@ import { WebhookSecretStore } from './persistence/webhook-secrets.store';
     CallbackTransport,
     SigningSecrets,
     DeliveryLog,
+    CrawlDeliveryListing,
     WebhookDispatcher,
   ],
 })

@@ -99,6 +99,9 @@ import type {
 } from './proxy/country-proxy.messages';
 import type {
   BatchDeliveriesReference,
+  CrawlDeliveriesQuery,
+  CrawlDeliveryReference,
+  CrawlWebhookDeliveries,
   RunDeliveriesReference,
   WebhookDeliveryLog,
   WebhookSecretQuery,
@@ -205,6 +208,9 @@ export type RequestReplyMap = {
   [SUBJECTS.webhooks.redeliver]: { request: RunDeliveriesReference; reply: WebhookDeliveryLog };
   [SUBJECTS.webhooks.batchDeliveries]: { request: BatchDeliveriesReference; reply: WebhookDeliveryLog };
   [SUBJECTS.webhooks.batchRedeliver]: { request: BatchDeliveriesReference; reply: WebhookDeliveryLog };
+  [SUBJECTS.webhooks.crawlDeliveries]: { request: CrawlDeliveriesQuery; reply: CrawlWebhookDeliveries };
+  [SUBJECTS.webhooks.crawlDelivery]: { request: CrawlDeliveryReference; reply: WebhookDeliveryLog };
+  [SUBJECTS.webhooks.crawlRedeliver]: { request: CrawlDeliveryReference; reply: WebhookDeliveryLog };
 };
 
 /** Facts published for whoever listens (fire and forget, at most once). */

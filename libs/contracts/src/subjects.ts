@@ -147,6 +147,9 @@ export const SUBJECTS = {
     redeliver: 'webhook-sender.deliveries.redeliver.command.v1',
     batchDeliveries: 'webhook-sender.batch-deliveries.list.query.v1',
     batchRedeliver: 'webhook-sender.batch-deliveries.redeliver.command.v1',
+    crawlDeliveries: 'webhook-sender.crawl-deliveries.list.query.v1',
+    crawlDelivery: 'webhook-sender.crawl-deliveries.get.query.v1',
+    crawlRedeliver: 'webhook-sender.crawl-deliveries.redeliver.command.v1',
   },
 } as const;
 

@@ -10,7 +10,7 @@ import { storableJson } from './storable-text';
  * - `job_results`: owned by result-store (serves and prunes them), written by batch-orchestrator
  *   when a job completes;
  * - `webhook_outbox`: owned by webhook-sender (delivers them), written by batch-orchestrator when
- *   a run completes.
+ *   a run completes, or a crawl's page ends and the crawl asked for page webhooks.
  */
 
 /** A finished job's stored response (JSON text: NUL and lone surrogates survive as \u escapes). */
@@ -25,13 +25,17 @@ export async function storeJobResult(
   );
 }
 
-/** A run-completion webhook to deliver, due now; a run gets one, however often its completion is retried. */
-export async function enqueueRunWebhook(
+/**
+ * A webhook to deliver, due now: a run's completion (`subjectId` = the run's id) or one page of a
+ * crawl (`subjectId` = the job's id). A subject gets one, however often the transaction that
+ * produces it is retried.
+ */
+export async function enqueueWebhook(
   tx: SqlTransaction,
-  row: Pick<WebhookOutbox, 'id' | 'runId' | 'clientId' | 'callbackUrl' | 'createdAt'> & { payload: object },
+  row: Pick<WebhookOutbox, 'id' | 'runId' | 'subjectId' | 'clientId' | 'callbackUrl' | 'createdAt'> & { payload: object },
 ): Promise<void> {
   await tx.query(
-    'insert into webhook_outbox (id, run_id, client_id, callback_url, payload, status, next_attempt_at, created_at) values ($1, $2, $3, $4, $5::jsonb, $6, $7, $7) on conflict (run_id) do nothing',
-    [row.id, row.runId, row.clientId, row.callbackUrl, storableJson(row.payload), 'pending', row.createdAt],
+    'insert into webhook_outbox (id, run_id, subject_id, client_id, callback_url, payload, status, next_attempt_at, created_at) values ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $8) on conflict (subject_id) do nothing',
+    [row.id, row.runId, row.subjectId, row.clientId, row.callbackUrl, storableJson(row.payload), 'pending', row.createdAt],
   );
 }

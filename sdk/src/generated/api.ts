@@ -1009,6 +1009,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/crawl/{crawl_id}/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A crawl's webhooks, oldest first: one crawl.page per page that ended (with page_webhooks) and its crawl.completed, each with status (pending | sent | failed | retrying), attempts, the last answer and next_attempt_at. */
+        get: operations["CrawlWebhooks_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/crawl/{crawl_id}/webhook-deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of a crawl's webhooks: its delivery log, every attempt with its answer or error. */
+        get: operations["CrawlWebhooks_delivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/crawl/{crawl_id}/webhook-deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send one of a crawl's webhooks again now: one attempt, same X-Service-Delivery-Id, signed with the current secret; it replaces any remaining retry schedule. */
+        post: operations["CrawlWebhooks_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -2503,6 +2554,11 @@ export interface components {
             dry_run?: boolean;
             /** @description POSTed the crawl.completed webhook (signed like a run’s) once, when the crawl ends. */
             callback_url?: string | null;
+            /**
+             * @description Also POST callback_url a `crawl.page` webhook (signed like every webhook) when each page that ran ends, completed or failed: one per page, with a stable X-Service-Delivery-Id, retried like the completion webhook. Needs callback_url.
+             * @default false
+             */
+            page_webhooks?: boolean;
         };
         CrawlSkipCounts: {
             /** @description Disallowed by robots.txt (never fetched). */
@@ -2603,6 +2659,43 @@ export interface components {
             /** @description Unix seconds. */
             created_at: number;
             completed_at?: number | null;
+        };
+        CrawlWebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description Also sent as X-Service-Delivery-Id.
+             */
+            delivery_id: string;
+            /** @enum {string} */
+            event: "crawl.page" | "crawl.completed";
+            /**
+             * Format: uuid
+             * @description The page’s job (crawl.page); null for crawl.completed.
+             */
+            job_id: string | null;
+            /** @description The page’s URL (crawl.page); null for crawl.completed. */
+            url: string | null;
+            /** @enum {string} */
+            status: "pending" | "sent" | "failed" | "retrying";
+            /** @description Attempts made so far. */
+            attempts: number;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** @description The last attempt’s HTTP status, if the receiver answered. */
+            last_status_code: number | null;
+            /** @description The last attempt’s error, if it was not answered. */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the page (or the crawl) ended and the webhook was written.
+             */
+            created_at: string;
+        };
+        CrawlWebhookDeliveries: {
+            items: components["schemas"]["CrawlWebhookDelivery"][];
+            /** @description Pass as cursor for the next page; null on the last page. */
+            cursor_next: string | null;
+            has_more: boolean;
         };
         McpJsonRpcReply: {
             /** @enum {string} */
@@ -4288,6 +4381,34 @@ export interface components {
                      * @enum {string}
                      */
                     error_code: "crawl_not_found" | "not_found";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Not Found: error_code crawl_not_found, not_found, webhook_not_found. */
+        NotFound16: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "crawl_not_found" | "not_found" | "webhook_not_found";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                     /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
@@ -7558,6 +7679,132 @@ export interface operations {
             404: components["responses"]["NotFound15"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict3"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    CrawlWebhooks_list: {
+        parameters: {
+            query?: {
+                /** @description cursor_next of the previous page; omit on the first call. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                crawl_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the deliveries; follow cursor_next while has_more. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrawlWebhookDeliveries"];
+                };
+            };
+            400: components["responses"]["BadRequest6"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound15"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    CrawlWebhooks_delivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crawl_id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery log. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryLog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound16"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    CrawlWebhooks_redeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crawl_id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt is due now; the log so far. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryLog"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound16"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict5"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];

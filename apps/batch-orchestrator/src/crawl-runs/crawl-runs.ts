@@ -52,6 +52,7 @@ export class CrawlRuns {
         maxConcurrency: command.max_concurrency,
         monthlyCredits: command.monthly_credits,
         callbackUrl: command.callback_url,
+        pageWebhooks: command.page_webhooks,
         successCriterion: { version: CONTENT_RULES_VERSION, rules: [...SUCCESS_RULES] },
         createdAt: now,
       });

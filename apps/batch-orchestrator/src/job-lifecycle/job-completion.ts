@@ -2,7 +2,7 @@ import { jobOutcomeOf, ledgerDetailsOf } from '@lib/contracts';
 import {
   DATABASE,
   DatabaseConnection,
-  enqueueRunWebhook,
+  enqueueWebhook,
   lockCreditAccount,
   recordLedgerCharge,
   releaseHold,
@@ -25,8 +25,8 @@ export type { JobOutcome } from './job-classification';
 /**
  * Finishes a job in one transaction: its final status and classification (spec 2.13/3.2), its
  * stored result, the run's counters, its ledger entry (charge key unique per job, so no attempt
- * can charge twice) and — when this was the run's last job — the run's completion and its
- * webhook outbox row. The run completes exactly once: the status change is conditional.
+ * can charge twice), the page's webhook when its crawl asked for them, and — when this was the
+ * run's last job — the run's completion and its webhook outbox row. The run completes exactly once: the status change is conditional.
  */
 @Injectable()
 export class JobCompletion {
@@ -119,6 +119,17 @@ export class JobCompletion {
       timeout: c.status === 'timeout',
       credits: c.credits,
     });
+    const pageWebhook = counted.pageWebhookUrl ? RUN_KIND_RULES[counted.kind].pageWebhook(job, c, now) : null;
+    if (pageWebhook)
+      await enqueueWebhook(tx, {
+        id: randomUUID(),
+        runId: job.runId,
+        subjectId: job.id,
+        clientId: job.clientId,
+        callbackUrl: counted.pageWebhookUrl!,
+        payload: pageWebhook,
+        createdAt: now,
+      });
     const ends = counted.lastJob && RUN_KIND_RULES[counted.kind].endsWithLastJob(counted.state);
     if (ends) await this.completeRun(tx, job.runId, now);
     return { creditsMoved, runCompleted: ends };
@@ -141,9 +152,10 @@ export class JobCompletion {
       cancelled_requests: run.cancelledRequests,
     };
     const payload = RUN_KIND_RULES[run.kind].completionWebhook(run, counters, now);
-    await enqueueRunWebhook(tx, {
+    await enqueueWebhook(tx, {
       id: randomUUID(),
       runId: run.id,
+      subjectId: run.id,
       clientId: run.clientId,
       callbackUrl: run.callbackUrl,
       payload,

@@ -98,7 +98,8 @@ const VIEW_COLUMNS = [
   'r.all_jobs_persisted "allJobsPersisted"',
   'r.created_at "createdAt"',
 ].join(', ');
-const VIEW_FROM = 'runs r left join webhook_outbox o on o.run_id = r.id';
+// The run's own webhook (its completion): the outbox row whose subject is the run.
+const VIEW_FROM = 'runs r left join webhook_outbox o on o.subject_id = r.id';
 const LOCKED_RUN_COLUMNS = 'id, kind, project_id "projectId", status, state, total_requests "totalRequests"';
 const BATCH_COLUMNS = [
   'r.id',
@@ -161,15 +162,28 @@ export class RunStore {
     tx: SqlTransaction,
     runId: string,
     job: { success: boolean; timeout: boolean; credits: number },
-  ): Promise<{ lastJob: boolean; kind: RunKind; state: BatchState }> {
-    const [run] = await tx.query<{ status: string; done: number; total: number; kind: RunKind; state: BatchState }>(
+  ): Promise<{ lastJob: boolean; kind: RunKind; state: BatchState; pageWebhookUrl: string | null }> {
+    const [run] = await tx.query<{
+      status: string;
+      done: number;
+      total: number;
+      kind: RunKind;
+      state: BatchState;
+      pageWebhookUrl: string | null;
+    }>(
       `update runs set success_requests = success_requests + $2, failed_requests = failed_requests + $3, timeout_requests = timeout_requests + $4,
          credits_charged = credits_charged + $5
        where id = $1
-       returning status, kind, state, success_requests + failed_requests + timeout_requests as done, total_requests as total`,
+       returning status, kind, state, success_requests + failed_requests + timeout_requests as done, total_requests as total,
+         case when page_webhooks then callback_url end "pageWebhookUrl"`,
       [runId, job.success ? 1 : 0, !job.success && !job.timeout ? 1 : 0, job.timeout ? 1 : 0, job.credits],
     );
-    return { lastJob: Boolean(run) && run.status === 'in_progress' && run.done === run.total, kind: run?.kind, state: run?.state };
+    return {
+      lastJob: Boolean(run) && run.status === 'in_progress' && run.done === run.total,
+      kind: run?.kind,
+      state: run?.state,
+      pageWebhookUrl: run?.pageWebhookUrl ?? null,
+    };
   }
 
   /**
@@ -227,13 +241,14 @@ export class RunStore {
       maxConcurrency: number;
       monthlyCredits: number | null;
       callbackUrl: string | null;
+      pageWebhooks: boolean;
       successCriterion: { version: string; rules: string[] };
       createdAt: Date;
     },
   ): Promise<boolean> {
     const inserted = await tx.query<{ id: string }>(
-      `insert into runs (id, kind, name, client_id, status, state, total_requests, max_concurrency, monthly_credits, callback_url, callback_status, success_criterion, all_jobs_persisted, created_at)
-       values ($1, 'crawl', $2, $3, 'in_progress', 'running', 0, $4, $5, $6, $7, $8::jsonb, false, $9)
+      `insert into runs (id, kind, name, client_id, status, state, total_requests, max_concurrency, monthly_credits, callback_url, callback_status, page_webhooks, success_criterion, all_jobs_persisted, created_at)
+       values ($1, 'crawl', $2, $3, 'in_progress', 'running', 0, $4, $5, $6, $7, $10, $8::jsonb, false, $9)
        on conflict (id) do nothing returning id`,
       [
         crawl.id,
@@ -245,6 +260,7 @@ export class RunStore {
         crawl.callbackUrl ? 'pending' : null,
         storableJson(crawl.successCriterion),
         crawl.createdAt,
+        crawl.pageWebhooks && crawl.callbackUrl !== null,
       ],
     );
     return inserted.length > 0;

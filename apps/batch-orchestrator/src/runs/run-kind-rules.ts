@@ -1,5 +1,7 @@
 import type { BatchState, RunKind } from '@lib/contracts';
 import type { CompletedRun } from '../persistence/runs.store';
+import type { LockedJob } from '../persistence/jobs.store';
+import type { JobClassification } from '../job-lifecycle/job-classification';
 
 /** spec 6's counters of a run that ran out, common to every kind's completion webhook. */
 export interface RunCounters {
@@ -24,6 +26,11 @@ export interface RunKindRules {
    * itself (crawl-runs/); once cancelling, nothing is added and the last job ends it.
    */
   endsWithLastJob(state: BatchState): boolean;
+  /**
+   * The body of the webhook announcing one of the run's jobs when it ends, for a run that asked
+   * for them (`runs.page_webhooks`); null: the kind has none.
+   */
+  pageWebhook(job: LockedJob, outcome: JobClassification, now: Date): Record<string, unknown> | null;
 }
 
 export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
@@ -39,6 +46,7 @@ export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
       timestamp: now.toISOString(),
     }),
     endsWithLastJob: () => true,
+    pageWebhook: () => null,
   },
   // The same fields plus the batch and project ids and the lifecycle state (decision 0014).
   batch: {
@@ -53,6 +61,7 @@ export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
       timestamp: now.toISOString(),
     }),
     endsWithLastJob: () => true,
+    pageWebhook: () => null,
   },
   // Issue 39: the crawl's pages; completed when discovery seals it, cancelled when its last job ends.
   crawl: {
@@ -67,5 +76,21 @@ export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
       timestamp: now.toISOString(),
     }),
     endsWithLastJob: (state) => state === 'cancelling' || state === 'cancelled',
+    // `crawl.page`: which page ended and how; the page itself is one GET away (results_url), so a
+    // delivery stays a few hundred bytes however large the page.
+    pageWebhook: (job, outcome, now) => ({
+      event: 'crawl.page',
+      crawl_id: job.runId,
+      run_id: job.runId,
+      job_id: job.id,
+      url: job.url,
+      status: outcome.status,
+      success: outcome.isSuccess,
+      status_code: outcome.status === 'completed' ? outcome.body.statusCode : null,
+      error: outcome.error,
+      credits: outcome.credits,
+      results_path: `/v1/jobs/${job.id}/data`,
+      timestamp: now.toISOString(),
+    }),
   },
 };

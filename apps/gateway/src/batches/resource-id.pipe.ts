@@ -35,3 +35,4 @@ export const VIABILITY_RUN_ID = new ResourceIdPipe('viability.run_not_found', 'V
 export const PROJECT_ID = new ResourceIdPipe('batch.project_not_found', 'Project');
 export const BATCH_ID = new ResourceIdPipe('batch.batch_not_found', 'Batch');
 export const CRAWL_ID = new ResourceIdPipe('discovery.crawl_not_found', 'Crawl');
+export const DELIVERY_ID = new ResourceIdPipe('webhook.not_found', 'Delivery');

@@ -56,6 +56,7 @@ export const HTTP_ERROR_TABLE = {
   'idempotency.in_flight': { status: 409, errorCode: 'idempotency_key_in_flight' },
   'webhook.not_found': { status: 404, errorCode: 'webhook_not_found' },
   'webhook.delivery_in_progress': { status: 409, errorCode: 'delivery_in_progress' },
+  'webhook.invalid_cursor': { status: 400, errorCode: 'invalid_cursor' },
   'transport.timeout': { status: 504, errorCode: 'upstream_timeout' },
   'transport.unavailable': { status: 503, errorCode: 'service_unavailable' },
   'transport.worker_lost': { status: 503, errorCode: 'scrape_engine_lost' },

@@ -44,6 +44,10 @@ export class CrawlLauncher {
 
   async create(command: CreateCrawlCommand): Promise<CrawlView> {
     const request = command.request;
+    if (request.page_webhooks && !request.callback_url)
+      throw new InvalidCrawlError('page_webhooks needs a callback_url: the crawl.page webhooks are POSTed there.', {
+        field: 'page_webhooks',
+      });
     const start = await vettedStart(request, command.robots_override_allowed, this.guard);
     const scrape: Record<string, unknown> = { ...(request.scrape ?? {}), include_metadata: true };
     delete scrape.url;

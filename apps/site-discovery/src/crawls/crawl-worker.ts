@@ -210,5 +210,6 @@ export function openRunCommand(crawl: Pick<StoredCrawl, 'id' | 'clientId' | 'url
     max_concurrency: crawl.request.plan.max_concurrency,
     monthly_credits: crawl.request.plan.monthly_credits,
     callback_url: crawl.request.callback_url ?? null,
+    page_webhooks: crawl.request.page_webhooks === true,
   };
 }

@@ -1,11 +1,14 @@
-import { BatchDeliveriesReference, RunDeliveriesReference, WebhookDeliveryLog } from '@lib/contracts';
+import { BatchDeliveriesReference, CrawlDeliveryReference, RunDeliveriesReference, WebhookDeliveryLog } from '@lib/contracts';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { type RunWebhookRef, WebhookOutboxStore } from '../persistence/webhook-outbox.store';
 import { DeliveryInProgressError, WebhookNotFoundError } from '../webhook-sender.errors';
 
+/** Names one webhook: a run's or a batch's own, or one of a crawl's deliveries. */
+type WebhookReference = RunDeliveriesReference | BatchDeliveriesReference | CrawlDeliveryReference;
+
 /**
- * A run's webhook as its owner sees it: every attempt (number, time, status code or error,
+ * A webhook as its owner sees it: every attempt (number, time, status code or error,
  * latency, outcome), and redelivery on demand — neither is in the spec; both are what users of
  * the peers ask for.
  */
@@ -16,10 +19,10 @@ export class DeliveryLog {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async of(ref: RunDeliveriesReference | BatchDeliveriesReference): Promise<WebhookDeliveryLog> {
+  async of(ref: WebhookReference): Promise<WebhookDeliveryLog> {
     const scoped = refOf(ref);
     const row = await this.outbox.find(scoped);
-    if (!row) throw notFound(scoped.runId);
+    if (!row) throw notFound(scoped);
     const attempts = await this.outbox.attemptsOf(row.id);
     return {
       delivery_id: row.id,
@@ -40,22 +43,24 @@ export class DeliveryLog {
   }
 
   /** Schedules one attempt now (outside the retry schedule, which it replaces). */
-  async redeliver(ref: RunDeliveriesReference | BatchDeliveriesReference): Promise<WebhookDeliveryLog> {
+  async redeliver(ref: WebhookReference): Promise<WebhookDeliveryLog> {
     const scheduled = await this.outbox.scheduleNow(refOf(ref), this.clock.now());
-    if (scheduled === 'absent') throw notFound(refOf(ref).runId);
+    if (scheduled === 'absent') throw notFound(refOf(ref));
     if (scheduled === 'busy') throw new DeliveryInProgressError('An attempt of this webhook is under way; ask again when it has finished.');
     return this.of(ref);
   }
 }
 
-function refOf(ref: RunDeliveriesReference | BatchDeliveriesReference): RunWebhookRef {
+function refOf(ref: WebhookReference): RunWebhookRef {
+  if ('delivery_id' in ref) return { runId: ref.crawl_id, clientId: ref.client_id, deliveryId: ref.delivery_id };
   return 'batch_id' in ref
     ? { runId: ref.batch_id, clientId: ref.client_id, collectionId: null }
     : { runId: ref.run_id, clientId: ref.client_id, collectionId: ref.collection_id };
 }
 
-function notFound(runId: string): WebhookNotFoundError {
+function notFound(ref: RunWebhookRef): WebhookNotFoundError {
+  if (ref.deliveryId !== undefined) return new WebhookNotFoundError(`The crawl ${ref.runId} has no delivery ${ref.deliveryId}.`);
   return new WebhookNotFoundError(
-    `${runId} has no webhook: its collection, batch or project has no callback_url, or it has not completed.`,
+    `${ref.runId} has no webhook: its collection, batch or project has no callback_url, or it has not completed.`,
   );
 }

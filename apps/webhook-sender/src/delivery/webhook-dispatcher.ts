@@ -10,10 +10,13 @@ import { type DueDelivery, WebhookOutboxStore } from '../persistence/webhook-out
 import { CallbackTransport } from './callback-transport';
 import { deliveryVerdict } from './delivery-verdict';
 
-// Deliveries handled per pass and replica; the rest wait for the next pass.
+// Deliveries attempted at once per replica, and rounds per pass while rounds come back full (a
+// crawl's page webhooks arrive faster than one round a poll interval would send them); the rest
+// wait for the next pass.
 const BATCH = 20;
+const ROUNDS_PER_PASS = 10;
 /**
- * Delivers run-completion webhooks from the outbox (spec 6, operator contract §4), durably: the
+ * Delivers run-completion and crawl-page webhooks from the outbox (spec 6, operator contract §4), durably: the
  * schedule lives in the database, so a restarted sender picks up exactly where the last one
  * stopped, and a row is leased (UPDATE … FOR UPDATE SKIP LOCKED) before its attempt, so two
  * replicas never send the same attempt. Outcomes:
@@ -26,6 +29,7 @@ const BATCH = 20;
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly schedule: PeriodicTask<number>;
+  private stopping = false;
 
   constructor(
     private readonly outbox: WebhookOutboxStore,
@@ -43,6 +47,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     return this.schedule.stop();
   }
 
@@ -52,12 +57,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   private async deliverDue(): Promise<number> {
-    const now = this.clock.now();
-    // A replica that died mid-attempt frees its rows after the attempt's timeout plus the margin.
-    const leaseUntil = new Date(now.getTime() + this.config.webhookTimeoutMs + this.config.webhookLeaseMarginMs);
-    const due = await this.outbox.leaseDue(now, leaseUntil, BATCH);
-    await Promise.all(due.map((delivery) => this.attempt(delivery)));
-    return due.length;
+    let delivered = 0;
+    for (let round = 0; round < ROUNDS_PER_PASS && !this.stopping; round++) {
+      const now = this.clock.now();
+      // A replica that died mid-attempt frees its rows after the attempt's timeout plus the margin.
+      const leaseUntil = new Date(now.getTime() + this.config.webhookTimeoutMs + this.config.webhookLeaseMarginMs);
+      const due = await this.outbox.leaseDue(now, leaseUntil, BATCH);
+      await Promise.all(due.map((delivery) => this.attempt(delivery)));
+      delivered += due.length;
+      if (due.length < BATCH) break;
+    }
+    return delivered;
   }
 
   private async attempt(delivery: DueDelivery): Promise<void> {
@@ -72,10 +82,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       {
         'x-service-timestamp': String(timestamp),
         'x-service-signature': signWebhook(secret, timestamp, body),
-        // Stable across retries and redeliveries of this run's webhook: receivers drop duplicates by it.
+        // Stable across retries and redeliveries of this webhook: receivers drop duplicates by it.
         'x-service-delivery-id': delivery.id,
         'x-service-delivery-attempt': String(attempt),
-        // The body's own event: run.completed (a collection run) or batch.completed (a batch).
+        // The body's own event: run.completed (a collection run), batch.completed, crawl.completed or crawl.page.
         'x-service-event': typeof fields.event === 'string' ? fields.event : 'run.completed',
       },
       this.config.webhookTimeoutMs,

@@ -8,17 +8,31 @@ export type DueDelivery = Pick<WebhookOutbox, 'id' | 'runId' | 'clientId' | 'cal
 };
 
 /**
- * A run's webhook as its owner finds it: scoped by run, client and collection — or, for a batch
- * (a run without a collection), by the batch id its payload names.
+ * A webhook as its owner finds it: a run's own (its completion), scoped by run, client and
+ * collection — or, for a batch (a run without a collection), by the batch id its payload names —
+ * or one delivery of a crawl's, by its id.
  */
-export interface RunWebhookRef {
-  runId: string;
-  clientId: string;
-  collectionId: string | null;
+export type RunWebhookRef =
+  | { runId: string; clientId: string; collectionId: string | null; deliveryId?: undefined }
+  | { runId: string; clientId: string; deliveryId: string };
+
+// The run's own row is the one whose subject is the run; its payload names the run's collection,
+// or (batch.completed) the batch itself. A crawl's delivery is named by its id.
+function selectorOf(ref: RunWebhookRef): { where: string; params: unknown[] } {
+  if (ref.deliveryId !== undefined)
+    return { where: 'run_id = $1 and client_id = $2 and id = $3::uuid', params: [ref.runId, ref.clientId, ref.deliveryId] };
+  return {
+    where:
+      "subject_id = $1 and client_id = $2 and case when $3::text is null then payload->>'batch_id' = run_id::text else payload->>'collection_id' = $3 end",
+    params: [ref.runId, ref.clientId, ref.collectionId],
+  };
 }
 
-// The payload names the run's collection, or (batch.completed) the batch itself.
-const SCOPE = "case when $3::text is null then payload->>'batch_id' = run_id::text else payload->>'collection_id' = $3 end";
+/** A row of a crawl's delivery listing. */
+export type ListedDelivery = Pick<
+  WebhookOutbox,
+  'id' | 'status' | 'attempts' | 'nextAttemptAt' | 'lastStatusCode' | 'lastError' | 'createdAt'
+> & { event: string; jobId: string | null; url: string | null };
 
 export type OutboxView = Pick<WebhookOutbox, 'id' | 'runId' | 'callbackUrl' | 'status' | 'nextAttemptAt'>;
 export type AttemptView = Pick<WebhookDelivery, 'attempt' | 'manual' | 'attemptedAt' | 'statusCode' | 'error' | 'latencyMs' | 'outcome'>;
@@ -41,8 +55,8 @@ export interface RecordedAttempt {
 
 /**
  * The `webhook_outbox` and `webhook_deliveries` tables, owned by webhook-sender (batch-orchestrator
- * inserts each outbox row in the run's completing transaction: `enqueueRunWebhook`, and shows the
- * row's status on the run). SQL through the driver: the schedule is leased with
+ * inserts each outbox row in the transaction that completes its run or its crawl page:
+ * `enqueueWebhook`, and shows the run's own row's status on the run). SQL through the driver: the schedule is leased with
  * `for update skip locked` so two replicas never send the same attempt, and an attempt is recorded
  * only while the row is still at its attempt count (docs/decisions/0012).
  */
@@ -94,12 +108,29 @@ export class WebhookOutboxStore {
   }
 
   async find(ref: RunWebhookRef): Promise<OutboxView | null> {
+    const { where, params } = selectorOf(ref);
     const [row] = await this.db.sql.query<OutboxView>(
-      `select id, run_id "runId", callback_url "callbackUrl", status, next_attempt_at "nextAttemptAt" from webhook_outbox
-       where run_id = $1 and client_id = $2 and ${SCOPE}`,
-      [ref.runId, ref.clientId, ref.collectionId],
+      `select id, run_id "runId", callback_url "callbackUrl", status, next_attempt_at "nextAttemptAt" from webhook_outbox where ${where}`,
+      params,
     );
     return row ?? null;
+  }
+
+  /** A run's deliveries (a crawl's pages and its completion), oldest first, after `after` (keyset). */
+  async listOfRun(
+    runId: string,
+    clientId: string,
+    after: { createdAt: Date; id: string } | null,
+    limit: number,
+  ): Promise<ListedDelivery[]> {
+    return this.db.sql.query<ListedDelivery>(
+      `select id, payload->>'event' as event, case when subject_id = run_id then null else subject_id end "jobId",
+         case when subject_id = run_id then null else payload->>'url' end as url,
+         status, attempts, next_attempt_at "nextAttemptAt", last_status_code "lastStatusCode", last_error "lastError", created_at "createdAt"
+       from webhook_outbox where run_id = $1 and client_id = $2 and ($3::timestamptz is null or (created_at, id) > ($3, $4::uuid))
+       order by created_at, id limit ${limit}`,
+      [runId, clientId, after?.createdAt ?? null, after?.id ?? null],
+    );
   }
 
   /** Every attempt of the row, in order. */
@@ -116,9 +147,10 @@ export class WebhookOutboxStore {
    * webhook; 'busy': an attempt holds the row's lease.
    */
   async scheduleNow(ref: RunWebhookRef, now: Date): Promise<'scheduled' | 'absent' | 'busy'> {
+    const { where, params } = selectorOf(ref);
     const [row] = await this.db.sql.query<{ id: string; free: boolean }>(
-      `select id, (lease_until is null or lease_until < $4) as free from webhook_outbox where run_id = $1 and client_id = $2 and ${SCOPE}`,
-      [ref.runId, ref.clientId, ref.collectionId, now],
+      `select id, (lease_until is null or lease_until < $${params.length + 1}) as free from webhook_outbox where ${where}`,
+      [...params, now],
     );
     if (!row) return 'absent';
     const scheduled = await this.db.sql.query(

@@ -118,6 +118,15 @@ export class CrawlRequest extends SiteScopeOptions {
   @MaxLength(2048)
   @Matches(/^https?:\/\//i, { message: 'callback_url must be an http or https URL.' })
   callback_url?: string | null;
+
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'Also POST callback_url a `crawl.page` webhook (signed like every webhook) when each page that ran ends, completed or failed: one per page, with a stable X-Service-Delivery-Id, retried like the completion webhook. Needs callback_url.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  page_webhooks?: boolean;
 }
 
 /** Start a crawl (or plan one: request.dry_run) for one client (gateway → site-discovery). */
@@ -337,6 +346,10 @@ export class OpenCrawlRunCommand {
   @ValidateIf((_, v) => v !== null)
   @IsString()
   callback_url: string | null;
+
+  /** A `crawl.page` webhook to callback_url per page that ends. */
+  @IsBoolean()
+  page_webhooks: boolean;
 }
 
 export class CrawlPageJob {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString, IsUUID, Length } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUUID, Length, Max, MaxLength, Min } from 'class-validator';
 import { RunReference } from '../batch/collection.messages';
 
 export class WebhookSecretQuery {
@@ -59,4 +59,65 @@ export class WebhookDeliveryLog {
   next_attempt_at: string | null;
   @ApiProperty({ type: [WebhookDeliveryAttempt] })
   attempts: WebhookDeliveryAttempt[];
+}
+
+/** A crawl's webhooks (issue 39): the `crawl.page` deliveries and the `crawl.completed` one. */
+export const CRAWL_DELIVERY_LISTING = { defaultLimit: 100, maxLimit: 1000 } as const;
+
+/** One page of a crawl's deliveries, oldest first. */
+export class CrawlDeliveriesQuery extends WebhookSecretQuery {
+  @IsUUID()
+  crawl_id: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  cursor?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(CRAWL_DELIVERY_LISTING.maxLimit)
+  limit?: number;
+}
+
+/** One delivery of a crawl's: its log and redelivery. */
+export class CrawlDeliveryReference extends WebhookSecretQuery {
+  @IsUUID()
+  crawl_id: string;
+
+  @IsUUID()
+  delivery_id: string;
+}
+
+export class CrawlWebhookDelivery {
+  @ApiProperty({ format: 'uuid', description: 'Also sent as X-Service-Delivery-Id.' })
+  delivery_id: string;
+  @ApiProperty({ enum: ['crawl.page', 'crawl.completed'] })
+  event: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The page’s job (crawl.page); null for crawl.completed.' })
+  job_id: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The page’s URL (crawl.page); null for crawl.completed.' })
+  url: string | null;
+  @ApiProperty({ enum: ['pending', 'sent', 'failed', 'retrying'] })
+  status: string;
+  @ApiProperty({ type: 'integer', description: 'Attempts made so far.' })
+  attempts: number;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' })
+  next_attempt_at: string | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The last attempt’s HTTP status, if the receiver answered.' })
+  last_status_code: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The last attempt’s error, if it was not answered.' })
+  last_error: string | null;
+  @ApiProperty({ format: 'date-time', description: 'When the page (or the crawl) ended and the webhook was written.' })
+  created_at: string;
+}
+
+export class CrawlWebhookDeliveries {
+  @ApiProperty({ type: [CrawlWebhookDelivery] })
+  items: CrawlWebhookDelivery[];
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the next page; null on the last page.' })
+  cursor_next: string | null;
+  @ApiProperty()
+  has_more: boolean;
 }
