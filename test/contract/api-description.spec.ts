@@ -5,10 +5,11 @@ import { describeApi } from '../../apps/gateway/src/openapi/api-description';
 import { ApiContract } from '../support/api-contract';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { typesOf, referenceWith, files } = require('../../scripts/api-description.js') as {
+const { typesOf, referenceWith, pythonClientOf, files } = require('../../scripts/api-description.js') as {
   typesOf(document: object): Promise<string>;
   referenceWith(document: object, reference: string): string;
-  files: { document: string; types: string; reference: string };
+  pythonClientOf(document: object): { models: string; operations: string };
+  files: { document: string; types: string; reference: string; pythonModels: string; pythonOperations: string };
 };
 
 // @nestjs/swagger's key for ApiExtension metadata (DECORATORS.API_EXTENSION; its dist/ is not exported).
@@ -20,9 +21,12 @@ describe('the API description', () => {
     document = await describeApi();
   });
 
-  it("is the committed sdk/openapi.json; the SDK types and docs/api-reference.md's operation table are generated from it (no drift)", async () => {
+  it("is the committed sdk/openapi.json; both SDKs' generated code and docs/api-reference.md's operation table are generated from it (no drift)", async () => {
     expect(JSON.parse(fs.readFileSync(files.document, 'utf8'))).toEqual(JSON.parse(JSON.stringify(document)));
     expect(fs.readFileSync(files.types, 'utf8')).toBe(await typesOf(JSON.parse(fs.readFileSync(files.document, 'utf8'))));
+    const python = pythonClientOf(JSON.parse(fs.readFileSync(files.document, 'utf8')));
+    expect(fs.readFileSync(files.pythonModels, 'utf8')).toBe(python.models);
+    expect(fs.readFileSync(files.pythonOperations, 'utf8')).toBe(python.operations);
     const reference = fs.readFileSync(files.reference, 'utf8');
     expect(reference).toBe(referenceWith(document, reference));
   });

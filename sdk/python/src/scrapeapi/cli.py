@@ -1,0 +1,170 @@
+"""`scrapeapi`: the API from a shell. Token from SCRAPING_API_TOKEN, service from SCRAPING_API_URL.
+
+    scrapeapi scrape URL [--markdown] [--browser heavy|light] [--extract name=selector]… [--output json|markdown]
+    scrapeapi collect FILE.csv [--markdown] [--browser heavy|light] [--name NAME] [--output json|markdown]
+    scrapeapi viability URL… [--depth quick|standard|full] [--output json|markdown]
+
+Errors print the contract's error_code and detail on stderr and exit 1 (2 for usage errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from typing import Any, Sequence, TextIO, cast
+
+from ._generated.models import ScrapeRequest, ScrapeResultBody, ViabilityResult
+from .client import RunResult, ScrapingClient
+from .errors import ScrapingApiError
+
+
+def _page_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if args.markdown:
+        options["format"] = "markdown"
+    if args.browser:
+        options["browser"] = True
+        options["browser_type"] = args.browser
+    extract: dict[str, str] = {}
+    for pair in getattr(args, "extract", None) or []:
+        name, sep, selector = pair.partition("=")
+        if not sep or not name or not selector:
+            raise SystemExit(f"scrapeapi: --extract takes name=selector, not {pair!r}")
+        extract[name] = selector
+    if extract:
+        options["extract"] = extract
+    return options
+
+
+def _print_json(value: Any, out: TextIO) -> None:
+    out.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def _page_as_markdown(url: str, result: ScrapeResultBody | None, out: TextIO) -> None:
+    if result is None:
+        out.write(f"## {url}\n\n(no result)\n\n")
+        return
+    out.write(f"## {url}\n\nstatus {result['statusCode']}\n\n")
+    if result.get("extracted_data"):
+        out.write("```json\n" + json.dumps(result.get("extracted_data"), indent=2, ensure_ascii=False) + "\n```\n\n")
+    body = result.get("markdown") or result.get("html") or ""
+    out.write(body.rstrip() + "\n\n")
+
+
+def _scrape(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> int:
+    result = client.scrape(args.url, **_page_options(args))
+    if args.output == "json":
+        _print_json(result, out)
+    else:
+        _page_as_markdown(args.url, result, out)
+    return 0
+
+
+def _requests_of(path: str, options: dict[str, Any]) -> list[ScrapeRequest]:
+    """A CSV with a `url` column (and optionally `custom_id`), or one URL per line without a header."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    if not rows:
+        raise SystemExit(f"scrapeapi: {path} is empty")
+    header = [cell.strip().lower() for cell in rows[0]]
+    if "url" in header:
+        url_at, id_at = header.index("url"), header.index("custom_id") if "custom_id" in header else None
+        body = rows[1:]
+    else:
+        url_at, id_at, body = 0, None, rows
+    requests: list[ScrapeRequest] = []
+    for row in body:
+        if len(row) <= url_at or not row[url_at].strip():
+            continue
+        request: dict[str, Any] = {"url": row[url_at].strip(), **options}
+        if id_at is not None and len(row) > id_at and row[id_at].strip():
+            request["custom_id"] = row[id_at].strip()
+        requests.append(cast(ScrapeRequest, request))
+    return requests
+
+
+def _collect(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> int:
+    requests = _requests_of(args.file, _page_options(args))
+    run = client.run_collection(args.name or args.file, requests)
+    results: list[RunResult] = list(client.results(run))
+    if args.output == "json":
+        _print_json(
+            {
+                "run": run,
+                "results": [{"job": r.job, "result": r.result, "error": str(r.error) if r.error else None} for r in results],
+            },
+            out,
+        )
+    else:
+        out.write(
+            f"# {run['success_requests']} of {run['total_requests']} pages scraped "
+            f"({run['failed_requests']} failed, {run['timeout_requests']} timed out)\n\n"
+        )
+        for r in results:
+            _page_as_markdown(r.job["url"], r.result, out)
+    return 0 if run["failed_requests"] + run["timeout_requests"] == 0 else 1
+
+
+def _viability(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> int:
+    results: list[ViabilityResult] = client.viability(args.urls, depth=args.depth)
+    if args.output == "json":
+        _print_json(results, out)
+        return 0
+    out.write("| url | recommended | difficulty | javascript | captcha | cloudflare |\n|---|---|---|---|---|---|\n")
+    for result in results:
+        out.write(
+            f"| {result['url']} | {result['recommended_strategy']} | {result['difficulty']} | "
+            f"{'yes' if result['javascript_required'] else 'no'} | {'yes' if result['captcha_detected'] else 'no'} | "
+            f"{result['cloudflare_level']} |\n"
+        )
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="scrapeapi", description="The scraping API from a shell (token: SCRAPING_API_TOKEN).")
+    parser.add_argument("--url", dest="base_url", help="the service (default: SCRAPING_API_URL or http://localhost:8080)")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def page_flags(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--markdown", action="store_true", help="the page as markdown (default html)")
+        p.add_argument("--browser", choices=["heavy", "light"], help="render with a browser of this kind")
+        p.add_argument("--output", choices=["json", "markdown"], default="json")
+
+    scrape = commands.add_parser("scrape", help="one page now")
+    scrape.add_argument("url")
+    scrape.add_argument("--extract", action="append", metavar="NAME=SELECTOR", help="a field to extract (css:…, xpath:… or //…)")
+    page_flags(scrape)
+
+    collect = commands.add_parser("collect", help="the URLs of a CSV as a collection run, waited for")
+    collect.add_argument("file", metavar="FILE.csv")
+    collect.add_argument("--name", help="the collection's name (default: the file's)")
+    collect.add_argument("--extract", action="append", metavar="NAME=SELECTOR")
+    page_flags(collect)
+
+    viability = commands.add_parser("viability", help="which strategy each URL needs")
+    viability.add_argument("urls", nargs="+", metavar="URL")
+    viability.add_argument("--depth", choices=["quick", "standard", "full"], default="quick")
+    viability.add_argument("--output", choices=["json", "markdown"], default="json")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, client: ScrapingClient | None = None) -> int:
+    args = _parser().parse_args(argv)
+    out = out or sys.stdout
+    own = client is None
+    client = client or ScrapingClient(base_url=args.base_url)
+    try:
+        handler = {"scrape": _scrape, "collect": _collect, "viability": _viability}[args.command]
+        return handler(client, args, out)
+    except ScrapingApiError as error:
+        sys.stderr.write(f"scrapeapi: {error.status} {error.error_code}: {error}\n")
+        return 1
+    finally:
+        if own:
+            client.close()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,421 @@
+"""The hand-written layer over the generated operations: cursor iterators, waits, idempotent creates."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, AsyncIterator, Awaitable, Callable, Generic, Iterator, Literal, TypeVar, cast
+
+import httpx
+
+from ._generated.models import (
+    ClientJobItem,
+    CollectionWriteReply,
+    CrawlRequest,
+    CrawlView,
+    CrawlWebhookDelivery,
+    CreditSummary,
+    JobListingItem,
+    JobResultBody,
+    MapSiteRequest,
+    MapSiteResult,
+    ProjectBody,
+    ProjectView,
+    RunView,
+    ScrapeRequest,
+    ScrapeResultBody,
+    ViabilityResult,
+    ViabilityRunView,
+)
+from ._generated.operations import AsyncOperations, Operations
+from ._transport import AsyncTransport, SyncTransport, TransportOptions
+from .errors import ScrapingApiError, Usage
+
+T = TypeVar("T")
+
+DEFAULT_BASE_URL = "http://localhost:8080"
+
+
+class WaitTimeout(TimeoutError):
+    """A wait_for_* ran out of time; the resource is still going (its last state is in the message)."""
+
+
+@dataclass(frozen=True)
+class Idempotent(Generic[T]):
+    """A create sent under an Idempotency-Key: the body, the key (to send again), and whether the server replayed it."""
+
+    value: T
+    idempotency_key: str
+    replayed: bool
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A completed job and its stored result; `result` is None, with the reason in `error`, when the body is gone."""
+
+    job: JobListingItem
+    result: JobResultBody | None
+    error: ScrapingApiError | None
+
+
+def new_idempotency_key() -> str:
+    """A fresh Idempotency-Key: keep it to retry the same create after a lost answer."""
+    return str(uuid.uuid4())
+
+
+def _options(base_url: str | None, token: str | None, timeout: float, max_retries: int, max_retry_wait: float) -> TransportOptions:
+    return TransportOptions(
+        base_url=(base_url or os.environ.get("SCRAPING_API_URL") or DEFAULT_BASE_URL).rstrip("/"),
+        token=token if token is not None else os.environ.get("SCRAPING_API_TOKEN"),
+        timeout=timeout,
+        max_retries=max_retries,
+        max_retry_wait=max_retry_wait,
+    )
+
+
+def _scrape_request(url_or_request: str | ScrapeRequest, options: dict[str, Any]) -> ScrapeRequest:
+    if isinstance(url_or_request, str):
+        return cast(ScrapeRequest, {"url": url_or_request, **options})
+    return cast(ScrapeRequest, {**url_or_request, **options})
+
+
+def _run_progress(run: RunView) -> str:
+    done = run["success_requests"] + run["failed_requests"] + run["timeout_requests"]
+    return f"{run['status']} ({done}/{run['total_requests']} done)"
+
+
+#: One page of a cursor listing: its items and the cursor of the next page (None on the last).
+_Page = tuple[list[T], str | None]
+
+
+def _page(items: list[T], has_more: bool, cursor_next: str | None) -> _Page[T]:
+    return items, cursor_next if has_more and cursor_next else None
+
+
+def _paged(fetch: Callable[[str | None], _Page[T]]) -> Iterator[T]:
+    """Every item of a cursor listing, following the cursor page after page."""
+    cursor: str | None = None
+    while True:
+        items, cursor = fetch(cursor)
+        yield from items
+        if cursor is None:
+            return
+
+
+async def _apaged(fetch: Callable[[str | None], Awaitable[_Page[T]]]) -> AsyncIterator[T]:
+    cursor: str | None = None
+    while True:
+        items, cursor = await fetch(cursor)
+        for item in items:
+            yield item
+        if cursor is None:
+            return
+
+
+class _Deadline:
+    """Polls back off from `poll_interval` up to 5 s, within `timeout` seconds."""
+
+    def __init__(self, poll_interval: float, timeout: float) -> None:
+        self.poll = poll_interval
+        self.until = time.monotonic() + timeout
+
+    def next_wait(self, what: Callable[[], str]) -> float:
+        left = self.until - time.monotonic()
+        if left <= 0:
+            raise WaitTimeout(what())
+        wait = min(self.poll, left)
+        self.poll = min(self.poll * 1.5, 5.0)
+        return wait
+
+
+class ScrapingClient:
+    """
+    The API from Python, synchronously. `api` holds every operation of the document (generated);
+    the methods here add what a caller writes by hand otherwise. Token and URL default to
+    SCRAPING_API_TOKEN and SCRAPING_API_URL; 429 and 503 are waited out as Retry-After says
+    (at most `max_retries` times, never longer than `max_retry_wait` seconds each).
+    """
+
+    def __init__(
+        self,
+        token: str | None = None,
+        base_url: str | None = None,
+        *,
+        timeout: float = 120.0,
+        max_retries: int = 3,
+        max_retry_wait: float = 60.0,
+        http_client: httpx.Client | None = None,
+    ) -> None:
+        options = _options(base_url, token, timeout, max_retries, max_retry_wait)
+        self.transport = SyncTransport(options, http_client)
+        self.api = Operations(self.transport)
+
+    def __enter__(self) -> ScrapingClient:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.transport.close()
+
+    @property
+    def last_usage(self) -> Usage:
+        """The usage headers (rate limit, monthly quota, credits charged) of the last successful answer."""
+        return self.transport.last_usage
+
+    # Scraping
+
+    def scrape(self, url_or_request: str | ScrapeRequest, **options: Any) -> ScrapeResultBody:
+        """One page now (POST /v1/sync/scrape): `scrape(url, format="markdown", browser=True, …)` or `scrape({...})`."""
+        return self.api.sync_scrape_scrape(_scrape_request(url_or_request, options))
+
+    # Collections and runs (spec 2.11–2.14)
+
+    def create_collection(
+        self,
+        name: str,
+        requests: list[ScrapeRequest],
+        *,
+        callback_url: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Idempotent[CollectionWriteReply]:
+        """Creates a collection under an Idempotency-Key (a new one unless given): a create retried after a lost answer is not a second collection."""
+        key = idempotency_key or new_idempotency_key()
+        body: dict[str, Any] = {"name": name, "requests": requests}
+        if callback_url is not None:
+            body["callback_url"] = callback_url
+        sent = self.transport.exchange("POST", "/v1/async/collections", headers={"Idempotency-Key": key}, body=body)
+        return Idempotent(cast(CollectionWriteReply, sent.data), key, sent.headers.get("idempotency-replayed") == "true")
+
+    def start_run(self, collection_id: str) -> RunView:
+        return self.api.runs_start(collection_id)
+
+    def get_run(self, collection_id: str, run_id: str) -> RunView:
+        return self.api.runs_get(collection_id, run_id)
+
+    def wait_for_run(self, collection_id: str, run_id: str, *, poll_interval: float = 0.5, timeout: float = 600.0) -> RunView:
+        """Polls the run (backing off) until it is completed."""
+        deadline = _Deadline(poll_interval, timeout)
+        while True:
+            run = self.get_run(collection_id, run_id)
+            if run["status"] == "completed":
+                return run
+            time.sleep(deadline.next_wait(lambda: f"run {run_id} still {_run_progress(run)}"))
+
+    def run_collection(self, name: str, requests: list[ScrapeRequest], *, timeout: float = 600.0) -> RunView:
+        """Creates a collection, runs it and waits for the run: the whole asynchronous round in one call."""
+        created = self.create_collection(name, requests).value
+        if not created["id"]:
+            raise ValueError(f"the collection was not created: {created['message']}")
+        run = self.start_run(created["id"])
+        return self.wait_for_run(created["id"], run["run_id"], timeout=timeout)
+
+    def jobs(self, collection_id: str, run_id: str, **query: Any) -> Iterator[JobListingItem]:
+        """Every job of a run across cursor pages (spec 4.5), filtered and ordered as `query` says."""
+        def fetch(cursor: str | None) -> _Page[JobListingItem]:
+            page = self.api.runs_jobs(collection_id, run_id, cursor=cursor, **query)
+            return _page(page["items"], page["has_more"], page["cursor_next"])
+
+        return _paged(fetch)
+
+    def results(self, run: RunView) -> Iterator[RunResult]:
+        """Every completed job of a run with its result: inline where the listing carries it, else fetched."""
+        for job in self.jobs(run["collection_id"], run["run_id"], status_filter="completed", include_results=True, limit=100):
+            inline = job.get("result")
+            if inline:
+                yield RunResult(job, cast(JobResultBody, inline), None)
+                continue
+            try:
+                yield RunResult(job, self.api.runs_result(run["collection_id"], run["run_id"], job["job_id"]), None)
+            except ScrapingApiError as error:
+                yield RunResult(job, None, error)
+
+    # Projects and batches (spec 4.8)
+
+    def create_project(self, body: ProjectBody) -> ProjectView:
+        return self.api.projects_create(body)
+
+    def projects(self, *, status: Literal["active", "paused", "closed"] | None = None) -> Iterator[ProjectView]:
+        def fetch(cursor: str | None) -> _Page[ProjectView]:
+            page = self.api.projects_list(status=status, cursor=cursor)
+            return _page(page["items"], page["has_more"], page["cursor_next"])
+
+        return _paged(fetch)
+
+    def all_jobs(self, **query: Any) -> Iterator[ClientJobItem]:
+        """Every job of the client (GET /v1/jobs) across cursor pages, filtered by project_id, batch_id, status, outcome or since."""
+        def fetch(cursor: str | None) -> _Page[ClientJobItem]:
+            page = self.api.jobs_list(cursor=cursor, **query)
+            return _page(page["items"], page["has_more"], page["cursor_next"])
+
+        return _paged(fetch)
+
+    def job_data(self, job_id: str) -> JobResultBody:
+        return self.api.jobs_data(job_id)
+
+    def credit_summary(self) -> CreditSummary:
+        return self.api.credit_summary_summary()
+
+    # Viability (spec 3.4)
+
+    def wait_for_viability_test(self, run_id: str, *, poll_interval: float = 0.5, timeout: float = 600.0) -> list[ViabilityResult]:
+        """Polls the viability test until every URL is analysed; the results, one per URL in request order."""
+        deadline = _Deadline(poll_interval, timeout)
+        while True:
+            run: ViabilityRunView = self.api.viability_tests_get(run_id)
+            if run["status"] == "completed":
+                return run.get("results") or []
+            time.sleep(deadline.next_wait(lambda: f"viability test {run_id} still {run['status']}"))
+
+    def viability(self, urls: list[str], *, depth: Literal["quick", "standard", "full"] = "quick", timeout: float = 600.0) -> list[ViabilityResult]:
+        """Starts a viability test of `urls` and waits for its results."""
+        started = self.api.viability_tests_create({"urls": urls, "depth": depth})
+        return self.wait_for_viability_test(started["run_id"], timeout=timeout)
+
+    # Sites (map and crawl)
+
+    def map_site(self, request: MapSiteRequest) -> MapSiteResult:
+        return self.api.site_map_map(request)
+
+    def start_crawl(self, request: CrawlRequest) -> CrawlView:
+        return self.api.crawls_create(request)
+
+    def wait_for_crawl(self, crawl_id: str, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> CrawlView:
+        """Polls the crawl until it has ended; its pages are then `all_jobs(batch_id=crawl_id)`."""
+        deadline = _Deadline(poll_interval, timeout)
+        while True:
+            crawl = self.api.crawls_get(crawl_id)
+            if crawl["status"] == "completed":
+                return crawl
+            time.sleep(deadline.next_wait(lambda: f"crawl {crawl_id} still {crawl['state']}"))
+
+    def crawl_deliveries(self, crawl_id: str, *, page_size: int = 100) -> Iterator[CrawlWebhookDelivery]:
+        def fetch(cursor: str | None) -> _Page[CrawlWebhookDelivery]:
+            page = self.api.crawl_webhooks_list(crawl_id, cursor=cursor, limit=page_size)
+            return _page(page["items"], page["has_more"], page["cursor_next"])
+
+        return _paged(fetch)
+
+
+class AsyncScrapingClient:
+    """The same client for asyncio: every method a coroutine, every listing an async iterator."""
+
+    def __init__(
+        self,
+        token: str | None = None,
+        base_url: str | None = None,
+        *,
+        timeout: float = 120.0,
+        max_retries: int = 3,
+        max_retry_wait: float = 60.0,
+        http_client: httpx.AsyncClient | None = None,
+    ) -> None:
+        options = _options(base_url, token, timeout, max_retries, max_retry_wait)
+        self.transport = AsyncTransport(options, http_client)
+        self.api = AsyncOperations(self.transport)
+
+    async def __aenter__(self) -> AsyncScrapingClient:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+    @property
+    def last_usage(self) -> Usage:
+        return self.transport.last_usage
+
+    async def scrape(self, url_or_request: str | ScrapeRequest, **options: Any) -> ScrapeResultBody:
+        return await self.api.sync_scrape_scrape(_scrape_request(url_or_request, options))
+
+    async def create_collection(
+        self,
+        name: str,
+        requests: list[ScrapeRequest],
+        *,
+        callback_url: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Idempotent[CollectionWriteReply]:
+        key = idempotency_key or new_idempotency_key()
+        body: dict[str, Any] = {"name": name, "requests": requests}
+        if callback_url is not None:
+            body["callback_url"] = callback_url
+        sent = await self.transport.exchange("POST", "/v1/async/collections", headers={"Idempotency-Key": key}, body=body)
+        return Idempotent(cast(CollectionWriteReply, sent.data), key, sent.headers.get("idempotency-replayed") == "true")
+
+    async def start_run(self, collection_id: str) -> RunView:
+        return await self.api.runs_start(collection_id)
+
+    async def get_run(self, collection_id: str, run_id: str) -> RunView:
+        return await self.api.runs_get(collection_id, run_id)
+
+    async def wait_for_run(self, collection_id: str, run_id: str, *, poll_interval: float = 0.5, timeout: float = 600.0) -> RunView:
+        deadline = _Deadline(poll_interval, timeout)
+        while True:
+            run = await self.get_run(collection_id, run_id)
+            if run["status"] == "completed":
+                return run
+            await asyncio.sleep(deadline.next_wait(lambda: f"run {run_id} still {_run_progress(run)}"))
+
+    async def run_collection(self, name: str, requests: list[ScrapeRequest], *, timeout: float = 600.0) -> RunView:
+        created = (await self.create_collection(name, requests)).value
+        if not created["id"]:
+            raise ValueError(f"the collection was not created: {created['message']}")
+        run = await self.start_run(created["id"])
+        return await self.wait_for_run(created["id"], run["run_id"], timeout=timeout)
+
+    def jobs(self, collection_id: str, run_id: str, **query: Any) -> AsyncIterator[JobListingItem]:
+        async def fetch(cursor: str | None) -> _Page[JobListingItem]:
+            page = await self.api.runs_jobs(collection_id, run_id, cursor=cursor, **query)
+            return _page(page["items"], page["has_more"], page["cursor_next"])
+
+        return _apaged(fetch)
+
+    async def results(self, run: RunView) -> AsyncIterator[RunResult]:
+        async for job in self.jobs(run["collection_id"], run["run_id"], status_filter="completed", include_results=True, limit=100):
+            inline = job.get("result")
+            if inline:
+                yield RunResult(job, cast(JobResultBody, inline), None)
+                continue
+            try:
+                yield RunResult(job, await self.api.runs_result(run["collection_id"], run["run_id"], job["job_id"]), None)
+            except ScrapingApiError as error:
+                yield RunResult(job, None, error)
+
+    def all_jobs(self, **query: Any) -> AsyncIterator[ClientJobItem]:
+        async def fetch(cursor: str | None) -> _Page[ClientJobItem]:
+            page = await self.api.jobs_list(cursor=cursor, **query)
+            return _page(page["items"], page["has_more"], page["cursor_next"])
+
+        return _apaged(fetch)
+
+    async def viability(
+        self, urls: list[str], *, depth: Literal["quick", "standard", "full"] = "quick", poll_interval: float = 0.5, timeout: float = 600.0
+    ) -> list[ViabilityResult]:
+        started = await self.api.viability_tests_create({"urls": urls, "depth": depth})
+        deadline = _Deadline(poll_interval, timeout)
+        while True:
+            run = await self.api.viability_tests_get(started["run_id"])
+            if run["status"] == "completed":
+                return run.get("results") or []
+            await asyncio.sleep(deadline.next_wait(lambda: f"viability test {started['run_id']} still {run['status']}"))
+
+    async def map_site(self, request: MapSiteRequest) -> MapSiteResult:
+        return await self.api.site_map_map(request)
+
+    async def start_crawl(self, request: CrawlRequest) -> CrawlView:
+        return await self.api.crawls_create(request)
+
+    async def wait_for_crawl(self, crawl_id: str, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> CrawlView:
+        deadline = _Deadline(poll_interval, timeout)
+        while True:
+            crawl = await self.api.crawls_get(crawl_id)
+            if crawl["status"] == "completed":
+                return crawl
+            await asyncio.sleep(deadline.next_wait(lambda: f"crawl {crawl_id} still {crawl['state']}"))

@@ -1,0 +1,169 @@
+"""The Python client against the embedded platform over real HTTP: the flows the TypeScript SDK's
+tests cover (scrape, collections and runs, idempotent creates, projects and batches, viability,
+map, crawl and its page webhooks) and the error cases, sync and async."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from scrapeapi import (
+    AsyncScrapingClient,
+    AuthenticationError,
+    NotFoundError,
+    RateLimitError,
+    ScrapingClient,
+    ValidationError,
+    verify_webhook,
+)
+from scrapeapi.cli import main
+
+from .conftest import Receiver, new_client_token
+
+
+def test_scrapes_a_page_and_reports_the_usage_headers(platform: str, site: str, token: str) -> None:
+    with ScrapingClient(token, platform) as client:
+        page = client.scrape(f"{site}/page", format="markdown")
+        assert page["statusCode"] == 200
+        assert "Fixture page" in (page["markdown"] or "")
+        assert client.last_usage.credits_charged == 1
+        assert client.last_usage.rate_limit_limit == 10_000
+
+
+def test_creates_runs_waits_and_iterates_a_collection(platform: str, site: str, token: str) -> None:
+    with ScrapingClient(token, platform) as client:
+        run = client.run_collection("python", [{"url": f"{site}/page"}, {"url": f"{site}/other"}, {"url": f"{site}/status/404"}])
+        assert run["status"] == "completed"
+        assert (run["total_requests"], run["success_requests"], run["failed_requests"]) == (3, 2, 1)
+        jobs = list(client.jobs(run["collection_id"], run["run_id"], limit=1))
+        assert sorted(job["url"] for job in jobs) == sorted([f"{site}/page", f"{site}/other", f"{site}/status/404"])
+        results = list(client.results(run))
+        assert len(results) == 3
+        by_url = {r.job["url"]: r for r in results}
+        assert by_url[f"{site}/page"].result is not None and by_url[f"{site}/page"].result["statusCode"] == 200
+
+
+def test_an_idempotent_create_sent_twice_is_one_collection(platform: str, site: str, token: str) -> None:
+    with ScrapingClient(token, platform) as client:
+        first = client.create_collection("once", [{"url": f"{site}/page"}])
+        again = client.create_collection("once", [{"url": f"{site}/page"}], idempotency_key=first.idempotency_key)
+        assert (first.replayed, again.replayed) == (False, True)
+        assert again.value["id"] == first.value["id"]
+        with pytest.raises(ValidationError) as refused:
+            client.create_collection("other body", [{"url": f"{site}/other"}], idempotency_key=first.idempotency_key)
+        assert refused.value.error_code == "idempotency_key_reused"
+
+
+def test_projects_batches_and_the_jobs_listing(platform: str, site: str, token: str) -> None:
+    with ScrapingClient(token, platform) as client:
+        project = client.create_project({"name": "python", "defaults": {"format": "markdown"}})
+        batch = client.api.batches_create(
+            {"project_id": project["project_id"], "requests": [{"url": f"{site}/page"}, {"url": f"{site}/other"}]},
+            idempotency_key="python-batch-1",
+        )
+        client.api.batches_run(batch["batch_id"])
+        for _ in range(300):
+            if client.api.batches_get(batch["batch_id"])["state"] == "completed":
+                break
+            time.sleep(0.1)
+        jobs = list(client.all_jobs(batch_id=batch["batch_id"], limit=1))
+        assert sorted(job["url"] for job in jobs) == [f"{site}/other", f"{site}/page"]
+        assert all(job["status"] == "completed" for job in jobs)
+        assert client.job_data(jobs[0]["job_id"])["markdown"]
+        assert [p["project_id"] for p in client.projects()] == [project["project_id"]]
+        assert client.credit_summary()["used"] >= 2
+
+
+def test_viability_map_and_crawl_with_its_page_webhooks(platform: str, site: str, token: str, receiver: Receiver) -> None:
+    with ScrapingClient(token, platform) as client:
+        [verdict] = client.viability([f"{site}/page"])
+        assert verdict["url"] == f"{site}/page"
+        assert verdict["recommended_strategy"] in ("extract_html", "browser", "api", "blocked")
+        site_map = client.map_site({"url": f"{site}/page", "sitemap": "skip", "max_depth": 0})
+        assert site_map["pages_fetched"] == 1 and f"{site}/other" in site_map["urls"]
+        secret = client.api.webhooks_secret()["secret"]
+        started = client.start_crawl(
+            {"url": f"{site}/page", "sitemap": "skip", "max_depth": 0, "callback_url": f"{receiver.url}/crawl", "page_webhooks": True}
+        )
+        done = client.wait_for_crawl(started["crawl_id"], poll_interval=0.1, timeout=60)
+        assert (done["state"], done["completed"]) == ("completed", 1)
+        assert [job["url"] for job in client.all_jobs(batch_id=started["crawl_id"])] == [f"{site}/page"]
+        for _ in range(200):
+            deliveries = list(client.crawl_deliveries(started["crawl_id"], page_size=1))
+            if len(deliveries) == 2 and all(d["status"] == "sent" for d in deliveries):
+                break
+            time.sleep(0.1)
+        assert sorted(d["event"] for d in deliveries) == ["crawl.completed", "crawl.page"]
+        page = next(d for d in deliveries if d["event"] == "crawl.page")
+        headers, body = next((h, b) for h, b in receiver.received if h.get("x-service-delivery-id") == page["delivery_id"])
+        event = verify_webhook(body, headers, secret)
+        assert (event["event"], event["crawl_id"], event["url"]) == ("crawl.page", started["crawl_id"], f"{site}/page")
+
+
+def test_errors_are_typed_with_the_contract_fields(platform: str, site: str, token: str) -> None:
+    with ScrapingClient(token, platform) as client:
+        with pytest.raises(ValidationError) as invalid:
+            client.scrape(f"{site}/page", format="pdf")
+        assert invalid.value.error_code == "validation_error"
+        assert [p.loc for p in invalid.value.problems] == [["body", "format"]]
+        with pytest.raises(NotFoundError) as missing:
+            client.get_run("00000000-0000-4000-8000-000000000000", "00000000-0000-4000-8000-000000000000")
+        assert missing.value.error_code == "run_not_found"
+        assert missing.value.usage.rate_limit_limit == 10_000
+    with ScrapingClient("not-a-token", platform) as stranger, pytest.raises(AuthenticationError) as unknown:
+        stranger.scrape(f"{site}/page")
+    assert unknown.value.status == 401
+    slow = new_client_token(platform, rate_limit_per_minute=1)
+    with ScrapingClient(slow, platform, max_retries=0) as client:
+        client.scrape(f"{site}/page")
+        with pytest.raises(RateLimitError) as limited:
+            client.scrape(f"{site}/page")
+        assert limited.value.error_code == "rate_limit_exceeded"
+        assert limited.value.retry_after is not None and limited.value.retry_after > 0
+        assert limited.value.usage.rate_limit_remaining == 0
+
+
+def test_the_async_client(platform: str, site: str, token: str) -> None:
+    async def flow() -> None:
+        async with AsyncScrapingClient(token, platform) as client:
+            page, run = await asyncio.gather(
+                client.scrape({"url": f"{site}/page", "format": "markdown"}),
+                client.run_collection("async", [{"url": f"{site}/page"}, {"url": f"{site}/other"}]),
+            )
+            assert "Fixture page" in (page["markdown"] or "")
+            assert run["success_requests"] == 2
+            results = [r async for r in client.results(run)]
+            assert len(results) == 2 and all(r.result is not None for r in results)
+            with pytest.raises(NotFoundError):
+                await client.api.jobs_data("00000000-0000-4000-8000-000000000000")
+
+    asyncio.run(flow())
+
+
+def test_the_command_line(
+    platform: str, site: str, token: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SCRAPING_API_TOKEN", token)
+    monkeypatch.setenv("SCRAPING_API_URL", platform)
+    assert main(["scrape", f"{site}/page", "--markdown", "--extract", "title=css:h1", "--output", "json"]) == 0
+    scraped = json.loads(capsys.readouterr().out)
+    assert scraped["statusCode"] == 200 and scraped["extracted_data"] == {"title": "Fixture page"}
+    assert main(["scrape", f"{site}/page", "--markdown", "--output", "markdown"]) == 0
+    assert "# Fixture page" in capsys.readouterr().out
+    csv_file = tmp_path / "urls.csv"
+    csv_file.write_text(f"url,custom_id\n{site}/page,a\n{site}/other,b\n")
+    assert main(["collect", str(csv_file), "--markdown", "--output", "json"]) == 0
+    collected = json.loads(capsys.readouterr().out)
+    assert sorted(r["job"]["custom_id"] for r in collected["results"]) == ["a", "b"]
+    assert main(["viability", f"{site}/page", "--output", "markdown"]) == 0
+    assert f"| {site}/page |" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as usage:
+        main(["scrape", f"{site}/page", "--extract", "no-selector"])
+    assert "name=selector" in str(usage.value)
+    monkeypatch.setenv("SCRAPING_API_TOKEN", "not-a-token")
+    assert main(["scrape", f"{site}/page"]) == 1
+    assert capsys.readouterr().err.startswith("scrapeapi: 401 ")
