@@ -10,6 +10,7 @@ import { importEsm } from '@lib/runtime';
 import http from 'node:http';
 import { startPlatform } from '../../apps/platform/src/platform';
 import { benchAgentMarkdown } from './agent-bench';
+import { describePhases, phaseTable } from './latency-phases';
 import { benchBrowser } from './browser-bench';
 import { benchCollectionRun } from './collection-bench';
 import { runLoad } from './load';
@@ -110,6 +111,8 @@ async function main(): Promise<void> {
     }).then((r) => r.text());
   const serviceOneHtml = await sequentialP50(scrapeOne('html'), 200);
   const serviceOneMarkdown = await sequentialP50(scrapeOne('markdown'), 200);
+  const phasesHtml = await phaseTable(platform.url, created.token, page.mediumUrl, 'html', 200);
+  const phasesMarkdown = await phaseTable(platform.url, created.token, page.mediumUrl, 'markdown', 200);
   const browserPages = [];
   for (const kind of ['light', 'heavy'] as const)
     browserPages.push(await benchBrowser(kind, platform.url, created.token, page.browserUrl, BROWSER_CONCURRENCY, BROWSER_SECONDS));
@@ -216,6 +219,11 @@ async function main(): Promise<void> {
       value: round1(serviceOneMarkdown.p50Ms - directOne.p50Ms),
       detail: `service p50 ${serviceOneMarkdown.p50Ms} ms vs direct ${directOne.p50Ms} ms`,
     },
+    ...[phasesHtml, phasesMarkdown].map((table, i) => ({
+      figure: `one scrape at a time (${i === 0 ? 'html' : 'markdown'}), phase by phase from Server-Timing: phase medians ÷ median wall (1 = every millisecond attributed; goal within 0.9–1.1)`,
+      value: table.attributed,
+      detail: `wall p50 ${table.wallP50Ms} ms = ${describePhases(table)} ms (direct fetch alone ${directOne.p50Ms} ms; engine includes it)`,
+    })),
     {
       figure: 'npm start, all processes (browsers included), idle after a first start (PSS MB, goal ≤ 300)',
       value: embeddedProcess.idleFirstStartMb,

@@ -22,7 +22,8 @@ describe.each(runtimesUnderTest('site-map'))('POST /v1/map — $name', (runtime)
   const ledger = () => env.platform.gateway.get<symbol, DatabaseConnection>(DATABASE);
   const ledgerRows = async () =>
     ledger().sql.query<{ credits: number }>('select credits from credit_ledger_entries where client_id = $1', [clientId]);
-  const map = (json: Record<string, unknown>) => http(env.url, '/v1/map', { token, json });
+  // The longest timeout (60 s): a busy machine must not make the clock the bound a test is about.
+  const map = (json: Record<string, unknown>) => http(env.url, '/v1/map', { token, json: { timeout_ms: 60_000, ...json } });
 
   beforeAll(async () => {
     site = await startGeneratedSite({ robotsNamesHostileSitemaps: true });

@@ -16,6 +16,7 @@ import { RefusedCallers } from './refused-callers';
 import { RateLimitDecision, RequestRateLimiter } from './request-rate-limiter';
 import { accessLevelOf, isProbe } from './route-access';
 import type { UsageHeaderValues } from './usage-headers';
+import { PhaseTimings } from './phase-timings';
 
 /** What admission learned about a request; the usage headers are written from it. */
 export interface Admission {
@@ -24,6 +25,8 @@ export interface Admission {
   rateLimit: RateLimitDecision | null;
   quota: QuotaState | null;
   creditsCharged: number;
+  /** Where the request's time went (Server-Timing). */
+  timings: PhaseTimings;
 }
 
 declare module 'fastify' {
@@ -49,8 +52,23 @@ export class RequestAdmission {
   ) {}
 
   async admit(request: FastifyRequest): Promise<void> {
-    const admission: Admission = { requestId: String(request.id), client: null, rateLimit: null, quota: null, creditsCharged: 0 };
+    const admission: Admission = {
+      requestId: String(request.id),
+      client: null,
+      rateLimit: null,
+      quota: null,
+      creditsCharged: 0,
+      timings: new PhaseTimings(),
+    };
     request.admission = admission;
+    try {
+      await this.admitAs(request, admission);
+    } finally {
+      admission.timings.mark('admission');
+    }
+  }
+
+  private async admitAs(request: FastifyRequest, admission: Admission): Promise<void> {
     // A CORS preflight carries no credentials by design; the CORS plugin answers it (or 404s it).
     if (request.method === 'OPTIONS' && this.config.corsOrigins.length > 0 && request.headers['access-control-request-method']) return;
     if (isProbe(request)) return;
@@ -116,6 +134,7 @@ export class RequestAdmission {
     const rate = admission?.rateLimit;
     const quota = admission?.quota;
     reply.header('x-request-id', String(request.id));
+    if (admission?.timings) reply.header('server-timing', admission.timings.header());
     const values: UsageHeaderValues = {
       'X-RateLimit-Limit': rate?.limit ?? this.config.anonymousRateLimitPerMinute,
       'X-RateLimit-Remaining': rate?.remaining ?? 0,

@@ -1,3 +1,4 @@
+import { PhaseTimings } from '../admission/phase-timings';
 import type { ScrapeExecutionFacts } from '@lib/contracts';
 import type { AdmittedCall } from '../admission/caller.decorator';
 import { ChargedExecution } from './charged-execution';
@@ -14,6 +15,7 @@ describe('ChargedExecution releases', () => {
       rateLimit: null,
       quota: null,
       creditsCharged: 0,
+      timings: new PhaseTimings(),
     }) as unknown as AdmittedCall;
 
   function gate(quotaLookupFails: boolean) {
@@ -88,6 +90,7 @@ describe('ChargedExecution charge keys', () => {
         rateLimit: null,
         quota: null,
         creditsCharged: 0,
+        timings: new PhaseTimings(),
       } as unknown as AdmittedCall;
       await new ChargedExecution(credits).run(admission, 'sync-scrape', 1, async () => ({
         facts: { ...facts },

@@ -25,10 +25,16 @@ export class ChargedExecution {
     work: () => Promise<{ facts: ScrapeExecutionFacts; result: T; outcome: { success: boolean; executionMs?: number } }>,
   ): Promise<T> {
     const client = admission.client;
+    // Body parsing, validation and routing end where the charged work begins.
+    admission.timings.mark('validation');
     const hold = await this.credits.hold(client, creditsToHold, admission.requestId);
+    admission.timings.mark('hold');
     let outcome: Awaited<ReturnType<typeof work>>;
     try {
       outcome = await work();
+      admission.timings.mark('bus');
+      // The engine's own time, as it reports it, out of the round trip: what is left is the bus both ways.
+      admission.timings.split('bus', 'engine', outcome.outcome.executionMs ?? 0);
     } catch (error) {
       this.credits.release(hold);
       await this.refreshQuota(admission);
@@ -39,9 +45,11 @@ export class ChargedExecution {
       const details = ledgerDetailsOf(facts, outcome.outcome, { request_id: admission.requestId });
       admission.quota = await this.credits.charge(client, hold, facts.credits, `${kind}:${hold.reservationId}`, facts.mode, details);
       admission.creditsCharged = facts.credits;
+      admission.timings.mark('charge');
     } else {
       this.credits.release(hold);
       await this.refreshQuota(admission);
+      admission.timings.mark('charge');
     }
     return result;
   }

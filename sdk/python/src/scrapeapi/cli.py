@@ -159,7 +159,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, client: S
         handler = {"scrape": _scrape, "collect": _collect, "viability": _viability}[args.command]
         return handler(client, args, out)
     except ScrapingApiError as error:
-        sys.stderr.write(f"scrapeapi: {error.status} {error.error_code}: {error}\n")
+        sys.stderr.write(f"scrapeapi: {error}\n")
         return 1
     finally:
         if own:
