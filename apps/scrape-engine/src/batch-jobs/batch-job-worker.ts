@@ -12,6 +12,11 @@ import { ScrapeExecution } from '../sync-scrape/scrape-execution';
 // timeout only delays a run whose orchestrator died with the report in flight (the heartbeat
 // holds the lease meanwhile; at 60 s the kill -9 drill's run took 63.7 s).
 const CLAIM_TIMEOUT_MS = 15_000;
+// One claim attempt's wait for its reply, within CLAIM_TIMEOUT_MS: a claim delivered to an
+// orchestrator that died holding it is asked again of a live one after this, not after the whole
+// budget (a kill -9 drill once took 17.5 s, 15 s of it one claim waiting). A repeat is answered
+// `claimed` again under this worker's id, so asking again is safe.
+const CLAIM_ATTEMPT_TIMEOUT_MS = 3_000;
 const REPORT_TIMEOUT_MS = 5_000;
 // A job the orchestrator could not take back right now (it is restarting) is offered again after this.
 const RETRY_LATER_MS = 2000;
@@ -161,7 +166,8 @@ export class BatchJobWorker {
     const giveUpAt = Date.now() + CLAIM_TIMEOUT_MS;
     for (let waitMs = OUTAGE_FIRST_RETRY_MS; ; waitMs = Math.min(2 * waitMs, OUTAGE_MAX_RETRY_MS)) {
       try {
-        return await this.bus.request(SUBJECTS.jobs.claim, ref, { timeoutMs: CLAIM_TIMEOUT_MS, correlationId: `job:${ref.job_id}` });
+        const timeoutMs = Math.max(250, Math.min(CLAIM_ATTEMPT_TIMEOUT_MS, giveUpAt - Date.now()));
+        return await this.bus.request(SUBJECTS.jobs.claim, ref, { timeoutMs, correlationId: `job:${ref.job_id}` });
       } catch (error) {
         if (!isOutage(error) || Date.now() + waitMs > giveUpAt) {
           this.logger.warn(`claim of job ${ref.job_id} failed: ${messageOf(error)}; offered again in ${RETRY_LATER_MS} ms`);
