@@ -68,6 +68,22 @@ def _headers_of(options: TransportOptions, headers: Mapping[str, str | None] | N
     return out
 
 
+def _prepared(
+    options: TransportOptions,
+    template: str,
+    path: Mapping[str, str] | None,
+    query: Mapping[str, Any] | None,
+    headers: Mapping[str, str | None] | None,
+    body: Any,
+) -> dict[str, Any]:
+    """The URL, query, headers and JSON content of one request, the same for every attempt and both clients."""
+    content = None if body is None else json.dumps(body).encode()
+    sent = _headers_of(options, headers)
+    if content is not None:
+        sent["content-type"] = "application/json"
+    return {"url": _url_of(template, path), "params": _query_of(query), "headers": sent, "content": content}
+
+
 def _wait_of(response: httpx.Response, attempt: int, options: TransportOptions) -> float | None:
     """Seconds to wait before asking again, or None when the answer is final."""
     if response.status_code not in RETRIED_STATUSES or attempt >= options.max_retries:
@@ -111,12 +127,9 @@ class SyncTransport:
         body: Any = None,
         text: bool = False,
     ) -> Exchange:
-        content = None if body is None else json.dumps(body).encode()
-        sent = _headers_of(self.options, headers)
-        if content is not None:
-            sent["content-type"] = "application/json"
+        prepared = _prepared(self.options, template, path, query, headers, body)
         for attempt in range(self.options.max_retries + 1):
-            response = self._client.request(method, _url_of(template, path), params=_query_of(query), headers=sent, content=content)
+            response = self._client.request(method, **prepared)
             wait = _wait_of(response, attempt, self.options)
             if wait is None:
                 break
@@ -150,14 +163,9 @@ class AsyncTransport:
         body: Any = None,
         text: bool = False,
     ) -> Exchange:
-        content = None if body is None else json.dumps(body).encode()
-        sent = _headers_of(self.options, headers)
-        if content is not None:
-            sent["content-type"] = "application/json"
+        prepared = _prepared(self.options, template, path, query, headers, body)
         for attempt in range(self.options.max_retries + 1):
-            response = await self._client.request(
-                method, _url_of(template, path), params=_query_of(query), headers=sent, content=content
-            )
+            response = await self._client.request(method, **prepared)
             wait = _wait_of(response, attempt, self.options)
             if wait is None:
                 break

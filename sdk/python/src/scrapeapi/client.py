@@ -82,6 +82,13 @@ def _scrape_request(url_or_request: str | ScrapeRequest, options: dict[str, Any]
     return cast(ScrapeRequest, {**url_or_request, **options})
 
 
+def _collection_body(name: str, requests: list[ScrapeRequest], callback_url: str | None) -> dict[str, Any]:
+    body: dict[str, Any] = {"name": name, "requests": requests}
+    if callback_url is not None:
+        body["callback_url"] = callback_url
+    return body
+
+
 def _run_progress(run: RunView) -> str:
     done = run["success_requests"] + run["failed_requests"] + run["timeout_requests"]
     return f"{run['status']} ({done}/{run['total_requests']} done)"
@@ -185,9 +192,7 @@ class ScrapingClient:
     ) -> Idempotent[CollectionWriteReply]:
         """Creates a collection under an Idempotency-Key (a new one unless given): a create retried after a lost answer is not a second collection."""
         key = idempotency_key or new_idempotency_key()
-        body: dict[str, Any] = {"name": name, "requests": requests}
-        if callback_url is not None:
-            body["callback_url"] = callback_url
+        body = _collection_body(name, requests, callback_url)
         sent = self.transport.exchange("POST", "/v1/async/collections", headers={"Idempotency-Key": key}, body=body)
         return Idempotent(cast(CollectionWriteReply, sent.data), key, sent.headers.get("idempotency-replayed") == "true")
 
@@ -343,9 +348,7 @@ class AsyncScrapingClient:
         idempotency_key: str | None = None,
     ) -> Idempotent[CollectionWriteReply]:
         key = idempotency_key or new_idempotency_key()
-        body: dict[str, Any] = {"name": name, "requests": requests}
-        if callback_url is not None:
-            body["callback_url"] = callback_url
+        body = _collection_body(name, requests, callback_url)
         sent = await self.transport.exchange("POST", "/v1/async/collections", headers={"Idempotency-Key": key}, body=body)
         return Idempotent(cast(CollectionWriteReply, sent.data), key, sent.headers.get("idempotency-replayed") == "true")
 
