@@ -196,6 +196,24 @@ export class BrowserLauncher {
 }
 
 /**
+ * Asks Chromium to close itself (CDP `Browser.close` over a session on the browser target) and
+ * returns once it was asked; it never kills. puppeteer's own `browser.close()` is not used because
+ * it SIGKILLs the process group itself when the reply to `Browser.close` does not arrive — which
+ * happens whenever Chromium closes its pipe on the way out before its exit is recorded (seen on a
+ * loaded CI machine) — and a SIGKILL its owner did not send is how a crash is told apart from a
+ * close (BrowserPool). Whoever asks waits for the end and kills on its own clock.
+ */
+export async function askBrowserToClose(browser: Browser): Promise<void> {
+  try {
+    const session = await browser.target().createCDPSession();
+    await session.send('Browser.close');
+  } catch {
+    // The connection closed first (it is on its way out), or it no longer answers: the caller's
+    // wait for its end, and its kill after that, decide.
+  }
+}
+
+/**
  * The first of the browser's process exit and its connection's close, as one promise. A process
  * that had already gone when this is called (or a connection already closed) settles it at once.
  */

@@ -1,6 +1,13 @@
 import { Logger } from '@nestjs/common';
 import type { Browser } from 'rebrowser-puppeteer-core';
-import { type BrowserEnd, type BrowserKind, type BrowserLauncher, BrowserStartError, type LaunchedBrowser } from './browser-launcher';
+import {
+  askBrowserToClose,
+  type BrowserEnd,
+  type BrowserKind,
+  type BrowserLauncher,
+  BrowserStartError,
+  type LaunchedBrowser,
+} from './browser-launcher';
 import { PageSlots, type SlotTicket, SlotWaitExpiredError, SlotsClosedError } from './page-slots';
 
 export { SlotShareExceededError } from './page-slots';
@@ -379,12 +386,11 @@ export class BrowserPool {
     this.all.delete(pooled);
     const process = pooled.browser.process();
     if (!kill && alive) {
-      const closed = pooled.browser.close().then(
-        () => true,
-        () => false,
-      );
-      const inTime = await Promise.race([closed, new Promise<boolean>((resolve) => setTimeout(resolve, 5000, false).unref())]);
-      if (inTime) return pooled.gone;
+      // Asked, not killed: the only SIGKILL on this path is the pool's own, after 5 s.
+      void askBrowserToClose(pooled.browser);
+      const ended = pooled.gone.then(() => true);
+      const inTime = await Promise.race([ended, new Promise<boolean>((resolve) => setTimeout(resolve, 5000, false).unref())]);
+      if (inTime) return;
     }
     if (process && process.exitCode === null && process.signalCode === null) {
       if (alive) pooled.killedByPool = true;
