@@ -41,4 +41,53 @@ describe('CoalescedPasses', () => {
     await coalesced.request('a');
     expect([calls, errors.length]).toEqual([2, 1]);
   });
+
+  it('with a spacing, starts passes for a key at least that far apart; a request marked now does not wait', async () => {
+    const starts: number[] = [];
+    const coalesced = new CoalescedPasses<string>(
+      async () => void starts.push(performance.now()),
+      () => undefined,
+      100,
+    );
+    const origin = performance.now();
+    await coalesced.request('a');
+    // Twenty requests over the next ~60 ms: they share one pass, 100 ms after the first began.
+    const during: Array<Promise<void>> = [];
+    for (let i = 0; i < 20; i++) {
+      during.push(coalesced.request('a'));
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    await Promise.all(during);
+    expect(starts).toHaveLength(2);
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(99);
+    // Another key is not held back by it.
+    await coalesced.request('b');
+    expect(starts).toHaveLength(3);
+    expect(starts[2]! - origin).toBeLessThan(starts[1]! - origin + 50);
+    // Within the spacing again: `now` cuts the pause short.
+    const before = performance.now();
+    await coalesced.request('a', { now: true });
+    expect(starts).toHaveLength(4);
+    expect(starts[3]! - before).toBeLessThan(50);
+  });
+
+  it('never loses the last request: every request is followed by a pass that started after it', async () => {
+    let passes = 0;
+    const coalesced = new CoalescedPasses<string>(
+      async () => {
+        passes += 1;
+        await new Promise((r) => setTimeout(r, Math.random() * 3));
+      },
+      () => undefined,
+      5,
+    );
+    for (let round = 0; round < 30; round++) {
+      const seen = passes;
+      const request = coalesced.request('a');
+      let passedSince = false;
+      await request.then(() => (passedSince = passes > seen));
+      expect(passedSince).toBe(true);
+      if (round % 3 === 0) await new Promise((r) => setTimeout(r, Math.random() * 8));
+    }
+  });
 });

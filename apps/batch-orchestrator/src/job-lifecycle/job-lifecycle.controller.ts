@@ -70,7 +70,7 @@ export class JobLifecycleController {
    * completed then reads quota headers that count all of its jobs.
    */
   private async notifyQuota(clientId: string, runCompleted: boolean): Promise<void> {
-    const notified = this.quota.changed(clientId);
+    const notified = this.quota.changed(clientId, { now: runCompleted });
     if (runCompleted) await notified;
   }
 }
