@@ -10,8 +10,20 @@ export interface TableShape {
   uniques: string[][];
   indexes: string[][];
   foreignKeys: Array<{ columns: string[]; references: string; referencedColumns: string[]; onDelete: string }>;
+  /** Partial indexes, as "columns where predicate" (Postgres's own rendering of the predicate). */
+  partialIndexes: string[];
 }
 export type SchemaShape = Record<string, TableShape>;
+
+/**
+ * Partial indexes, which Prisma's schema cannot state, so they are listed here and nowhere else
+ * but their migration: the jobs in flight, counted by every dispatch pass
+ * (migration 20261129100000_in_flight_job_indexes).
+ */
+const IN_FLIGHT = "((status = 'processing'::text) AND (dispatched_at IS NOT NULL))";
+const PARTIAL_INDEXES: Record<string, string[]> = {
+  jobs: [`dispatched_at where ${IN_FLIGHT}`, `client_id where ${IN_FLIGHT}`, `project_id where ${IN_FLIGHT}`],
+};
 
 const SCALAR_TYPES: Record<string, string> = {
   String: 'text',
@@ -59,7 +71,14 @@ export async function expectedShapeFromPrismaSchema(
     return model.dbName ?? model.name;
   };
   for (const model of dmmf.datamodel.models) {
-    const table: TableShape = { columns: {}, primaryKey: [], uniques: [], indexes: [], foreignKeys: [] };
+    const table: TableShape = {
+      columns: {},
+      primaryKey: [],
+      uniques: [],
+      indexes: [],
+      foreignKeys: [],
+      partialIndexes: PARTIAL_INDEXES[model.dbName ?? model.name] ?? [],
+    };
     for (const field of model.fields) {
       if (field.kind === 'object') {
         if (field.relationFromFields && field.relationFromFields.length > 0) {
@@ -106,8 +125,14 @@ export async function actualShapeOfDatabase(sql: Pick<SqlExecutor, 'query'>): Pr
     `select table_name, column_name, udt_name, is_nullable, column_default, character_maximum_length, datetime_precision
        from information_schema.columns where table_schema = current_schema() and table_name <> '_prisma_migrations'`,
   );
-  const indexes = await sql.query<{ table_name: string; columns: string[]; is_unique: boolean; is_primary: boolean }>(
-    `select t.relname as table_name, i.indisunique as is_unique, i.indisprimary as is_primary,
+  const indexes = await sql.query<{
+    table_name: string;
+    columns: string[];
+    is_unique: boolean;
+    is_primary: boolean;
+    predicate: string | null;
+  }>(
+    `select t.relname as table_name, i.indisunique as is_unique, i.indisprimary as is_primary, pg_get_expr(i.indpred, i.indrelid) as predicate,
             array(select a.attname::text from unnest(i.indkey) with ordinality k(attnum, n)
                   join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum order by k.n) as columns
        from pg_index i join pg_class t on t.oid = i.indrelid join pg_namespace ns on ns.oid = t.relnamespace
@@ -128,7 +153,8 @@ export async function actualShapeOfDatabase(sql: Pick<SqlExecutor, 'query'>): Pr
       where c.contype = 'f' and ns.nspname = current_schema()`,
   );
   const shape: SchemaShape = {};
-  const tableFor = (name: string) => (shape[name] ??= { columns: {}, primaryKey: [], uniques: [], indexes: [], foreignKeys: [] });
+  const tableFor = (name: string) =>
+    (shape[name] ??= { columns: {}, primaryKey: [], uniques: [], indexes: [], foreignKeys: [], partialIndexes: [] });
   for (const c of columns) {
     let type = c.udt_name.startsWith('_') ? `${c.udt_name.slice(1)}[]` : c.udt_name;
     if (c.udt_name === 'varchar' || c.udt_name === 'bpchar') type = `${c.udt_name}(${c.character_maximum_length})`;
@@ -137,7 +163,8 @@ export async function actualShapeOfDatabase(sql: Pick<SqlExecutor, 'query'>): Pr
   }
   for (const i of indexes) {
     const table = tableFor(i.table_name);
-    if (i.is_primary) table.primaryKey = i.columns;
+    if (i.predicate !== null) table.partialIndexes.push(`${i.columns.join(', ')} where ${i.predicate}`);
+    else if (i.is_primary) table.primaryKey = i.columns;
     else if (i.is_unique) table.uniques.push(i.columns);
     else table.indexes.push(i.columns);
   }
@@ -158,6 +185,7 @@ function normalize(table: TableShape): TableShape {
     ...table,
     uniques: [...table.uniques].sort(byJson),
     indexes: [...table.indexes].sort(byJson),
+    partialIndexes: [...table.partialIndexes].sort(),
     foreignKeys: [...table.foreignKeys].sort(byJson),
   };
 }
