@@ -100,9 +100,17 @@ export interface LedgerCharge {
  */
 export async function recordLedgerCharge(tx: SqlTransaction, charge: LedgerCharge): Promise<boolean> {
   const month = creditMonthOf(charge.at);
+  // One statement (a batch job's completion is ~7 of them on the embedded database's one loop):
+  // the balance moves only with an entry actually inserted, as two statements did.
   const inserted = await tx.query(
-    `insert into credit_ledger_entries (id, client_id, month, credits, mode, charge_key, details, occurred_at, project_id)
-     values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9) on conflict (charge_key) do nothing returning id`,
+    `with entry as (
+       insert into credit_ledger_entries (id, client_id, month, credits, mode, charge_key, details, occurred_at, project_id)
+       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9) on conflict (charge_key) do nothing returning id, client_id, month, credits
+     ), balance as (
+       insert into credit_balances (client_id, month, charged) select client_id, month, credits from entry
+       on conflict (client_id, month) do update set charged = credit_balances.charged + excluded.charged
+     )
+     select id from entry`,
     [
       charge.id,
       charge.clientId,
@@ -115,12 +123,7 @@ export async function recordLedgerCharge(tx: SqlTransaction, charge: LedgerCharg
       charge.projectId ?? null,
     ],
   );
-  if (inserted.length === 0) return false;
-  await tx.query(
-    'insert into credit_balances (client_id, month, charged) values ($1, $2, $3) on conflict (client_id, month) do update set charged = credit_balances.charged + excluded.charged',
-    [charge.clientId, month, charge.credits],
-  );
-  return true;
+  return inserted.length === 1;
 }
 
 /** A lease row after opening, growing or renewing it. */
