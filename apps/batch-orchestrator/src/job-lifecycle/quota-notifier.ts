@@ -5,6 +5,9 @@ import { CLOCK, Clock, CoalescedPasses } from '@lib/runtime';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RunStore } from '../persistence/runs.store';
 
+/** Gateways' quota caches lag a running batch by at most this (they also expire on their own). */
+export const QUOTA_EVENT_SPACING_MS = 250;
+
 /**
  * Job claims hold credits and completions charge them outside billing-meter (in the job's own
  * transaction), so the gateways' quota caches hear about it from here, with the same event
@@ -14,9 +17,6 @@ import { RunStore } from '../persistence/runs.store';
  * for one client start at least QUOTA_EVENT_SPACING_MS apart (a 1,000-job run paid two reads per
  * job: a fifth of its database time), except the one a run's end waits for.
  */
-/** Gateways' quota caches lag a running batch by at most this (they also expire on their own). */
-export const QUOTA_EVENT_SPACING_MS = 250;
-
 @Injectable()
 export class QuotaNotifier {
   private readonly logger = new Logger('QuotaNotifier');
