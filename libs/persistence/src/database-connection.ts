@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Pool } from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from './generated/prisma/client';
+import { EmbeddedStatements } from './embedded-statements';
 import { storableParams } from './storable-text';
 
 /** Plain SQL access for what Prisma's query API does not cover (migrations, counters, locks). */
@@ -172,19 +173,22 @@ async function openPglite(dataDir: string): Promise<Shared> {
   fs.mkdirSync(dir, { recursive: true });
   const db = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((s) => ['-c', s])] });
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
+  const statements = new EmbeddedStatements(db);
   const sql: SqlExecutor = {
     async exec(text) {
       await db.exec(text);
     },
-    async query<T>(text: string, params: unknown[] = []) {
-      return (await db.query<T>(text, storableParams(params))).rows;
-    },
+    query: <T>(text: string, params: unknown[] = []) => statements.query<T>(text, storableParams(params)),
     async transaction(fn) {
       const hooks = new AfterCommitHooks();
       const result = await db.transaction((tx) =>
         fn({
           exec: async (text) => void (await tx.exec(text)),
-          query: async <T>(text: string, params: unknown[] = []) => (await tx.query<T>(text, storableParams(params))).rows,
+          query: async <T>(text: string, params: unknown[] = []) => {
+            // PGlite refuses statements on a transaction that has ended; so does this.
+            if (tx.closed) throw new Error('Transaction is closed');
+            return statements.queryInTransaction<T>(text, storableParams(params));
+          },
           afterCommit: hooks.add,
         }),
       );
