@@ -178,7 +178,7 @@ async function openPglite(dataDir: string): Promise<Shared> {
     async exec(text) {
       await db.exec(text);
     },
-    query: <T>(text: string, params: unknown[] = []) => statements.query<T>(text, storableParams(params)),
+    query: async <T>(text: string, params: unknown[] = []) => statements.query<T>(text, storableParams(params)),
     async transaction(fn) {
       const hooks = new AfterCommitHooks();
       const result = await db.transaction((tx) =>

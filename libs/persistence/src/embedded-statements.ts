@@ -25,9 +25,9 @@ interface PreparedStatement {
  * statement outside a transaction waits for any transaction to end, one inside runs in it.
  * Postgres keeps a prepared statement's plan valid across schema changes (it replans); one whose
  * result columns changed is prepared again — and run again when it ran alone (in a transaction,
- * the failure has aborted the transaction, so it is the caller's, as any statement's failure). The cache is bounded: the least recently
- * used statement is closed when it is full (statement texts are the code's, so few, but some embed
- * a number).
+ * the failure has aborted the transaction, so it is the caller's, as any statement's failure).
+ * The cache is bounded: the least recently used statement is closed when it is full (statement
+ * texts are the code's, so few, but some embed a number).
  */
 export class EmbeddedStatements {
   private readonly prepared = new Map<string, PreparedStatement>();
@@ -68,7 +68,7 @@ export class EmbeddedStatements {
     let messages: BackendMessage[];
     try {
       ({ messages } = await this.db.execProtocol(
-        concat([
+        Buffer.concat([
           protocol.serialize.bind({ statement: statement.name, values: values as Array<string | null> }),
           protocol.serialize.execute({}),
           protocol.serialize.sync(),
@@ -96,7 +96,7 @@ export class EmbeddedStatements {
     let messages: BackendMessage[];
     try {
       ({ messages } = await this.db.execProtocol(
-        concat([
+        Buffer.concat([
           protocol.serialize.parse({ name, text, types: [] }),
           protocol.serialize.describe({ type: 'S', name }),
           protocol.serialize.sync(),
@@ -119,7 +119,7 @@ export class EmbeddedStatements {
     const statement = this.prepared.get(text);
     if (!statement) return;
     this.prepared.delete(text);
-    await this.db.execProtocol(concat([protocol.serialize.close({ type: 'S', name: statement.name }), protocol.serialize.sync()]), {
+    await this.db.execProtocol(Buffer.concat([protocol.serialize.close({ type: 'S', name: statement.name }), protocol.serialize.sync()]), {
       syncToFs: false,
       throwOnError: false,
     });
@@ -130,10 +130,6 @@ export class EmbeddedStatements {
 function isStalePlan(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   return code === '0A000' && /cached plan must not change result type/.test(message ?? '');
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  return Buffer.concat(parts);
 }
 
 /** As PGlite's own query errors: the statement and its parameters ride along for the log. */
