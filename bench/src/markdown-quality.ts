@@ -54,16 +54,24 @@ export function corpusMissing(): string {
 }
 
 export function readCorpus(dir = corpusDirectory()): CorpusPage[] {
+  return corpusPageNames(dir).map((name) => readCorpusPage(dir, name));
+}
+
+/** The corpus's pages by name (a folder with a source.html), in order, without reading them. */
+export function corpusPageNames(dir = corpusDirectory()): string[] {
   if (!fs.existsSync(dir)) return [];
   return fs
     .readdirSync(dir)
     .filter((name) => fs.existsSync(path.join(dir, name, 'source.html')))
-    .sort()
-    .map((name) => ({
-      name,
-      source: fs.readFileSync(path.join(dir, name, 'source.html'), 'utf8'),
-      expected: fs.readFileSync(path.join(dir, name, 'expected.html'), 'utf8'),
-    }));
+    .sort();
+}
+
+export function readCorpusPage(dir: string, name: string): CorpusPage {
+  return {
+    name,
+    source: fs.readFileSync(path.join(dir, name, 'source.html'), 'utf8'),
+    expected: fs.readFileSync(path.join(dir, name, 'expected.html'), 'utf8'),
+  };
 }
 
 export function measurePage(page: CorpusPage, markdown: string): PageQuality {

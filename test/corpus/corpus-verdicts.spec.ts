@@ -39,4 +39,33 @@ describe('simple-mode verdicts of real pages', () => {
     // The rules version names the recorded verdicts: bump one, record the other (npm run bench writes them).
     expect(recorded.rules_version).toBe(CONTENT_RULES_VERSION);
   }, 300_000);
+
+  // The class: the corpus is read as it is judged, never held whole (the bench's 1,627 pages held
+  // at once were 2.7 GB of its peak): a page is read only once the one before it was judged, and
+  // the event loop runs between pages.
+  it('reads one page at a time, as it judges it, and lets the event loop through between pages', async () => {
+    const log: string[] = [];
+    const source = pages.slice(0, 3);
+    const lazy = source.map((page) => ({
+      id: page.id,
+      load: () => {
+        log.push(`load ${page.id}`);
+        return page.load();
+      },
+    }));
+    let ticking = true;
+    const tick = () => {
+      if (!ticking) return;
+      log.push('tick');
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const verdicts = await judgeCorpus(lazy);
+    ticking = false;
+    expect(verdicts.map((v) => v.id)).toEqual(source.map((p) => p.id));
+    const loads = log.map((entry, i) => [entry, i] as const).filter(([entry]) => entry.startsWith('load'));
+    expect(loads.map(([entry]) => entry)).toEqual(source.map((p) => `load ${p.id}`));
+    // A tick between every two loads: nothing read ahead, nothing judged without a turn in between.
+    for (let k = 1; k < loads.length; k++) expect(log.slice(loads[k - 1][1], loads[k][1])).toContain('tick');
+  });
 });
