@@ -80,6 +80,41 @@ describe('CoalescedPasses', () => {
     }
   });
 
+  it('asks a spacing given as a function after each pass, with what the pass returned', async () => {
+    jest.useFakeTimers();
+    try {
+      // The pass says whether the next one would have work: room when it would not, none when it would.
+      const starts: number[] = [];
+      const backlog = [40, 40, 0, 0];
+      const coalesced = new CoalescedPasses<string, number>(
+        async () => {
+          starts.push(performance.now());
+          return backlog[starts.length - 1] ?? 0;
+        },
+        () => undefined,
+        (queued) => (queued >= 8 ? 50 : 0),
+      );
+      const origin = performance.now();
+      const requests: Array<Promise<void>> = [];
+      const requestAt = async (at: number) => {
+        await jest.advanceTimersByTimeAsync(at - (performance.now() - origin));
+        requests.push(coalesced.request('a'));
+      };
+      await requestAt(0);
+      for (const at of [1, 2, 3]) await requestAt(at);
+      await requestAt(60);
+      await jest.advanceTimersByTimeAsync(41);
+      await requestAt(101);
+      await jest.advanceTimersByTimeAsync(0);
+      await Promise.all(requests);
+      // After a backlog of 40 the next pass waits 50 ms (the three requests during the first share
+      // one); after an empty queue it does not wait at all.
+      expect(starts.map((at) => at - origin)).toEqual([0, 50, 100, 101]);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('never loses the last request: every request is followed by a pass that started after it', async () => {
     let passes = 0;
     const coalesced = new CoalescedPasses<string>(

@@ -6,15 +6,17 @@
  *
  * `spacingMs` (default 0): passes for one key start at least this far apart, so a key asked for
  * hundreds of times a second costs at most 1000 ÷ spacingMs passes a second — the requests in
- * between share the next one. A request marked `now` does not wait for the spacing.
+ * between share the next one. A request marked `now` does not wait for the spacing. Given as a
+ * function, it is asked after each pass with what the pass returned (a pass that knows the next one
+ * would have little to do can ask for room; one that does not, for none).
  */
-export class CoalescedPasses<K> {
+export class CoalescedPasses<K, R = unknown> {
   private readonly runs = new Map<K, KeyRun>();
 
   constructor(
-    private readonly pass: (key: K) => Promise<unknown>,
+    private readonly pass: (key: K) => Promise<R>,
     private readonly onError: (key: K, error: unknown) => void,
-    private readonly spacingMs = 0,
+    private readonly spacingMs: number | ((outcome: R) => number) = 0,
   ) {}
 
   /** Resolves once a pass that started after this request has ended (never rejects). */
@@ -36,12 +38,14 @@ export class CoalescedPasses<K> {
       while (run.waiters.length > 0) {
         const served = run.waiters.splice(0);
         const started = performance.now();
+        let outcome: R;
         try {
-          await this.pass(key);
+          outcome = await this.pass(key);
         } finally {
           for (const resolve of served) resolve();
         }
-        const rest = this.spacingMs - (performance.now() - started);
+        const spacing = typeof this.spacingMs === 'function' ? this.spacingMs(outcome) : this.spacingMs;
+        const rest = spacing - (performance.now() - started);
         // The key stays taken for the rest of the spacing: requests in it join the next pass.
         if (rest > 0) await run.pause(rest);
       }

@@ -113,6 +113,29 @@ describe.each(DATABASE_BACKENDS)('JobDispatcher (%s database)', (backend) => {
     expect(published[published.length - 1].job_id).toBe(c[0]);
   });
 
+  // The figure the dispatcher spaces its passes by (DISPATCH_PASS_SPACING_MS): the client's jobs on
+  // the queue that no worker has started, counting the ones this pass sent; other clients' are not.
+  it("reports the client's jobs on the queue not yet started, this pass's included", async () => {
+    await db.sql.query("update jobs set status = 'completed', completed_at = now() where status = 'processing'");
+    const store = new JobStore(db);
+    const ids = await runWithJobs('client-q', 4, 7);
+    await runWithJobs('client-r', 4, 2);
+    const pass = () => db.sql.transaction((tx) => store.markDispatched(tx, 'client-q', 100, new Date()));
+    const r = await db.sql.transaction((tx) => store.markDispatched(tx, 'client-r', 100, new Date()));
+    expect([r.dispatches.length, r.queued]).toEqual([2, 2]);
+    const first = await pass();
+    expect(first.dispatches.map((d) => d.job_id)).toEqual(ids.slice(0, 4));
+    expect(first.queued).toBe(4);
+    // A worker starts two of them, one of those ends: one place frees, three are still unstarted.
+    await db.sql.query('update jobs set started_at = now() where id = any($1::uuid[])', [ids.slice(0, 2)]);
+    await db.sql.query("update jobs set status = 'completed', completed_at = now() where id = $1", [ids[0]]);
+    const second = await pass();
+    expect(second.dispatches.map((d) => d.job_id)).toEqual([ids[4]]);
+    expect(second.queued).toBe(3);
+    // No free place: nothing dispatched, and no figure (the statement returns no row).
+    expect(await pass()).toEqual({ dispatches: [], queued: null });
+  });
+
   describe('run state and projects', () => {
     const config = loadPlatformConfig({ BATCH_GLOBAL_CONCURRENCY: '100' });
     let wide: JobDispatcher;

@@ -7,6 +7,15 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { JobStore } from '../persistence/jobs.store';
 
 /**
+ * How far apart one client's dispatch passes start while its jobs already on the queue can keep
+ * every worker busy. A pass is a transaction under the platform-wide dispatch lock; each finished
+ * job asks for one, so a 1,000-job run made ~1,000 passes of one job each. Spaced, a pass takes
+ * every place freed meanwhile (at ~150 jobs/s, three or four), and no worker waits for it: each has
+ * a job on the queue already. With a shorter queue, passes start at once (docs/decisions/0028).
+ */
+export const DISPATCH_PASS_SPACING_MS = 20;
+
+/**
  * Puts jobs on the queue, no more than the client's plan allows in flight at once and no more
  * than BATCH_GLOBAL_CONCURRENCY across all clients. A job is marked dispatched in the database
  * before its message is published; a publish that fails is undone, and the sweeper re-publishes
@@ -15,10 +24,11 @@ import { JobStore } from '../persistence/jobs.store';
 @Injectable()
 export class JobDispatcher {
   private readonly logger = new Logger('JobDispatcher');
-  private readonly passes = new CoalescedPasses<string>(
-    (clientId) => this.dispatchFor(clientId),
+  private readonly passes = new CoalescedPasses<string, number | null>(
+    (clientId) => this.dispatchPass(clientId),
     (clientId, error) =>
       this.logger.warn(`dispatch for ${clientId} failed (${error instanceof Error ? error.message : String(error)}); the sweeper retries`),
+    (queued) => (queued !== null && queued >= this.config.jobWorkerConcurrency ? DISPATCH_PASS_SPACING_MS : 0),
   );
 
   constructor(
@@ -32,8 +42,9 @@ export class JobDispatcher {
   /**
    * Dispatch for `clientId` soon, off the caller's path (a job's end must not wait for the next
    * job's dispatch). Requests that arrive while one runs share a single further pass, which fills
-   * every place freed meanwhile in one transaction. A failed pass is logged; the sweeper's pass
-   * (BATCH_SWEEP_INTERVAL_MS) dispatches what it left.
+   * every place freed meanwhile in one transaction; while the client's queue holds a job for every
+   * worker (JOB_WORKER_CONCURRENCY), its passes start DISPATCH_PASS_SPACING_MS apart. A failed pass
+   * is logged; the sweeper's pass (BATCH_SWEEP_INTERVAL_MS) dispatches what it left.
    */
   requestDispatch(clientId: string): void {
     void this.passes.request(clientId);
@@ -41,13 +52,22 @@ export class JobDispatcher {
 
   /** Dispatches what the client's free places allow (after a run starts or one of its jobs ends). */
   async dispatchFor(clientId: string): Promise<number> {
-    const dispatches = await this.db.sql.transaction(async (tx) => {
+    return (await this.dispatch(clientId)).dispatches.length;
+  }
+
+  /** A requested pass: what is on the client's queue after it (null: it dispatched nothing). */
+  private async dispatchPass(clientId: string): Promise<number | null> {
+    return (await this.dispatch(clientId)).queued;
+  }
+
+  private async dispatch(clientId: string): Promise<{ dispatches: JobDispatch[]; queued: number | null }> {
+    const marked = await this.db.sql.transaction(async (tx) => {
       // One decision at a time platform-wide, so two replicas never both fill the same free place.
       await this.jobs.lockDispatchDecision(tx);
       return this.jobs.markDispatched(tx, clientId, this.config.batchGlobalConcurrency, this.clock.now());
     });
-    await this.publish(dispatches);
-    return dispatches.length;
+    await this.publish(marked.dispatches);
+    return marked;
   }
 
   /** Every client with jobs waiting (the sweeper's pass: global places freed by other clients). */

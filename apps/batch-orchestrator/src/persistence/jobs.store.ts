@@ -54,14 +54,24 @@ export class JobStore {
    * the waiting jobs that fill them, in insertion order, marked dispatched at `now`. Call under
    * the dispatch lock.
    */
-  async markDispatched(tx: SqlTransaction, clientId: string, globalConcurrency: number, now: Date): Promise<JobDispatch[]> {
+  /**
+   * `queued`: the client's jobs on the queue that no worker has started, these included (null when
+   * the pass dispatched nothing: the statement returns no row then).
+   */
+  async markDispatched(
+    tx: SqlTransaction,
+    clientId: string,
+    globalConcurrency: number,
+    now: Date,
+  ): Promise<{ dispatches: JobDispatch[]; queued: number | null }> {
     // The statement is the migration's dispatch_client_jobs function (its plan is kept; see there).
-    const rows = await tx.query<JobDispatch & { seq: string }>(
-      'select job_id, attempt, seq::text as seq from dispatch_client_jobs($1, $2, $3)',
+    const rows = await tx.query<JobDispatch & { seq: string; queued: string }>(
+      'select job_id, attempt, seq::text as seq, queued::text as queued from dispatch_client_jobs($1, $2, $3)',
       [clientId, globalConcurrency, now],
     );
     // RETURNING follows no order: publish in insertion order, so jobs start in collection order.
-    return rows.sort((x, y) => (BigInt(x.seq) < BigInt(y.seq) ? -1 : 1)).map(({ job_id, attempt }) => ({ job_id, attempt }));
+    const dispatches = rows.sort((x, y) => (BigInt(x.seq) < BigInt(y.seq) ? -1 : 1)).map(({ job_id, attempt }) => ({ job_id, attempt }));
+    return { dispatches, queued: rows.length > 0 ? Number(rows[0].queued) : null };
   }
 
   /** Takes one dispatch-decision lock platform-wide, until `tx` ends. */
