@@ -13,10 +13,10 @@ import { platformMetrics } from '@lib/metrics';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { JobStore, type LockedJob } from '../persistence/jobs.store';
+import { type FinishedJob, JobStore, type LockedJob } from '../persistence/jobs.store';
 import { ProjectStore } from '../persistence/projects.store';
 import { RunStore } from '../persistence/runs.store';
-import { classifyJobOutcome, type JobOutcome } from './job-classification';
+import { classifyJobOutcome, type JobClassification, type JobOutcome } from './job-classification';
 import { RunOpsEvents } from './run-ops-events';
 import { RUN_KIND_RULES, type RunCounters } from '../runs/run-kind-rules';
 
@@ -26,7 +26,8 @@ export type { JobOutcome } from './job-classification';
  * Finishes a job in one transaction: its final status and classification (spec 2.13/3.2), its
  * stored result, the run's counters, its ledger entry (charge key unique per job, so no attempt
  * can charge twice), the page's webhook when its crawl asked for them, and — when this was the
- * run's last job — the run's completion and its webhook outbox row. The run completes exactly once: the status change is conditional.
+ * run's last job — the run's completion and its webhook outbox row. The run completes exactly
+ * once: the status change is conditional.
  */
 @Injectable()
 export class JobCompletion {
@@ -46,15 +47,18 @@ export class JobCompletion {
     outcome: JobOutcome,
   ): Promise<{ accepted: boolean; clientId: string | null; creditsMoved: boolean; runCompleted: boolean }> {
     return this.db.sql.transaction(async (tx) => {
-      const job = await this.jobs.lockForCompletion(tx, jobId);
-      if (!job || job.status !== 'processing' || job.attempt !== attempt || !job.startedAt)
-        return { accepted: false, clientId: null, creditsMoved: false, runCompleted: false };
-      const { creditsMoved, runCompleted } = await this.completeWithin(tx, job, outcome);
+      const now = this.clock.now();
+      const c = classifyJobOutcome(outcome);
+      // Checked, locked and finished in one statement: null when the attempt no longer owns the job.
+      const job = await this.jobs.finishOwned(tx, jobId, attempt, finishedJob(outcome, c, now));
+      if (!job) return { accepted: false, clientId: null, creditsMoved: false, runCompleted: false };
+      const { creditsMoved, runCompleted } = await this.settle(tx, job, outcome, c, now);
       return { accepted: true, clientId: job.clientId, creditsMoved, runCompleted };
     });
   }
 
   /**
+   * Finishes a job the caller holds locked (the sweeper's timeout, a claim past the quota).
    * `creditsMoved`: a hold was released or a charge recorded (the client's quota changed);
    * `runCompleted`: this was the run's last job.
    */
@@ -65,20 +69,19 @@ export class JobCompletion {
   ): Promise<{ creditsMoved: boolean; runCompleted: boolean }> {
     const now = this.clock.now();
     const c = classifyJobOutcome(outcome);
+    await this.jobs.finish(tx, job.id, finishedJob(outcome, c, now));
+    return this.settle(tx, job, outcome, c, now);
+  }
+
+  /** Everything a finished job's row leads to: its result, its credits, its run, its webhooks. */
+  private async settle(
+    tx: SqlTransactionScope,
+    job: LockedJob,
+    outcome: JobOutcome,
+    c: JobClassification,
+    now: Date,
+  ): Promise<{ creditsMoved: boolean; runCompleted: boolean }> {
     const facts = outcome.kind === 'executed' ? outcome.facts : null;
-    await this.jobs.finish(tx, job.id, {
-      status: c.status,
-      completedAt: now,
-      statusCode: facts ? c.body.statusCode : null,
-      message: c.body.message,
-      error: c.error,
-      executionTimeMs: Math.max(0, Math.round(outcome.executionTimeMs)),
-      blockReason: facts?.block_reason ?? null,
-      protectionStack: facts?.protection_stack ?? [],
-      ruleHits: facts?.rule_hits ?? [],
-      isSuccess: c.isSuccess,
-      credits: c.credits,
-    });
     await storeJobResult(tx, {
       jobId: job.id,
       runId: job.runId,
@@ -162,4 +165,22 @@ export class JobCompletion {
       createdAt: now,
     });
   }
+}
+
+/** The job row's final state for an outcome, as classified. */
+function finishedJob(outcome: JobOutcome, c: JobClassification, now: Date): FinishedJob {
+  const facts = outcome.kind === 'executed' ? outcome.facts : null;
+  return {
+    status: c.status,
+    completedAt: now,
+    statusCode: facts ? c.body.statusCode : null,
+    message: c.body.message,
+    error: c.error,
+    executionTimeMs: Math.max(0, Math.round(outcome.executionTimeMs)),
+    blockReason: facts?.block_reason ?? null,
+    protectionStack: facts?.protection_stack ?? [],
+    ruleHits: facts?.rule_hits ?? [],
+    isSuccess: c.isSuccess,
+    credits: c.credits,
+  };
 }

@@ -37,6 +37,28 @@ const LOCKED_COLUMNS = (alias: string) =>
     .map((column) => `${alias}.${column}`)
     .join(', ');
 
+// A job's final state ($2..$12; $1 is its id): the hold and the lease end with it.
+const FINISHED_ASSIGNMENTS = `status = $2, completed_at = $3, status_code = $4, message = $5, error = $6, execution_time_ms = $7,
+  block_reason = $8, protection_stack = $9::text[], rule_hits = $10::text[], is_success = $11, credits = $12, lease_expires_at = null,
+  reservation_id = null`;
+
+function finishedParams(jobId: string, finished: FinishedJob): unknown[] {
+  return [
+    jobId,
+    finished.status,
+    finished.completedAt,
+    finished.statusCode,
+    finished.message,
+    finished.error,
+    finished.executionTimeMs,
+    finished.blockReason,
+    finished.protectionStack,
+    finished.ruleHits,
+    finished.isSuccess,
+    finished.credits,
+  ];
+}
+
 /**
  * The `jobs` table, owned by batch-orchestrator: the database is the source of truth for a job's
  * state, and `attempt` fences writes from a worker holding an older dispatch. Every statement is
@@ -194,31 +216,25 @@ export class JobStore {
     return renewed.length === 1;
   }
 
-  async lockForCompletion(tx: SqlTransaction, jobId: string): Promise<LockedJob | null> {
-    const [job] = await tx.query<LockedJob>(`select ${LOCKED_COLUMNS('jobs')} from jobs where id = $1 for update`, [jobId]);
+  /**
+   * A worker's report: finishes the job only while `attempt` still runs it (status processing,
+   * started, the same attempt), and returns the row as it was — its hold included — or null when
+   * the attempt was fenced off. One statement: the row is locked, checked and written at once (the
+   * sub-select's FOR UPDATE reads the latest version of a row another transaction just changed).
+   */
+  async finishOwned(tx: SqlTransaction, jobId: string, attempt: number, finished: FinishedJob): Promise<LockedJob | null> {
+    const [job] = await tx.query<LockedJob>(
+      `update jobs set ${FINISHED_ASSIGNMENTS}
+       from (select ${LOCKED_COLUMNS('jobs')} from jobs where id = $1 for update) before
+       where jobs.id = before.id and before.status = 'processing' and before.attempt = $13 and before."startedAt" is not null
+       returning before.*`,
+      [...finishedParams(jobId, finished), attempt],
+    );
     return job ?? null;
   }
 
   async finish(tx: SqlTransaction, jobId: string, finished: FinishedJob): Promise<void> {
-    await tx.query(
-      `update jobs set status = $2, completed_at = $3, status_code = $4, message = $5, error = $6, execution_time_ms = $7, block_reason = $8,
-         protection_stack = $9::text[], rule_hits = $10::text[], is_success = $11, credits = $12, lease_expires_at = null, reservation_id = null
-       where id = $1`,
-      [
-        jobId,
-        finished.status,
-        finished.completedAt,
-        finished.statusCode,
-        finished.message,
-        finished.error,
-        finished.executionTimeMs,
-        finished.blockReason,
-        finished.protectionStack,
-        finished.ruleHits,
-        finished.isSuccess,
-        finished.credits,
-      ],
-    );
+    await tx.query(`update jobs set ${FINISHED_ASSIGNMENTS} where id = $1`, finishedParams(jobId, finished));
   }
 
   /**
