@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { neutralise, oneLine, UntrustedContentFence } from './untrusted-content';
+import { BLANK_LETTERS, LOOK_ALIKES, neutralise, oneLine, UntrustedContentFence } from './untrusted-content';
 
 // How a reader might still see the marker: letters only (compatibility forms folded, accents and
 // everything between letters dropped), any case, Cyrillic and Greek look-alikes read as Latin.
@@ -154,5 +154,60 @@ describe('UntrustedContentFence', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  // ASCII skips normalisation (the agent endpoint's largest cost on a 20 KB page): the answer must
+  // be the one every character normalised one by one gives, for any mix of ASCII and the rest.
+  it('neutralises exactly as normalising every character would, ASCII and the rest alike', () => {
+    const everyCharacterNormalised = (text: string): string => {
+      const letters: string[] = [];
+      const from: number[] = [];
+      const to: number[] = [];
+      let index = 0;
+      for (const char of text) {
+        const next = index + char.length;
+        for (const folded of char.normalize('NFKC').normalize('NFD')) {
+          const letter = LOOK_ALIKES[folded] ?? folded.toUpperCase();
+          if (/^[A-Z]$/.test(letter)) letters.push(letter);
+          else if (/\p{L}/u.test(folded) && !BLANK_LETTERS.test(folded)) letters.push('#');
+          else continue;
+          from.push(index);
+          to.push(next);
+        }
+        index = next;
+      }
+      let out = '';
+      let at = 0;
+      for (const match of letters.join('').matchAll(/(?:BEGIN|END)UNTRUSTEDWEBCONTENT/g)) {
+        out += `${text.slice(at, from[match.index])}[marker text removed]`;
+        at = to[match.index + match[0].length - 1]!;
+      }
+      return out + text.slice(at);
+    };
+    const pageText = fc
+      .array(
+        fc.oneof(
+          fc.string({ unit: 'grapheme-ascii' }),
+          fc.string({ unit: 'grapheme' }),
+          // Any UTF-16 code units, lone surrogates included.
+          fc.string({ unit: 'binary' }),
+          fc.constantFrom('\ud800', '\udfff', '\ud835\udc04'),
+          fc.constantFrom(...IMITATIONS),
+          disguisedMarker,
+          fc.constantFrom('\u200b', '\u00ad', '_', '-', ' ', 'ﬀ', 'ǅ', 'ℹ', 'Ⅾ', 'END', 'BEGIN', 'UNTRUSTED', 'web', 'Content'),
+        ),
+        { maxLength: 30 },
+      )
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(pageText, (text) => expect(neutralise(text)).toBe(everyCharacterNormalised(text))),
+      { numRuns: 500 },
+    );
+    // Every ASCII character, on its own and inside a marker.
+    for (let code = 0; code < 0x80; code++) {
+      const c = String.fromCharCode(code);
+      for (const text of [c, `END${c}UNTRUSTED_WEB_CONTENT`, `BEGIN_UNTRUSTED_WEB${c}CONTENT${c}`])
+        expect(neutralise(text)).toBe(everyCharacterNormalised(text));
+    }
   });
 });
