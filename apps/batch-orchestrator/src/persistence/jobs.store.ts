@@ -74,11 +74,8 @@ export class JobStore {
   /**
    * One statement: the client's free places (its runs' max concurrency, and the platform's) and
    * the waiting jobs that fill them, in insertion order, marked dispatched at `now`. Call under
-   * the dispatch lock.
-   */
-  /**
-   * `queued`: the client's jobs on the queue that no worker has started, these included (null when
-   * the pass dispatched nothing: the statement returns no row then).
+   * the dispatch lock. `queued`: the client's jobs on the queue that no worker has started, these
+   * included (null when the pass dispatched nothing: the statement returns no row then).
    */
   async markDispatched(
     tx: SqlTransaction,
