@@ -161,3 +161,9 @@ async function runPacedFlood(options: {
 if (!isMainThread && (workerData as { role?: string } | null)?.role === PACED_FLOOD_ROLE) {
   void runPacedFlood(workerData).then((result) => parentPort!.postMessage(result));
 }
+
+/** The middle value (the upper of the two middle ones for an even count); 0 for none. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}

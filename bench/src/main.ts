@@ -167,8 +167,8 @@ async function main(): Promise<void> {
     })),
     ...browserPages.map((b) => ({
       figure: `browser scrape (${b.kind}) through the service ÷ bare puppeteer with a fresh context per page`,
-      value: ratio(b.servicePagesPerSecond, b.bareIsolatedPagesPerSecond),
-      detail: `${b.servicePagesPerSecond} vs ${b.bareIsolatedPagesPerSecond} pages/s: the service's cost beyond isolating every request`,
+      value: b.medianIsolatedRatio,
+      detail: `median of ${b.pairedIsolatedRatios.length} paired rounds (${b.pairedIsolatedRatios.join(', ')}); median windows ${b.servicePagesPerSecond} vs ${b.bareIsolatedPagesPerSecond} pages/s: the service's cost beyond isolating every request`,
     })),
     ...browserPages
       .filter((b) => b.bareStealthIsolatedPagesPerSecond !== null)

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { median } from './load';
 
 /**
  * `node dist/bench/src/store-bench.js`: what Prisma Client costs against the same statement sent
@@ -117,11 +118,6 @@ async function measure(db: DatabaseConnection): Promise<Array<{ name: string; pr
     });
   }
   return rows;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 async function main(): Promise<void> {

@@ -3,6 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { corpusDirectory } from './markdown-quality';
 import { call } from './collection-bench';
+import { median } from './load';
 
 const RUN_DEADLINE_MS = 600_000;
 
@@ -116,9 +117,4 @@ export async function benchViability(
     analysisMedianMs,
     lightScrapeMedianMs,
   };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
