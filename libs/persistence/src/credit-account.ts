@@ -100,8 +100,7 @@ export interface LedgerCharge {
  */
 export async function recordLedgerCharge(tx: SqlTransaction, charge: LedgerCharge): Promise<boolean> {
   const month = creditMonthOf(charge.at);
-  // One statement (a batch job's completion is ~7 of them on the embedded database's one loop):
-  // the balance moves only with an entry actually inserted, as two statements did.
+  // One statement: the balance moves only with an entry actually inserted, as two statements did.
   const inserted = await tx.query(
     `with entry as (
        insert into credit_ledger_entries (id, client_id, month, credits, mode, charge_key, details, occurred_at, project_id)

@@ -1,4 +1,4 @@
-import type { JobResult, WebhookOutbox } from './generated/prisma/client';
+import type { WebhookOutbox } from './generated/prisma/client';
 import type { SqlTransaction } from './credit-account';
 import { storableJson } from './storable-text';
 
@@ -8,22 +8,11 @@ import { storableJson } from './storable-text';
  * webhook, commit together or not at all). The owner reads, updates and prunes them through its
  * own store; the one insert lives here so that it is written once:
  * - `job_results`: owned by result-store (serves and prunes them), written by batch-orchestrator
- *   when a job completes;
+ *   when a job completes, by the statement that finishes the job (the migration's finish_batch_job,
+ *   JobStore.finishAndSettle);
  * - `webhook_outbox`: owned by webhook-sender (delivers them), written by batch-orchestrator when
  *   a run completes, or a crawl's page ends and the crawl asked for page webhooks.
  */
-
-/** A finished job's stored response (JSON text: NUL and lone surrogates survive as \u escapes). */
-export async function storeJobResult(
-  tx: SqlTransaction,
-  row: Pick<JobResult, 'jobId' | 'runId' | 'completedAt'> & { body: object },
-): Promise<void> {
-  const body = JSON.stringify(row.body);
-  await tx.query(
-    'insert into job_results (job_id, run_id, body, size_bytes, completed_at) values ($1, $2, $3, $4, $5) on conflict (job_id) do nothing',
-    [row.jobId, row.runId, body, Buffer.byteLength(body), row.completedAt],
-  );
-}
 
 /**
  * A webhook to deliver, due now: a run's completion (`subjectId` = the run's id) or one page of a

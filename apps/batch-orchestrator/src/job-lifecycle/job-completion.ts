@@ -1,20 +1,10 @@
-import { jobOutcomeOf, ledgerDetailsOf } from '@lib/contracts';
-import {
-  DATABASE,
-  DatabaseConnection,
-  enqueueWebhook,
-  lockCreditAccount,
-  recordLedgerCharge,
-  releaseHold,
-  SqlTransactionScope,
-  storeJobResult,
-} from '@lib/persistence';
+import { chargeDetailsOf, jobOutcomeOf } from '@lib/contracts';
+import { DATABASE, DatabaseConnection, enqueueWebhook, SqlTransactionScope } from '@lib/persistence';
 import { platformMetrics } from '@lib/metrics';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type FinishedJob, JobStore, type LockedJob } from '../persistence/jobs.store';
-import { ProjectStore } from '../persistence/projects.store';
 import { RunStore } from '../persistence/runs.store';
 import { classifyJobOutcome, type JobClassification, type JobOutcome } from './job-classification';
 import { RunOpsEvents } from './run-ops-events';
@@ -36,7 +26,6 @@ export class JobCompletion {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly jobs: JobStore,
     private readonly runs: RunStore,
-    private readonly projects: ProjectStore,
     private readonly opsEvents: RunOpsEvents,
   ) {}
 
@@ -47,13 +36,9 @@ export class JobCompletion {
     outcome: JobOutcome,
   ): Promise<{ accepted: boolean; clientId: string | null; creditsMoved: boolean; runCompleted: boolean }> {
     return this.db.sql.transaction(async (tx) => {
-      const now = this.clock.now();
-      const c = classifyJobOutcome(outcome);
-      // Checked, locked and finished in one statement: null when the attempt no longer owns the job.
-      const job = await this.jobs.finishOwned(tx, jobId, attempt, finishedJob(outcome, c, now));
-      if (!job) return { accepted: false, clientId: null, creditsMoved: false, runCompleted: false };
-      const { creditsMoved, runCompleted } = await this.settle(tx, job, outcome, c, now);
-      return { accepted: true, clientId: job.clientId, creditsMoved, runCompleted };
+      const settled = await this.finishAndSettle(tx, jobId, attempt, outcome);
+      if (!settled) return { accepted: false, clientId: null, creditsMoved: false, runCompleted: false };
+      return { accepted: true, clientId: settled.clientId, creditsMoved: settled.creditsMoved, runCompleted: settled.runCompleted };
     });
   }
 
@@ -67,49 +52,38 @@ export class JobCompletion {
     job: LockedJob,
     outcome: JobOutcome,
   ): Promise<{ creditsMoved: boolean; runCompleted: boolean }> {
-    const now = this.clock.now();
-    const c = classifyJobOutcome(outcome);
-    await this.jobs.finish(tx, job.id, finishedJob(outcome, c, now));
-    return this.settle(tx, job, outcome, c, now);
+    const settled = await this.finishAndSettle(tx, job.id, null, outcome);
+    if (!settled) throw new Error(`job ${job.id} vanished while locked`);
+    return settled;
   }
 
-  /** Everything a finished job's row leads to: its result, its credits, its run, its webhooks. */
-  private async settle(
+  /**
+   * The job's row, result, credits and run counters in one statement (JobStore.finishAndSettle),
+   * then what only some jobs lead to: a crawl page's webhook, the run's completion. Null when
+   * `attempt` no longer owns the job.
+   */
+  private async finishAndSettle(
     tx: SqlTransactionScope,
-    job: LockedJob,
+    jobId: string,
+    attempt: number | null,
     outcome: JobOutcome,
-    c: JobClassification,
-    now: Date,
-  ): Promise<{ creditsMoved: boolean; runCompleted: boolean }> {
+  ): Promise<{ clientId: string; creditsMoved: boolean; runCompleted: boolean } | null> {
+    const now = this.clock.now();
+    const c = classifyJobOutcome(outcome);
     const facts = outcome.kind === 'executed' ? outcome.facts : null;
-    await storeJobResult(tx, {
-      jobId: job.id,
-      runId: job.runId,
-      completedAt: now,
-      body: { ...c.body, url: job.url, custom_id: job.customId, status: c.status },
+    // The statement appends url, custom_id and status from the row: last, as a spread put them.
+    const body: Record<string, unknown> = { ...c.body };
+    delete body.url;
+    delete body.custom_id;
+    delete body.status;
+    const settled = await this.jobs.finishAndSettle(tx, jobId, attempt, finishedJob(outcome, c, now), {
+      body,
+      entryId: randomUUID(),
+      mode: facts?.mode ?? null,
+      details: facts ? chargeDetailsOf(facts, { success: c.isSuccess, executionMs: outcome.executionTimeMs }) : {},
     });
-
-    if (job.reservationId || c.credits > 0) {
-      await lockCreditAccount(tx, job.clientId);
-      if (job.reservationId) await releaseHold(tx, job.reservationId);
-      if (c.credits > 0) {
-        await recordLedgerCharge(tx, {
-          id: randomUUID(),
-          clientId: job.clientId,
-          credits: c.credits,
-          mode: facts!.mode,
-          chargeKey: `batch-job:${job.id}`,
-          details: ledgerDetailsOf(
-            facts!,
-            { success: c.isSuccess, executionMs: outcome.executionTimeMs },
-            { run_id: job.runId, job_id: job.id },
-          ),
-          at: now,
-          projectId: job.projectId,
-        });
-        if (job.projectId) await this.projects.addCredits(tx, job.projectId, c.credits, now);
-      }
-    }
+    if (!settled) return null;
+    const { job, run } = settled;
 
     this.opsEvents.jobEnded(tx, job, c, facts?.block_reason ?? null);
     tx.afterCommit(() => {
@@ -117,25 +91,20 @@ export class JobCompletion {
       if (c.credits > 0) platformMetrics.creditsCharged.inc({ source: 'batch' }, c.credits);
     });
     const creditsMoved = Boolean(job.reservationId) || c.credits > 0;
-    const counted = await this.runs.countFinishedJob(tx, job.runId, {
-      success: c.isSuccess,
-      timeout: c.status === 'timeout',
-      credits: c.credits,
-    });
-    const pageWebhook = counted.pageWebhookUrl ? RUN_KIND_RULES[counted.kind].pageWebhook(job, c, now) : null;
+    const pageWebhook = run.pageWebhookUrl ? RUN_KIND_RULES[run.kind].pageWebhook(job, c, now) : null;
     if (pageWebhook)
       await enqueueWebhook(tx, {
         id: randomUUID(),
         runId: job.runId,
         subjectId: job.id,
         clientId: job.clientId,
-        callbackUrl: counted.pageWebhookUrl!,
+        callbackUrl: run.pageWebhookUrl!,
         payload: pageWebhook,
         createdAt: now,
       });
-    const ends = counted.lastJob && RUN_KIND_RULES[counted.kind].endsWithLastJob(counted.state);
+    const ends = run.lastJob && RUN_KIND_RULES[run.kind].endsWithLastJob(run.state);
     if (ends) await this.completeRun(tx, job.runId, now);
-    return { creditsMoved, runCompleted: ends };
+    return { clientId: job.clientId, creditsMoved, runCompleted: ends };
   }
 
   /**

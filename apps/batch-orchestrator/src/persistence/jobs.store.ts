@@ -1,4 +1,4 @@
-import type { JobDispatch, JobStatus } from '@lib/contracts';
+import type { BatchState, JobDispatch, JobStatus, RunKind } from '@lib/contracts';
 import { DATABASE, type DatabaseConnection, type Job, type SqlTransaction, storableJson } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 
@@ -27,6 +27,33 @@ export type FinishedJob = Pick<
   'statusCode' | 'message' | 'error' | 'executionTimeMs' | 'blockReason' | 'protectionStack' | 'ruleHits' | 'isSuccess' | 'credits'
 > & { status: Exclude<JobStatus, 'processing'>; completedAt: Date };
 
+/**
+ * What a finished job leads to besides its row: its result (without url, custom_id and status, which
+ * the statement adds from the row) and, when it is charged, its ledger entry (details without the
+ * run and job ids, added the same way).
+ */
+export interface JobSettlement {
+  body: Record<string, unknown>;
+  entryId: string;
+  mode: string | null;
+  details: object;
+}
+
+/** A finished job as it was before (hold included), and its run after counting it. */
+export interface SettledJob {
+  job: LockedJob;
+  run: { kind: RunKind; state: BatchState; lastJob: boolean; pageWebhookUrl: string | null };
+}
+
+type SettledRow = LockedJob & { runKind: RunKind; runState: BatchState; lastJob: boolean; pageWebhookUrl: string | null };
+
+// The migration's function (20261201000000_finish_batch_job), its columns named as LockedJob's.
+const FINISH_BATCH_JOB_SQL = `select o_id id, o_run_id "runId", o_collection_id "collectionId", o_project_id "projectId",
+  o_client_id "clientId", o_url url, o_custom_id "customId", o_mode mode, o_status status, o_attempt attempt,
+  o_reservation_id "reservationId", o_retries_attempted "retriesAttempted", o_started_at "startedAt", o_run_kind "runKind",
+  o_run_state "runState", o_last_job "lastJob", o_page_webhook_url "pageWebhookUrl"
+  from finish_batch_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11::text[], $12, $13, $14, $15, $16, $17::jsonb)`;
+
 /** A failed job as a completed run lists it. */
 export type FailedJob = Pick<Job, 'id' | 'url' | 'customId' | 'status' | 'error'>;
 
@@ -36,28 +63,6 @@ const LOCKED_COLUMNS = (alias: string) =>
     .concat(['attempt', 'reservation_id "reservationId"', 'retries_attempted "retriesAttempted"', 'started_at "startedAt"'])
     .map((column) => `${alias}.${column}`)
     .join(', ');
-
-// A job's final state ($2..$12; $1 is its id): the hold and the lease end with it.
-const FINISHED_ASSIGNMENTS = `status = $2, completed_at = $3, status_code = $4, message = $5, error = $6, execution_time_ms = $7,
-  block_reason = $8, protection_stack = $9::text[], rule_hits = $10::text[], is_success = $11, credits = $12, lease_expires_at = null,
-  reservation_id = null`;
-
-function finishedParams(jobId: string, finished: FinishedJob): unknown[] {
-  return [
-    jobId,
-    finished.status,
-    finished.completedAt,
-    finished.statusCode,
-    finished.message,
-    finished.error,
-    finished.executionTimeMs,
-    finished.blockReason,
-    finished.protectionStack,
-    finished.ruleHits,
-    finished.isSuccess,
-    finished.credits,
-  ];
-}
 
 /**
  * The `jobs` table, owned by batch-orchestrator: the database is the source of truth for a job's
@@ -214,24 +219,43 @@ export class JobStore {
   }
 
   /**
-   * A worker's report: finishes the job only while `attempt` still runs it (status processing,
-   * started, the same attempt), and returns the row as it was — its hold included — or null when
-   * the attempt was fenced off. One statement: the row is locked, checked and written at once (the
-   * sub-select's FOR UPDATE reads the latest version of a row another transaction just changed).
+   * Finishes a job and settles what it leads to, in one statement (the migration's
+   * finish_batch_job): the row checked, locked and finished, its result stored, its hold released
+   * and its charge recorded under its client's credit lock, its project's credits and its run's
+   * counters moved. `attempt`: the attempt that must still run the job (a worker's report: status
+   * processing, started, the same attempt), or null when the caller holds the job locked. Returns
+   * the row as it was (its hold included) and its run's state, or null when the attempt was fenced
+   * off (the sub-select's FOR UPDATE reads the latest version of a row another transaction changed).
    */
-  async finishOwned(tx: SqlTransaction, jobId: string, attempt: number, finished: FinishedJob): Promise<LockedJob | null> {
-    const [job] = await tx.query<LockedJob>(
-      `update jobs set ${FINISHED_ASSIGNMENTS}
-       from (select ${LOCKED_COLUMNS('jobs')} from jobs where id = $1 for update) before
-       where jobs.id = before.id and before.status = 'processing' and before.attempt = $13 and before."startedAt" is not null
-       returning before.*`,
-      [...finishedParams(jobId, finished), attempt],
-    );
-    return job ?? null;
-  }
-
-  async finish(tx: SqlTransaction, jobId: string, finished: FinishedJob): Promise<void> {
-    await tx.query(`update jobs set ${FINISHED_ASSIGNMENTS} where id = $1`, finishedParams(jobId, finished));
+  async finishAndSettle(
+    tx: SqlTransaction,
+    jobId: string,
+    attempt: number | null,
+    finished: FinishedJob,
+    settlement: JobSettlement,
+  ): Promise<SettledJob | null> {
+    const [row] = await tx.query<SettledRow>(FINISH_BATCH_JOB_SQL, [
+      jobId,
+      attempt,
+      finished.status,
+      finished.completedAt,
+      finished.statusCode,
+      finished.message,
+      finished.error,
+      finished.executionTimeMs,
+      finished.blockReason,
+      finished.protectionStack,
+      finished.ruleHits,
+      finished.isSuccess,
+      finished.credits,
+      JSON.stringify(settlement.body),
+      settlement.entryId,
+      settlement.mode,
+      storableJson(settlement.details),
+    ]);
+    if (!row) return null;
+    const { runKind, runState, lastJob, pageWebhookUrl, ...job } = row;
+    return { job, run: { kind: runKind, state: runState, lastJob, pageWebhookUrl } };
   }
 
   /**

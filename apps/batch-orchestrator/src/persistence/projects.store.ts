@@ -124,14 +124,6 @@ export class ProjectStore {
       [clientId],
     );
   }
-
-  /** Adds a charged job's credits to the project's month (a new month starts from zero). */
-  async addCredits(tx: SqlTransaction, projectId: string, credits: number, at: Date): Promise<void> {
-    await tx.query(
-      `update projects set credits_used = case when credits_month = $2 then credits_used + $3 else $3 end, credits_month = $2 where id = $1`,
-      [projectId, creditMonthOf(at), credits],
-    );
-  }
 }
 
 /** The project's credits charged in the month of `now` (zero once its stored month has passed). */

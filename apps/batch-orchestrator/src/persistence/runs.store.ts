@@ -157,35 +157,6 @@ export class RunStore {
     );
   }
 
-  /** Counts one finished job; returns whether that was the run's last one (and it is still in progress), with the run's kind and state. */
-  async countFinishedJob(
-    tx: SqlTransaction,
-    runId: string,
-    job: { success: boolean; timeout: boolean; credits: number },
-  ): Promise<{ lastJob: boolean; kind: RunKind; state: BatchState; pageWebhookUrl: string | null }> {
-    const [run] = await tx.query<{
-      status: string;
-      done: number;
-      total: number;
-      kind: RunKind;
-      state: BatchState;
-      pageWebhookUrl: string | null;
-    }>(
-      `update runs set success_requests = success_requests + $2, failed_requests = failed_requests + $3, timeout_requests = timeout_requests + $4,
-         credits_charged = credits_charged + $5
-       where id = $1
-       returning status, kind, state, success_requests + failed_requests + timeout_requests as done, total_requests as total,
-         case when page_webhooks then callback_url end "pageWebhookUrl"`,
-      [runId, job.success ? 1 : 0, !job.success && !job.timeout ? 1 : 0, job.timeout ? 1 : 0, job.credits],
-    );
-    return {
-      lastJob: Boolean(run) && run.status === 'in_progress' && run.done === run.total,
-      kind: run?.kind,
-      state: run?.state,
-      pageWebhookUrl: run?.pageWebhookUrl ?? null,
-    };
-  }
-
   /**
    * Counts `n` jobs cancelled before they ran: failed (so total = success + failed + timeout holds
    * on the spec's endpoints) and cancelled. Returns whether no job of the run is left to finish.

@@ -23,7 +23,10 @@ export type LedgerOrigin =
  * viability-analyzer alike and read by billing-meter's usage reports (domain, proxy, status_code,
  * execution_ms, success).
  */
-export type LedgerEntryDetails = LedgerOrigin & {
+export type LedgerEntryDetails = LedgerOrigin & ChargeDetails;
+
+/** What a ledger entry records besides its origin. */
+export interface ChargeDetails {
   domain: string;
   status_code: number | null;
   block_reason: string | null;
@@ -35,7 +38,7 @@ export type LedgerEntryDetails = LedgerOrigin & {
    */
   success: boolean;
   execution_ms?: number;
-};
+}
 
 /** The details of a charge, from the engine's facts, what the call achieved and where it came from. */
 export function ledgerDetailsOf(
@@ -43,8 +46,12 @@ export function ledgerDetailsOf(
   outcome: { success: boolean; executionMs?: number },
   origin: LedgerOrigin,
 ): LedgerEntryDetails {
+  return { ...origin, ...chargeDetailsOf(facts, outcome) };
+}
+
+/** The details of a charge without its origin. */
+export function chargeDetailsOf(facts: ChargedFacts, outcome: { success: boolean; executionMs?: number }): ChargeDetails {
   return {
-    ...origin,
     domain: facts.target_domain,
     status_code: facts.status_code,
     block_reason: facts.block_reason,
