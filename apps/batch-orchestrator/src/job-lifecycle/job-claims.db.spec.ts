@@ -16,18 +16,22 @@ describe.each(DATABASE_BACKENDS)('JobClaims (%s database)', (backend) => {
   let db: DatabaseConnection;
   let close: () => Promise<void>;
   let claims: JobClaims;
+  const finishedAtClaim: Array<{ jobId: string; kind: string; message: string }> = [];
 
   beforeAll(async () => {
     ({ db, close } = await openTestDatabase(backend, 'job_claims'));
-    // Completion is reached only when the quota is exhausted, which these runs never are.
+    // Completion is reached only when the quota is exhausted: recorded here, not run.
     const completion = {
-      completeWithin: () => Promise.reject(new Error('not expected: the quota is never exhausted here')),
+      completeWithin: async (_tx: unknown, job: { id: string }, outcome: { kind: string; message: string }) => {
+        finishedAtClaim.push({ jobId: job.id, kind: outcome.kind, message: outcome.message });
+        return { creditsMoved: false, runCompleted: false };
+      },
     } as unknown as JobCompletion;
     claims = new JobClaims(db, systemClock, loadPlatformConfig({}), completion, new JobStore(db));
   });
   afterAll(async () => close());
 
-  async function dispatchedJob(clientId: string, monthlyCredits: number | null): Promise<string> {
+  async function dispatchedJob(clientId: string, monthlyCredits: number | null, mode: 'simple' | 'browser' = 'simple'): Promise<string> {
     const runId = randomUUID();
     await db.sql.query(
       "insert into runs (id, collection_id, client_id, status, total_requests, max_concurrency, monthly_credits, created_at) values ($1, $2, $3, 'in_progress', 1, 1, $4, now())",
@@ -35,8 +39,8 @@ describe.each(DATABASE_BACKENDS)('JobClaims (%s database)', (backend) => {
     );
     const id = randomUUID();
     await db.sql.query(
-      "insert into jobs (id, run_id, collection_id, client_id, position, url, request, mode, queued_at, dispatched_at) values ($1, $2, $3, $4, 0, 'https://example.com/', '{\"url\":\"https://example.com/\"}', 'simple', now(), now())",
-      [id, runId, randomUUID(), clientId],
+      'insert into jobs (id, run_id, collection_id, client_id, position, url, request, mode, queued_at, dispatched_at) values ($1, $2, $3, $4, 0, \'https://example.com/\', \'{"url":"https://example.com/"}\', $5, now(), now())',
+      [id, runId, randomUUID(), clientId, mode],
     );
     return id;
   }
@@ -73,5 +77,45 @@ describe.each(DATABASE_BACKENDS)('JobClaims (%s database)', (backend) => {
     // A finished job is nobody's, its first worker's included.
     await db.sql.query("update jobs set status = 'completed', completed_at = now() where id = $1", [jobId]);
     expect((await claims.claim({ job_id: jobId, attempt: 2, worker_id: 'w2' })).reply).toEqual({ outcome: 'stale' });
+  });
+
+  const month = () => new Date().toISOString().slice(0, 7);
+
+  it.each([
+    ['simple', 1],
+    ['browser', 5],
+  ] as const)("holds a %s job's cost (%i) in the month, as the job's hold, while the quota covers it", async (mode, cost) => {
+    const clientId = `claims-${randomUUID()}`;
+    const jobId = await dispatchedJob(clientId, 10, mode);
+    expect((await claims.claim({ job_id: jobId, attempt: 1, worker_id: 'w1' })).heldFor).toBe(clientId);
+    const holds = await db.sql.query<{ id: string; credits: number; month: string }>(
+      'select id, credits, month from credit_reservations where client_id = $1',
+      [clientId],
+    );
+    expect(holds).toEqual([{ id: expect.any(String), credits: cost, month: month() }]);
+    const [job] = await db.sql.query<{ reservation_id: string }>('select reservation_id from jobs where id = $1', [jobId]);
+    expect(job.reservation_id).toBe(holds[0].id);
+  });
+
+  it("finishes the job as quota_exceeded, holding nothing, when the month's charges and live holds leave less than its cost", async () => {
+    const clientId = `claims-${randomUUID()}`;
+    await db.sql.query('insert into credit_balances (client_id, month, charged) values ($1, $2, 6)', [clientId, month()]);
+    await db.sql.query(
+      "insert into credit_reservations (id, client_id, month, credits, expires_at, created_at) values ($1, $3, $4, 3, now() + interval '1 hour', now()), ($2, $3, $4, 50, now() - interval '1 second', now())",
+      [randomUUID(), randomUUID(), clientId, month()],
+    );
+    // 6 charged + 3 held + 1 = 10: covered (the expired hold of 50 counts for nothing).
+    const covered = await dispatchedJob(clientId, 10);
+    expect((await claims.claim({ job_id: covered, attempt: 1, worker_id: 'w1' })).heldFor).toBe(clientId);
+    // 6 + 3 + 1 (that job's hold) + 1 > 10.
+    const over = await dispatchedJob(clientId, 10);
+    const claimed = await claims.claim({ job_id: over, attempt: 1, worker_id: 'w1' });
+    expect(claimed).toMatchObject({ reply: { outcome: 'stale' }, settledFor: clientId, heldFor: null });
+    expect(finishedAtClaim.filter((f) => f.jobId === over)).toEqual([
+      { jobId: over, kind: 'quota_exceeded', message: `monthly credit quota exhausted (10 of 10 used in ${month()}; this job needs 1)` },
+    ]);
+    expect(await holdsOf(clientId)).toBe(3);
+    const [job] = await db.sql.query<{ reservation_id: string | null }>('select reservation_id from jobs where id = $1', [over]);
+    expect(job.reservation_id).toBeNull();
   });
 });

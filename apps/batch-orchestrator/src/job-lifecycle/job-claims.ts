@@ -1,6 +1,6 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { ClaimJobCommand, ClaimJobReply, HeartbeatJobCommand } from '@lib/contracts';
-import { creditUsageOf, DATABASE, DatabaseConnection, holdCredits, lockCreditAccount } from '@lib/persistence';
+import { DATABASE, DatabaseConnection } from '@lib/persistence';
 import { CREDIT_COST } from '@lib/plans';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
@@ -34,34 +34,32 @@ export class JobClaims {
     const now = this.clock.now();
     const leaseMs = this.config.jobLeaseSeconds * 1000;
     return this.db.sql.transaction(async (tx) => {
-      const job = await this.jobs.claim(tx, {
-        jobId: command.job_id,
-        attempt: command.attempt,
-        workerId: command.worker_id,
-        now,
-        leaseUntil: new Date(now.getTime() + leaseMs),
-      });
-      if (!job) return { reply: { outcome: 'stale' }, settledFor: null, heldFor: null, runCompleted: false };
-      const cost = job.mode === 'browser' ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
-      // Claimed again by its own worker (the first reply was lost): checked and held the first time.
-      const quota = job.reclaimed ? null : job.monthlyCredits;
-      const checkAndHold = quota !== null;
-      if (quota !== null) {
-        await lockCreditAccount(tx, job.clientId);
-        const usage = await creditUsageOf(tx, job.clientId, now);
-        if (usage.charged + usage.held + cost > quota) {
-          const message = `monthly credit quota exhausted (${usage.charged + usage.held} of ${quota} used in ${usage.month}; this job needs ${cost})`;
-          const { runCompleted } = await this.completion.completeWithin(tx, job, { kind: 'quota_exceeded', message, executionTimeMs: 0 });
-          return { reply: { outcome: 'stale' }, settledFor: job.clientId, heldFor: null, runCompleted };
-        }
+      const claimed = await this.jobs.claim(
+        tx,
+        {
+          jobId: command.job_id,
+          attempt: command.attempt,
+          workerId: command.worker_id,
+          now,
+          leaseUntil: new Date(now.getTime() + leaseMs),
+        },
+        {
+          id: randomUUID(),
+          until: new Date(now.getTime() + (this.config.jobMaxRuntimeSeconds + this.config.jobLeaseSeconds) * 1000),
+          costs: { simple: CREDIT_COST.simple_request, browser: CREDIT_COST.browser_request },
+        },
+      );
+      if (!claimed) return { reply: { outcome: 'stale' }, settledFor: null, heldFor: null, runCompleted: false };
+      const { job, overQuota } = claimed;
+      if (overQuota) {
+        const cost = job.mode === 'browser' ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
+        const message = `monthly credit quota exhausted (${overQuota.charged + overQuota.held} of ${job.monthlyCredits} used in ${overQuota.month}; this job needs ${cost})`;
+        const { runCompleted } = await this.completion.completeWithin(tx, job, { kind: 'quota_exceeded', message, executionTimeMs: 0 });
+        return { reply: { outcome: 'stale' }, settledFor: job.clientId, heldFor: null, runCompleted };
       }
-      // Unlimited clients (enterprise) have nothing to overdraw: no hold, two statements saved per job.
-      if (checkAndHold) {
-        const reservationId = randomUUID();
-        const holdUntil = new Date(now.getTime() + (this.config.jobMaxRuntimeSeconds + this.config.jobLeaseSeconds) * 1000);
-        await holdCredits(tx, { id: reservationId, clientId: job.clientId, credits: cost, expiresAt: holdUntil, at: now });
-        await this.jobs.attachHold(tx, job.id, reservationId);
-      }
+      // A hold was taken when the run has a quota (unlimited clients have nothing to overdraw) and
+      // this is the job's first claim (a reclaim was checked and held the first time).
+      const held = job.monthlyCredits !== null && !job.reclaimed;
       return {
         reply: {
           outcome: 'claimed',
@@ -71,7 +69,7 @@ export class JobClaims {
           deadline_ms: this.config.jobMaxRuntimeSeconds * 1000,
         },
         settledFor: null,
-        heldFor: checkAndHold ? job.clientId : null,
+        heldFor: held ? job.clientId : null,
         runCompleted: false,
       };
     });

@@ -48,11 +48,27 @@ export interface SettledJob {
 type SettledRow = LockedJob & { runKind: RunKind; runState: BatchState; lastJob: boolean; pageWebhookUrl: string | null };
 
 // The migration's function (20261201000000_finish_batch_job), its columns named as LockedJob's.
-const FINISH_BATCH_JOB_SQL = `select o_id id, o_run_id "runId", o_collection_id "collectionId", o_project_id "projectId",
-  o_client_id "clientId", o_url url, o_custom_id "customId", o_mode mode, o_status status, o_attempt attempt,
-  o_reservation_id "reservationId", o_retries_attempted "retriesAttempted", o_started_at "startedAt", o_run_kind "runKind",
-  o_run_state "runState", o_last_job "lastJob", o_page_webhook_url "pageWebhookUrl"
+const FINISH_BATCH_JOB_SQL = `select o_id as id, o_run_id as "runId", o_collection_id as "collectionId", o_project_id as "projectId",
+  o_client_id as "clientId", o_url as url, o_custom_id as "customId", o_mode as mode, o_status as status, o_attempt as attempt,
+  o_reservation_id as "reservationId", o_retries_attempted as "retriesAttempted", o_started_at as "startedAt", o_run_kind as "runKind",
+  o_run_state as "runState", o_last_job as "lastJob", o_page_webhook_url as "pageWebhookUrl"
   from finish_batch_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11::text[], $12, $13, $14, $15, $16, $17::jsonb)`;
+
+/** A claim: the job as claimed, and whether its run's quota could not cover it (then nothing was held). */
+export interface ClaimOutcome {
+  job: ClaimedJob & { reclaimed: boolean };
+  overQuota: { charged: number; held: number; month: string } | null;
+}
+
+type ClaimRow = ClaimedJob & { reclaimed: boolean; overQuota: boolean; charged: number; held: number; month: string };
+
+// The migration's function (20261201010000_claim_batch_job), its columns named as ClaimedJob's.
+const CLAIM_BATCH_JOB_SQL = `select o_id as id, o_run_id as "runId", o_collection_id as "collectionId", o_project_id as "projectId",
+  o_client_id as "clientId", o_url as url, o_custom_id as "customId", o_mode as mode, o_status as status, o_attempt as attempt,
+  o_reservation_id as "reservationId", o_retries_attempted as "retriesAttempted", o_started_at as "startedAt", o_request as request,
+  o_monthly_credits as "monthlyCredits", o_reclaimed as reclaimed, o_over_quota as "overQuota", o_charged as charged, o_held as held,
+  o_month as month
+  from claim_batch_job($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
 
 /** A failed job as a completed run lists it. */
 export type FailedJob = Pick<Job, 'id' | 'url' | 'customId' | 'status' | 'error'>;
@@ -163,35 +179,37 @@ export class JobStore {
   }
 
   /**
-   * Starts the job for a worker: only the current attempt, only once — or again for the worker that
-   * already started it, whose claim reply was lost (a broker outage drops replies in flight; the
-   * worker asks again with the same attempt and must not be told `stale` for a job it owns, which
-   * left the job to wait out its lease). `reclaimed` says so: its quota check and hold are done.
-   * Null when that attempt no longer owns it.
+   * Starts the job for a worker, in one statement (the migration's claim_batch_job): only the
+   * current attempt, only once — or again for the worker that already started it, whose claim reply
+   * was lost (a broker outage drops replies in flight; the worker asks again with the same attempt
+   * and must not be told `stale` for a job it owns, which left the job to wait out its lease).
+   * `reclaimed` says so: its quota check and hold were done then. For a run with a monthly quota it
+   * also takes the client's credit lock and either holds the job's cost (`hold.id`, the job's
+   * `reservationId` from then on) or, when the month's usage cannot cover it, holds nothing and
+   * returns that usage as `overQuota` for the caller to finish the job. Null when that attempt no
+   * longer owns the job.
    */
   async claim(
     tx: SqlTransaction,
     claim: { jobId: string; attempt: number; workerId: string; now: Date; leaseUntil: Date },
-  ): Promise<(ClaimedJob & { reclaimed: boolean }) | null> {
-    const [job] = await tx.query<ClaimedJob & { reclaimed: boolean }>(
-      `with before as (select id, started_at from jobs where id = $1 for update)
-       update jobs j set started_at = coalesce(j.started_at, $3), lease_expires_at = $4, worker_id = $5
-       from runs r, before b
-       where j.id = $1 and b.id = j.id and j.attempt = $2 and j.status = 'processing' and r.id = j.run_id
-         and (j.started_at is null or j.worker_id = $5)
-         and r.state in ('running', 'cancelling')
-       returning ${LOCKED_COLUMNS('j')}, j.request, r.monthly_credits "monthlyCredits", b.started_at is not null as reclaimed`,
-      [claim.jobId, claim.attempt, claim.now, claim.leaseUntil, claim.workerId],
-    );
-    return job ?? null;
+    hold: { id: string; until: Date; costs: { simple: number; browser: number } },
+  ): Promise<ClaimOutcome | null> {
+    const [row] = await tx.query<ClaimRow>(CLAIM_BATCH_JOB_SQL, [
+      claim.jobId,
+      claim.attempt,
+      claim.workerId,
+      claim.now,
+      claim.leaseUntil,
+      hold.id,
+      hold.until,
+      hold.costs.simple,
+      hold.costs.browser,
+    ]);
+    if (!row) return null;
+    const { overQuota, charged, held, month, ...job } = row;
+    return { job, overQuota: overQuota ? { charged, held, month } : null };
   }
 
-  /** The credit hold a claimed job runs under (released or charged when it completes). */
-  async attachHold(tx: SqlTransaction, jobId: string, reservationId: string): Promise<void> {
-    await tx.query('update jobs set reservation_id = $2 where id = $1', [jobId, reservationId]);
-  }
-
-  /** Renews the lease while `attempt` still owns the started job; false tells the worker to let go. */
   /** Ends now the leases of every job `workerId` holds (it died): the next sweep dispatches them again. */
   async expireLeasesOf(workerId: string, now: Date): Promise<number> {
     const expired = await this.db.sql.query(
@@ -210,6 +228,7 @@ export class JobStore {
     return expired.length;
   }
 
+  /** Renews the lease while `attempt` still owns the started job; false tells the worker to let go. */
   async renewLease(jobId: string, attempt: number, until: Date): Promise<boolean> {
     const renewed = await this.db.sql.query(
       "update jobs set lease_expires_at = $3 where id = $1 and attempt = $2 and status = 'processing' and started_at is not null returning id",
