@@ -62,7 +62,6 @@ export async function benchBrowser(
   });
   await new Promise((resolve) => setTimeout(resolve, 500));
   const body = JSON.stringify({ url: pageUrl, browser: true, browser_type: kind });
-  const { rssMb: idle, pssMb: idlePss } = memoryOfTreeMb(process.pid);
 
   // The same binary the pool uses for this kind, launched by plain puppeteer with the machine's
   // required flags only (no per-context proxy, no stealth).
@@ -92,7 +91,11 @@ export async function benchBrowser(
   const bare = await bareLoop(browser, pageUrl, concurrency, seconds, false);
   await browser.close();
 
-  // Memory under the same load, in a window of its own: sampled from /proc every 500 ms, one read per process.
+  // Memory under the same load, in a window of its own: sampled from /proc every 500 ms, one read per
+  // process, over what the tree holds just before (measured here, not before the rounds: by now the
+  // pool may have reclaimed an idle browser of the other kind, which would count as a negative page).
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const { rssMb: idle, pssMb: idlePss } = memoryOfTreeMb(process.pid);
   let peak = idle;
   let peakPss = idlePss;
   const sampler = setInterval(() => {
