@@ -47,10 +47,13 @@ export interface SettledJob {
 
 type SettledRow = LockedJob & { runKind: RunKind; runState: BatchState; lastJob: boolean; pageWebhookUrl: string | null };
 
-// The migration's function (20261201000000_finish_batch_job), its columns named as LockedJob's.
-const FINISH_BATCH_JOB_SQL = `select o_id as id, o_run_id as "runId", o_collection_id as "collectionId", o_project_id as "projectId",
+// The job row as the batch functions return it (o_ columns), named as LockedJob's.
+const LOCKED_JOB_OUT_COLUMNS = `o_id as id, o_run_id as "runId", o_collection_id as "collectionId", o_project_id as "projectId",
   o_client_id as "clientId", o_url as url, o_custom_id as "customId", o_mode as mode, o_status as status, o_attempt as attempt,
-  o_reservation_id as "reservationId", o_retries_attempted as "retriesAttempted", o_started_at as "startedAt", o_run_kind as "runKind",
+  o_reservation_id as "reservationId", o_retries_attempted as "retriesAttempted", o_started_at as "startedAt"`;
+
+// The migration's function (20261201000000_finish_batch_job).
+const FINISH_BATCH_JOB_SQL = `select ${LOCKED_JOB_OUT_COLUMNS}, o_run_kind as "runKind",
   o_run_state as "runState", o_last_job as "lastJob", o_page_webhook_url as "pageWebhookUrl"
   from finish_batch_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11::text[], $12, $13, $14, $15, $16, $17::jsonb)`;
 
@@ -62,10 +65,8 @@ export interface ClaimOutcome {
 
 type ClaimRow = ClaimedJob & { reclaimed: boolean; overQuota: boolean; charged: number; held: number; month: string };
 
-// The migration's function (20261201010000_claim_batch_job), its columns named as ClaimedJob's.
-const CLAIM_BATCH_JOB_SQL = `select o_id as id, o_run_id as "runId", o_collection_id as "collectionId", o_project_id as "projectId",
-  o_client_id as "clientId", o_url as url, o_custom_id as "customId", o_mode as mode, o_status as status, o_attempt as attempt,
-  o_reservation_id as "reservationId", o_retries_attempted as "retriesAttempted", o_started_at as "startedAt", o_request as request,
+// The migration's function (20261201010000_claim_batch_job).
+const CLAIM_BATCH_JOB_SQL = `select ${LOCKED_JOB_OUT_COLUMNS}, o_request as request,
   o_monthly_credits as "monthlyCredits", o_reclaimed as reclaimed, o_over_quota as "overQuota", o_charged as charged, o_held as held,
   o_month as month
   from claim_batch_job($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
