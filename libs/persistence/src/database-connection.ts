@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Pool } from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from './generated/prisma/client';
-import { EmbeddedStatements } from './embedded-statements';
+import { EmbeddedDatabaseThread } from './embedded-database-thread';
 import { storableParams } from './storable-text';
 
 /** Plain SQL access for what Prisma's query API does not cover (migrations, counters, locks). */
@@ -171,24 +171,20 @@ const EMBEDDED_SETTINGS = ['shared_buffers=16MB', 'wal_buffers=1MB', 'work_mem=2
 async function openPglite(dataDir: string): Promise<Shared> {
   const dir = path.join(dataDir, 'pglite');
   fs.mkdirSync(dir, { recursive: true });
-  const db = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((s) => ['-c', s])] });
+  // On a thread of its own: the second core, not the event loop that serves requests (decision 0030).
+  const db = await EmbeddedDatabaseThread.open(dir, [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((s) => ['-c', s])]);
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
-  const statements = new EmbeddedStatements(db);
   const sql: SqlExecutor = {
     async exec(text) {
       await db.exec(text);
     },
-    query: async <T>(text: string, params: unknown[] = []) => statements.query<T>(text, storableParams(params)),
+    query: async <T>(text: string, params: unknown[] = []) => db.statement<T>(text, storableParams(params)),
     async transaction(fn) {
       const hooks = new AfterCommitHooks();
-      const result = await db.transaction((tx) =>
+      const result = await db.statementTransaction((tx) =>
         fn({
-          exec: async (text) => void (await tx.exec(text)),
-          query: async <T>(text: string, params: unknown[] = []) => {
-            // PGlite refuses statements on a transaction that has ended; so does this.
-            if (tx.closed) throw new Error('Transaction is closed');
-            return statements.queryInTransaction<T>(text, storableParams(params));
-          },
+          exec: (text) => tx.exec(text),
+          query: async <T>(text: string, params: unknown[] = []) => tx.statement<T>(text, storableParams(params)),
           afterCommit: hooks.add,
         }),
       );

@@ -1,4 +1,4 @@
-import { parse, type PGlite, protocol } from '@electric-sql/pglite';
+import { parse, type PGlite, protocol, type Results } from '@electric-sql/pglite';
 
 type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][number];
 
@@ -36,10 +36,23 @@ export class EmbeddedStatements {
   constructor(
     private readonly db: PGlite,
     private readonly capacity = 256,
+    /** How values are parsed: the database's own parsers unless told otherwise (the thread's host keeps them as text). */
+    private readonly parsers: PGlite['parsers'] = db.parsers,
   ) {}
 
   /** A statement outside any transaction: it waits for the one in progress, like `PGlite.query`. */
-  query<T>(text: string, params: unknown[]): Promise<T[]> {
+  async query<T>(text: string, params: unknown[]): Promise<T[]> {
+    return (await this.results<T>(text, params, false)).rows;
+  }
+
+  /** A statement inside the transaction the caller holds (PGlite's transaction lock is its). */
+  async queryInTransaction<T>(text: string, params: unknown[]): Promise<T[]> {
+    return (await this.results<T>(text, params, true)).rows;
+  }
+
+  /** Either of the above, with the result's fields beside its rows (for rows parsed with `parsers` given to the constructor). */
+  results<T>(text: string, params: unknown[], inTransaction: boolean): Promise<Results<T>> {
+    if (inTransaction) return this.db.runExclusive(() => this.run<T>(text, params, false));
     return this.db._runExclusiveTransaction(() =>
       this.db.runExclusive(async () => {
         try {
@@ -53,12 +66,7 @@ export class EmbeddedStatements {
     );
   }
 
-  /** A statement inside the transaction the caller holds (PGlite's transaction lock is its). */
-  queryInTransaction<T>(text: string, params: unknown[]): Promise<T[]> {
-    return this.db.runExclusive(() => this.run<T>(text, params, false));
-  }
-
-  private async run<T>(text: string, params: unknown[], syncToFs: boolean): Promise<T[]> {
+  private async run<T>(text: string, params: unknown[], syncToFs: boolean): Promise<Results<T>> {
     const statement = await this.statementFor(text, params);
     const values = params.map((param, i) => {
       if (param === null || param === undefined) return null;
@@ -80,7 +88,7 @@ export class EmbeddedStatements {
       throw withQuery(error, text, params);
     }
     const described = statement.rowDescription ? [statement.rowDescription, ...messages] : messages;
-    return parse.parseResults(described, this.db.parsers)[0].rows as T[];
+    return parse.parseResults(described, this.parsers)[0] as Results<T>;
   }
 
   private async statementFor(text: string, params: unknown[]): Promise<PreparedStatement> {

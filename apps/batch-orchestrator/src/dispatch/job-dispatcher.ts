@@ -61,11 +61,9 @@ export class JobDispatcher {
   }
 
   private async dispatch(clientId: string): Promise<{ dispatches: JobDispatch[]; queued: number | null }> {
-    const marked = await this.db.sql.transaction(async (tx) => {
-      // One decision at a time platform-wide, so two replicas never both fill the same free place.
-      await this.jobs.lockDispatchDecision(tx);
-      return this.jobs.markDispatched(tx, clientId, this.config.batchGlobalConcurrency, this.clock.now());
-    });
+    // One statement, its own transaction, under the platform-wide dispatch lock: one decision at a
+    // time, so two replicas never both fill the same free place.
+    const marked = await this.jobs.markDispatched(this.db.sql, clientId, this.config.batchGlobalConcurrency, this.clock.now());
     await this.publish(marked.dispatches);
     return marked;
   }

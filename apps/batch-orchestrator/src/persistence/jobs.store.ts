@@ -1,5 +1,5 @@
 import type { BatchState, JobDispatch, JobStatus, RunKind } from '@lib/contracts';
-import { DATABASE, type DatabaseConnection, type Job, type SqlTransaction, storableJson } from '@lib/persistence';
+import { DATABASE, type DatabaseConnection, type Job, type SqlExecutor, type SqlTransaction, storableJson } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 
 /** The job row as completion, claims and the sweeper need it (locked by the statement that read it). */
@@ -94,20 +94,21 @@ export class JobStore {
   constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {}
 
   /**
-   * One statement: the client's free places (its runs' max concurrency, and the platform's) and
-   * the waiting jobs that fill them, in insertion order, marked dispatched at `now`. Call under
-   * the dispatch lock. `queued`: the client's jobs on the queue that no worker has started, these
-   * included (null when the pass dispatched nothing: the statement returns no row then).
+   * One statement: takes the platform-wide dispatch-decision lock (held until the statement's
+   * transaction ends: run it alone, or last in a transaction), then the client's free places (its
+   * runs' max concurrency, and the platform's) and the waiting jobs that fill them, in insertion
+   * order, marked dispatched at `now`. `queued`: the client's jobs on the queue that no worker has
+   * started, these included (null when the pass dispatched nothing: the statement returns no row then).
    */
   async markDispatched(
-    tx: SqlTransaction,
+    run: Pick<SqlExecutor, 'query'>,
     clientId: string,
     globalConcurrency: number,
     now: Date,
   ): Promise<{ dispatches: JobDispatch[]; queued: number | null }> {
-    // The statement is the migration's dispatch_client_jobs function (its plan is kept; see there).
-    const rows = await tx.query<JobDispatch & { seq: string; queued: string }>(
-      'select job_id, attempt, seq::text as seq, queued::text as queued from dispatch_client_jobs($1, $2, $3)',
+    // The migration's dispatch_client_jobs_locked (the lock, then dispatch_client_jobs: its plan is kept; see there).
+    const rows = await run.query<JobDispatch & { seq: string; queued: string }>(
+      'select job_id, attempt, seq::text as seq, queued::text as queued from dispatch_client_jobs_locked($1, $2, $3)',
       [clientId, globalConcurrency, now],
     );
     // RETURNING follows no order: publish in insertion order, so jobs start in collection order.
