@@ -78,8 +78,8 @@ export class EmbeddedDatabaseThread extends BasePGlite {
   }
 
   /** Opens the data directory on a new thread; resolves once the database answers. */
-  static async open(dataDir: string, startParams: string[]): Promise<EmbeddedDatabaseThread> {
-    const db = new EmbeddedDatabaseThread({ dataDir, startParams });
+  static async open(settings: Omit<HostSettings, 'role'>): Promise<EmbeddedDatabaseThread> {
+    const db = new EmbeddedDatabaseThread(settings);
     try {
       await new Promise((resolve, reject) => db.pending.set(0, { resolve, reject }));
       await db._initArrayTypes();

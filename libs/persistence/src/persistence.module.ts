@@ -24,7 +24,11 @@ class DatabaseReleaser implements OnApplicationShutdown {
       provide: DATABASE,
       inject: [PLATFORM_CONFIG],
       useFactory: async (config: PlatformConfig) => {
-        const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+        const db = await openDatabase({
+          databaseUrl: config.databaseUrl,
+          dataDir: config.dataDir,
+          memoryReclaimIdleMs: config.memoryReclaimIdleMs,
+        });
         await applyMigrations(db.sql);
         return db;
       },
