@@ -8,7 +8,7 @@ function fakeProcess(): ProcessMemoryProbe & { busy: number; heap: number; colle
     heap: 80 * MB,
     collected: 0,
     eventLoopBusy: () => state.busy,
-    heapUsedBytes: () => state.heap,
+    memoryInUseBytes: () => state.heap,
     collect: () => {
       state.collected += 1;
       state.heap = 60 * MB;
@@ -18,6 +18,17 @@ function fakeProcess(): ProcessMemoryProbe & { busy: number; heap: number; colle
 }
 
 describe('IdleMemoryReclaimer', () => {
+  it('counts an interval as idle below the busy share it was given (a database thread that answers pollers)', () => {
+    const process = fakeProcess();
+    process.busy = 0.05;
+    expect(new IdleMemoryReclaimer(10_000, process).tick()).toBe(false);
+    const lenient = new IdleMemoryReclaimer(10_000, process, 0.1);
+    expect(lenient.tick()).toBe(true);
+    process.busy = 0.2;
+    process.heap += 100 * MB;
+    expect(lenient.tick()).toBe(false);
+  });
+
   it('collects once when idle, not again while nothing is allocated, and again after a burst of work', () => {
     const process = fakeProcess();
     const reclaimer = new IdleMemoryReclaimer(30_000, process);
@@ -44,11 +55,11 @@ describe('IdleMemoryReclaimer', () => {
     expect(reclaimer.tick()).toBe(false);
   });
 
-  it('reads the real process: utilisation between 0 and 1 and a heap size', () => {
+  it('reads the real process: utilisation between 0 and 1 and the memory in use (heap and external)', () => {
     const probe = nodeMemoryProbe();
     const busy = probe.eventLoopBusy();
     expect(busy).toBeGreaterThanOrEqual(0);
     expect(busy).toBeLessThanOrEqual(1);
-    expect(probe.heapUsedBytes()).toBeGreaterThan(MB);
+    expect(probe.memoryInUseBytes()).toBeGreaterThan(MB);
   });
 });

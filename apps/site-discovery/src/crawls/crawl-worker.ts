@@ -13,6 +13,13 @@ import { type CrawlRules, CrawlRulebook } from './crawl-rulebook';
 
 /** How often the worker looks for crawls with work; a crawl's own pass is also run at once when it is created. */
 const POLL_MS = 100;
+/**
+ * With no live crawl, the worker looks only every this many polls (once a second): a crawl created
+ * here wakes it at once, and one left by a dead worker waits out its lease (seconds) anyway. Every
+ * look is a transaction; ten a second kept the embedded database's thread 4–7 % busy on an idle
+ * platform, so it never counted as idle and never gave back its memory (decision 0030).
+ */
+const IDLE_POLL_EVERY = 10;
 /** A worker's hold on a dry run while it makes the plan (a map of up to 20 s and up to 15 analyses). */
 const PLAN_LEASE_MS = 300_000;
 /** Crawls one pass works on at most (each once). */
@@ -44,6 +51,8 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
   /** When each crawl with a Crawl-delay last had a page appended (ms since epoch). */
   private readonly lastAppend = new Map<string, number>();
   private stopping = false;
+  /** Polls since the last pass that found no live crawl (0: the last pass found one, or the worker was woken). */
+  private idlePolls = 0;
 
   constructor(
     private readonly store: CrawlStore,
@@ -53,7 +62,7 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {
-    this.poll = new PeriodicTask('CrawlWorker', POLL_MS, () => this.pass());
+    this.poll = new PeriodicTask('CrawlWorker', POLL_MS, () => this.tick());
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -69,7 +78,14 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Runs a pass now (a new crawl's first pages go out without waiting for the next poll). */
   wake(): void {
+    this.idlePolls = 0;
     void this.poll.runNow().catch((error: unknown) => this.logger.warn(`pass failed: ${String(error)}`));
+  }
+
+  /** A poll: a pass, unless the recent ones found no live crawl and this is not a polite time to look again. */
+  private async tick(): Promise<void> {
+    if (this.idlePolls > 0 && this.idlePolls++ % IDLE_POLL_EVERY !== 0) return;
+    await this.pass();
   }
 
   /**
@@ -92,6 +108,7 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
         await this.store.release(crawl.id, this.owner, this.clock.now());
       }
     }
+    this.idlePolls = worked.length === 0 ? Math.max(this.idlePolls, 1) : 0;
     if (moved && !this.stopping) setImmediate(() => this.wake());
   }
 
