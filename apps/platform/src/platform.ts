@@ -43,7 +43,11 @@ export interface RunningPlatform {
 export async function startPlatform(config: PlatformConfig, options: { clock?: Clock } = {}): Promise<RunningPlatform> {
   const bus = config.natsUrl ? undefined : new InProcessBus();
   // Migrate once up front (each context would also do it; this just keeps start-up logs quiet).
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, memoryReclaimIdleMs: config.memoryReclaimIdleMs });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    memoryReclaimIdleMs: config.memoryReclaimIdleMs,
+  });
   await applyMigrations(db.sql);
   const contexts: INestMicroservice[] = [];
   let engine: INestMicroservice | null = null;
