@@ -47,7 +47,7 @@ export interface HostSettings {
   role: 'embedded-database-host';
   dataDir: string;
   startParams: string[];
-  /** How long the thread must idle before its heap is collected (0: never); see below. */
+  /** The main thread's idle interval (MEMORY_RECLAIM_IDLE_SECONDS; 0: never): this thread checks every third of it, see below. */
   memoryReclaimIdleMs: number;
 }
 
@@ -73,7 +73,7 @@ async function host(settings: HostSettings): Promise<void> {
   // This thread's heap is its own: the main thread's idle collection never reaches it. Opening the
   // database and applying the migrations leave ~550 MB of dead objects and ArrayBuffers here
   // (PGlite's file-system image among them); V8 frees them on its own but keeps the memory, and a
-  // platform idled at 695–760 MB PSS instead of 266. Checked every third of the main thread's
+  // platform idled at 695–760 MB PSS instead of 305–354. Checked every third of the main thread's
   // interval (the first holds the start-up work, so a collection comes at the second, before the
   // 45 s the idle figure is read at), and idle below 10 % busy: an idle platform's pollers (webhook
   // outbox, lease sweepers, viability and crawl workers) keep this thread 3 % busy.
@@ -97,8 +97,8 @@ async function host(settings: HostSettings): Promise<void> {
         return [(await db.exec(request.args.sql, { parsers: textParsers })).map((r) => asText(r as TextResults))];
       case 'control': {
         // One protocol message, nothing parsed or flushed but the tag: PGlite's exec would parse
-        // the answer with the text parsers and flush to the file system after it, which made
-        // BEGIN and COMMIT 0.8 ms of a 1,000-job run's 4.7 s on this thread.
+        // the answer with the text parsers and flush to the file system after it: 0.8 ms a BEGIN and
+        // COMMIT pair, 1.9 s of a 1,000-job run's 4.7 s on this thread.
         const { messages: answer } = await db.execProtocol(protocol.serialize.query(request.args.sql), { syncToFs: false });
         return [answer.find((m): m is messages.CommandCompleteMessage => m.name === 'commandComplete')?.text ?? null];
       }
