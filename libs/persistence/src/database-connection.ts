@@ -59,7 +59,11 @@ export async function pingDatabase(db: Pick<DatabaseConnection, 'sql'>): Promise
 export interface DatabaseSettings {
   databaseUrl: string | null;
   dataDir: string;
-  /** The embedded database's thread collects its heap after idling this long (MEMORY_RECLAIM_IDLE_SECONDS; 0: never). */
+  /**
+   * The embedded database's thread collects its heap after idling this long
+   * (MEMORY_RECLAIM_IDLE_SECONDS; 0: never). Left out by the short-lived callers without a
+   * platform config (tests, migrate, bench:stores), which never idle long enough to need it.
+   */
   memoryReclaimIdleMs?: number;
 }
 
@@ -81,7 +85,7 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
   let entry = registry.get(key);
   if (!entry) {
     entry = (
-      settings.databaseUrl ? openPostgres(settings.databaseUrl) : openPglite(settings.dataDir, settings.memoryReclaimIdleMs ?? 30_000)
+      settings.databaseUrl ? openPostgres(settings.databaseUrl) : openPglite(settings.dataDir, settings.memoryReclaimIdleMs ?? 0)
     ).catch((error: unknown) => {
       registry.delete(key);
       throw error;

@@ -23,6 +23,9 @@ describe('EmbeddedStatements (PGlite prepared statements)', () => {
     await db?.close();
   });
 
+  const alone = async <T>(text: string, params: unknown[]) => (await statements.results<T>(text, params, false)).rows;
+  const inTransaction = async <T>(text: string, params: unknown[]) => (await statements.results<T>(text, params, true)).rows;
+
   const row = fc.record({
     id: fc.integer({ min: 1, max: 1_000_000 }),
     at: fc.option(fc.date({ min: new Date('1970-01-01'), max: new Date('2200-01-01'), noInvalidDate: true })),
@@ -46,9 +49,9 @@ describe('EmbeddedStatements (PGlite prepared statements)', () => {
         const insert =
           'insert into facts (id, at, body, tags, big, ok, note, ref) values ($1, $2, $3, $4, $5, $6, $7, $8) returning id, at, body, tags, big, ok, note, ref';
         const params = [r.id, r.at, r.body === null ? null : JSON.stringify(r.body), r.tags, r.big, r.ok, r.note, r.ref];
-        const inserted = viaStatements ? await statements.query(insert, params) : (await db.query(insert, params)).rows;
+        const inserted = viaStatements ? await alone(insert, params) : (await db.query(insert, params)).rows;
         const select = 'select id, at, body, tags, big, ok, note, ref from facts where id = $1';
-        const mine = await statements.query(select, [r.id]);
+        const mine = await alone(select, [r.id]);
         const theirs = (await db.query(select, [r.id])).rows;
         expect(mine).toEqual(theirs);
         expect(inserted).toEqual(theirs);
@@ -60,12 +63,12 @@ describe('EmbeddedStatements (PGlite prepared statements)', () => {
   it('fails as PGlite.query fails, with the statement attached, and the statement still works afterwards', async () => {
     await db.query('delete from facts');
     const insert = 'insert into facts (id) values ($1)';
-    await statements.query(insert, [1]);
-    const failure = await statements.query(insert, [1]).catch((e: unknown) => e);
+    await alone(insert, [1]);
+    const failure = await alone(insert, [1]).catch((e: unknown) => e);
     expect(failure).toMatchObject({ code: '23505', query: insert, params: [1] });
-    await statements.query(insert, [2]);
-    expect(await statements.query('select id from facts order by id', [])).toEqual([{ id: 1 }, { id: 2 }]);
-    await expect(statements.query('select nonsense from nowhere', [])).rejects.toMatchObject({ code: '42P01' });
+    await alone(insert, [2]);
+    expect(await alone('select id from facts order by id', [])).toEqual([{ id: 1 }, { id: 2 }]);
+    await expect(alone('select nonsense from nowhere', [])).rejects.toMatchObject({ code: '42P01' });
   });
 
   it("runs inside the caller's transaction, and a statement outside waits until the transaction has ended", async () => {
@@ -75,13 +78,13 @@ describe('EmbeddedStatements (PGlite prepared statements)', () => {
     let insertedInTransaction!: () => void;
     const inserted = new Promise<void>((r) => (insertedInTransaction = r));
     const transaction = db.transaction(async () => {
-      await statements.queryInTransaction('insert into facts (id) values ($1)', [7]);
+      await inTransaction('insert into facts (id) values ($1)', [7]);
       insertedInTransaction();
       await held;
       throw new Error('roll back');
     });
     await inserted;
-    const outside = statements.query<{ n: number }>('select count(*)::int as n from facts', []);
+    const outside = alone<{ n: number }>('select count(*)::int as n from facts', []);
     let outsideDone = false;
     void outside.then(() => (outsideDone = true));
     await new Promise((r) => setImmediate(r));
@@ -95,14 +98,14 @@ describe('EmbeddedStatements (PGlite prepared statements)', () => {
   it('prepares again a statement whose result columns changed', async () => {
     await db.exec('create table shifting (a int)');
     await db.query('insert into shifting values (1)');
-    expect(await statements.query('select * from shifting', [])).toEqual([{ a: 1 }]);
+    expect(await alone('select * from shifting', [])).toEqual([{ a: 1 }]);
     await db.exec('alter table shifting add column b int default 2');
-    expect(await statements.query('select * from shifting', [])).toEqual([{ a: 1, b: 2 }]);
+    expect(await alone('select * from shifting', [])).toEqual([{ a: 1, b: 2 }]);
   });
 
   it('keeps at most its capacity of statements prepared, closing the least recently used', async () => {
     const texts = Array.from({ length: 20 }, (_, i) => `select ${i}::int as n`);
-    for (const [i, text] of texts.entries()) expect(await statements.query(text, [])).toEqual([{ n: i }]);
+    for (const [i, text] of texts.entries()) expect(await alone(text, [])).toEqual([{ n: i }]);
     const prepared = await db.query<{ statement: string }>("select statement from pg_prepared_statements where name like 'embedded_%'");
     expect(prepared.rows.length).toBeLessThanOrEqual(8);
     expect(prepared.rows.map((r) => r.statement)).toContain(texts[19]);

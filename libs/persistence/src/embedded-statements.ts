@@ -40,17 +40,11 @@ export class EmbeddedStatements {
     private readonly parsers: PGlite['parsers'] = db.parsers,
   ) {}
 
-  /** A statement outside any transaction: it waits for the one in progress, like `PGlite.query`. */
-  async query<T>(text: string, params: unknown[]): Promise<T[]> {
-    return (await this.results<T>(text, params, false)).rows;
-  }
-
-  /** A statement inside the transaction the caller holds (PGlite's transaction lock is its). */
-  async queryInTransaction<T>(text: string, params: unknown[]): Promise<T[]> {
-    return (await this.results<T>(text, params, true)).rows;
-  }
-
-  /** Either of the above, with the result's fields beside its rows (for rows parsed with `parsers` given to the constructor). */
+  /**
+   * A statement, with the result's fields beside its rows (parsed with the constructor's `parsers`).
+   * Outside a transaction (`inTransaction` false) it waits for the one in progress, like
+   * `PGlite.query`; inside, the caller holds PGlite's transaction lock and it runs in that transaction.
+   */
   results<T>(text: string, params: unknown[], inTransaction: boolean): Promise<Results<T>> {
     if (inTransaction) return this.db.runExclusive(() => this.run<T>(text, params, false));
     return this.db._runExclusiveTransaction(() =>
