@@ -23,6 +23,7 @@ import { InFlightScrapes } from './sync-scrape/in-flight-scrapes';
 import { ScrapeController } from './sync-scrape/scrape.controller';
 import { ScrapeExecution } from './sync-scrape/scrape-execution';
 import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
+import { SimpleScrapeThreads } from './simple-threads/simple-scrape-threads';
 
 /**
  * scrape-engine: fetches targets, in simple mode (got-scraping) or browser mode (the Chromium
@@ -40,6 +41,11 @@ import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
     PageFormatter,
     GuidanceAdvisor,
     SimpleScrapeExecutor,
+    {
+      provide: SimpleScrapeThreads,
+      inject: [SimpleScrapeExecutor, PLATFORM_CONFIG],
+      useFactory: (local: SimpleScrapeExecutor, config: PlatformConfig) => new SimpleScrapeThreads(local, config),
+    },
     DownloadExecutor,
     {
       provide: BrowserPool,
@@ -103,6 +109,7 @@ export class ScrapeEngineModule implements OnApplicationBootstrap, OnModuleDestr
     private readonly browsers: BrowserPool,
     private readonly reserve: ContextReserve,
     private readonly jobs: BatchJobWorker,
+    private readonly simpleThreads: SimpleScrapeThreads,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
 
@@ -115,6 +122,7 @@ export class ScrapeEngineModule implements OnApplicationBootstrap, OnModuleDestr
   async onModuleDestroy(): Promise<void> {
     // Jobs in hand finish (or expire into the orchestrator's sweeper) before the browsers go.
     await this.jobs.stop();
+    await this.simpleThreads.close();
     await this.reserve.close();
     await this.browsers.close();
   }

@@ -38,6 +38,11 @@ export interface PlatformConfig {
   browserIdleCloseMs: number;
   /** After an idle interval this long, one full heap collection gives memory back (0: never). */
   memoryReclaimIdleMs: number;
+  /**
+   * Worker threads that run simple-mode scrapes beside the event loop when more than one is in
+   * flight (0: every scrape on the event loop). Started on demand, gone after an idle interval.
+   */
+  simpleEngineThreads: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Largest accepted request body, bytes. Larger bodies get 413 before any parsing. */
   bodyLimitBytes: number;
@@ -221,6 +226,7 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     browserWarm: browserWarmRaw === 'true' || browserWarmRaw === '1',
     browserIdleCloseMs: int('BROWSER_IDLE_CLOSE_SECONDS', 60, 0, 86_400) * 1000,
     memoryReclaimIdleMs: int('MEMORY_RECLAIM_IDLE_SECONDS', 30, 0, 86_400) * 1000,
+    simpleEngineThreads: int('SIMPLE_ENGINE_THREADS', 1, 0, 16),
     logLevel: logLevel as PlatformConfig['logLevel'],
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     anonymousRateLimitPerMinute: int('ANONYMOUS_RATE_LIMIT', 120, 1, 1_000_000),

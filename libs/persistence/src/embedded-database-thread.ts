@@ -1,6 +1,7 @@
 import { messages, Mutex, PGlite, protocol, type Results, type Transaction } from '@electric-sql/pglite';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startSourceThread } from '../../runtime/src/source-thread';
 import type { HostError, HostReply, HostRequest, HostSettings, TextResults } from './embedded-database-host';
 
 type ExecProtocolResult = Awaited<ReturnType<PGlite['execProtocol']>>;
@@ -19,22 +20,6 @@ export interface ThreadTransaction {
   exec(sql: string): Promise<void>;
   readonly closed: boolean;
 }
-
-/**
- * Loads the host module on the new thread. From dist it is JavaScript; under ts-jest it is the
- * TypeScript source, compiled here as it loads (the host imports nothing through path aliases).
- */
-const HOST_BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-if (workerData.host.endsWith('.ts')) {
-  const ts = require(workerData.typescript);
-  const fs = require('node:fs');
-  const compilerOptions = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true };
-  require.extensions['.ts'] = (module, filename) =>
-    module._compile(ts.transpileModule(fs.readFileSync(filename, 'utf8'), { compilerOptions, fileName: filename }).outputText, filename);
-}
-require(workerData.host);
-`;
 
 // PGlite's own base class (query, exec and transaction over abstract primitives), as PGlite's
 // worker client extends it; it is not exported by name.
@@ -67,11 +52,7 @@ export class EmbeddedDatabaseThread extends BasePGlite {
   private constructor(settings: Omit<HostSettings, 'role'>) {
     super();
     const host = path.join(__dirname, `embedded-database-host${path.extname(__filename)}`);
-    const typescript = host.endsWith('.ts') ? require.resolve('typescript') : null;
-    this.worker = new Worker(HOST_BOOTSTRAP, {
-      eval: true,
-      workerData: { role: 'embedded-database-host', ...settings, host, typescript } satisfies HostSettings & Record<string, unknown>,
-    });
+    this.worker = startSourceThread(host, { role: 'embedded-database-host', ...settings } satisfies HostSettings);
     this.worker.on('message', (reply: HostReply) => this.settle(reply));
     // A thread that dies takes its requests with it: every caller hears so, none waits forever.
     this.worker.on('error', (error) => this.fail(error));

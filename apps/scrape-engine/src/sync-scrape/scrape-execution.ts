@@ -7,13 +7,13 @@ import { BrowserScrapeExecutor } from '../browser/browser-scrape.executor';
 import { engineOf, featuresOf, unsupportedBy } from '../engines/engine-table';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { measuredScrape } from './scrape-metrics';
-import { SimpleScrapeExecutor } from './simple-scrape.executor';
+import { SimpleScrapeThreads } from '../simple-threads/simple-scrape-threads';
 
 /** One scrape from a plain request, in the mode it asks for: the same path for sync requests and batch jobs. */
 @Injectable()
 export class ScrapeExecution {
   constructor(
-    private readonly simple: SimpleScrapeExecutor,
+    private readonly simple: SimpleScrapeThreads,
     private readonly browser: BrowserScrapeExecutor,
   ) {}
 
