@@ -22,12 +22,15 @@ if (entry.endsWith('.ts')) {
     experimentalDecorators: true,
     emitDecoratorMetadata: true,
   };
-  // Compiled once per content and kept: every test that starts a thread would compile the same files again.
+  // Compiled once per content (and compiler) and kept: every test that starts a thread would compile the same files again.
   const cacheDir = require('node:path').join(require('node:os').tmpdir(), 'source-thread-cache');
   fs.mkdirSync(cacheDir, { recursive: true });
   const compiled = (filename) => {
     const source = fs.readFileSync(filename, 'utf8');
-    const key = require('node:crypto').createHash('sha1').update(filename).update('\0').update(source).digest('hex');
+    const key = require('node:crypto')
+      .createHash('sha1')
+      .update(ts.version + JSON.stringify(compilerOptions) + filename + '\0' + source)
+      .digest('hex');
     const cached = require('node:path').join(cacheDir, key + '.js');
     try {
       return fs.readFileSync(cached, 'utf8');

@@ -57,6 +57,11 @@ describe('SimpleScrapeThreads', () => {
       guidance: { ...(result as { guidance: object }).guidance, timings: undefined },
     },
   });
+  /** Answers the held requests once they have arrived (a release before then would find none, and the scrape would wait out its timeout). */
+  const releaseHeld = async (count = 1) => {
+    while (held.length < count) await new Promise((r) => setTimeout(r, 10));
+    held.splice(0).forEach((send) => send());
+  };
   /** Two scrapes at once start a thread; it is ready once its modules have loaded (seconds, compiled from source here). */
   const untilThreadReady = async (threads: SimpleScrapeThreads) => {
     await Promise.all([1, 2].map(() => request({ url: `${base}/page` }).then((r) => threads.execute(r))));
@@ -89,7 +94,7 @@ describe('SimpleScrapeThreads', () => {
       expect(local.calls).toBe(before + 1);
       expect(onThread.map(withoutTimings)).toEqual(alone.map(withoutTimings));
       expect(onThread[1].result.markdown).toContain('# Heading');
-      held.splice(0).forEach((send) => send());
+      await releaseHeld();
       await holding;
     } finally {
       await threads.close();
@@ -109,7 +114,7 @@ describe('SimpleScrapeThreads', () => {
         .catch((e: unknown) => e);
       expect(alone).toMatchObject({ code: expect.stringMatching(/^target\./) });
       expect(refused).toMatchObject({ code: (alone as { code: string }).code, message: (alone as Error).message });
-      held.splice(0).forEach((send) => send());
+      await releaseHeld();
       await holding;
     } finally {
       await threads.close();
@@ -128,7 +133,7 @@ describe('SimpleScrapeThreads', () => {
       await thread.worker.terminate();
       expect(await onThread).toMatchObject({ code: 'transport.worker_lost' });
       expect(threads.readyThreads).toBe(0);
-      held.splice(0).forEach((send) => send());
+      await releaseHeld();
       await first;
       await untilThreadReady(threads);
     } finally {
@@ -136,11 +141,17 @@ describe('SimpleScrapeThreads', () => {
     }
   }, 60_000);
 
-  it('ends a thread after the idle interval, and never starts one when told not to', async () => {
+  it('ends a thread after the idle interval (also after a request that could not cross), and never starts one when told not to', async () => {
     const idle = configFor({ MEMORY_RECLAIM_IDLE_SECONDS: '1' });
     const threads = new SimpleScrapeThreads(countingLocal(idle), idle);
     try {
       await untilThreadReady(threads);
+      // A request that cannot cross (a function in it) is refused, and the thread owes nothing for it: it still idles out.
+      const holding = threads.execute(await request({ url: `${base}/held` }));
+      const uncloneable = Object.assign(await request({ url: `${base}/page` }), { hook: () => undefined });
+      await expect(threads.execute(uncloneable)).rejects.toThrow(/could not be cloned/);
+      await releaseHeld();
+      await holding;
       await new Promise((r) => setTimeout(r, 1_500));
       expect(threads.readyThreads).toBe(0);
     } finally {

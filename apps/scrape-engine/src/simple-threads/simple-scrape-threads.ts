@@ -91,7 +91,14 @@ export class SimpleScrapeThreads {
     if (thread.inFlight === 1) thread.worker.ref();
     return new Promise<Outcome>((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
-      thread.worker.postMessage({ id, request });
+      try {
+        thread.worker.postMessage({ id, request });
+      } catch (error) {
+        // Not sent (a value that cannot be cloned): the thread owes nothing for it.
+        thread.pending.delete(id);
+        this.done(thread);
+        reject(error);
+      }
     });
   }
 
