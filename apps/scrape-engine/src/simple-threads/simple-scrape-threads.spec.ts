@@ -141,6 +141,26 @@ describe('SimpleScrapeThreads', () => {
     }
   }, 60_000);
 
+  it('keeps scrapes on the event loop, and starts no other thread for a while, when one fails to load', async () => {
+    const config = configFor();
+    const local = countingLocal(config);
+    // The thread builds its SSRF guard from this list, and an entry that is no CIDR range throws there.
+    const threads = new SimpleScrapeThreads(local, { ...config, targetAllowlist: ['not-a-range/99'] });
+    const internals = threads as unknown as { threads: unknown[] };
+    try {
+      const both = () => Promise.all([1, 2].map(async () => threads.execute(await request({ url: `${base}/page` }))));
+      await both();
+      expect(internals.threads).toHaveLength(1);
+      for (let waited = 0; waited < 30_000 && internals.threads.length > 0; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      expect(internals.threads).toHaveLength(0);
+      await both();
+      expect(internals.threads).toHaveLength(0);
+      expect(local.calls).toBe(4);
+    } finally {
+      await threads.close();
+    }
+  }, 60_000);
+
   it('ends a thread after the idle interval (also after a request that could not cross), and never starts one when told not to', async () => {
     const idle = configFor({ MEMORY_RECLAIM_IDLE_SECONDS: '1' });
     const threads = new SimpleScrapeThreads(countingLocal(idle), idle);

@@ -8,6 +8,9 @@ import type { Worker } from 'node:worker_threads';
 import { type SimpleScrapeExecutor } from '../sync-scrape/simple-scrape.executor';
 import type { ThreadReply, ThreadSettings } from './simple-scrape-thread';
 
+/** How long after a thread failed to load before another is tried. */
+const START_AGAIN_AFTER_FAILURE_MS = 10_000;
+
 type Outcome = { facts: ScrapeExecutionFacts; result: ScrapeResultBody };
 
 interface EngineThread {
@@ -36,6 +39,8 @@ export class SimpleScrapeThreads {
   private inFlight = 0;
   private nextId = 1;
   private closed = false;
+  /** No thread is started before this time: the last one failed before it was ready. */
+  private startAfter = 0;
 
   constructor(
     private readonly local: Pick<SimpleScrapeExecutor, 'execute'>,
@@ -68,7 +73,8 @@ export class SimpleScrapeThreads {
     if (this.closed || simpleEngineThreads === 0) return null;
     const ready = this.threads.filter((t) => t.ready);
     const idleReady = ready.some((t) => t.inFlight === 0);
-    if (!idleReady && this.threads.length < simpleEngineThreads && this.threads.every((t) => t.ready)) this.start();
+    const room = this.threads.length < simpleEngineThreads && this.threads.every((t) => t.ready);
+    if (!idleReady && room && Date.now() >= this.startAfter) this.start();
     return ready.reduce<EngineThread | null>((best, t) => (best === null || t.inFlight < best.inFlight ? t : best), null);
   }
 
@@ -146,7 +152,11 @@ export class SimpleScrapeThreads {
 
   private lose(thread: EngineThread, why: string, { quiet = false } = {}): void {
     const at = this.threads.indexOf(thread);
+    // Heard already (a failing thread reports an 'error' and then its 'exit'), and owing nothing.
+    if (at < 0 && thread.pending.size === 0) return;
     if (at >= 0) this.threads.splice(at, 1);
+    // A thread that could not load would fail the same way at once: scrapes stay on the event loop a while.
+    if (!thread.ready && !quiet) this.startAfter = Date.now() + START_AGAIN_AFTER_FAILURE_MS;
     if (thread.pending.size > 0) this.logger.warn(`${why}; ${thread.pending.size} scrape(s) in it fail with transport.worker_lost`);
     else if (!quiet) this.logger.warn(why);
     for (const [, waiting] of thread.pending)
