@@ -1,6 +1,6 @@
 import type { PlatformConfig } from '@lib/config';
 import type { ScrapeExecutionFacts, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
-import { AppError } from '@lib/errors';
+import { AppError, type SerializedAppError } from '@lib/errors';
 import { SimpleFetcher } from '@lib/http-fetch';
 import { TargetAllowlist, TargetGuard } from '@lib/target-guard';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -28,7 +28,7 @@ export type ThreadRequest = { id: number; request: ScrapeRequest };
 export type ThreadReply =
   | { id: number; value: { facts: ScrapeExecutionFacts; result: ScrapeResultBody } }
   /** A domain error as its wire form (its code decides the status); anything else as its message. */
-  | { id: number; error: { app: boolean; code?: string; message: string; details?: Record<string, unknown> } }
+  | { id: number; error: SerializedAppError | { message: string } }
   | { id: 0; ready: true };
 
 export function simpleScrapeExecutorFor(config: Pick<PlatformConfig, 'targetAllowlist' | 'proxyPool'>, reader: MainContentReader) {
@@ -54,10 +54,7 @@ async function serve(settings: ThreadSettings): Promise<void> {
       (error: unknown) =>
         port.postMessage({
           id,
-          error:
-            error instanceof AppError
-              ? { app: true, ...error.toJSON() }
-              : { app: false, message: error instanceof Error ? error.message : String(error) },
+          error: error instanceof AppError ? error.toJSON() : { message: error instanceof Error ? error.message : String(error) },
         } satisfies ThreadReply),
     );
   });

@@ -1,6 +1,6 @@
 import type { PlatformConfig } from '@lib/config';
 import type { ScrapeExecutionFacts, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
-import { RemoteAppError, WorkerLostError } from '@lib/errors';
+import { isSerializedAppError, RemoteAppError, WorkerLostError } from '@lib/errors';
 import { startSourceThread } from '@lib/runtime';
 import { Logger } from '@nestjs/common';
 import path from 'node:path';
@@ -119,8 +119,7 @@ export class SimpleScrapeThreads {
     thread.pending.delete(reply.id);
     this.done(thread);
     if ('value' in reply) waiting.resolve(reply.value);
-    else if (reply.error.app)
-      waiting.reject(new RemoteAppError({ code: reply.error.code!, message: reply.error.message, details: reply.error.details }));
+    else if (isSerializedAppError(reply.error)) waiting.reject(new RemoteAppError(reply.error));
     else waiting.reject(new Error(reply.error.message));
   }
 
