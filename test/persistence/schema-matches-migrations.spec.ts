@@ -3,6 +3,8 @@ import {
   type DatabaseConnection,
   MigrationChecksumError,
   openDatabase,
+  openMigratedDatabase,
+  pingDatabase,
   poolSqlExecutor,
   readMigrations,
 } from '@lib/persistence';
@@ -45,6 +47,38 @@ describe('SQL migrations', () => {
     it('refuse to run when an applied migration was edited', async () => {
       const edited = readMigrations().map((m, i) => (i === 0 ? { ...m, checksum: 'f'.repeat(64) } : m));
       await expect(applyMigrations(db.sql, edited)).rejects.toBeInstanceOf(MigrationChecksumError);
+    });
+  });
+
+  describe('opened migrated (what every context and npm start do)', () => {
+    let dir: string;
+
+    beforeAll(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-migrated-'));
+    });
+    afterAll(() => {
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('reopens an embedded database it had to migrate, and only then; the data survives the reopen', async () => {
+      const first = await openMigratedDatabase({ databaseUrl: null, dataDir: dir });
+      try {
+        expect(first.applied).toEqual(readMigrations().map((m) => m.name));
+        expect(first.reopened).toBe(true);
+        // The reopened connection is live and sees what the closed one committed.
+        const records = await first.db.sql.query<{ n: string }>('select count(*)::text as n from "_prisma_migrations"');
+        expect(records[0].n).toBe(String(readMigrations().length));
+        // A second holder (another context of the same process) shares it, migrated, as it is.
+        const second = await openMigratedDatabase({ databaseUrl: null, dataDir: dir });
+        expect(second).toMatchObject({ applied: [], reopened: false });
+        await second.db.release();
+        await pingDatabase(first.db);
+      } finally {
+        await first.db.release();
+      }
+      const again = await openMigratedDatabase({ databaseUrl: null, dataDir: dir });
+      expect(again).toMatchObject({ applied: [], reopened: false });
+      await again.db.release();
     });
   });
 

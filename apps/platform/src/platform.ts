@@ -14,7 +14,7 @@ import { WebhookSenderModule } from '../../webhook-sender/src/webhook-sender.mod
 import type { PlatformConfig } from '@lib/config';
 import type { MessageContext } from '@lib/contracts';
 import { InProcessBus } from '@lib/messaging';
-import { applyMigrations, openDatabase } from '@lib/persistence';
+import { openMigratedDatabase } from '@lib/persistence';
 import { bootstrapMessageContext, type Clock, withPlatformModules } from '@lib/runtime';
 import type { INestMicroservice, Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -42,13 +42,14 @@ export interface RunningPlatform {
 /** `clock` replaces the system clock in every context (tests move it to cross retention windows). */
 export async function startPlatform(config: PlatformConfig, options: { clock?: Clock } = {}): Promise<RunningPlatform> {
   const bus = config.natsUrl ? undefined : new InProcessBus();
-  // Migrate once up front (each context would also do it; this just keeps start-up logs quiet).
-  const db = await openDatabase({
+  // Migrate once up front (each context would also do it; this keeps start-up logs quiet, and on a
+  // first start the embedded database is opened afresh after migrating, holding its reference
+  // while the contexts open theirs).
+  const { db } = await openMigratedDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     memoryReclaimIdleMs: config.memoryReclaimIdleMs,
   });
-  await applyMigrations(db.sql);
   const contexts: INestMicroservice[] = [];
   let engine: INestMicroservice | null = null;
   try {

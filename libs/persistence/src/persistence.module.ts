@@ -1,7 +1,7 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { Global, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
-import { DatabaseConnection, openDatabase } from './database-connection';
-import { applyMigrations } from './migration-runner';
+import { DatabaseConnection } from './database-connection';
+import { openMigratedDatabase } from './migration-runner';
 
 export const DATABASE = Symbol('DATABASE');
 
@@ -23,15 +23,14 @@ class DatabaseReleaser implements OnApplicationShutdown {
     {
       provide: DATABASE,
       inject: [PLATFORM_CONFIG],
-      useFactory: async (config: PlatformConfig) => {
-        const db = await openDatabase({
-          databaseUrl: config.databaseUrl,
-          dataDir: config.dataDir,
-          memoryReclaimIdleMs: config.memoryReclaimIdleMs,
-        });
-        await applyMigrations(db.sql);
-        return db;
-      },
+      useFactory: async (config: PlatformConfig) =>
+        (
+          await openMigratedDatabase({
+            databaseUrl: config.databaseUrl,
+            dataDir: config.dataDir,
+            memoryReclaimIdleMs: config.memoryReclaimIdleMs,
+          })
+        ).db,
     },
     DatabaseReleaser,
   ],
