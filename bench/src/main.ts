@@ -13,7 +13,7 @@ import { benchAgentMarkdown } from './agent-bench';
 import { describePhases, phaseTable } from './latency-phases';
 import { benchBrowser } from './browser-bench';
 import { benchCollectionRun } from './collection-bench';
-import { runLoad } from './load';
+import { type LoadResult, median, runLoad } from './load';
 import { benchDistributed, benchEmbeddedProcess, RECLAIM_IDLE_SECONDS, REFUSAL_FLOOD_RATE } from './process-bench';
 import { benchMarkdownCorpus, markdownOverHtml, markdownRows } from './markdown-bench';
 import { corpusMissing } from './markdown-quality';
@@ -32,6 +32,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 // Browser pages in flight: the engine's default BROWSER_CONCURRENCY, so nothing waits in its queue.
 const BROWSER_CONCURRENCY = 4;
+const SYNC_PAIRED_ROUNDS = 3;
 // Browser pages take hundreds of ms: a longer window keeps the sample large enough.
 const BROWSER_SECONDS = Math.max(SECONDS, 10);
 
@@ -77,15 +78,21 @@ async function main(): Promise<void> {
   const gateway = await runLoad(`${platform.url}/v1/plans`, { authorization: `Bearer ${created.token}` }, CONCURRENCY, SECONDS);
   const bus = platform.gateway.get(MessageBus);
   const { gotScraping } = await importEsm<{ gotScraping: (url: string, o?: object) => Promise<{ statusCode: number }> }>('got-scraping');
-  const direct = await closedLoop(() => gotScraping(page.url, { retry: { limit: 0 } }), CONCURRENCY, SECONDS);
   const scrapeBody = JSON.stringify({ url: page.url });
-  const service = await runLoad(
-    `${platform.url}/v1/sync/scrape`,
-    { authorization: `Bearer ${created.token}` },
-    CONCURRENCY,
-    SECONDS,
-    scrapeBody,
-  );
+  const scrapeLoad = () =>
+    runLoad(`${platform.url}/v1/sync/scrape`, { authorization: `Bearer ${created.token}` }, CONCURRENCY, SECONDS, scrapeBody);
+  // The first window of scrapes a process serves is cold: the engine thread starts in it (≈ 1.5 s)
+  // and the code is not yet optimised (measured: 0.20–0.24 of direct in a first window, 0.28–0.32
+  // in the next ones, same process). It is reported, apart; the figure is the median of paired
+  // windows after it, direct and service taking turns.
+  const coldService = await scrapeLoad();
+  const syncRounds: Array<{ direct: number; service: LoadResult }> = [];
+  for (let round = 0; round < SYNC_PAIRED_ROUNDS; round += 1) {
+    const { perSecond: direct } = await closedLoop(() => gotScraping(page.url, { retry: { limit: 0 } }), CONCURRENCY, SECONDS);
+    syncRounds.push({ direct, service: await scrapeLoad() });
+  }
+  const syncRatios = syncRounds.map((r) => ratio(r.service.perSecond, r.direct));
+  const syncMedian = syncRounds[syncRatios.indexOf(median(syncRatios))];
   const agentMarkdown = await benchAgentMarkdown(platform.url, created.token, page.url, CONCURRENCY, SECONDS);
   const rpc = await timeLoop(() => bus.request(SUBJECTS.billing.quotaQuery, { client_id: 'bench', monthly_credits: 1000 }), SECONDS);
   const config = loadPlatformConfig({});
@@ -151,9 +158,9 @@ async function main(): Promise<void> {
       detail: 'whole process: 8 contexts + load generator',
     },
     {
-      figure: 'simple scrape through the service ÷ direct got-scraping loop (same page)',
-      value: ratio(service.perSecond, direct.perSecond),
-      detail: `${service.perSecond} vs ${direct.perSecond} pages/s; service p50 ${service.p50Ms} ms, p99 ${service.p99Ms} ms; non-2xx ${service.non2xx}`,
+      figure: `simple scrape through the service ÷ direct got-scraping loop (same page, ${CONCURRENCY} in flight; median of ${SYNC_PAIRED_ROUNDS} paired windows; goal ≥ 0.3)`,
+      value: median(syncRatios),
+      detail: `rounds ${syncRatios.join(', ')}; median round ${syncMedian.service.perSecond} vs ${syncMedian.direct} pages/s, service p50 ${syncMedian.service.p50Ms} ms, p99 ${syncMedian.service.p99Ms} ms; non-2xx ${syncRounds.reduce((n, r) => n + r.service.non2xx, 0)}; the process's first window (cold, engine thread starting) ${coldService.perSecond} pages/s`,
     },
     {
       figure: 'agent endpoint: scrape_as_markdown calls/s ÷ the same REST scrape (format=markdown, main content, metadata; goal ≥ 0.9)',
