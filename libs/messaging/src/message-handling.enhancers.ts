@@ -68,8 +68,8 @@ export class CorrelationInterceptor implements NestInterceptor {
 /**
  * Lets any message exceed NATS's 1 MB limit: a parked request (MessageBus.request, payloads over
  * the inline limit) is replaced with its payload before pipes validate it — the handler's
- * argument array is the one the pipes read — and a reply over the limit is parked on its way back. Registered on NATS only (the
- * in-process bus has no limit): bootstrapMessageContext.
+ * argument array is the one the pipes read — and a reply over the limit is parked on its way back.
+ * Registered on NATS only (the in-process bus has no limit): bootstrapMessageContext.
  */
 @Injectable()
 export class LargePayloadInterceptor implements NestInterceptor {

@@ -78,18 +78,18 @@ export interface MigratedDatabase {
   db: DatabaseConnection;
   /** The migrations this open applied (all of them on a first start, none after). */
   applied: string[];
-  /** The embedded database was closed after migrating and opened again (see below). */
+  /** The embedded database was released after migrating and opened again: on a new thread unless another holder kept it open (see below). */
   reopened: boolean;
 }
 
 /**
  * Opens the database with every migration applied. An embedded database that had migrations to
  * apply (a first start: initdb, then every migration) is closed and opened again on a new thread.
- * PGlite's WebAssembly memory grows to hold that work and never shrinks, so the thread that did it
- * kept ~40 MB a restart on the same data does not: `npm start` idled at 331 MB PSS after a first
- * start against 266 after a restart, and at 287–293 with the reopen (0.7 s more on a first start
- * only). Where other holders share the connection, the release only drops this one's reference
- * and the open returns the same one: nothing is lost, only the memory stays.
+ * PGlite's WebAssembly memory grows to hold that work and never shrinks, so a first start idled
+ * ~60 MB above a restart on the same data (decision 0030: `npm start` at 322–357 MB PSS, 276–283
+ * with the reopen, for 0.5–1.3 s more on a first start only). Where other holders share the
+ * connection, the release only drops this one's reference and the open returns the same one:
+ * nothing is lost, only the memory stays.
  */
 export async function openMigratedDatabase(settings: DatabaseSettings): Promise<MigratedDatabase> {
   const db = await openDatabase(settings);
