@@ -3,7 +3,7 @@ import type { SqlExecutor } from './database-connection';
 import { storableJson } from './storable-text';
 
 /** A statement runner inside one transaction. */
-export type SqlTransaction = Omit<SqlExecutor, 'transaction'>;
+export type SqlTransaction = Omit<SqlExecutor, 'transaction' | 'transactionOpenedBy'>;
 
 /**
  * The credit ledger's write rules, in one place for the two writers that must share them:

@@ -15,10 +15,31 @@ export interface SqlExecutor {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Runs `fn` in one transaction on one connection. */
   transaction<T>(fn: (tx: SqlTransactionScope) => Promise<T>): Promise<T>;
+  /**
+   * A transaction that its opening statement usually completes (a job's claim, a job's end): the
+   * statement runs, then `rest` with its rows. When the first row's `goesOnWhen` column is not
+   * true, the statement was all the transaction held: it has committed before `rest` runs, and
+   * `rest`'s scope takes no statement (its afterCommit hooks run once `rest` returns). Otherwise
+   * `rest` runs inside the transaction, which commits after it.
+   *
+   * Why: the embedded database has one connection, so a transaction holds it from BEGIN to COMMIT,
+   * and a transaction whose COMMIT is sent by the caller holds it across the caller's event-loop
+   * turns. Here the database thread commits by itself. On that database a transaction that goes
+   * on is rolled back and run again whole (statement and `rest`), so `rest` must not assume the
+   * first run's rows; on Postgres it simply goes on.
+   */
+  transactionOpenedBy<R, T>(opening: OpeningStatement, rest: (tx: SqlTransactionScope, rows: R[]) => Promise<T>): Promise<T>;
+}
+
+/** A transaction's first statement, and the column of its first row that says the transaction goes on. */
+export interface OpeningStatement {
+  text: string;
+  params: unknown[];
+  goesOnWhen: string;
 }
 
 /** Statements inside one transaction, and what to do once it has committed. */
-export interface SqlTransactionScope extends Omit<SqlExecutor, 'transaction'> {
+export interface SqlTransactionScope extends Omit<SqlExecutor, 'transaction' | 'transactionOpenedBy'> {
   /**
    * Runs `hook` after the transaction commits, never if it rolls back: for facts told to others
    * (ops events), which must not announce a change that did not happen. Hooks run in order; one
@@ -49,6 +70,31 @@ export interface DatabaseConnection {
   /** The pg pool (Postgres only): for stores that take a node-postgres client. */
   pool: Pool | null;
   release(): Promise<void>;
+}
+
+/**
+ * What `rest` runs with when its opening statement did not go on: its transaction's hooks, and no
+ * statement (on both databases alike, though only the embedded one has committed by then).
+ */
+function refusingScope(afterCommit: SqlTransactionScope['afterCommit'], opening: OpeningStatement): SqlTransactionScope {
+  const refuse = () =>
+    Promise.reject(
+      new Error(`the transaction committed with its opening statement (${opening.goesOnWhen} was not true): no statement follows it`),
+    );
+  return { exec: refuse, query: refuse, afterCommit };
+}
+
+function goesOn(rows: unknown[], opening: OpeningStatement): boolean {
+  return (rows[0] as Record<string, unknown> | undefined)?.[opening.goesOnWhen] === true;
+}
+
+/** transactionOpenedBy on a connection that keeps its transaction while the caller decides. */
+function openedInOneTransaction(sql: Pick<SqlExecutor, 'transaction'>): SqlExecutor['transactionOpenedBy'] {
+  return <R, T>(opening: OpeningStatement, rest: (tx: SqlTransactionScope, rows: R[]) => Promise<T>) =>
+    sql.transaction(async (tx) => {
+      const rows = await tx.query<R>(opening.text, opening.params);
+      return rest(goesOn(rows, opening) ? tx : refusingScope(tx.afterCommit, opening), rows);
+    });
 }
 
 /** One round trip to the database (health checks): resolves when it answers. */
@@ -134,7 +180,8 @@ async function openPostgres(url: string): Promise<Shared> {
 
 /** SqlExecutor over a node-postgres pool; a transaction holds one pooled connection. */
 export function poolSqlExecutor(pool: Pool): SqlExecutor {
-  return {
+  const executor: SqlExecutor = {
+    transactionOpenedBy: (opening, rest) => openedInOneTransaction(executor)(opening, rest),
     async exec(text) {
       await pool.query(text);
     },
@@ -169,6 +216,7 @@ export function poolSqlExecutor(pool: Pool): SqlExecutor {
       }
     },
   };
+  return executor;
 }
 
 // The embedded database's memory: Postgres's default 128 MB of shared buffers is a third of an
@@ -200,6 +248,14 @@ async function openPglite(dataDir: string, memoryReclaimIdleMs: number): Promise
           afterCommit: hooks.add,
         }),
       );
+      hooks.run();
+      return result;
+    },
+    async transactionOpenedBy<R, T>(opening: OpeningStatement, rest: (tx: SqlTransactionScope, rows: R[]) => Promise<T>) {
+      const rows = await db.inOwnTransaction<R>(opening.text, storableParams(opening.params), opening.goesOnWhen);
+      if (rows === null) return openedInOneTransaction(sql)(opening, rest);
+      const hooks = new AfterCommitHooks();
+      const result = await rest(refusingScope(hooks.add, opening), rows);
       hooks.run();
       return result;
     },

@@ -1,4 +1,4 @@
-import { messages, PGlite, protocol } from '@electric-sql/pglite';
+import { messages, PGlite } from '@electric-sql/pglite';
 import { parentPort, workerData } from 'node:worker_threads';
 import { IdleMemoryReclaimer, nodeMemoryProbe } from '../../runtime/src/idle-memory-reclaimer';
 import { EmbeddedStatements } from './embedded-statements';
@@ -15,6 +15,8 @@ export type HostRequest =
   /** A statement through PGlite's query (Prisma's): rows as text, for the caller's parsers. */
   | { id: number; op: 'query'; args: { sql: string; params: unknown[]; rowMode?: 'array' | 'object' } }
   | { id: number; op: 'exec'; args: { sql: string } }
+  /** A transaction that the statement completes unless its first row's `goesOnWhen` is true (then rolled back: null). */
+  | { id: number; op: 'ownTransaction'; args: { text: string; params: unknown[]; goesOnWhen: string } }
   /** BEGIN, COMMIT or ROLLBACK: answered with its command tag (a failed transaction's COMMIT says ROLLBACK). */
   | { id: number; op: 'control'; args: { sql: 'BEGIN' | 'COMMIT' | 'ROLLBACK' } }
   | { id: number; op: 'protocol'; args: { bytes: Uint8Array; syncToFs: boolean } }
@@ -95,13 +97,15 @@ async function host(settings: HostSettings): Promise<void> {
       }
       case 'exec':
         return [(await db.exec(request.args.sql, { parsers: textParsers })).map((r) => asText(r as TextResults))];
-      case 'control': {
-        // One protocol message, nothing parsed or flushed but the tag: PGlite's exec would parse
-        // the answer with the text parsers and flush to the file system after it: 0.8 ms a BEGIN and
-        // COMMIT pair, 1.9 s of a 1,000-job run's 4.7 s on this thread.
-        const { messages: answer } = await db.execProtocol(protocol.serialize.query(request.args.sql), { syncToFs: false });
-        return [answer.find((m): m is messages.CommandCompleteMessage => m.name === 'commandComplete')?.text ?? null];
+      case 'ownTransaction': {
+        const { text, params, goesOnWhen } = request.args;
+        const results = await statements.inOwnTransaction(text, params, goesOnWhen);
+        return [results ? asText(results as TextResults) : null];
       }
+      case 'control':
+        // Not PGlite's exec, which parses the answer with the text parsers and flushes to the file
+        // system after it: 0.8 ms a BEGIN and COMMIT pair, 1.9 s of a 1,000-job run's 4.7 s here.
+        return [await statements.control(request.args.sql)];
       case 'protocol': {
         const data = (await db.execProtocolRaw(request.args.bytes, { syncToFs: request.args.syncToFs })).slice();
         return [data, [data.buffer]];

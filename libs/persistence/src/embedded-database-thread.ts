@@ -93,6 +93,17 @@ export class EmbeddedDatabaseThread extends BasePGlite {
     return this.statementVia<T>(this.alone, text, params, false);
   }
 
+  /**
+   * A transaction that this statement completes unless its first row's `goesOnWhen` column is true
+   * (SqlExecutor.transactionOpenedBy): its rows once committed, or null once rolled back. One
+   * request, sent alone: the order is held only while it is sent, never while the event loop gets
+   * round to its answer (at 16 jobs in flight that wait was most of a transaction's hold).
+   */
+  async inOwnTransaction<T>(text: string, params: unknown[], goesOnWhen: string): Promise<T[] | null> {
+    const raw = (await this.alone('ownTransaction', { text, params, goesOnWhen })) as TextResults | null;
+    return raw ? parsed<T>(raw, this.parsers).rows : null;
+  }
+
   override query<T>(sql: string, params: unknown[] = [], options?: QueryOptions): Promise<Results<T>> {
     return this.queryVia<T>(this.alone, sql, params, options);
   }

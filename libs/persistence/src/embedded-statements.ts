@@ -1,6 +1,7 @@
-import { parse, type PGlite, protocol, type Results } from '@electric-sql/pglite';
+import { type messages, parse, type PGlite, protocol, type Results } from '@electric-sql/pglite';
 
 type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][number];
+type CommandComplete = messages.CommandCompleteMessage;
 
 /** A statement the embedded database has parsed and planned once, by name. */
 interface PreparedStatement {
@@ -58,6 +59,57 @@ export class EmbeddedStatements {
         }
       }),
     );
+  }
+
+  /**
+   * A transaction that `text` usually completes on its own (SqlExecutor.transactionOpenedBy):
+   * BEGIN, the statement, then COMMIT, unless its first row's `goesOnWhen` column is true: then
+   * ROLLBACK, and null, for the caller to run the whole transaction again with what follows the
+   * statement. Done here in one request, so no other request comes between and nobody waits on
+   * the caller's event loop while the transaction is open. A statement whose prepared form went
+   * stale is prepared and run again in a new transaction (the failure aborted the first).
+   */
+  async inOwnTransaction<T>(text: string, params: unknown[], goesOnWhen: string): Promise<Results<T> | null> {
+    return this.db._runExclusiveTransaction(() =>
+      this.db.runExclusive(async () => {
+        try {
+          return await this.once<T>(text, params, goesOnWhen);
+        } catch (error) {
+          if (!isStalePlan(error)) throw error;
+          return this.once<T>(text, params, goesOnWhen);
+        }
+      }),
+    );
+  }
+
+  private async once<T>(text: string, params: unknown[], goesOnWhen: string): Promise<Results<T> | null> {
+    await this.control('BEGIN');
+    let results: Results<T>;
+    try {
+      results = await this.run<T>(text, params, false);
+    } catch (error) {
+      await this.control('ROLLBACK');
+      throw error;
+    }
+    const first = results.rows[0] as Record<string, unknown> | undefined;
+    // Text rows (the thread's host parses nothing) say 't'; parsed rows say true.
+    const goesOn = first !== undefined && (first[goesOnWhen] === true || first[goesOnWhen] === 't');
+    if (goesOn) {
+      await this.control('ROLLBACK');
+      return null;
+    }
+    // A transaction that failed inside answers COMMIT with ROLLBACK: it did not commit.
+    if ((await this.control('COMMIT')) !== 'COMMIT') throw new Error('the transaction was rolled back instead of committed');
+    return results;
+  }
+
+  /**
+   * BEGIN, COMMIT or ROLLBACK as one protocol message, nothing parsed or flushed but its tag
+   * (PGlite's exec would parse the answer and flush to the file system after it).
+   */
+  async control(sql: 'BEGIN' | 'COMMIT' | 'ROLLBACK'): Promise<string | null> {
+    const { messages } = await this.db.execProtocol(protocol.serialize.query(sql), { syncToFs: false });
+    return messages.find((m): m is CommandComplete => m.name === 'commandComplete')?.text ?? null;
   }
 
   private async run<T>(text: string, params: unknown[], syncToFs: boolean): Promise<Results<T>> {

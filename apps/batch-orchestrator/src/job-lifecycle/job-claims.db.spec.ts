@@ -27,7 +27,7 @@ describe.each(DATABASE_BACKENDS)('JobClaims (%s database)', (backend) => {
         return { creditsMoved: false, runCompleted: false };
       },
     } as unknown as JobCompletion;
-    claims = new JobClaims(db, systemClock, loadPlatformConfig({}), completion, new JobStore(db));
+    claims = new JobClaims(systemClock, loadPlatformConfig({}), completion, new JobStore(db));
   });
   afterAll(async () => close());
 

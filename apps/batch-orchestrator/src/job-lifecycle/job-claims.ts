@@ -1,6 +1,5 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { ClaimJobCommand, ClaimJobReply, HeartbeatJobCommand } from '@lib/contracts';
-import { DATABASE, DatabaseConnection } from '@lib/persistence';
 import { CREDIT_COST } from '@lib/plans';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
@@ -17,7 +16,6 @@ import { JobCompletion } from './job-completion';
 @Injectable()
 export class JobClaims {
   constructor(
-    @Inject(DATABASE) private readonly db: DatabaseConnection,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly completion: JobCompletion,
@@ -33,46 +31,45 @@ export class JobClaims {
   ): Promise<{ reply: ClaimJobReply; settledFor: string | null; heldFor: string | null; runCompleted: boolean }> {
     const now = this.clock.now();
     const leaseMs = this.config.jobLeaseSeconds * 1000;
-    return this.db.sql.transaction(async (tx) => {
-      const claimed = await this.jobs.claim(
-        tx,
-        {
-          jobId: command.job_id,
-          attempt: command.attempt,
-          workerId: command.worker_id,
-          now,
-          leaseUntil: new Date(now.getTime() + leaseMs),
-        },
-        {
-          id: randomUUID(),
-          until: new Date(now.getTime() + (this.config.jobMaxRuntimeSeconds + this.config.jobLeaseSeconds) * 1000),
-          costs: { simple: CREDIT_COST.simple_request, browser: CREDIT_COST.browser_request },
-        },
-      );
-      if (!claimed) return { reply: { outcome: 'stale' }, settledFor: null, heldFor: null, runCompleted: false };
-      const { job, overQuota } = claimed;
-      if (overQuota) {
-        const cost = job.mode === 'browser' ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
-        const message = `monthly credit quota exhausted (${overQuota.charged + overQuota.held} of ${job.monthlyCredits} used in ${overQuota.month}; this job needs ${cost})`;
-        const { runCompleted } = await this.completion.completeWithin(tx, job, { kind: 'quota_exceeded', message, executionTimeMs: 0 });
-        return { reply: { outcome: 'stale' }, settledFor: job.clientId, heldFor: null, runCompleted };
-      }
-      // A hold was taken when the run has a quota (unlimited clients have nothing to overdraw) and
-      // this is the job's first claim (a reclaim was checked and held the first time).
-      const held = job.monthlyCredits !== null && !job.reclaimed;
-      return {
-        reply: {
-          outcome: 'claimed',
-          client_id: job.clientId,
-          request: job.request,
-          lease_ms: leaseMs,
-          deadline_ms: this.config.jobMaxRuntimeSeconds * 1000,
-        },
-        settledFor: null,
-        heldFor: held ? job.clientId : null,
-        runCompleted: false,
-      };
-    });
+    return this.jobs.claimThen(
+      {
+        jobId: command.job_id,
+        attempt: command.attempt,
+        workerId: command.worker_id,
+        now,
+        leaseUntil: new Date(now.getTime() + leaseMs),
+      },
+      {
+        id: randomUUID(),
+        until: new Date(now.getTime() + (this.config.jobMaxRuntimeSeconds + this.config.jobLeaseSeconds) * 1000),
+        costs: { simple: CREDIT_COST.simple_request, browser: CREDIT_COST.browser_request },
+      },
+      async (tx, claimed) => {
+        if (!claimed) return { reply: { outcome: 'stale' }, settledFor: null, heldFor: null, runCompleted: false };
+        const { job, overQuota } = claimed;
+        if (overQuota) {
+          const cost = job.mode === 'browser' ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
+          const message = `monthly credit quota exhausted (${overQuota.charged + overQuota.held} of ${job.monthlyCredits} used in ${overQuota.month}; this job needs ${cost})`;
+          const { runCompleted } = await this.completion.completeWithin(tx, job, { kind: 'quota_exceeded', message, executionTimeMs: 0 });
+          return { reply: { outcome: 'stale' }, settledFor: job.clientId, heldFor: null, runCompleted };
+        }
+        // A hold was taken when the run has a quota (unlimited clients have nothing to overdraw) and
+        // this is the job's first claim (a reclaim was checked and held the first time).
+        const held = job.monthlyCredits !== null && !job.reclaimed;
+        return {
+          reply: {
+            outcome: 'claimed',
+            client_id: job.clientId,
+            request: job.request,
+            lease_ms: leaseMs,
+            deadline_ms: this.config.jobMaxRuntimeSeconds * 1000,
+          },
+          settledFor: null,
+          heldFor: held ? job.clientId : null,
+          runCompleted: false,
+        };
+      },
+    );
   }
 
   /** Renews the lease while the attempt still owns the job; false tells the worker to let go. */

@@ -1,10 +1,10 @@
 import { chargeDetailsOf, jobOutcomeOf } from '@lib/contracts';
-import { DATABASE, DatabaseConnection, enqueueWebhook, SqlTransactionScope } from '@lib/persistence';
+import { enqueueWebhook, SqlTransactionScope } from '@lib/persistence';
 import { platformMetrics } from '@lib/metrics';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { type FinishedJob, JobStore, type LockedJob } from '../persistence/jobs.store';
+import { type FinishedJob, type JobSettlement, JobStore, type LockedJob, type SettledJob } from '../persistence/jobs.store';
 import { RunStore } from '../persistence/runs.store';
 import { classifyJobOutcome, type JobClassification, type JobOutcome } from './job-classification';
 import { RunOpsEvents } from './run-ops-events';
@@ -22,7 +22,6 @@ export type { JobOutcome } from './job-classification';
 @Injectable()
 export class JobCompletion {
   constructor(
-    @Inject(DATABASE) private readonly db: DatabaseConnection,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly jobs: JobStore,
     private readonly runs: RunStore,
@@ -35,8 +34,10 @@ export class JobCompletion {
     attempt: number,
     outcome: JobOutcome,
   ): Promise<{ accepted: boolean; clientId: string | null; creditsMoved: boolean; runCompleted: boolean }> {
-    return this.db.sql.transaction(async (tx) => {
-      const settled = await this.finishAndSettle(tx, jobId, attempt, outcome);
+    // Most jobs' ends are the one statement, committed by itself (JobStore.finishAndSettleThen).
+    const { finished, settlement, settle } = this.settlementOf(outcome);
+    return this.jobs.finishAndSettleThen(jobId, attempt, finished, settlement, async (tx, row) => {
+      const settled = row && (await settle(tx, row));
       if (!settled) return { accepted: false, clientId: null, creditsMoved: false, runCompleted: false };
       return { accepted: true, clientId: settled.clientId, creditsMoved: settled.creditsMoved, runCompleted: settled.runCompleted };
     });
@@ -52,22 +53,22 @@ export class JobCompletion {
     job: LockedJob,
     outcome: JobOutcome,
   ): Promise<{ creditsMoved: boolean; runCompleted: boolean }> {
-    const settled = await this.finishAndSettle(tx, job.id, null, outcome);
-    if (!settled) throw new Error(`job ${job.id} vanished while locked`);
-    return settled;
+    const { finished, settlement, settle } = this.settlementOf(outcome);
+    const row = await this.jobs.finishAndSettle(tx, job.id, null, finished, settlement);
+    if (!row) throw new Error(`job ${job.id} vanished while locked`);
+    return settle(tx, row);
   }
 
   /**
-   * The job's row, result, credits and run counters in one statement (JobStore.finishAndSettle),
-   * then what only some jobs lead to: a crawl page's webhook, the run's completion. Null when
-   * `attempt` no longer owns the job.
+   * A job's end as the statement writes it (its row, result, credits and run counters:
+   * JobStore.finishAndSettle), and what only some ends lead to, for `settle` to write in the same
+   * transaction: a crawl page's webhook, the run's completion.
    */
-  private async finishAndSettle(
-    tx: SqlTransactionScope,
-    jobId: string,
-    attempt: number | null,
-    outcome: JobOutcome,
-  ): Promise<{ clientId: string; creditsMoved: boolean; runCompleted: boolean } | null> {
+  private settlementOf(outcome: JobOutcome): {
+    finished: FinishedJob;
+    settlement: JobSettlement;
+    settle: (tx: SqlTransactionScope, settled: SettledJob) => Promise<{ clientId: string; creditsMoved: boolean; runCompleted: boolean }>;
+  } {
     const now = this.clock.now();
     const c = classifyJobOutcome(outcome);
     const facts = outcome.kind === 'executed' ? outcome.facts : null;
@@ -76,35 +77,35 @@ export class JobCompletion {
     delete body.url;
     delete body.custom_id;
     delete body.status;
-    const settled = await this.jobs.finishAndSettle(tx, jobId, attempt, finishedJob(outcome, c, now), {
+    const settlement: JobSettlement = {
       body,
       entryId: randomUUID(),
       mode: facts?.mode ?? null,
       details: facts ? chargeDetailsOf(facts, { success: c.isSuccess, executionMs: outcome.executionTimeMs }) : {},
-    });
-    if (!settled) return null;
-    const { job, run } = settled;
-
-    this.opsEvents.jobEnded(tx, job, c, facts?.block_reason ?? null);
-    tx.afterCommit(() => {
-      platformMetrics.jobsFinished.inc({ status: c.status, outcome: jobOutcomeOf(c.status, c.isSuccess) ?? 'failed' });
-      if (c.credits > 0) platformMetrics.creditsCharged.inc({ source: 'batch' }, c.credits);
-    });
-    const creditsMoved = Boolean(job.reservationId) || c.credits > 0;
-    const pageWebhook = run.pageWebhookUrl ? RUN_KIND_RULES[run.kind].pageWebhook(job, c, now) : null;
-    if (pageWebhook)
-      await enqueueWebhook(tx, {
-        id: randomUUID(),
-        runId: job.runId,
-        subjectId: job.id,
-        clientId: job.clientId,
-        callbackUrl: run.pageWebhookUrl!,
-        payload: pageWebhook,
-        createdAt: now,
+    };
+    const settle = async (tx: SqlTransactionScope, { job, run }: SettledJob) => {
+      this.opsEvents.jobEnded(tx, job, c, facts?.block_reason ?? null);
+      tx.afterCommit(() => {
+        platformMetrics.jobsFinished.inc({ status: c.status, outcome: jobOutcomeOf(c.status, c.isSuccess) ?? 'failed' });
+        if (c.credits > 0) platformMetrics.creditsCharged.inc({ source: 'batch' }, c.credits);
       });
-    const ends = run.lastJob && RUN_KIND_RULES[run.kind].endsWithLastJob(run.state);
-    if (ends) await this.completeRun(tx, job.runId, now);
-    return { clientId: job.clientId, creditsMoved, runCompleted: ends };
+      const creditsMoved = Boolean(job.reservationId) || c.credits > 0;
+      const pageWebhook = run.pageWebhookUrl ? RUN_KIND_RULES[run.kind].pageWebhook(job, c, now) : null;
+      if (pageWebhook)
+        await enqueueWebhook(tx, {
+          id: randomUUID(),
+          runId: job.runId,
+          subjectId: job.id,
+          clientId: job.clientId,
+          callbackUrl: run.pageWebhookUrl!,
+          payload: pageWebhook,
+          createdAt: now,
+        });
+      const ends = run.lastJob && RUN_KIND_RULES[run.kind].endsWithLastJob(run.state);
+      if (ends) await this.completeRun(tx, job.runId, now);
+      return { clientId: job.clientId, creditsMoved, runCompleted: ends };
+    };
+    return { finished: finishedJob(outcome, c, now), settlement, settle };
   }
 
   /**

@@ -1,5 +1,14 @@
 import type { BatchState, JobDispatch, JobStatus, RunKind } from '@lib/contracts';
-import { DATABASE, type DatabaseConnection, type Job, type SqlExecutor, type SqlTransaction, storableJson } from '@lib/persistence';
+import {
+  DATABASE,
+  type DatabaseConnection,
+  type Job,
+  type OpeningStatement,
+  type SqlExecutor,
+  type SqlTransaction,
+  type SqlTransactionScope,
+  storableJson,
+} from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 
 /** The job row as completion, claims and the sweeper need it (locked by the statement that read it). */
@@ -45,16 +54,18 @@ export interface SettledJob {
   run: { kind: RunKind; state: BatchState; lastJob: boolean; pageWebhookUrl: string | null };
 }
 
-type SettledRow = LockedJob & { runKind: RunKind; runState: BatchState; lastJob: boolean; pageWebhookUrl: string | null };
+type SettledRow = LockedJob & { runKind: RunKind; runState: BatchState; lastJob: boolean; pageWebhookUrl: string | null; goesOn: boolean };
 
 // The job row as the batch functions return it (o_ columns), named as LockedJob's.
 const LOCKED_JOB_OUT_COLUMNS = `o_id as id, o_run_id as "runId", o_collection_id as "collectionId", o_project_id as "projectId",
   o_client_id as "clientId", o_url as url, o_custom_id as "customId", o_mode as mode, o_status as status, o_attempt as attempt,
   o_reservation_id as "reservationId", o_retries_attempted as "retriesAttempted", o_started_at as "startedAt"`;
 
-// The migration's function (20261201000000_finish_batch_job).
+// The migration's function (20261201000000_finish_batch_job). `goesOn`: the job's end leads to
+// more than the statement did (its crawl page's webhook, its run's completion).
 const FINISH_BATCH_JOB_SQL = `select ${LOCKED_JOB_OUT_COLUMNS}, o_run_kind as "runKind",
-  o_run_state as "runState", o_last_job as "lastJob", o_page_webhook_url as "pageWebhookUrl"
+  o_run_state as "runState", o_last_job as "lastJob", o_page_webhook_url as "pageWebhookUrl",
+  (o_last_job or o_page_webhook_url is not null) as "goesOn"
   from finish_batch_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11::text[], $12, $13, $14, $15, $16, $17::jsonb)`;
 
 /** A claim: the job as claimed, and whether its run's quota could not cover it (then nothing was held). */
@@ -191,25 +202,33 @@ export class JobStore {
    * returns that usage as `overQuota` for the caller to finish the job. Null when that attempt no
    * longer owns the job.
    */
-  async claim(
-    tx: SqlTransaction,
+  async claimThen<T>(
     claim: { jobId: string; attempt: number; workerId: string; now: Date; leaseUntil: Date },
     hold: { id: string; until: Date; costs: { simple: number; browser: number } },
-  ): Promise<ClaimOutcome | null> {
-    const [row] = await tx.query<ClaimRow>(CLAIM_BATCH_JOB_SQL, [
-      claim.jobId,
-      claim.attempt,
-      claim.workerId,
-      claim.now,
-      claim.leaseUntil,
-      hold.id,
-      hold.until,
-      hold.costs.simple,
-      hold.costs.browser,
-    ]);
-    if (!row) return null;
-    const { overQuota, charged, held, month, ...job } = row;
-    return { job, overQuota: overQuota ? { charged, held, month } : null };
+    rest: (tx: SqlTransactionScope, claimed: ClaimOutcome | null) => Promise<T>,
+  ): Promise<T> {
+    // A claim within its quota is the whole transaction (committed by itself: SqlExecutor's
+    // transactionOpenedBy); one over its quota goes on, for `rest` to finish the job in it.
+    const opening: OpeningStatement = {
+      text: CLAIM_BATCH_JOB_SQL,
+      params: [
+        claim.jobId,
+        claim.attempt,
+        claim.workerId,
+        claim.now,
+        claim.leaseUntil,
+        hold.id,
+        hold.until,
+        hold.costs.simple,
+        hold.costs.browser,
+      ],
+      goesOnWhen: 'overQuota',
+    };
+    return this.db.sql.transactionOpenedBy<ClaimRow, T>(opening, (tx, [row]) => {
+      if (!row) return rest(tx, null);
+      const { overQuota, charged, held, month, ...job } = row;
+      return rest(tx, { job, overQuota: overQuota ? { charged, held, month } : null });
+    });
   }
 
   /** Ends now the leases of every job `workerId` holds (it died): the next sweep dispatches them again. */
@@ -255,28 +274,24 @@ export class JobStore {
     finished: FinishedJob,
     settlement: JobSettlement,
   ): Promise<SettledJob | null> {
-    const [row] = await tx.query<SettledRow>(FINISH_BATCH_JOB_SQL, [
-      jobId,
-      attempt,
-      finished.status,
-      finished.completedAt,
-      finished.statusCode,
-      finished.message,
-      finished.error,
-      finished.executionTimeMs,
-      finished.blockReason,
-      finished.protectionStack,
-      finished.ruleHits,
-      finished.isSuccess,
-      finished.credits,
-      JSON.stringify(settlement.body),
-      settlement.entryId,
-      settlement.mode,
-      storableJson(settlement.details),
-    ]);
-    if (!row) return null;
-    const { runKind, runState, lastJob, pageWebhookUrl, ...job } = row;
-    return { job, run: { kind: runKind, state: runState, lastJob, pageWebhookUrl } };
+    const { text, params } = finishStatement(jobId, attempt, finished, settlement);
+    return settledJobOf((await tx.query<SettledRow>(text, params))[0]);
+  }
+
+  /**
+   * finishAndSettle in a transaction of its own, then `rest` with the settled job: after the
+   * statement has committed alone when the job's end leads to nothing more, in the transaction
+   * otherwise (its crawl page's webhook, its run's completion: `rest` writes them).
+   */
+  async finishAndSettleThen<T>(
+    jobId: string,
+    attempt: number | null,
+    finished: FinishedJob,
+    settlement: JobSettlement,
+    rest: (tx: SqlTransactionScope, settled: SettledJob | null) => Promise<T>,
+  ): Promise<T> {
+    const opening = { ...finishStatement(jobId, attempt, finished, settlement), goesOnWhen: 'goesOn' };
+    return this.db.sql.transactionOpenedBy<SettledRow, T>(opening, (tx, [row]) => rest(tx, settledJobOf(row)));
   }
 
   /**
@@ -413,4 +428,41 @@ export class JobStore {
     );
     return row;
   }
+}
+
+/** finish_batch_job's statement for a job's end (JobStore.finishAndSettle). */
+function finishStatement(
+  jobId: string,
+  attempt: number | null,
+  finished: FinishedJob,
+  settlement: JobSettlement,
+): { text: string; params: unknown[] } {
+  return {
+    text: FINISH_BATCH_JOB_SQL,
+    params: [
+      jobId,
+      attempt,
+      finished.status,
+      finished.completedAt,
+      finished.statusCode,
+      finished.message,
+      finished.error,
+      finished.executionTimeMs,
+      finished.blockReason,
+      finished.protectionStack,
+      finished.ruleHits,
+      finished.isSuccess,
+      finished.credits,
+      JSON.stringify(settlement.body),
+      settlement.entryId,
+      settlement.mode,
+      storableJson(settlement.details),
+    ],
+  };
+}
+
+function settledJobOf(row: SettledRow | undefined): SettledJob | null {
+  if (!row) return null;
+  const { runKind, runState, lastJob, pageWebhookUrl, goesOn: _, ...job } = row;
+  return { job, run: { kind: runKind, state: runState, lastJob, pageWebhookUrl } };
 }
