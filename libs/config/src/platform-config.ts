@@ -240,7 +240,9 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     opsNatsUrl: url('OPS_NATS_URL', ['nats:', 'tls:']),
     metricsToken: token('METRICS_TOKEN'),
     drainDelayMs: int('DRAIN_SECONDS', 0, 0, 300) * 1000,
-    jobWorkerConcurrency: int('JOB_WORKER_CONCURRENCY', 8, 1, 256),
+    // 16: simple jobs mostly wait on the network, and the service's own work per job (claim, end,
+    // dispatch) overlaps better with more in flight (docs/decisions/0032).
+    jobWorkerConcurrency: int('JOB_WORKER_CONCURRENCY', 16, 1, 256),
     batchGlobalConcurrency: int('BATCH_GLOBAL_CONCURRENCY', 256, 1, 100_000),
     creditLeaseSeconds: int('CREDIT_LEASE_SECONDS', 600, 5, 86_400),
     creditLeaseIdleMs: int('CREDIT_LEASE_IDLE_MS', 2000, 10, 600_000),
