@@ -83,11 +83,11 @@ export class EmbeddedStatements {
   }
 
   private async once<T>(text: string, params: unknown[], goesOnWhen: string): Promise<Results<T> | null> {
-    await this.control('BEGIN');
     let results: Results<T>;
     try {
-      results = await this.run<T>(text, params, false);
+      results = await this.run<T>(text, params, false, true);
     } catch (error) {
+      // BEGIN went first in the same message; ROLLBACK after a failed BEGIN would only warn.
       await this.control('ROLLBACK');
       throw error;
     }
@@ -112,7 +112,8 @@ export class EmbeddedStatements {
     return messages.find((m): m is CommandComplete => m.name === 'commandComplete')?.text ?? null;
   }
 
-  private async run<T>(text: string, params: unknown[], syncToFs: boolean): Promise<Results<T>> {
+  /** `begin`: BEGIN goes in the same message, before the statement (one call into the module fewer). */
+  private async run<T>(text: string, params: unknown[], syncToFs: boolean, begin = false): Promise<Results<T>> {
     const statement = await this.statementFor(text, params);
     const values = params.map((param, i) => {
       if (param === null || param === undefined) return null;
@@ -123,6 +124,7 @@ export class EmbeddedStatements {
     try {
       ({ messages } = await this.db.execProtocol(
         Buffer.concat([
+          ...(begin ? [protocol.serialize.query('BEGIN')] : []),
           protocol.serialize.bind({ statement: statement.name, values: values as Array<string | null> }),
           protocol.serialize.execute({}),
           protocol.serialize.sync(),
@@ -133,6 +135,8 @@ export class EmbeddedStatements {
       if (isStalePlan(error)) await this.forget(text);
       throw withQuery(error, text, params);
     }
+    // BEGIN's own answer ends at its ReadyForQuery; the statement's follows.
+    if (begin) messages = messages.slice(messages.findIndex((m) => m.name === 'readyForQuery') + 1);
     const described = statement.rowDescription ? [statement.rowDescription, ...messages] : messages;
     return parse.parseResults(described, this.parsers)[0] as Results<T>;
   }
