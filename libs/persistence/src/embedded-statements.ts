@@ -48,17 +48,7 @@ export class EmbeddedStatements {
    */
   results<T>(text: string, params: unknown[], inTransaction: boolean): Promise<Results<T>> {
     if (inTransaction) return this.db.runExclusive(() => this.run<T>(text, params, false));
-    return this.db._runExclusiveTransaction(() =>
-      this.db.runExclusive(async () => {
-        try {
-          return await this.run<T>(text, params, true);
-        } catch (error) {
-          // Alone, a statement whose prepared form went stale can simply be prepared and run again.
-          if (!isStalePlan(error)) throw error;
-          return this.run<T>(text, params, true);
-        }
-      }),
-    );
+    return this.aloneOnceMoreIfStale(() => this.run<T>(text, params, true));
   }
 
   /**
@@ -70,13 +60,22 @@ export class EmbeddedStatements {
    * stale is prepared and run again in a new transaction (the failure aborted the first).
    */
   async inOwnTransaction<T>(text: string, params: unknown[], goesOnWhen: string): Promise<Results<T> | null> {
+    return this.aloneOnceMoreIfStale(() => this.once<T>(text, params, goesOnWhen));
+  }
+
+  /**
+   * `work` after any transaction in progress, under PGlite's locks; run again once if its statement's
+   * prepared form went stale (alone, it can simply be prepared and run again: nothing of the failed
+   * attempt is left, its transaction if any rolled back).
+   */
+  private aloneOnceMoreIfStale<R>(work: () => Promise<R>): Promise<R> {
     return this.db._runExclusiveTransaction(() =>
       this.db.runExclusive(async () => {
         try {
-          return await this.once<T>(text, params, goesOnWhen);
+          return await work();
         } catch (error) {
           if (!isStalePlan(error)) throw error;
-          return this.once<T>(text, params, goesOnWhen);
+          return work();
         }
       }),
     );

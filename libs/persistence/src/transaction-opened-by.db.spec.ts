@@ -1,10 +1,6 @@
 import fc from 'fast-check';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database';
-import { postgresAvailable } from '../../../test/support/infrastructure';
-import { type DatabaseConnection, openDatabase } from './database-connection';
+import { DATABASE_BACKENDS, openTestDatabase } from '../../../test/support/test-databases';
+import type { DatabaseConnection } from './database-connection';
 
 /**
  * SqlExecutor.transactionOpenedBy (a job's claim, a job's end): a transaction that its opening
@@ -14,26 +10,6 @@ import { type DatabaseConnection, openDatabase } from './database-connection';
  * that did not go on refused further statements, and after-commit hooks ran exactly for what
  * committed. On the embedded database a transaction that goes on is rolled back and run again whole.
  */
-type Prepared = { settings: { databaseUrl: string | null; dataDir: string }; drop: () => Promise<void> };
-const databases: Array<[string, () => Promise<Prepared>]> = [
-  [
-    'PGlite',
-    async () => ({
-      settings: { databaseUrl: null, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'opened-by-')) },
-      drop: async () => undefined,
-    }),
-  ],
-];
-if (postgresAvailable()) {
-  databases.push([
-    'Postgres',
-    async () => {
-      const database: TestDatabase = await createTestDatabase('opened-by');
-      return { settings: { databaseUrl: database.url, dataDir: '' }, drop: () => database.drop() };
-    },
-  ]);
-}
-
 const BUMP = 'update opened_by_counter set n = n + $1 where id = 1 returning n, $2::boolean as "goesOn"';
 
 type Op =
@@ -53,24 +29,19 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('alone' as const), by: fc.integer({ min: 1, max: 9 }) }),
 );
 
-describe.each(databases)('transactionOpenedBy on %s', (_name, prepare) => {
+describe.each(DATABASE_BACKENDS)('transactionOpenedBy on the %s database', (backend) => {
   let db: DatabaseConnection;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    const prepared = await prepare();
-    drop = prepared.drop;
-    db = await openDatabase(prepared.settings);
+    ({ db, close } = await openTestDatabase(backend, 'opened_by'));
     await db.sql.exec(
       'create table opened_by_counter (id int primary key, n int not null); create table opened_by_notes (id serial primary key, by int not null)',
     );
     await db.sql.exec('insert into opened_by_counter values (1, 0)');
   }, 60_000);
 
-  afterAll(async () => {
-    await db?.release();
-    await drop?.();
-  });
+  afterAll(async () => close?.());
 
   const counter = async () => (await db.sql.query<{ n: number }>('select n from opened_by_counter where id = 1'))[0].n;
   const notes = async () => Number((await db.sql.query<{ c: string }>('select count(*)::text c from opened_by_notes'))[0].c);
