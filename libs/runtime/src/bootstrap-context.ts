@@ -34,11 +34,12 @@ export async function bootstrapMessageContext(
   });
   app.useGlobalPipes(createMessageValidationPipe());
   app.useGlobalFilters(new RpcErrorFilter());
-  // Only NATS has a message size limit to park around. Every interceptor costs each message an
-  // AsyncResource.bind in Nest's consumer (two deprecation wrappers made on Node 20) and an rxjs
-  // chain, even one that passes the call through.
+  // Interceptors on NATS only. Every interceptor costs each message an AsyncResource.bind in Nest's
+  // consumer (two deprecation wrappers made on Node 20) and an rxjs chain, even one that passes the
+  // call through: the in-process server enters the correlation scope itself, and only NATS has a
+  // message size limit to park around.
   const messageBus = app.get(MessageBus);
-  app.useGlobalInterceptors(new CorrelationInterceptor(), ...(messageBus.kind === 'nats' ? [new LargePayloadInterceptor(messageBus)] : []));
+  if (messageBus.kind === 'nats') app.useGlobalInterceptors(new CorrelationInterceptor(), new LargePayloadInterceptor(messageBus));
   await app.listen();
   announceServiceStarted(app.get(OpsEventPublisher), serviceName, config);
   return app;
