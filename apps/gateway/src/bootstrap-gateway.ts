@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { RequestAdmission } from './admission/request-admission';
 import { isConsoleRoute, locateConsoleBuild, serveConsole } from './console/console-site';
-import { RequestCorrelationInterceptor } from './admission/request-correlation.interceptor';
+import { installRequestCorrelation } from './admission/request-correlation';
 import { USAGE_HEADERS } from './admission/usage-headers';
 import { type BootstrapToken, ClientBootstrap } from './clients/client-bootstrap';
 import { GatewayModule } from './gateway.module';
@@ -76,7 +76,6 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus, c
   }
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(new RequestValidationPipe());
-  app.useGlobalInterceptors(new RequestCorrelationInterceptor());
 
   const admission = app.get(RequestAdmission);
   const fastify = app.getHttpAdapter().getInstance();
@@ -86,6 +85,8 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus, c
     if (isConsoleRoute(route.url)) return;
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, path: route.url });
   });
+  // First of the request hooks: everything after it runs in the request's correlation scope.
+  installRequestCorrelation(fastify);
   installJsonBodyParser(fastify);
   serveConsole(fastify, locateConsoleBuild());
   fastify.decorateRequest('admission', null as never);
