@@ -97,8 +97,10 @@ export class CrawlLauncher {
         addCounts(refused, more.refused);
       }
       if ((request.sitemap ?? 'include') !== 'skip') {
+        // The sitemaps' URLs are first pages like the start page (depth 0, docs/crawl.md): max_depth
+        // counts link hops from any first page, so max_depth 0 scrapes the start page and the sitemaps.
         const listed = await this.sitemapUrls(start, request.ignore_robots === true, maxPages);
-        const sorted = await sortLinks(id, listed, 1, rules);
+        const sorted = await sortLinks(id, listed, 0, rules);
         seeds.push(...sorted.candidates);
         for (const [reason, n] of Object.entries(sorted.refused) as Array<[keyof SkipCounts, number]>)
           refused[reason] = (refused[reason] ?? 0) + n;

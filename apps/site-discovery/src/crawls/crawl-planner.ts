@@ -63,12 +63,15 @@ export class CrawlPlanner {
         exclude_paths: request.exclude_paths,
         sitemap: request.sitemap,
         ignore_robots: request.ignore_robots,
-        max_depth: Math.min(crawl.maxDepth, MAP_LIMITS.depth.max),
+        // A map's max_depth counts the levels fetched for links and lists the links of the last one;
+        // a crawl's counts the levels scraped. One less here finds what the crawl will scrape (-1:
+        // the first pages only, none fetched for links).
+        max_depth: Math.min(crawl.maxDepth - 1, MAP_LIMITS.depth.max),
         limit: MAP_LIMITS.urls.max,
         page_fetches: MAP_LIMITS.pageFetches.default,
         timeout_ms: PLAN_MAP_TIMEOUT_MS,
       },
-      { fetcher: this.fetcher, gate: this.gate, hostConcurrency: this.config.discoveryHostConcurrency },
+      { fetcher: this.fetcher, gate: this.gate, hostConcurrency: this.config.discoveryHostConcurrency, sitemapUrlsFirstLevel: true },
     ).run();
     const sections = sectionsOf(map.urls);
     const sampled = sections.slice(0, PLAN_SECTIONS_SAMPLED).map((s) => spread(s.urls, PLAN_SAMPLES_PER_SECTION));

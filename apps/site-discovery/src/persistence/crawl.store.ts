@@ -117,17 +117,24 @@ export class CrawlStore {
       [crawlId],
     );
     if (!crawl) return 0;
-    const unique = new Map(candidates.map((c) => [c.key, c]));
-    const known = new Set(
+    // A page found at two depths counts at the smaller (the start page the sitemap lists too, a
+    // page linked from two levels): its links are then admitted one level below that.
+    const unique = new Map<string, PageCandidate>();
+    for (const c of candidates) if (!unique.has(c.key) || unique.get(c.key)!.depth > c.depth) unique.set(c.key, c);
+    const known =
       unique.size === 0
-        ? []
-        : (
-            await tx.query<{ key: string }>('select key from crawl_pages where crawl_id = $1 and key = any($2::text[])', [
-              crawlId,
-              [...unique.keys()],
-            ])
-          ).map((r) => r.key),
-    );
+        ? new Set<string>()
+        : new Set(
+            (
+              await tx.query<{ key: string }>(
+                `with found as (select e->>'key' as key, (e->>'depth')::int as depth from jsonb_array_elements($2::jsonb) e),
+                 lowered as (update crawl_pages p set depth = f.depth from found f
+                   where p.crawl_id = $1 and p.key = f.key and p.depth > f.depth and p.state in ('new', 'queued') returning p.key)
+                 select p.key from crawl_pages p join found f on f.key = p.key where p.crawl_id = $1`,
+                [crawlId, storableJson([...unique.values()].map(({ key, depth }) => ({ key, depth })))],
+              )
+            ).map((r) => r.key),
+          );
     const fresh = [...unique.values()].filter((c) => !known.has(c.key));
     const room = Math.max(0, crawl.maxPages - crawl.admitted);
     const taken = fresh.slice(0, room);

@@ -38,6 +38,12 @@ export interface SiteMapRunDependencies {
   /** Fetches of every map in this process share it (FIFO): one client's map cannot take them all. */
   gate: FetchGate;
   hostConcurrency: number;
+  /**
+   * The sitemaps' URLs are the first level beside the start page: read before links are followed,
+   * and fetched for their links like it. A crawl starts from them (docs/crawl.md), so its dry run
+   * maps this way; a map of its own lists them without fetching them.
+   */
+  sitemapUrlsFirstLevel?: boolean;
 }
 
 /**
@@ -101,10 +107,16 @@ export class SiteMapRun {
 
   async run(): Promise<MapSiteResult> {
     const startRobots = await this.robotsFor(new URL(this.start.url));
-    const work: Array<Promise<void>> = [];
-    if (this.sitemapMode !== 'skip') work.push(this.readSitemaps(startRobots));
-    if (this.sitemapMode !== 'only') work.push(this.followLinks());
-    await Promise.all(work);
+    if (this.deps.sitemapUrlsFirstLevel && this.sitemapMode === 'include') {
+      await this.readSitemaps(startRobots);
+      const listed = [...this.found.values()].map((entry) => normalUrl(entry.url)).filter((n): n is NormalUrl => n !== null);
+      await this.followLinks(listed);
+    } else {
+      const work: Array<Promise<void>> = [];
+      if (this.sitemapMode !== 'skip') work.push(this.readSitemaps(startRobots));
+      if (this.sitemapMode !== 'only') work.push(this.followLinks([]));
+      await Promise.all(work);
+    }
     if (!this.stoppedBy && Date.now() >= this.deadline) this.stoppedBy = 'timeout';
     if (!this.stoppedBy && this.pageBudgetSpent) this.stoppedBy = 'page_fetches';
     const urls = [...this.found.values()].map((entry) => entry.url);
@@ -237,10 +249,15 @@ export class SiteMapRun {
 
   // ---- links --------------------------------------------------------------------------------
 
-  private async followLinks(): Promise<void> {
+  /** Pages level by level from the start page and `firstLevel` (depth 0); max_depth -1 lists them and fetches none. */
+  private async followLinks(firstLevel: NormalUrl[]): Promise<void> {
     await this.list(this.start, 'links');
-    this.visited.add(this.start.key);
-    let level: NormalUrl[] = [this.start];
+    let level: NormalUrl[] = [];
+    for (const page of [this.start, ...firstLevel])
+      if (!this.visited.has(page.key)) {
+        this.visited.add(page.key);
+        level.push(page);
+      }
     for (let depth = 0; depth <= this.maxDepth && level.length > 0; depth += 1) {
       const next: NormalUrl[] = [];
       const pending = [...level];
