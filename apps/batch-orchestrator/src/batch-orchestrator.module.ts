@@ -8,6 +8,7 @@ import { CollectionsController } from './collections/collections.controller';
 import { CrawlRuns } from './crawl-runs/crawl-runs';
 import { CrawlRunsController } from './crawl-runs/crawl-runs.controller';
 import { JobDispatcher } from './dispatch/job-dispatcher';
+import { DispatchRelay } from './dispatch/dispatch-relay';
 import { LeaseSweeper } from './dispatch/lease-sweeper';
 import { WorkerRoster } from './dispatch/worker-roster';
 import { JobClaims } from './job-lifecycle/job-claims';
@@ -59,6 +60,7 @@ import { RunsController } from './runs/runs.controller';
     JobCompletion,
     RunOpsEvents,
     JobQueueGauges,
+    DispatchRelay,
     LeaseSweeper,
     WorkerRoster,
     QuotaNotifier,

@@ -1,5 +1,6 @@
 export * from './bounded-contexts';
 export * from './subjects';
+export * from './repeatable-requests';
 export * from './message-map';
 export * from './health/health.messages';
 export * from './billing/quota.messages';

@@ -28,6 +28,22 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     await nats.dispose();
   });
 
+  it('drops a dispatch published again (the dispatch relay): one message per job and attempt', async () => {
+    const handed: string[] = [];
+    const publisher = queue();
+    await publisher.publish(dispatch('job-once'));
+    await publisher.publish(dispatch('job-once'));
+    await queue().publish(dispatch('job-once'));
+    const consumer = queue().consume(4, async (job) => {
+      handed.push(job.dispatch.job_id);
+      job.ack();
+    });
+    while (handed.length === 0) await sleep(20);
+    await sleep(1000);
+    await consumer.stop(1000);
+    expect(handed).toEqual(['job-once']);
+  }, 30_000);
+
   it('leaves a message with the worker whose handler runs for several leases', async () => {
     const deliveries: Array<{ worker: string; count: number }> = [];
     const handler = (worker: string) => async (job: QueuedJob) => {

@@ -38,4 +38,25 @@ describe('InProcessJobQueue', () => {
     await consumer.stop();
     expect(deliveries).toEqual([1, 2, 3]);
   });
+
+  it('drops a dispatch published again while its message is queued or in hand (one message per id, as JetStream)', async () => {
+    const queue = new InProcessJobQueue();
+    const handed: string[] = [];
+    let release = () => undefined as void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await queue.publish({ job_id: 'a', attempt: 1 });
+    await queue.publish({ job_id: 'a', attempt: 1 });
+    const consumer = queue.consume(4, async (job) => {
+      handed.push(`${job.dispatch.job_id}:${job.dispatch.attempt}`);
+      await released;
+      job.ack();
+    });
+    await queue.publish({ job_id: 'a', attempt: 1 }); // in a consumer's hands: dropped
+    await queue.publish({ job_id: 'a', attempt: 2 }); // a new attempt is a new message
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await new Promise((r) => setTimeout(r, 50));
+    await consumer.stop();
+    expect(handed.sort()).toEqual(['a:1', 'a:2']);
+  });
 });

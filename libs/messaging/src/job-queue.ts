@@ -65,8 +65,8 @@ export class JetStreamJobQueue implements JobQueue {
 
   async publish(dispatch: JobDispatch): Promise<void> {
     const { js } = await this.ready();
-    // The message id lets JetStream drop a duplicate publish of the same dispatch (a retried call).
-    await js.publish(JOB_QUEUE.subject, JSON.stringify(dispatch), { msgID: `${dispatch.job_id}:${dispatch.attempt}` });
+    // The message id lets JetStream drop a duplicate publish of the same dispatch (a retried call, the dispatch relay).
+    await js.publish(JOB_QUEUE.subject, JSON.stringify(dispatch), { msgID: dispatchMessageId(dispatch) });
   }
 
   consume(concurrency: number, handle: (job: QueuedJob) => Promise<void>): JobConsumer {
@@ -175,16 +175,29 @@ export class JetStreamJobQueue implements JobQueue {
   }
 }
 
+/** A dispatch's message id: the same dispatch published twice is one message (JetStream's msgID). */
+export function dispatchMessageId(dispatch: JobDispatch): string {
+  return `${dispatch.job_id}:${dispatch.attempt}`;
+}
+
 /**
  * The embedded runtime's queue, with the same contract: a message is handed to one consumer at a
- * time and comes back when it is nak'ed or when its handler ends without an ack.
+ * time and comes back when it is nak'ed or when its handler ends without an ack. A dispatch
+ * published again while its message is on the queue or in a consumer's hands is dropped, as
+ * JetStream drops a duplicate message id (the dispatch relay publishes again what it cannot know
+ * was published).
  */
 export class InProcessJobQueue implements JobQueue {
   private readonly pending: Array<{ dispatch: JobDispatch; deliveries: number }> = [];
   private readonly consumers: Array<{ slots: Slots; handle: (job: QueuedJob) => Promise<void> }> = [];
+  /** Message ids on the queue or being handled (not acked). */
+  private readonly held = new Set<string>();
   private next = 0;
 
   async publish(dispatch: JobDispatch): Promise<void> {
+    const id = dispatchMessageId(dispatch);
+    if (this.held.has(id)) return;
+    this.held.add(id);
     this.pending.push({ dispatch: { ...dispatch }, deliveries: 0 });
     this.pump();
   }
@@ -203,6 +216,7 @@ export class InProcessJobQueue implements JobQueue {
 
   async close(): Promise<void> {
     this.pending.length = 0;
+    this.held.clear();
   }
 
   private pump(): void {
@@ -224,7 +238,9 @@ export class InProcessJobQueue implements JobQueue {
         dispatch: { ...item.dispatch },
         deliveryCount: item.deliveries,
         ack: () => {
+          if (settled) return;
           settled = true;
+          this.held.delete(dispatchMessageId(item.dispatch));
         },
         nak: (delayMs = 0) => {
           if (settled) return;

@@ -1,5 +1,5 @@
-import { SUBJECTS } from '@lib/contracts';
-import { DependencyUnavailableError } from '@lib/errors';
+import { REPEATABLE_REQUESTS, SUBJECTS } from '@lib/contracts';
+import { DependencyUnavailableError, TransportTimeoutError } from '@lib/errors';
 import { natsServerAvailable, type PrivateServer, startPrivateNats } from '../../../test/support/private-servers';
 import { MessageBus } from './message-bus';
 import { createTransportClient } from './transport.factory';
@@ -59,4 +59,63 @@ async function until(probe: () => Promise<boolean>, ms: number): Promise<boolean
       true,
     );
   }, 60_000);
+});
+
+/**
+ * A request sent to a process that dies before answering is lost with it. One that is safe to
+ * repeat (REPEATABLE_REQUESTS) is asked again after one attempt's wait and reaches a live replier;
+ * one that is not waits its whole timeout, as before (decision 0034).
+ */
+(natsServerAvailable() ? describe : describe.skip)('MessageBus over NATS, a replier that died holding a request', () => {
+  let nats: PrivateServer;
+  let bus: MessageBus;
+  let responder: { close(): Promise<void> };
+  const heard: string[] = [];
+
+  beforeAll(async () => {
+    nats = await startPrivateNats('bus-repeat');
+    bus = new MessageBus(createTransportClient('repeat-test', { natsUrl: nats.url }), 10_000);
+    await bus.connect();
+    const { connect } = await import('@nats-io/transport-node');
+    const nc = await connect({ servers: nats.url });
+    // Swallows the first request on each subject (its replier "died"), answers the rest as Nest's server would.
+    for (const subject of [SUBJECTS.crawlRuns.get, SUBJECTS.scrape.execute]) {
+      let first = true;
+      nc.subscribe(subject, {
+        queue: 'repliers',
+        callback: (_error, message) => {
+          heard.push(subject);
+          if (first) {
+            first = false;
+            return;
+          }
+          const { id } = JSON.parse(new TextDecoder().decode(message.data)) as { id: string };
+          message.respond(JSON.stringify({ id, response: { answered: true }, isDisposed: true }));
+        },
+      });
+    }
+    await nc.flush();
+    responder = { close: () => nc.close() };
+  });
+  afterAll(async () => {
+    await responder?.close();
+    await bus?.close();
+    await nats?.dispose();
+  });
+
+  it('asks a repeatable request again after one attempt, within the caller timeout', async () => {
+    const started = performance.now();
+    const reply = await bus.request(SUBJECTS.crawlRuns.get, { run_id: 'r' }, { timeoutMs: 10_000 });
+    const tookMs = performance.now() - started;
+    expect(reply).toEqual({ answered: true });
+    expect(heard.filter((s) => s === SUBJECTS.crawlRuns.get)).toHaveLength(2);
+    expect(REPEATABLE_REQUESTS[SUBJECTS.crawlRuns.get]!.attemptMs).toBeLessThan(tookMs);
+    expect(tookMs).toBeLessThan(REPEATABLE_REQUESTS[SUBJECTS.crawlRuns.get]!.attemptMs + 1500);
+  }, 20_000);
+
+  it('never sends a request that is not safe to repeat twice: it waits its timeout', async () => {
+    const refused = await bus.request(SUBJECTS.scrape.execute, {} as never, { timeoutMs: 1500 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(TransportTimeoutError);
+    expect(heard.filter((s) => s === SUBJECTS.scrape.execute)).toHaveLength(1);
+  }, 20_000);
 });

@@ -1,4 +1,4 @@
-import type { EventMap, EventSubject, ReplyOf, RequestOf, RequestSubject } from '@lib/contracts';
+import { type EventMap, type EventSubject, REPEATABLE_REQUESTS, type ReplyOf, type RequestOf, type RequestSubject } from '@lib/contracts';
 import { DependencyUnavailableError, isSerializedAppError, RemoteAppError, TransportTimeoutError } from '@lib/errors';
 import { CORRELATION_HEADER, currentCorrelationId } from '@lib/logging';
 import { Logger } from '@nestjs/common';
@@ -36,6 +36,10 @@ interface ObjectStoreLike {
   getBlob(name: string): Promise<Uint8Array | null>;
   delete(name: string): Promise<unknown>;
 }
+
+// A repeatable request asked again after an attempt found nobody: 100 ms, doubling to 1 s.
+const FIRST_REPEAT_PAUSE_MS = 100;
+const MAX_REPEAT_PAUSE_MS = 1000;
 
 export interface RequestOptions {
   timeoutMs?: number;
@@ -133,8 +137,29 @@ export class MessageBus {
   /**
    * Sends a request and waits for its reply. A payload too large for one NATS message (a valid
    * 1000-URL collection can exceed 1 MB) travels parked like a large reply; the receiver unpacks it.
+   * A request that is safe to repeat (REPEATABLE_REQUESTS) is sent again when an attempt meets no
+   * reply or no responder, within the caller's timeout: its replier may have died with it.
    */
   async request<S extends RequestSubject>(subject: S, payload: RequestOf<S>, options: RequestOptions = {}): Promise<ReplyOf<S>> {
+    const repeatable = this.transport.kind === 'nats' ? REPEATABLE_REQUESTS[subject] : undefined;
+    if (!repeatable) return this.requestOnce(subject, payload, options);
+    const giveUpAt = performance.now() + (options.timeoutMs ?? this.defaultTimeoutMs);
+    for (let pauseMs = FIRST_REPEAT_PAUSE_MS; ; pauseMs = Math.min(2 * pauseMs, MAX_REPEAT_PAUSE_MS)) {
+      const leftMs = giveUpAt - performance.now();
+      try {
+        return await this.requestOnce(subject, payload, { ...options, timeoutMs: Math.max(100, Math.min(repeatable.attemptMs, leftMs)) });
+      } catch (error) {
+        // Only a lost request or a missing responder is asked again (while the broker is there);
+        // an answer, even an error, is the answer.
+        const lost = error instanceof TransportTimeoutError || (error instanceof DependencyUnavailableError && this.reachable);
+        if (!lost || options.signal?.aborted || giveUpAt - performance.now() < pauseMs + 100) throw error;
+        this.logger.warn(`${subject}: ${error.message}; asking again in ${pauseMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      }
+    }
+  }
+
+  private async requestOnce<S extends RequestSubject>(subject: S, payload: RequestOf<S>, options: RequestOptions): Promise<ReplyOf<S>> {
     const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
     if (!this.reachable) throw brokerGone(`${subject} was not sent`);
     let parked: string | null = null;

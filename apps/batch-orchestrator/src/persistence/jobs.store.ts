@@ -155,6 +155,32 @@ export class JobStore {
     );
   }
 
+  /**
+   * Dispatches made before `dispatchedBefore` that no worker has started and the relay has not
+   * published under their attempt yet (the row is the dispatch's outbox: decision 0034), oldest
+   * first. Reads the in-flight index only.
+   */
+  async unrelayedDispatches(dispatchedBefore: Date, limit: number): Promise<JobDispatch[]> {
+    return this.db.sql.query<JobDispatch>(
+      `select id as job_id, attempt from jobs
+       where status = 'processing' and dispatched_at is not null and dispatched_at < $1 and started_at is null
+         and relayed_attempt is distinct from attempt
+       order by dispatched_at limit ${limit}`,
+      [dispatchedBefore],
+    );
+  }
+
+  /** Records that these dispatches were published by the relay (an attempt moved on since is left alone). */
+  async markRelayed(dispatches: JobDispatch[]): Promise<void> {
+    if (dispatches.length === 0) return;
+    await this.db.sql.query(
+      `update jobs j set relayed_attempt = d.attempt
+       from jsonb_to_recordset($1::jsonb) as d(job_id uuid, attempt int)
+       where j.id = d.job_id and j.attempt = d.attempt`,
+      [storableJson(dispatches)],
+    );
+  }
+
   /** Started jobs whose lease expired before `now`, oldest first, locked (other replicas skip them). */
   async lockExpiredLeases(tx: SqlTransaction, now: Date, limit: number): Promise<LockedJob[]> {
     return tx.query<LockedJob>(

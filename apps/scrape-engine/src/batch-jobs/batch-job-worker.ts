@@ -105,8 +105,16 @@ export class BatchJobWorker {
       );
   }
 
-  private work(job: QueuedJob): Promise<void> {
-    return this.holding(`${job.dispatch.job_id}:${job.dispatch.attempt}`, () => this.run(job));
+  private async work(job: QueuedJob): Promise<void> {
+    const key = `${job.dispatch.job_id}:${job.dispatch.attempt}`;
+    // A second delivery of a dispatch this worker holds (a redelivery while it runs): the claim
+    // would answer `claimed` again to this worker's id and the page would be fetched twice. The
+    // first delivery owns the job; its lease and this worker's beats cover it.
+    if (this.inHand.has(key)) {
+      job.ack();
+      return;
+    }
+    return this.holding(key, () => this.run(job));
   }
 
   private async run(job: QueuedJob): Promise<void> {
