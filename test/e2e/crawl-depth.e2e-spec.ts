@@ -95,8 +95,9 @@ describe.each(runtimesUnderTest('crawl-depth'))('crawl depth — $name', (runtim
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
     env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}` });
-    token = (await request(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'enterprise', rate_limit_per_minute: 100_000 } }))
-      .body.token;
+    token = (
+      await request(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'enterprise', rate_limit_per_minute: 100_000 } })
+    ).body.token;
   });
   afterAll(async () => {
     await env?.stop();
@@ -104,19 +105,25 @@ describe.each(runtimesUnderTest('crawl-depth'))('crawl depth — $name', (runtim
     await site?.close();
   });
 
-  it.each(EXPECTED)('sitemap $sitemap, max_depth $maxDepth: scrapes exactly the levels up to max_depth', async ({ sitemap, maxDepth, paths }) => {
-    const started = await request(env.url, '/v1/crawl', { token, json: { url: `${site.url}/`, sitemap, max_depth: maxDepth } });
-    expect(started.status).toBe(202);
-    const done = await finished(started.body.crawl_id);
-    expect(await pathsOf(started.body.crawl_id)).toEqual(paths);
-    expect(done.discovered).toBe(paths.length);
-    // The links found on the last level are refused for depth, never fetched.
-    if (maxDepth < 2) expect(done.skipped.depth).toBeGreaterThan(0);
-  });
+  it.each(EXPECTED)(
+    'sitemap $sitemap, max_depth $maxDepth: scrapes exactly the levels up to max_depth',
+    async ({ sitemap, maxDepth, paths }) => {
+      const started = await request(env.url, '/v1/crawl', { token, json: { url: `${site.url}/`, sitemap, max_depth: maxDepth } });
+      expect(started.status).toBe(202);
+      const done = await finished(started.body.crawl_id);
+      expect(await pathsOf(started.body.crawl_id)).toEqual(paths);
+      expect(done.discovered).toBe(paths.length);
+      // The links found on the last level are refused for depth, never fetched.
+      if (maxDepth < 2) expect(done.skipped.depth).toBeGreaterThan(0);
+    },
+  );
 
   it('a dry run finds the pages the crawl then scrapes, at every depth', async () => {
     for (const { sitemap, maxDepth, paths } of EXPECTED.filter((e) => e.maxDepth < 2 || e.sitemap === 'include')) {
-      const planned = await request(env.url, '/v1/crawl', { token, json: { url: `${site.url}/`, sitemap, max_depth: maxDepth, dry_run: true } });
+      const planned = await request(env.url, '/v1/crawl', {
+        token,
+        json: { url: `${site.url}/`, sitemap, max_depth: maxDepth, dry_run: true },
+      });
       const done = await finished(planned.body.crawl_id);
       expect({ sitemap, maxDepth, discovered: done.plan.discovered }).toEqual({ sitemap, maxDepth, discovered: paths.length });
     }
