@@ -103,7 +103,7 @@ export interface PlatformConfig {
   publicBaseUrl: string;
   /** One webhook delivery attempt's time limit, ms. */
   webhookTimeoutMs: number;
-  /** After an attempt's timeout, how long a delivery claimed by a replica that died stays its own. */
+  /** A sender's hold on a delivery it is attempting, renewed every third of it: a dead sender's delivery is free within this. */
   webhookLeaseMarginMs: number;
   /** How often webhook-sender looks for due deliveries, ms. */
   webhookPollIntervalMs: number;
@@ -253,18 +253,18 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     retentionSweepIntervalSeconds: int('RETENTION_SWEEP_INTERVAL_SECONDS', 600, 1, 86_400),
     publicBaseUrl: (url('PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${str('PORT') ?? '8080'}`).replace(/\/+$/, ''),
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
-    webhookLeaseMarginMs: int('WEBHOOK_LEASE_MARGIN_MS', 30_000, 1000, 600_000),
+    webhookLeaseMarginMs: int('WEBHOOK_LEASE_MARGIN_MS', 3000, 1000, 600_000),
     webhookPollIntervalMs: int('WEBHOOK_POLL_INTERVAL_MS', 1000, 50, 60_000),
     webhookSecretKeys: parseSecretKeys(str('WEBHOOK_SECRET_KEYS'), problems),
     viabilityConcurrency: int('VIABILITY_CONCURRENCY', 4, 1, 256),
     viabilityClientConcurrency: int('VIABILITY_CLIENT_CONCURRENCY', 2, 1, 256),
-    viabilityLeaseSeconds: int('VIABILITY_LEASE_SECONDS', 120, 3, 3600),
+    viabilityLeaseSeconds: int('VIABILITY_LEASE_SECONDS', 6, 3, 3600),
     viabilityPollIntervalMs: int('VIABILITY_POLL_INTERVAL_MS', 1000, 50, 60_000),
     viabilityMaxAttempts: int('VIABILITY_MAX_ATTEMPTS', 3, 1, 10),
     discoveryConcurrency: int('DISCOVERY_CONCURRENCY', 16, 1, 256),
     discoveryHostConcurrency: int('DISCOVERY_HOST_CONCURRENCY', 4, 1, 64),
     ignoreRobotsAllowed: ignoreRobotsRaw === 'true' || ignoreRobotsRaw === '1',
-    discoveryLeaseSeconds: int('DISCOVERY_LEASE_SECONDS', 10, 2, 600),
+    discoveryLeaseSeconds: int('DISCOVERY_LEASE_SECONDS', 5, 2, 600),
   };
   // Several processes share one database: each must hold the same key ring, so it cannot be made up locally.
   if (config.databaseUrl && config.webhookSecretKeys.length === 0) {

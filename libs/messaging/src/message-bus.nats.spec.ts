@@ -83,7 +83,7 @@ async function until(probe: () => Promise<boolean>, ms: number): Promise<boolean
       let first = true;
       nc.subscribe(subject, {
         queue: 'repliers',
-        callback: (_error, message) => {
+        callback: (_error: unknown, message: { data: Uint8Array; respond(data: string): boolean }) => {
           heard.push(subject);
           if (first) {
             first = false;

@@ -20,8 +20,6 @@ const POLL_MS = 100;
  * platform, so it never counted as idle and never gave back its memory (decision 0030).
  */
 const IDLE_POLL_EVERY = 10;
-/** A worker's hold on a dry run while it makes the plan (a map of up to 20 s and up to 15 analyses). */
-const PLAN_LEASE_MS = 300_000;
 /** Crawls one pass works on at most (each once). */
 const CRAWLS_PER_PASS = 20;
 /** Page outcomes asked per crawl per pass. */
@@ -100,11 +98,23 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
       const crawl = await this.store.claimNext(this.owner, this.clock.now(), this.config.discoveryLeaseSeconds * 1000, worked);
       if (!crawl) break;
       worked.push(crawl.id);
+      // The lease is renewed while the turn runs (a plan's map and analyses, a request that waits
+      // out a restarting orchestrator), so it can stay short: a worker that dies mid-turn has its
+      // crawl taken over within DISCOVERY_LEASE_SECONDS, and a live one never loses it mid-turn.
+      const leaseMs = this.config.discoveryLeaseSeconds * 1000;
+      const renewal = setInterval(
+        () =>
+          void this.store
+            .extendLease(crawl.id, this.owner, new Date(this.clock.now().getTime() + leaseMs))
+            .catch((error: unknown) => this.logger.warn(`crawl ${crawl.id}: lease not renewed (${String(error)})`)),
+        Math.max(500, Math.floor(leaseMs / 3)),
+      );
       try {
         moved = (await this.work(crawl)) || moved;
       } catch (error) {
         this.logger.warn(`crawl ${crawl.id}: ${error instanceof Error ? error.message : String(error)}`);
       } finally {
+        clearInterval(renewal);
         await this.store.release(crawl.id, this.owner, this.clock.now());
       }
     }
@@ -116,7 +126,6 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
   private async work(crawl: StoredCrawl): Promise<boolean> {
     const rules = this.rulebook.rulesFor(crawl);
     if (crawl.state === 'planning') {
-      await this.store.extendLease(crawl.id, this.owner, new Date(this.clock.now().getTime() + PLAN_LEASE_MS));
       const plan = await this.planner.plan(crawl, rules);
       await this.store.savePlan(crawl.id, plan, this.clock.now());
       this.rulebook.forget(crawl.id);

@@ -235,7 +235,7 @@ export class CrawlStore {
     );
   }
 
-  /** Holds the crawl longer than a pass (a plan's map and analyses take up to a minute or two). */
+  /** Renews this worker's hold on the crawl while its turn runs (a plan's map and analyses take a minute or two). */
   async extendLease(crawlId: string, owner: string, until: Date): Promise<void> {
     await this.db.sql.query('update crawls set lease_until = $3 where id = $1 and lease_owner = $2', [crawlId, owner, until]);
   }

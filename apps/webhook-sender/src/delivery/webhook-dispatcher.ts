@@ -3,7 +3,7 @@ import { OPS_SUBJECTS } from '@lib/contracts';
 import { OpsEventPublisher } from '@lib/messaging';
 import { platformMetrics } from '@lib/metrics';
 import { CLOCK, Clock, PeriodicTask } from '@lib/runtime';
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { signWebhook } from '../signing-secrets/webhook-signature';
 import { SigningSecrets } from '../signing-secrets/signing-secrets';
 import { type DueDelivery, WebhookOutboxStore } from '../persistence/webhook-outbox.store';
@@ -28,6 +28,7 @@ const ROUNDS_PER_PASS = 10;
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('WebhookDispatcher');
   private readonly schedule: PeriodicTask<number>;
   private stopping = false;
 
@@ -60,10 +61,23 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     let delivered = 0;
     for (let round = 0; round < ROUNDS_PER_PASS && !this.stopping; round++) {
       const now = this.clock.now();
-      // A replica that died mid-attempt frees its rows after the attempt's timeout plus the margin.
-      const leaseUntil = new Date(now.getTime() + this.config.webhookTimeoutMs + this.config.webhookLeaseMarginMs);
-      const due = await this.outbox.leaseDue(now, leaseUntil, BATCH);
-      await Promise.all(due.map((delivery) => this.attempt(delivery)));
+      // Leased for WEBHOOK_LEASE_MARGIN_MS and renewed every third of it while the attempts run: a
+      // replica that died mid-attempt frees its rows within the margin, whatever the POST's timeout.
+      const marginMs = this.config.webhookLeaseMarginMs;
+      const due = await this.outbox.leaseDue(now, new Date(now.getTime() + marginMs), BATCH);
+      const running = new Set(due);
+      const renewal = setInterval(
+        () =>
+          void this.outbox
+            .renewLeases([...running], new Date(this.clock.now().getTime() + marginMs))
+            .catch((error: unknown) => this.logger.warn(`webhook leases not renewed (${String(error)})`)),
+        Math.max(300, Math.floor(marginMs / 3)),
+      );
+      try {
+        await Promise.all(due.map((delivery) => this.attempt(delivery).finally(() => running.delete(delivery))));
+      } finally {
+        clearInterval(renewal);
+      }
       delivered += due.length;
       if (due.length < BATCH) break;
     }

@@ -76,6 +76,17 @@ export class WebhookOutboxStore {
     );
   }
 
+  /** Holds these rows, still at the attempt counts they were leased with, until `leaseUntil` (their attempts run on). */
+  async renewLeases(deliveries: Array<Pick<DueDelivery, 'id' | 'attempts'>>, leaseUntil: Date): Promise<void> {
+    if (deliveries.length === 0) return;
+    await this.db.sql.query(
+      `update webhook_outbox o set lease_until = $2
+       from jsonb_to_recordset($1::jsonb) as d(id uuid, attempts int)
+       where o.id = d.id and o.attempts = d.attempts and o.lease_until is not null`,
+      [JSON.stringify(deliveries.map(({ id, attempts }) => ({ id, attempts }))), leaseUntil],
+    );
+  }
+
   /**
    * Records an attempt on the row and in the log, in one transaction — only if the row is still at
    * the attempt count it was leased with (a replica that lost its lease cannot overwrite).
