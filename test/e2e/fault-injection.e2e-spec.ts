@@ -215,12 +215,13 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
   };
 
   /**
-   * Watches a figure that grows while work goes on (jobs ended, pages admitted and ended) from the
-   * fault on; `stallMs` is the longest time it stood still: how long the work the killed process
-   * held waited before running again.
+   * Watches a figure that grows while work goes on (jobs ended, pages admitted and ended), read once
+   * before the fault and then every 100 ms; `stallMs` is the longest time it stood still (reads
+   * that fail while a context is down count as standing still): how long the work the killed
+   * process held waited before running again.
    */
-  const watchProgress = (figure: () => Promise<number | null>) => {
-    let last: number | null = null;
+  const watchProgress = async (figure: () => Promise<number | null>) => {
+    let last: number | null = await figure();
     let lastChange = Date.now();
     let stallMs = 0;
     let watching = true;
@@ -288,12 +289,12 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
         what: 'the first webhook POST',
       });
     const runPath = `/v1/async/collections/${collection}/runs/${run.run_id}`;
-    const faultAt = Date.now();
-    await inject();
-    const progress = watchProgress(async () => {
+    const progress = await watchProgress(async () => {
       const res = await tolerant(runPath);
       return res?.status === 200 ? res.body.success_requests + res.body.failed_requests + res.body.timeout_requests : null;
     });
+    const faultAt = Date.now();
+    await inject();
     await eventually(healthy, { timeoutMs: 120_000, maxMs: 250, what: `healthy again after ${fault}` });
     const healthyAfter = Date.now() - faultAt;
     const done = await eventually(
@@ -399,12 +400,12 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
       ).body;
       expect(started.state).toBe('running');
       await new Promise((r) => setTimeout(r, 800));
-      const faultAt = Date.now();
-      process.kill(pidOf(context), 'SIGKILL');
-      const progress = watchProgress(async () => {
+      const progress = await watchProgress(async () => {
         const res = await tolerant(`/v1/crawl/${started.crawl_id}`);
         return res?.status === 200 ? res.body.discovered + res.body.completed + res.body.failed : null;
       });
+      const faultAt = Date.now();
+      process.kill(pidOf(context), 'SIGKILL');
       await eventually(healthy, { timeoutMs: 120_000, maxMs: 250, what: `healthy again after killing ${context}` });
       let last: unknown = null;
       const done = await eventually(
