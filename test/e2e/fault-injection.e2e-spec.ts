@@ -366,7 +366,7 @@ const available = distributedInfrastructureAvailable() && natsServerAvailable() 
     process.kill(pidOf(context), 'SIGKILL');
   };
 
-  it.each(['scrape-engine', 'batch-orchestrator', 'webhook-sender', 'billing-meter', 'result-store', 'gateway'])(
+  it.each(['scrape-engine', 'batch-orchestrator', 'webhook-sender', 'billing-meter', 'result-store', 'gateway', 'proxy-approvals'])(
     'kill -9 of %s mid-run',
     async (context) => {
       await runThrough(`kill-${context}`, killContext(context), 'mid-run', context);

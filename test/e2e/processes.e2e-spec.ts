@@ -75,11 +75,21 @@ describe('the embedded platform process (npm start)', () => {
       });
       // The slow page holds its analysis open; the process dies in the middle of it.
       await waitFor('the slow page to be fetched', async () => (site.hits.get('/slow') ?? 0) >= 2, [first]);
+      const killedAt = Date.now();
       first.child.kill('SIGKILL');
       await first.exited;
 
       const second = startProcess('platform', 'dist/apps/platform/src/main.js', { ...env });
       await waitFor('the banner', async () => second.output().includes('listening on'), [second]);
+      const upAfterMs = Date.now() - killedAt;
+      // The URL the killed process held is analysed again: its slow page fetched a third time.
+      await waitFor('the held URL analysed again', async () => (site.hits.get('/slow') ?? 0) >= 3, [second], 30_000);
+      const againAfterMs = Date.now() - killedAt;
+      process.stdout.write(
+        `embedded viability kill -9: serving again ${upAfterMs} ms, the held URL analysed again ${againAfterMs} ms after the kill\n`,
+      );
+      // Issue 61: the work the dead process held runs again within 10 s of its restart.
+      expect(againAfterMs - upAfterMs).toBeLessThan(10_000);
       const read = () => http(base, `/v1/async/viability-test/${created.body.run_id}`, { token });
       await waitFor('the run to complete after the restart', async () => (await read()).body.status === 'completed', [second], 90_000);
       const done = (await read()).body;
@@ -128,12 +138,19 @@ describe('the embedded platform process (npm start)', () => {
       ).body;
       const fetched = () => [...site.hits.values()].reduce((a, b) => a + b, 0);
       await waitFor('the crawl to be under way', async () => fetched() >= 60, [first]);
+      const killedAt = Date.now();
       first.child.kill('SIGKILL');
       await first.exited;
       const atKill = fetched();
 
       const second = startProcess('platform', 'dist/apps/platform/src/main.js', { ...env });
       await waitFor('the banner', async () => second.output().includes('listening on'), [second]);
+      const upAfterMs = Date.now() - killedAt;
+      await waitFor('the crawl fetching again', async () => fetched() > atKill, [second], 30_000);
+      const againAfterMs = Date.now() - killedAt;
+      process.stdout.write(`embedded crawl kill -9: serving again ${upAfterMs} ms, fetching again ${againAfterMs} ms after the kill\n`);
+      // Issue 61: the work the dead process held runs again within 10 s of its restart.
+      expect(againAfterMs - upAfterMs).toBeLessThan(10_000);
       const read = () => http(base, `/v1/crawl/${started.crawl_id}`, { token });
       await waitFor('the crawl to complete after the restart', async () => (await read()).body.status === 'completed', [second], 120_000);
       const done = (await read()).body;
