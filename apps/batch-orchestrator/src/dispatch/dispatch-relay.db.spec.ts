@@ -3,6 +3,7 @@ import { InProcessJobQueue, type JobQueue, type QueuedJob } from '@lib/messaging
 import type { DatabaseConnection } from '@lib/persistence';
 import { randomUUID } from 'node:crypto';
 import { MovableClock } from '../../../../test/support/movable-clock';
+import { insertRunWithJobs } from '../../../../test/support/batch-rows';
 import { DATABASE_BACKENDS, openTestDatabase } from '../../../../test/support/test-databases';
 import { JobStore } from '../persistence/jobs.store';
 import { DISPATCH_RELAY_GRACE_MS, DispatchRelay } from './dispatch-relay';
@@ -29,21 +30,7 @@ describe.each(DATABASE_BACKENDS)('DispatchRelay (%s database)', (backend) => {
 
   async function runWithJobs(jobs: number): Promise<{ clientId: string; ids: string[] }> {
     const clientId = `relay-${randomUUID().slice(0, 8)}`;
-    const runId = randomUUID();
-    await db.sql.query(
-      "insert into runs (id, collection_id, client_id, status, total_requests, max_concurrency, created_at) values ($1, $2, $3, 'in_progress', $4, 50, now())",
-      [runId, randomUUID(), clientId, jobs],
-    );
-    const ids: string[] = [];
-    for (let i = 0; i < jobs; i += 1) {
-      const id = randomUUID();
-      ids.push(id);
-      await db.sql.query(
-        "insert into jobs (id, run_id, collection_id, client_id, position, url, request, mode, queued_at) values ($1, $2, $3, $4, $5, 'https://example.com/', '{}', 'simple', now())",
-        [id, runId, randomUUID(), clientId, i],
-      );
-    }
-    return { clientId, ids };
+    return { clientId, ids: await insertRunWithJobs(db, clientId, 50, jobs) };
   }
 
   /** A dispatcher that committed and died before publishing: the rows say dispatched, no message exists. */

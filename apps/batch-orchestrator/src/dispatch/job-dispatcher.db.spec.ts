@@ -4,6 +4,7 @@ import { InProcessJobQueue } from '@lib/messaging';
 import type { DatabaseConnection } from '@lib/persistence';
 import { systemClock } from '@lib/runtime';
 import { randomUUID } from 'node:crypto';
+import { insertRunWithJobs } from '../../../../test/support/batch-rows';
 import { DATABASE_BACKENDS, openTestDatabase } from '../../../../test/support/test-databases';
 import { JobStore } from '../persistence/jobs.store';
 import { JobDispatcher } from './job-dispatcher';
@@ -27,23 +28,7 @@ describe.each(DATABASE_BACKENDS)('JobDispatcher (%s database)', (backend) => {
   });
   afterAll(async () => close());
 
-  async function runWithJobs(clientId: string, maxConcurrency: number, jobs: number): Promise<string[]> {
-    const runId = randomUUID();
-    await db.sql.query(
-      "insert into runs (id, collection_id, client_id, status, total_requests, max_concurrency, created_at) values ($1, $2, $3, 'in_progress', $4, $5, now())",
-      [runId, randomUUID(), clientId, jobs, maxConcurrency],
-    );
-    const ids: string[] = [];
-    for (let i = 0; i < jobs; i += 1) {
-      const id = randomUUID();
-      ids.push(id);
-      await db.sql.query(
-        "insert into jobs (id, run_id, collection_id, client_id, position, url, request, mode, queued_at) values ($1, $2, $3, $4, $5, 'https://example.com/', '{}', 'simple', now())",
-        [id, runId, randomUUID(), clientId, i],
-      );
-    }
-    return ids;
-  }
+  const runWithJobs = (clientId: string, maxConcurrency: number, jobs: number) => insertRunWithJobs(db, clientId, maxConcurrency, jobs);
 
   it("fills a client's places in insertion order, then stops at the global limit", async () => {
     const a = await runWithJobs('client-a', 2, 4);
