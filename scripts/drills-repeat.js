@@ -103,16 +103,18 @@ for (let n = 1; n <= times; n += 1) {
           ? 'kill-webhook-sender-mid-post'
           : `kill-${context}`;
       // The embedded drills print when the restarted process served again and when the held work ran again.
-      const embedded =
-        drill.runtime === 'embedded' &&
-        /embedded (crawl|viability) kill -9: serving again (\d+) ms, .*?(\d+) ms after the kill/.exec(output);
       const kind = drill.name.includes('viability') ? 'viability' : drill.name.includes('crawl') ? 'crawl' : null;
-      const seen =
-        embedded && embedded[1] === kind
-          ? { stallMs: Number(embedded[3]) - Number(embedded[2]), completedMs: Number(embedded[3]) }
-          : drill.runtime === 'distributed'
-            ? recovery.get(fault)
-            : undefined;
+      const embedded =
+        drill.runtime === 'embedded'
+          ? [...output.matchAll(/embedded (crawl|viability) kill -9: serving again (\d+) ms, .*?(\d+) ms after the kill/g)].find(
+              (m) => m[1] === kind,
+            )
+          : undefined;
+      const seen = embedded
+        ? { stallMs: Number(embedded[3]) - Number(embedded[2]), completedMs: Number(embedded[3]) }
+        : drill.runtime === 'distributed'
+          ? recovery.get(fault)
+          : undefined;
       if (seen) {
         row.slowestStallMs = Math.max(row.slowestStallMs, seen.stallMs);
         row.slowestCompletedMs = Math.max(row.slowestCompletedMs, seen.completedMs);
