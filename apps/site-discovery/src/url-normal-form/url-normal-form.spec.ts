@@ -40,6 +40,15 @@ describe('normalUrl', () => {
       expect(normalUrl(raw)).toBeNull();
   });
 
+  it('writes a % that starts no escape as %25, so decoding never makes a new escape (fast-check seed 1142254657)', () => {
+    for (const raw of ['http://example.com/%%30a', 'http://example.com/a%', 'http://example.com/%zz%41']) {
+      const normal = normalUrl(raw)!;
+      expect(normalUrl(normal.url)).toEqual(normal);
+    }
+    expect(normalUrl('http://example.com/%%30a')!.url).toBe('http://example.com/%250a');
+    expect(normalUrl('http://example.com/%zz%41')!.url).toBe('http://example.com/%25zzA');
+  });
+
   it('is idempotent and insensitive to query order, fragments and tracking parameters (property)', () => {
     const segment = fc.stringMatching(/^[A-Za-z0-9._~%-]{0,8}$/);
     const param = fc.tuple(fc.stringMatching(/^[a-z]{1,5}$/), fc.stringMatching(/^[A-Za-z0-9 %&=+]{0,6}$/));

@@ -77,9 +77,13 @@ export function normalUrl(raw: string, base?: string | URL): NormalUrl | null {
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
 
-/** `%7e` → `~`, `%2f` stays escaped as `%2F` (RFC 3986 §6.2.2.1–2). */
+/**
+ * `%7e` → `~`, `%2f` stays escaped as `%2F` (RFC 3986 §6.2.2.1–2). A `%` that starts no escape is
+ * written `%25` first: decoding `%%30a` would otherwise make a new escape (`%0a`) that the next
+ * pass reads differently, and a normal form must be its own normal form.
+ */
 export function canonicalEscapes(text: string): string {
-  return text.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => {
+  return text.replace(/%(?![0-9a-fA-F]{2})/g, '%25').replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => {
     const char = String.fromCharCode(parseInt(hex, 16));
     return UNRESERVED.test(char) ? char : `%${hex.toUpperCase()}`;
   });
