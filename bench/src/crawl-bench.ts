@@ -1,4 +1,4 @@
-import { normalUrl } from '../../apps/site-discovery/src/url-normal-form/url-normal-form';
+import { normalUrl } from '@lib/url-normal-form';
 import { call } from './collection-bench';
 import type { GeneratedSite } from './generated-site';
 

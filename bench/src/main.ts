@@ -22,6 +22,7 @@ import { benchViability, startCorpusServer } from './viability-bench';
 import { startGeneratedSite } from './generated-site';
 import { benchMap } from './map-bench';
 import { benchCrawl } from './crawl-bench';
+import { benchCrawlExactness, EXACTNESS_ARTICLES } from './crawl-exactness';
 
 /**
  * `npm run bench` (operator contract §6): every figure is a ratio against a baseline measured in
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
   const page = await startBenchPage();
   const corpus = await startCorpusServer();
   const generatedSite = await startGeneratedSite({ articles: 10_000 });
+  const exactnessSite = await startGeneratedSite({ articles: EXACTNESS_ARTICLES });
   // VIABILITY_CLIENT_CONCURRENCY as high as the process's own bound: the bench is one client.
   const platform = await startPlatform(
     loadPlatformConfig({
@@ -51,7 +53,7 @@ async function main(): Promise<void> {
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
-      TARGET_ALLOWLIST: `127.0.0.1:${page.port},127.0.0.1:${corpus.port},127.0.0.1:${generatedSite.port}`,
+      TARGET_ALLOWLIST: `127.0.0.1:${page.port},127.0.0.1:${corpus.port},127.0.0.1:${generatedSite.port},127.0.0.1:${exactnessSite.port}`,
       VIABILITY_CLIENT_CONCURRENCY: '4',
       // The bench is one client, and a client's share is BROWSER_CONCURRENCY − 1 (decision 0018),
       // counting a page until its context has closed, which is after its answer went out: two
@@ -133,6 +135,7 @@ async function main(): Promise<void> {
   const viability = corpus.names.length > 0 ? await benchViability(platform.url, created.token, corpus, 15) : null;
   const siteMap = await benchMap(platform.url, created.token, generatedSite);
   const siteCrawl = await benchCrawl(platform.url, created.token, generatedSite);
+  const crawlExactness = await benchCrawlExactness(platform.url, created.token, exactnessSite);
   // A real 48 KB page (the corpus's medium-2) and a 49 KB page of nothing but markup (2,340 elements).
   const markdownCost = corpus.names.includes('medium-2')
     ? await markdownOverHtml(platform.url, created.token, `${corpus.url}/medium-2`)
@@ -303,6 +306,16 @@ async function main(): Promise<void> {
       value: ratio(siteCrawl.forecastCredits, siteCrawl.creditsCharged),
       detail: `forecast ${siteCrawl.forecastCredits} credits${siteCrawl.forecastSeconds === null ? '' : ` and ${siteCrawl.forecastSeconds} s`}; charged ${siteCrawl.creditsCharged} credits in ${siteCrawl.crawlSeconds} s`,
     },
+    {
+      figure: 'crawl of a whole 1,000-article site with traps: precision of the pages returned (goal 1)',
+      value: crawlExactness.precision,
+      detail: `${crawlExactness.pages} pages returned, ${crawlExactness.duplicatePages} of them duplicates; ${crawlExactness.twins} addresses that were another page fetched once each and not charged; URLs fetched twice ${crawlExactness.fetchedTwice}; articles returned ${crawlExactness.articleRecall * 100} %`,
+    },
+    {
+      figure: 'crawl of a whole 1,000-article site with traps: plan forecast credits ÷ credits charged (goal 0.8–1.2)',
+      value: crawlExactness.forecastRatio,
+      detail: `forecast ${crawlExactness.forecastCredits}, charged ${crawlExactness.creditsCharged} credits in ${crawlExactness.seconds} s`,
+    },
     ...markdownRows(markdownCorpus),
     ...verdictRows,
     ...(markdownCost
@@ -364,6 +377,7 @@ async function main(): Promise<void> {
   await page.close();
   await corpus.close();
   await generatedSite.close();
+  await exactnessSite.close();
   await platform.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

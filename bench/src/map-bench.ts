@@ -1,6 +1,6 @@
 import zlib from 'node:zlib';
 import { importEsm } from '@lib/runtime';
-import { normalUrl } from '../../apps/site-discovery/src/url-normal-form/url-normal-form';
+import { normalUrl } from '@lib/url-normal-form';
 import type { GeneratedSite } from './generated-site';
 
 export interface MapBenchFigures {

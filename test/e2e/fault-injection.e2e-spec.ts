@@ -16,7 +16,7 @@ import { http as call } from './support/http';
 import { buildDist, freePort, startProcess, type ServiceProcess } from './support/service-process';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { type GeneratedSite, startGeneratedSite } from '../../bench/src/generated-site';
-import { normalUrl } from '../../apps/site-discovery/src/url-normal-form/url-normal-form';
+import { normalUrl } from '@lib/url-normal-form';
 
 /**
  * Fault injection in the distributed runtime, as Kubernetes runs it: every context its own OS

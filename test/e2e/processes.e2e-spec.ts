@@ -6,7 +6,7 @@ import path from 'node:path';
 import { type BrowserFixtureSite, startBrowserFixtureSite } from '../support/browser-fixture-site';
 import { startViabilityFixtureSite } from '../support/viability-fixture-site';
 import { startGeneratedSite } from '../../bench/src/generated-site';
-import { normalUrl } from '../../apps/site-discovery/src/url-normal-form/url-normal-form';
+import { normalUrl } from '@lib/url-normal-form';
 import { startWebhookReceiver } from '../support/webhook-receiver';
 import { chromiumProcessesBelow, isAlive } from '../support/chromium-processes';
 import { distributedInfrastructureAvailable, TEST_NATS_URL, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';

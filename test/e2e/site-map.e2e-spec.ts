@@ -1,5 +1,5 @@
 import { DATABASE, type DatabaseConnection } from '@lib/persistence';
-import { normalUrl } from '../../apps/site-discovery/src/url-normal-form/url-normal-form';
+import { normalUrl } from '@lib/url-normal-form';
 import { type GeneratedSite, startGeneratedSite } from '../../bench/src/generated-site';
 import { http } from './support/http';
 import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';

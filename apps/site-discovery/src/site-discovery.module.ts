@@ -17,7 +17,7 @@ import { SiteMapper } from './site-map/site-mapper';
 
 /**
  * site-discovery: what a site consists of (issue 39) — robots.txt (robots/), sitemaps (sitemaps/),
- * one normal form per URL (url-normal-form/), scope and trap rules (scope/), per-host politeness
+ * one normal form per URL (libs/url-normal-form, shared with scrape-engine, which tells a crawl page's twins), scope and trap rules (scope/), per-host politeness
  * (politeness/), links of a page (page-links/). POST /v1/map (site-map/) and crawls (crawls/): the
  * crawl's pages are jobs of a run of kind crawl on the job engine; this context decides which pages
  * (frontier, politeness) and when the run ends.

@@ -1519,6 +1519,8 @@ export interface components {
             metadata?: components["schemas"]["PageMetadata"] | null;
             /** @description Browser mode: the action that stopped the action list, else null. */
             action_error?: components["schemas"]["ActionFailure"] | null;
+            /** @description A crawl's page that is another page (it redirected, or its rel=canonical names another URL of its host): not returned as a page, not charged; else absent. */
+            duplicate_of?: components["schemas"]["DuplicateOf"] | null;
         };
         DownloadRequest: {
             /** @example https://example.com/report.pdf */
@@ -1739,6 +1741,8 @@ export interface components {
             metadata?: components["schemas"]["PageMetadata"] | null;
             /** @description Browser mode: the action that stopped the action list, else null. */
             action_error?: components["schemas"]["ActionFailure"] | null;
+            /** @description A crawl's page that is another page (it redirected, or its rel=canonical names another URL of its host): not returned as a page, not charged; else absent. */
+            duplicate_of?: components["schemas"]["DuplicateOf"] | null;
             url: string;
             custom_id: string | null;
             /** @enum {string} */
@@ -2605,6 +2609,8 @@ export interface components {
         CrawlPlan: {
             /** @description URLs found in scope (sitemaps and links to max_depth, as POST /v1/map finds them). */
             discovered: number;
+            /** @description Of those, how many are expected to be another page (a redirect, a copy whose rel=canonical names another URL), from a sample of up to 50 of the URLs listed but not fetched: the crawl fetches them without charging, and the forecast counts the rest. */
+            duplicates_expected: number;
             truncated: boolean;
             /** @description The 10 largest sections (the rest counted under "other"). */
             sections: components["schemas"]["CrawlPlanSection"][];
@@ -2752,6 +2758,11 @@ export interface components {
             language: string | null;
             /** @description link rel=canonical (absolute), else og:url. */
             canonical_url: string | null;
+            /**
+             * @description Where canonical_url was read: a <link rel=canonical> (what a crawl trusts to tell a page's copies), or the og:url meta in its absence; null with no canonical_url.
+             * @enum {string|null}
+             */
+            canonical_source?: "link" | "og:url" | null;
             /** @description The URL the page was finally served from, after redirects (browser mode: after client-side navigation too). */
             final_url: string;
             /** @description Absolute http(s) links of the page, fragments dropped, first occurrence order, at most 1000. */
@@ -2770,6 +2781,12 @@ export interface components {
             /** @example click */
             type: string;
             message: string;
+        };
+        DuplicateOf: {
+            /** @enum {string} */
+            reason: "redirect" | "canonical";
+            /** @description The page it is: the Location (absolute) or the canonical URL. */
+            url: string;
         };
         SuccessCriterion: {
             /**

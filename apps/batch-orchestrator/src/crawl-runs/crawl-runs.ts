@@ -1,6 +1,7 @@
 import {
   AppendCrawlPagesCommand,
   CONTENT_RULES_VERSION,
+  type CrawlPageOutcome,
   CrawlPageOutcomesQuery,
   CrawlRunFigures,
   CrawlRunReference,
@@ -87,7 +88,7 @@ export class CrawlRuns {
     return { added: outcome.added, state: outcome.state as CrawlRunFigures['state'] };
   }
 
-  async outcomes(query: CrawlPageOutcomesQuery): Promise<{ finished: Array<{ job_id: string; status: string; success: boolean }> }> {
+  async outcomes(query: CrawlPageOutcomesQuery): Promise<{ finished: CrawlPageOutcome[] }> {
     return { finished: await this.jobs.endedOf(query.run_id, query.job_ids) };
   }
 

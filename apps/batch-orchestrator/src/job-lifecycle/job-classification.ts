@@ -1,6 +1,7 @@
 import {
   type BatchJobErrorType,
   deliveredUsableContent,
+  type DuplicateOf,
   type JobStatus,
   type ScrapeExecutionFacts,
   type ScrapeResultBody,
@@ -13,7 +14,8 @@ export type JobOutcome =
 
 /** A finished job's final status, success, credits, error and the body stored as its result. */
 export interface JobClassification {
-  status: Exclude<JobStatus, 'processing'>;
+  /** `cancelled`: a crawl's page that is another page (its facts' duplicate_of), never charged. */
+  status: Exclude<JobStatus, 'processing'> | 'cancelled';
   isSuccess: boolean;
   credits: number;
   error: string | null;
@@ -37,6 +39,7 @@ export function classifyJobOutcome(outcome: JobOutcome): JobClassification {
     };
   }
   const { facts, result } = outcome;
+  if (facts.duplicate_of) return duplicateOf(facts.duplicate_of, result);
   const answered = facts.billable;
   const ok2xx = result.statusCode >= 200 && result.statusCode < 300;
   const isSuccess = deliveredUsableContent(facts, result);
@@ -48,6 +51,47 @@ export function classifyJobOutcome(outcome: JobOutcome): JobClassification {
     else error = String(result.guidance?.error_type ?? 'content not usable');
   }
   return { status: answered ? 'completed' : 'failed', isSuccess, credits: answered ? facts.credits : 0, error, body: result };
+}
+
+/**
+ * A crawl's page that is another page: not a page of its own, so none of its content is kept and it
+ * is not charged (decision 0035); discovery admits the page it is. `cancelled` keeps it out of
+ * the crawl's completed and failed pages and out of its page webhooks.
+ */
+function duplicateOf(twin: DuplicateOf, result: ScrapeResultBody): JobClassification {
+  const message =
+    twin.reason === 'redirect'
+      ? `A redirect to ${twin.url}: not a page of its own.`
+      : `Its rel=canonical names ${twin.url}: not a page of its own.`;
+  return {
+    status: 'cancelled',
+    isSuccess: false,
+    credits: 0,
+    error: 'duplicate',
+    body: {
+      ...result,
+      html: null,
+      markdown: null,
+      screenshot: null,
+      extracted_data: null,
+      evaluate_results: null,
+      network_requests: null,
+      body_base64: null,
+      body_url: null,
+      message,
+      guidance: result.guidance
+        ? {
+            ...result.guidance,
+            success: false,
+            error_type: null,
+            credits_charged: 0,
+            next_steps: [`The crawl scrapes ${twin.url} as its page (once, however many pages lead to it); this fetch was not charged.`],
+            suggested_request: null,
+          }
+        : result.guidance,
+      duplicate_of: twin,
+    },
+  };
 }
 
 function unexecutedBody(kind: BatchJobErrorType, message: string, executionTimeMs: number): ScrapeResultBody {

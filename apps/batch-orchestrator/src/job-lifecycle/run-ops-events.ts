@@ -61,7 +61,9 @@ export class RunOpsEvents {
 
   /** A job that ended without success: `job-timed-out` for a timeout, `job-failed` otherwise. */
   jobEnded(tx: SqlTransactionScope, job: LockedJob, c: JobClassification, blockReason: string | null): void {
-    if (c.isSuccess) return;
+    // A crawl's page that is another page (cancelled, duplicate_of) did not fail: discovery scrapes the page it is.
+    const status = c.status;
+    if (c.isSuccess || status === 'cancelled') return;
     const guidance = c.body.guidance as { error_type?: unknown } | null | undefined;
     const errorType = typeof guidance?.error_type === 'string' ? guidance.error_type : blockReason ? 'blocked' : null;
     tx.afterCommit(() =>
@@ -71,7 +73,7 @@ export class RunOpsEvents {
         client_id: job.clientId,
         project_id: job.projectId,
         status: c.status === 'timeout' ? 'timeout' : 'failed',
-        job_status: c.status,
+        job_status: status,
         error_type: errorType,
         block_reason: blockReason,
         status_code: c.body.statusCode > 0 ? c.body.statusCode : null,

@@ -1,4 +1,4 @@
-import type { BatchState, JobDispatch, JobStatus, RunKind } from '@lib/contracts';
+import type { BatchState, CrawlPageOutcome, JobDispatch, JobStatus, RunKind } from '@lib/contracts';
 import {
   DATABASE,
   type DatabaseConnection,
@@ -34,7 +34,7 @@ export type ClaimedJob = LockedJob & { request: Record<string, unknown>; monthly
 export type FinishedJob = Pick<
   Job,
   'statusCode' | 'message' | 'error' | 'executionTimeMs' | 'blockReason' | 'protectionStack' | 'ruleHits' | 'isSuccess' | 'credits'
-> & { status: Exclude<JobStatus, 'processing'>; completedAt: Date };
+> & { status: Exclude<JobStatus, 'processing'> | 'cancelled'; completedAt: Date };
 
 /**
  * What a finished job leads to besides its row: its result (without url, custom_id and status, which
@@ -386,11 +386,13 @@ export class JobStore {
   }
 
   /** Which of these jobs of the run have ended, and how (a crawl's discovery reads the links of those that succeeded). */
-  async endedOf(runId: string, jobIds: string[]): Promise<Array<{ job_id: string; status: string; success: boolean }>> {
+  async endedOf(runId: string, jobIds: string[]): Promise<CrawlPageOutcome[]> {
     if (jobIds.length === 0) return [];
     return this.db.sql.query(
-      `select id job_id, status, coalesce(is_success, false) success from jobs
-       where run_id = $1 and id = any($2::uuid[]) and status <> 'processing'`,
+      `select j.id job_id, j.status, coalesce(j.is_success, false) success,
+              case when j.status = 'cancelled' and j.error = 'duplicate'
+                then (select r.body::jsonb->'duplicate_of' from job_results r where r.job_id = j.id) end duplicate_of
+       from jobs j where j.run_id = $1 and j.id = any($2::uuid[]) and j.status <> 'processing'`,
       [runId, jobIds],
     );
   }

@@ -78,19 +78,23 @@ export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
     endsWithLastJob: (state) => state === 'cancelling' || state === 'cancelled',
     // `crawl.page`: which page ended and how; the page itself is one GET away (results_url), so a
     // delivery stays a few hundred bytes however large the page.
-    pageWebhook: (job, outcome, now) => ({
-      event: 'crawl.page',
-      crawl_id: job.runId,
-      run_id: job.runId,
-      job_id: job.id,
-      url: job.url,
-      status: outcome.status,
-      success: outcome.isSuccess,
-      status_code: outcome.status === 'completed' ? outcome.body.statusCode : null,
-      error: outcome.error,
-      credits: outcome.credits,
-      results_path: `/v1/jobs/${job.id}/data`,
-      timestamp: now.toISOString(),
-    }),
+    // A page that is another page (ended `cancelled`, duplicate_of) is not announced: it is in the crawl's skipped.duplicate.
+    pageWebhook: (job, outcome, now) =>
+      outcome.status === 'cancelled'
+        ? null
+        : {
+            event: 'crawl.page',
+            crawl_id: job.runId,
+            run_id: job.runId,
+            job_id: job.id,
+            url: job.url,
+            status: outcome.status,
+            success: outcome.isSuccess,
+            status_code: outcome.status === 'completed' ? outcome.body.statusCode : null,
+            error: outcome.error,
+            credits: outcome.credits,
+            results_path: `/v1/jobs/${job.id}/data`,
+            timestamp: now.toISOString(),
+          },
   },
 };

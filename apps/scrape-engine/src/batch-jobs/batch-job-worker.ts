@@ -1,6 +1,6 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { ClaimJobCommand, ClaimJobReply, CompleteJobCommand, proxyCountryOf, SUBJECTS } from '@lib/contracts';
-import { JOB_QUEUE_ADAPTER, JobConsumer, JobQueue, MessageBus, QueuedJob } from '@lib/messaging';
+import { dispatchMessageId, JOB_QUEUE_ADAPTER, JobConsumer, JobQueue, MessageBus, QueuedJob } from '@lib/messaging';
 import { PeriodicTask } from '@lib/runtime';
 import { DependencyUnavailableError, RemoteAppError, TransportTimeoutError } from '@lib/errors';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -106,7 +106,7 @@ export class BatchJobWorker {
   }
 
   private async work(job: QueuedJob): Promise<void> {
-    const key = `${job.dispatch.job_id}:${job.dispatch.attempt}`;
+    const key = dispatchMessageId(job.dispatch);
     // A second delivery of a dispatch this worker holds (a redelivery while it runs): the claim
     // would answer `claimed` again to this worker's id and the page would be fetched twice. The
     // first delivery owns the job; its lease and this worker's beats cover it.
@@ -145,7 +145,7 @@ export class BatchJobWorker {
       // A job past its client's browser share waits for one of its client's pages to end (its plan's
       // batch concurrency already bounds how many it has), at most until its deadline.
       const tenant = { clientId: claim.client_id, onOverShare: 'wait', waitMs: claim.deadline_ms } as const;
-      const { facts, result } = await withDeadline(this.scrapes.run(claim.request, tenant), claim.deadline_ms);
+      const { facts, result } = await withDeadline(this.scrapes.run(claim.request, tenant, claim.crawl_page), claim.deadline_ms);
       report = { ...ref, execution: { facts, result: await this.bus.pack(result) }, execution_time_ms: Date.now() - started };
     } catch (error) {
       const timeout = error instanceof JobDeadlineError;

@@ -34,12 +34,14 @@ export function pageMetadataOf(page: ParsedPage): PageMetadata {
       canonical = el.getAttribute('href')?.trim() || null;
     }
   }
+  const canonicalSource = canonical ? 'link' : metas.get('og:url') ? 'og:url' : null;
   canonical ??= metas.get('og:url') ?? null;
   return {
     title: title ?? metas.get('og:title') ?? null,
     description: metas.get('description') ?? metas.get('og:description') ?? metas.get('twitter:description') ?? null,
     language: language ?? metas.get('content-language') ?? null,
     canonical_url: canonical ? absoluteUrl(canonical, page.baseUrl) : null,
+    canonical_source: canonicalSource,
     final_url: page.url,
     links: [...links],
   };

@@ -11,7 +11,7 @@ import { MarkdownConverter } from '../formats/markdown-converter';
 import { PageFormatter } from '../formats/page-formatter';
 import { GuidanceAdvisor } from '../guidance/guidance-advisor';
 import { ProxyRotation } from '../proxy-rotation/proxy-rotation';
-import { SimpleScrapeExecutor } from '../sync-scrape/simple-scrape.executor';
+import { SimpleScrapeExecutor, type SimpleScrapeOptions } from '../sync-scrape/simple-scrape.executor';
 
 /**
  * A simple-mode scrape engine on a thread of its own (see SimpleScrapeThreads, its main-thread
@@ -23,7 +23,7 @@ export interface ThreadSettings {
   config: PlatformConfig;
 }
 
-export type ThreadRequest = { id: number; request: ScrapeRequest };
+export type ThreadRequest = { id: number; request: ScrapeRequest; options: SimpleScrapeOptions };
 
 export type ThreadReply =
   | { id: number; value: { facts: ScrapeExecutionFacts; result: ScrapeResultBody } }
@@ -48,8 +48,8 @@ export function simpleScrapeExecutorFor(config: Pick<PlatformConfig, 'targetAllo
 async function serve(settings: ThreadSettings): Promise<void> {
   const port = parentPort!;
   const executor = simpleScrapeExecutorFor(settings.config, await MainContentReader.load());
-  port.on('message', ({ id, request }: ThreadRequest) => {
-    executor.execute(request).then(
+  port.on('message', ({ id, request, options }: ThreadRequest) => {
+    executor.execute(request, options).then(
       (value) => port.postMessage({ id, value } satisfies ThreadReply),
       (error: unknown) =>
         port.postMessage({

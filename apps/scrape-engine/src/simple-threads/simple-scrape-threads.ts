@@ -5,7 +5,8 @@ import { startSourceThread } from '@lib/runtime';
 import { Logger } from '@nestjs/common';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { type SimpleScrapeExecutor } from '../sync-scrape/simple-scrape.executor';
+import type { ThreadRequest } from './simple-scrape-thread';
+import { type SimpleScrapeExecutor, type SimpleScrapeOptions } from '../sync-scrape/simple-scrape.executor';
 import type { ThreadReply, ThreadSettings } from './simple-scrape-thread';
 
 /** How long after a thread failed to load before another is tried. */
@@ -47,11 +48,11 @@ export class SimpleScrapeThreads {
     private readonly config: PlatformConfig,
   ) {}
 
-  async execute(request: ScrapeRequest): Promise<Outcome> {
+  async execute(request: ScrapeRequest, options: SimpleScrapeOptions = {}): Promise<Outcome> {
     this.inFlight += 1;
     try {
       const thread = this.inFlight > 1 ? this.threadForNext() : null;
-      return thread ? await this.onThread(thread, request) : await this.local.execute(request);
+      return thread ? await this.onThread(thread, request, options) : await this.local.execute(request, options);
     } finally {
       this.inFlight -= 1;
     }
@@ -89,7 +90,7 @@ export class SimpleScrapeThreads {
     worker.on('exit', (code) => this.lose(thread, `an engine thread exited (code ${code})`));
   }
 
-  private onThread(thread: EngineThread, request: ScrapeRequest): Promise<Outcome> {
+  private onThread(thread: EngineThread, request: ScrapeRequest, options: SimpleScrapeOptions): Promise<Outcome> {
     const id = this.nextId++;
     if (thread.idleTimer) [thread.idleTimer] = [null, clearTimeout(thread.idleTimer)];
     thread.inFlight += 1;
@@ -98,7 +99,7 @@ export class SimpleScrapeThreads {
     return new Promise<Outcome>((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
       try {
-        thread.worker.postMessage({ id, request });
+        thread.worker.postMessage({ id, request, options } satisfies ThreadRequest);
       } catch (error) {
         // Not sent (a value that cannot be cloned): the thread owes nothing for it.
         thread.pending.delete(id);

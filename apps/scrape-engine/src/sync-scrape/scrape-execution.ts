@@ -1,4 +1,5 @@
-import { ScrapeExecutionFacts, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
+import { type CrawlPageDirectives, ScrapeExecutionFacts, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
+import { normalUrl } from '@lib/url-normal-form';
 import { Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
@@ -7,6 +8,7 @@ import { BrowserScrapeExecutor } from '../browser/browser-scrape.executor';
 import { engineOf, featuresOf, unsupportedBy } from '../engines/engine-table';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { measuredScrape } from './scrape-metrics';
+import { redirectLocation, twinOf } from '../crawl-twins/crawl-page-twin';
 import { SimpleScrapeThreads } from '../simple-threads/simple-scrape-threads';
 
 /** One scrape from a plain request, in the mode it asks for: the same path for sync requests and batch jobs. */
@@ -17,8 +19,17 @@ export class ScrapeExecution {
     private readonly browser: BrowserScrapeExecutor,
   ) {}
 
-  /** `tenant`: the client the scrape is for and how its browser share is kept (see BrowserTenant). */
-  async run(plain: Record<string, unknown>, tenant: BrowserTenant): Promise<{ facts: ScrapeExecutionFacts; result: ScrapeResultBody }> {
+  /**
+   * `tenant`: the client the scrape is for and how its browser share is kept (see BrowserTenant).
+   * `crawlPage`: a crawl's directives for its page's job; with `twins`, a page that is another page
+   * says so in its facts' `duplicate_of` (twinOf), and simple mode does not follow redirects, so the
+   * page a redirect leads to is fetched once, as the crawl's own page, not by every address of it.
+   */
+  async run(
+    plain: Record<string, unknown>,
+    tenant: BrowserTenant,
+    crawlPage?: CrawlPageDirectives,
+  ): Promise<{ facts: ScrapeExecutionFacts; result: ScrapeResultBody }> {
     const request = await validated(ScrapeRequest, plain);
     const engine = engineOf(request);
     // The request rules (spec 4.2) refuse these at the edge; the table says the same, here where the engine is chosen.
@@ -27,9 +38,18 @@ export class ScrapeExecution {
       throw new InvalidScrapeRequestError(`invalid request: the ${engine} engine cannot do ${unsupported.join(', ')}`, {
         field: unsupported[0],
       });
-    return measuredScrape(engine === 'simple' ? 'simple' : 'browser', () =>
-      engine === 'simple' ? this.simple.execute(request) : this.browser.execute(request, tenant),
-    );
+    const scrape = (followRedirects: boolean) =>
+      measuredScrape(engine === 'simple' ? 'simple' : 'browser', () =>
+        engine === 'simple' ? this.simple.execute(request, { followRedirects }) : this.browser.execute(request, tenant),
+      );
+    if (crawlPage?.twins !== true) return scrape(true);
+    let outcome = await scrape(false);
+    // A redirect to another spelling of the same page (`/docs` → `/docs/`) makes no twin: the page
+    // is fetched where it leads, or the crawl would admit it as itself and never fetch it.
+    const location = redirectLocation(outcome.facts, outcome.result);
+    if (location !== null && normalUrl(location, request.url)?.key === normalUrl(request.url)?.key) outcome = await scrape(true);
+    outcome.facts.duplicate_of = twinOf(request.url, outcome.facts, outcome.result);
+    return outcome;
   }
 }
 

@@ -14,6 +14,11 @@ import { FetchFailure, ProxyFailure } from '@lib/http-fetch';
 import { attemptWithRetries, emptyBody } from '../scrape-attempts/scrape-attempts';
 import { assembleScrapeResult, type ShapedBody } from '../scrape-attempts/scrape-result-assembly';
 
+export interface SimpleScrapeOptions {
+  /** false: a 3xx is the answer (a crawl's page, whose Location discovery admits like a link). Default true. */
+  followRedirects?: boolean;
+}
+
 /**
  * One simple-mode scrape: vet the target, fetch through the proxy rotation (retrying proxy
  * failures on another proxy with the request's backoff, and blocks when retry_on_block asks),
@@ -31,7 +36,10 @@ export class SimpleScrapeExecutor {
     private readonly advisor: GuidanceAdvisor,
   ) {}
 
-  async execute(request: ScrapeRequest): Promise<{ facts: ScrapeExecutionFacts; result: ScrapeResultBody }> {
+  async execute(
+    request: ScrapeRequest,
+    options: SimpleScrapeOptions = {},
+  ): Promise<{ facts: ScrapeExecutionFacts; result: ScrapeResultBody }> {
     const started = performance.now();
     if (request.extract) {
       try {
@@ -59,6 +67,7 @@ export class SimpleScrapeExecutor {
             language: request.language || undefined,
             windowSize: request.window_size,
             proxyUrl,
+            followRedirects: options.followRedirects,
           },
           attempt === 1 ? firstHop : undefined,
         ),

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RobotsBook } from '../robots/robots-book';
 import type { SiteScope } from '../scope/site-scope';
 import type { PageCandidate, SkipCounts } from '../persistence/crawl.store';
-import { normalUrl, type NormalUrl } from '../url-normal-form/url-normal-form';
+import { normalUrl, type NormalUrl } from '@lib/url-normal-form';
 
 /**
  * The job id of a crawl's page: a name-based UUID (RFC 9562 v5 layout, SHA-1) of the crawl and the
@@ -14,6 +14,14 @@ export function pageJobId(crawlId: string, key: string): string {
   hash[8] = (hash[8] & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * The job id of a page that turned out to stand on its own (its rel=canonical names a page the crawl
+ * may not scrape): a second job for the same page, scraped as it is (no twin check).
+ */
+export function standaloneJobId(crawlId: string, key: string): string {
+  return pageJobId(crawlId, `${key}\nstandalone`);
 }
 
 export interface FrontierVerdicts {

@@ -12,7 +12,7 @@ import { InvalidCrawlError } from '../site-discovery.errors';
 import { vettedStart } from '../scope/start-url';
 import { FetchGate } from '../site-map/fetch-gate';
 import { SiteMapRun } from '../site-map/site-map-run';
-import { normalUrl } from '../url-normal-form/url-normal-form';
+import { normalUrl } from '@lib/url-normal-form';
 import { candidateOf, sortLinks } from './crawl-frontier';
 import { CrawlRulebook } from './crawl-rulebook';
 import { viewOf } from './crawl-views';

@@ -15,7 +15,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { StoredCrawl } from '../persistence/crawl.store';
 import { FetchGate } from '../site-map/fetch-gate';
 import { SiteMapRun } from '../site-map/site-map-run';
-import { normalUrl } from '../url-normal-form/url-normal-form';
+import { normalUrl } from '@lib/url-normal-form';
 import type { CrawlRules } from './crawl-rulebook';
 
 const {
@@ -24,6 +24,9 @@ const {
   samplesPerSection: PLAN_SAMPLES_PER_SECTION,
 } = CRAWL_LIMITS.plan;
 const PLAN_MAP_TIMEOUT_MS = 20_000;
+/** URLs listed but never fetched that a plan fetches to estimate its twins, and the time it gives them. */
+const PLAN_TWIN_SAMPLE = 50;
+const PLAN_TWIN_SAMPLE_MS = 10_000;
 /**
  * What the job path adds to each page beyond its fetch (dispatch, claim, completion, result and
  * ledger writes), per page in flight: `npm run bench`'s crawl row on 2 cores measured 79 pages/s
@@ -53,7 +56,7 @@ export class CrawlPlanner {
   async plan(crawl: StoredCrawl, rules: CrawlRules): Promise<CrawlPlan> {
     const request = crawl.request;
     const start = normalUrl(crawl.url)!;
-    const map = await new SiteMapRun(
+    const run = new SiteMapRun(
       start,
       {
         url: crawl.url,
@@ -72,7 +75,13 @@ export class CrawlPlanner {
         timeout_ms: PLAN_MAP_TIMEOUT_MS,
       },
       { fetcher: this.fetcher, gate: this.gate, hostConcurrency: this.config.discoveryHostConcurrency, sitemapUrlsFirstLevel: true },
-    ).run();
+    );
+    const map = await run.run();
+    // What the map lists but never fetched may be a twin (a print copy, an old address): the crawl
+    // fetches it, finds the page it is, and charges nothing. The share a sample of them shows is
+    // taken off the forecast's pages.
+    const unread = await run.twinsAmongUnread(PLAN_TWIN_SAMPLE, PLAN_TWIN_SAMPLE_MS);
+    const duplicates = unread.sampled === 0 ? 0 : Math.round((unread.unread * unread.twins) / unread.sampled);
     const sections = sectionsOf(map.urls);
     const sampled = sections.slice(0, PLAN_SECTIONS_SAMPLED).map((s) => spread(s.urls, PLAN_SAMPLES_PER_SECTION));
     let credits = 0;
@@ -119,13 +128,14 @@ export class CrawlPlanner {
     const browserMs = median(usable.map((v) => v.tests.browser?.time_ms).filter((t): t is number => typeof t === 'number'));
     return {
       discovered: map.count,
+      duplicates_expected: duplicates,
       truncated: map.truncated,
       sections: shown,
       block_rate: all.length > 0 ? round(blocked / all.length) : null,
       recommended_mode: usable.length === 0 ? null : browser * 2 > usable.length ? 'browser' : 'simple',
       forecast: [
-        forecastOf('simple', map.count, crawl, simpleMs, delay, this.config.discoveryHostConcurrency),
-        forecastOf('browser', map.count, crawl, browserMs, delay, this.config.discoveryHostConcurrency),
+        forecastOf('simple', map.count - duplicates, crawl, simpleMs, delay, this.config.discoveryHostConcurrency),
+        forecastOf('browser', map.count - duplicates, crawl, browserMs, delay, this.config.discoveryHostConcurrency),
       ],
       credits_charged: credits,
     };

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { RobotsBook } from '../robots/robots-book';
 import { SiteScope } from '../scope/site-scope';
 import type { StoredCrawl } from '../persistence/crawl.store';
-import { normalUrl } from '../url-normal-form/url-normal-form';
+import { normalUrl } from '@lib/url-normal-form';
 
 export interface CrawlRules {
   scope: SiteScope;

@@ -40,7 +40,8 @@ export function viewOf(crawl: StoredCrawl, run: CrawlRunFigures | null): CrawlVi
     discovered: crawl.admitted,
     queued: Math.max(0, crawl.admitted - done),
     completed: run?.success ?? 0,
-    failed: run ? run.failed + run.timeout : 0,
+    // Pages that ran and failed: a cancelled job (a twin of another page, or a page a cancel ended before it ran) is not one.
+    failed: run ? run.failed - run.cancelled + run.timeout : 0,
     skipped: {
       robots: skipped.robots ?? 0,
       scope: skipped.scope ?? 0,

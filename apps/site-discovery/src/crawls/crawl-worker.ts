@@ -1,13 +1,21 @@
 import { PLATFORM_CONFIG, type PlatformConfig } from '@lib/config';
-import { CRAWL_LIMITS, type JobResultBody, SUBJECTS, type ZeroPageReason } from '@lib/contracts';
+import {
+  CRAWL_LIMITS,
+  CRAWL_PAGE_DIRECTIVES,
+  type CrawlPageDirectives,
+  type DuplicateOf,
+  type JobResultBody,
+  SUBJECTS,
+  type ZeroPageReason,
+} from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { CLOCK, Clock, PeriodicTask } from '@lib/runtime';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type CrawlPageRow, CrawlStore, type StoredCrawl } from '../persistence/crawl.store';
 import type { OpenCrawlRunCommand } from '@lib/contracts';
-import { normalUrl } from '../url-normal-form/url-normal-form';
-import { pageJobId, sortLinks } from './crawl-frontier';
+import { normalUrl } from '@lib/url-normal-form';
+import { pageJobId, sortLinks, standaloneJobId } from './crawl-frontier';
 import { CrawlPlanner } from './crawl-planner';
 import { type CrawlRules, CrawlRulebook } from './crawl-rulebook';
 
@@ -29,10 +37,10 @@ const REFUSALS = new Set([401, 403, 407, 429, 451, 503]);
 
 /**
  * Drives crawls (issue 39). Each pass, for each live crawl it can lease: reads which of its queued
- * pages have ended; for each that succeeded, reads the page's links (its job's metadata), notes
- * where it redirected to and its rel=canonical (a page that turns out to be another page of the
- * crawl is a duplicate: its links are not followed), and admits the new in-scope, allowed links
- * within max_depth and max_pages; then appends admitted pages to the run, no more in flight than
+ * pages have ended; for each that succeeded, reads the page's links (its job's metadata) and admits
+ * the new in-scope, allowed links within max_depth and max_pages; for each that turned out to be
+ * another page (a redirect, a rel=canonical: scrape-engine tells it, the job is not charged), admits
+ * the page it is instead (followTwin); then appends admitted pages to the run, no more in flight than
  * per-host politeness allows (DISCOVERY_HOST_CONCURRENCY; one, spaced by Crawl-delay, when
  * robots.txt asks); and when no page is waiting or in flight, seals the run, which completes it
  * (and sends its webhook) once.
@@ -140,10 +148,12 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
       for (const outcome of finished) {
         const page = byJob.get(outcome.job_id);
         if (!page) continue;
-        if (outcome.success && crawl.state !== 'cancelling' && rules.followLinks) await this.readLinks(crawl, page, rules);
-        await this.store.markPages(crawl.id, [page.key], 'read');
         inFlight -= 1;
         moved = true;
+        if (outcome.duplicate_of && crawl.state !== 'cancelling') {
+          if ((await this.followTwin(crawl, page, outcome.duplicate_of, rules)) === 'stands-alone') continue;
+        } else if (outcome.success && crawl.state !== 'cancelling' && rules.followLinks) await this.readLinks(crawl, page, rules);
+        await this.store.markPages(crawl.id, [page.key], 'read');
       }
     }
     if (crawl.state === 'running') moved = (await this.appendPages(crawl, rules, inFlight)) || moved;
@@ -175,7 +185,15 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
     await this.bus.request(SUBJECTS.crawlRuns.open, openRunCommand(crawl));
     const { state } = await this.bus.request(SUBJECTS.crawlRuns.append, {
       run_id: crawl.id,
-      jobs: pages.map((page) => ({ job_id: page.jobId, url: page.url, request: { ...request, url: page.url } })),
+      jobs: pages.map((page) => ({
+        job_id: page.jobId,
+        url: page.url,
+        request: {
+          ...request,
+          url: page.url,
+          [CRAWL_PAGE_DIRECTIVES]: { twins: page.jobId !== standaloneJobId(crawl.id, page.key) } satisfies CrawlPageDirectives,
+        },
+      })),
     });
     if (state === 'running' || state === 'paused')
       await this.store.markPages(
@@ -187,27 +205,40 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
     return true;
   }
 
-  /** A finished page's links, admitted by the frontier's rules; a page that is another page of the crawl (redirect, canonical) adds none. */
+  /**
+   * A page that is another page (its job ended `cancelled` with duplicate_of, uncharged): the page
+   * it is is admitted like a link found on it, at its own depth (a redirect or a canonical is no
+   * hop), once however many addresses lead to it, and the twin counts in skipped.duplicate. A
+   * redirect out of scope or disallowed counts where a link there would (nothing more is fetched:
+   * a redirect cannot lead where a link could not). A canonical the crawl may not scrape leaves the
+   * page standing on its own: it is appended again as itself, with no twin check.
+   */
+  private async followTwin(
+    crawl: StoredCrawl,
+    page: CrawlPageRow,
+    twin: DuplicateOf,
+    rules: CrawlRules,
+  ): Promise<'admitted' | 'stands-alone'> {
+    const sorted = await sortLinks(crawl.id, [twin.url], page.depth, rules);
+    if (sorted.candidates.length > 0) {
+      await this.store.admit(crawl.id, sorted.candidates, { duplicate: 1 });
+      return 'admitted';
+    }
+    if (twin.reason === 'canonical' && normalUrl(twin.url)) {
+      await this.store.standAlone(crawl.id, page.key, page.jobId, standaloneJobId(crawl.id, page.key));
+      return 'stands-alone';
+    }
+    await this.store.admit(crawl.id, [], sorted.refused);
+    return 'admitted';
+  }
+
+  /** A finished page's links, admitted by the frontier's rules. */
   private async readLinks(crawl: StoredCrawl, page: CrawlPageRow, rules: CrawlRules): Promise<void> {
     const reply = await this.bus.request(SUBJECTS.jobs.data, { client_id: crawl.clientId, job_id: page.jobId });
     if (!reply.found) return;
     const body: JobResultBody = await this.bus.unpack(reply.result);
     const metadata = body.metadata;
     if (!metadata) return;
-    for (const other of [metadata.final_url, metadata.canonical_url]) {
-      const alias = other ? normalUrl(other) : null;
-      if (!alias || alias.key === page.key || !rules.scope.hostInScope(alias.host)) continue;
-      const fresh = await this.store.addAlias(crawl.id, {
-        key: alias.key,
-        url: alias.url,
-        depth: page.depth,
-        jobId: pageJobId(crawl.id, alias.key),
-      });
-      if (!fresh) {
-        await this.store.countSkipped(crawl.id, 'duplicate', 1);
-        return;
-      }
-    }
     const sorted = await sortLinks(crawl.id, metadata.links, page.depth + 1, rules);
     await this.store.admit(crawl.id, sorted.candidates, sorted.refused);
   }

@@ -157,24 +157,15 @@ export class CrawlStore {
   }
 
   /**
-   * Records that a fetched page is also `key` (where it redirected to, or its canonical URL), so
-   * that URL is never admitted as a page of its own. False when the crawl already had it: the page
-   * duplicates another one of the crawl.
+   * A queued page whose rel=canonical names a page the crawl may not scrape (another path scope,
+   * disallowed): it is appended again under `jobId` (its job as a page of its own), as a new page.
+   * Conditional on the page still being queued under its first job, so a worker that took over
+   * does it once.
    */
-  async addAlias(crawlId: string, alias: { key: string; url: string; depth: number; jobId: string }): Promise<boolean> {
-    const inserted = await this.db.sql.query(
-      `insert into crawl_pages (crawl_id, key, url, depth, job_id, state) values ($1, $2, $3, $4, $5, 'alias')
-       on conflict (crawl_id, key) do nothing returning key`,
-      [crawlId, alias.key, alias.url, alias.depth, alias.jobId],
-    );
-    return inserted.length === 1;
-  }
-
-  async countSkipped(crawlId: string, reason: CrawlSkipReason, n: number): Promise<void> {
-    if (n === 0) return;
+  async standAlone(crawlId: string, key: string, fromJobId: string, jobId: string): Promise<void> {
     await this.db.sql.query(
-      `update crawls set skipped = jsonb_set(skipped, array[$2::text], to_jsonb(coalesce((skipped->>$2)::int, 0) + $3)) where id = $1`,
-      [crawlId, reason, n],
+      `update crawl_pages set job_id = $4, state = 'new' where crawl_id = $1 and key = $2 and job_id = $3 and state = 'queued'`,
+      [crawlId, key, fromJobId, jobId],
     );
   }
 

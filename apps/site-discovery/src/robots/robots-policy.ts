@@ -1,5 +1,5 @@
 import robotsParser from 'robots-parser';
-import { canonicalEscapes } from '../url-normal-form/url-normal-form';
+import { canonicalEscapes } from '@lib/url-normal-form';
 
 /** RFC 9309 §2.5: a crawler must parse at least 500 KiB; the rest of a longer file is ignored. */
 export const ROBOTS_PARSE_BYTES = 500 * 1024;

@@ -1,4 +1,4 @@
-import { normalUrl } from '../url-normal-form/url-normal-form';
+import { normalUrl } from '@lib/url-normal-form';
 import { InvalidScopePatternError } from '../site-discovery.errors';
 import { compilePattern, SiteScope, TRAP_RULES } from './site-scope';
 

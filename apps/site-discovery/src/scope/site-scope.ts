@@ -1,7 +1,7 @@
 import picomatch from 'picomatch';
 import { RE2 } from 're2-wasm';
 import { InvalidScopePatternError } from '../site-discovery.errors';
-import type { NormalUrl } from '../url-normal-form/url-normal-form';
+import type { NormalUrl } from '@lib/url-normal-form';
 
 /**
  * Trap rules (issue 39): URLs a site can generate without end. Each is a documented bound rather

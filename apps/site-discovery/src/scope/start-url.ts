@@ -1,7 +1,7 @@
 import type { TargetGuard } from '@lib/target-guard';
 import { TargetBlockedError } from '@lib/target-guard';
 import { RobotsOverrideRefusedError } from '../site-discovery.errors';
-import { type NormalUrl, normalUrl } from '../url-normal-form/url-normal-form';
+import { type NormalUrl, normalUrl } from '@lib/url-normal-form';
 
 /**
  * Where a map or crawl starts, checked before any work: ignore_robots only where the operator allows

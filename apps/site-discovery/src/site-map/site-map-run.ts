@@ -14,7 +14,7 @@ import { RobotsBook } from '../robots/robots-book';
 import type { RobotsPolicy } from '../robots/robots-policy';
 import { SiteScope } from '../scope/site-scope';
 import { readSitemapDocument, SITEMAP_MAX_BYTES, UnreadableSitemap } from '../sitemaps/sitemap-document';
-import { type NormalUrl, normalUrl } from '../url-normal-form/url-normal-form';
+import { type NormalUrl, normalUrl } from '@lib/url-normal-form';
 import type { FetchGate } from './fetch-gate';
 
 /** Sitemap files one map reads at most, and how deep indexes may nest (protocol: one level). */
@@ -55,7 +55,7 @@ export interface SiteMapRunDependencies {
  */
 export class SiteMapRun {
   private readonly started = Date.now();
-  private readonly deadline: number;
+  private deadline: number;
   private readonly limit: number;
   private readonly pageBudget: number;
   private readonly maxDepth: number;
@@ -70,6 +70,8 @@ export class SiteMapRun {
   private readonly gone = new Set<string>();
   /** Keys of pages fetched or queued for links. */
   private readonly visited = new Set<string>();
+  /** Pages fetched for links (their keys): the rest of what is listed was never seen. */
+  private readonly read = new Set<string>();
   private readonly sitemapUrls = new Set<string>();
   private readonly sitemapReports: SitemapReport[] = [];
   private sitemapsTotal = 0;
@@ -290,6 +292,7 @@ export class SiteMapRun {
    */
   private async readPage(page: NormalUrl): Promise<NormalUrl[]> {
     this.pagesFetched += 1;
+    this.read.add(page.key);
     const source = this.found.get(page.key)?.source ?? 'links';
     let current = page;
     let response: FetchedResponse | null = null;
@@ -334,6 +337,40 @@ export class SiteMapRun {
       if (normal) normals.push(normal);
     }
     return normals;
+  }
+
+  /**
+   * After run(): how many listed URLs were never fetched, and of a spread sample of them (at most
+   * `sample`, fetched within `timeMs` without following redirects), how many are another page: a
+   * redirect, or an HTML page whose rel=canonical names another URL of a host in scope. A crawl
+   * plan takes that share off what it lists but never saw, since a crawl fetches those twins and
+   * does not charge them (decision 0035). Fetches here do not count against page_fetches.
+   */
+  async twinsAmongUnread(sample: number, timeMs: number): Promise<{ unread: number; sampled: number; twins: number }> {
+    const unread = [...this.found.entries()].filter(([key]) => !this.read.has(key)).map(([, entry]) => entry.url);
+    const picked =
+      unread.length <= sample ? unread : Array.from({ length: sample }, (_, i) => unread[Math.floor((i * unread.length) / sample)]);
+    this.deadline = Date.now() + timeMs;
+    let sampled = 0;
+    let twins = 0;
+    const pending = [...picked];
+    await workers(PAGE_WORKERS, async () => {
+      for (let url = pending.shift(); url; url = pending.shift()) {
+        const response = await this.fetch(url, PAGE_MAX_BYTES, false).catch(() => null);
+        if (!response) continue;
+        sampled += 1;
+        if (response.statusCode >= 300 && response.statusCode < 400 && typeof response.headers.location === 'string') {
+          twins += 1;
+          continue;
+        }
+        const type = (response.contentType ?? '').toLowerCase();
+        if (response.statusCode >= 400 || !response.text || !(type.includes('html') || type === '')) continue;
+        const canonical = readPageLinks(response.text, url).canonical;
+        const named = canonical ? normalUrl(canonical) : null;
+        if (named && named.key !== normalUrl(url)?.key && this.scope.hostInScope(named.host)) twins += 1;
+      }
+    });
+    return { unread: unread.length, sampled, twins };
   }
 
   // ---- fetching -----------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import { IsInt, IsObject, IsOptional, IsString, IsUUID, Length, Min } from 'class-validator';
 import type { Packed } from '../packed';
+import type { CrawlPageDirectives } from '../discovery/crawl.messages';
 import type { ScrapeExecutionFacts, ScrapeResultBody } from '../scrape/scrape-execution.messages';
 
 /**
@@ -29,7 +30,15 @@ export class JobAttemptReference {
 export class ClaimJobCommand extends JobAttemptReference {}
 
 export type ClaimJobReply =
-  | { outcome: 'claimed'; client_id: string; request: Record<string, unknown>; lease_ms: number; deadline_ms: number }
+  | {
+      outcome: 'claimed';
+      client_id: string;
+      request: Record<string, unknown>;
+      lease_ms: number;
+      deadline_ms: number;
+      /** A crawl's page: what its crawl asks beyond the scrape (taken out of the stored request). */
+      crawl_page?: CrawlPageDirectives;
+    }
   /** Another dispatch owns it, it is finished, or it was settled at claim (quota exhausted). */
   | { outcome: 'stale' };
 

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import type { DuplicateOf } from '../scrape/scrape-execution.messages';
 import {
   ArrayMaxSize,
   IsArray,
@@ -227,6 +228,12 @@ export class CrawlPlan {
   @ApiProperty({ description: 'URLs found in scope (sitemaps and links to max_depth, as POST /v1/map finds them).' })
   discovered: number;
 
+  @ApiProperty({
+    description:
+      'Of those, how many are expected to be another page (a redirect, a copy whose rel=canonical names another URL), from a sample of up to 50 of the URLs listed but not fetched: the crawl fetches them without charging, and the forecast counts the rest.',
+  })
+  duplicates_expected: number;
+
   @ApiProperty()
   truncated: boolean;
 
@@ -352,6 +359,23 @@ export class OpenCrawlRunCommand {
   page_webhooks: boolean;
 }
 
+/**
+ * What a crawl asks of its page's job beyond the scrape, kept in the job's stored request under this
+ * key: the orchestrator takes it out at claim and hands it to the worker beside the request (which
+ * scrape-engine validates as a client's, so it carries nothing else).
+ */
+export const CRAWL_PAGE_DIRECTIVES = 'crawl_page';
+
+export interface CrawlPageDirectives {
+  /**
+   * Fetch without following redirects and tell a page that is another one (a redirect, a
+   * rel=canonical naming another URL of its host): the job then ends `cancelled`, uncharged, with
+   * `duplicate_of`. False for a page discovery decided stands on its own (its canonical is a page
+   * the crawl may not scrape).
+   */
+  twins: boolean;
+}
+
 export class CrawlPageJob {
   /** Chosen by site-discovery (one per normalised URL), so appending again after a crash adds nothing. */
   @IsUUID()
@@ -392,6 +416,8 @@ export interface CrawlPageOutcome {
   job_id: string;
   status: string;
   success: boolean;
+  /** The page it turned out to be (the job ended `cancelled`, uncharged), else null. */
+  duplicate_of: DuplicateOf | null;
 }
 
 export class CrawlRunReference {

@@ -177,6 +177,13 @@ export class PageMetadata {
   language: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'link rel=canonical (absolute), else og:url.' })
   canonical_url: string | null;
+  @ApiPropertyOptional({
+    enum: ['link', 'og:url'],
+    nullable: true,
+    description:
+      "Where canonical_url was read: a <link rel=canonical> (what a crawl trusts to tell a page's copies), or the og:url meta in its absence; null with no canonical_url.",
+  })
+  canonical_source?: 'link' | 'og:url' | null;
   @ApiProperty({
     description: 'The URL the page was finally served from, after redirects (browser mode: after client-side navigation too).',
   })
@@ -214,6 +221,17 @@ export function isMainContentFallbackNote(note: string): boolean {
 }
 
 /** The scrape response of spec 2.7 (the guidance object included). */
+/**
+ * How a crawl's page showed it is another page: it answered a redirect (fetched with redirects not
+ * followed, the Location is admitted like a link) or its rel=canonical names another URL of its host.
+ */
+export class DuplicateOf {
+  @ApiProperty({ enum: ['redirect', 'canonical'] })
+  reason: 'redirect' | 'canonical';
+  @ApiProperty({ description: 'The page it is: the Location (absolute) or the canonical URL.' })
+  url: string;
+}
+
 export class ScrapeResultBody {
   @ApiProperty({
     type: String,
@@ -259,6 +277,14 @@ export class ScrapeResultBody {
   /** Browser mode: the action that stopped the action list (index path, type, why), else null. */
   @ApiPropertyOptional(nullableObject(ActionFailure, 'Browser mode: the action that stopped the action list, else null.'))
   action_error?: ActionFailure | null;
+  /** A crawl's page that turned out to be another page (a redirect, a rel=canonical): which, and how it said so. */
+  @ApiPropertyOptional(
+    nullableObject(
+      DuplicateOf,
+      "A crawl's page that is another page (it redirected, or its rel=canonical names another URL of its host): not returned as a page, not charged; else absent.",
+    ),
+  )
+  duplicate_of?: DuplicateOf | null;
 }
 
 export interface ScrapeExecutionFacts {
@@ -280,6 +306,11 @@ export interface ScrapeExecutionFacts {
    * analysis (protection headers, cookies, sign-in redirects); null in browser mode and on failures.
    */
   response?: AnsweredResponse | null;
+  /**
+   * A crawl's page (its job asked for twins to be told: CrawlPageDirectives) that is another page:
+   * the job ends `cancelled`, uncharged, and discovery admits the page it is like a link.
+   */
+  duplicate_of?: DuplicateOf | null;
 }
 
 export interface AnsweredResponse {

@@ -383,6 +383,9 @@ class ScrapeResultBody(_ScrapeResultBodyRequired, total=False):
     metadata: PageMetadata | None
     #: Browser mode: the action that stopped the action list, else null.
     action_error: ActionFailure | None
+    #: A crawl's page that is another page (it redirected, or its rel=canonical names another URL of
+    #: its host): not returned as a page, not charged; else absent.
+    duplicate_of: DuplicateOf | None
 
 
 class _DownloadRequestRequired(TypedDict):
@@ -597,6 +600,9 @@ class JobResultBody(_JobResultBodyRequired, total=False):
     metadata: PageMetadata | None
     #: Browser mode: the action that stopped the action list, else null.
     action_error: ActionFailure | None
+    #: A crawl's page that is another page (it redirected, or its rel=canonical names another URL of
+    #: its host): not returned as a page, not charged; else absent.
+    duplicate_of: DuplicateOf | None
 
 
 class _ProjectBodyRequired(TypedDict):
@@ -1357,6 +1363,10 @@ class CrawlForecast(_CrawlForecastRequired, total=False):
 class _CrawlPlanRequired(TypedDict):
     #: URLs found in scope (sitemaps and links to max_depth, as POST /v1/map finds them).
     discovered: float
+    #: Of those, how many are expected to be another page (a redirect, a copy whose rel=canonical names
+    #: another URL), from a sample of up to 50 of the URLs listed but not fetched: the crawl fetches
+    #: them without charging, and the forecast counts the rest.
+    duplicates_expected: float
     truncated: bool
     #: The 10 largest sections (the rest counted under "other").
     sections: list[CrawlPlanSection]
@@ -1492,6 +1502,9 @@ class _PageMetadataRequired(TypedDict):
 
 
 class PageMetadata(_PageMetadataRequired, total=False):
+    #: Where canonical_url was read: a <link rel=canonical> (what a crawl trusts to tell a page's
+    #: copies), or the og:url meta in its absence; null with no canonical_url.
+    canonical_source: Literal["link", "og:url"] | None
     #: What kind of page this is, from its structured data, OpenGraph type, software and address
     #: (article when nothing says).
     page_type: Literal["article", "forum", "product", "collection", "listing", "documentation", "service"] | None
@@ -1504,6 +1517,12 @@ class ActionFailure(TypedDict):
     action: str
     type: str
     message: str
+
+
+class DuplicateOf(TypedDict):
+    reason: Literal["redirect", "canonical"]
+    #: The page it is: the Location (absolute) or the canonical URL.
+    url: str
 
 
 class SuccessCriterion(TypedDict):
