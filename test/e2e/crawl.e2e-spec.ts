@@ -107,6 +107,10 @@ describe.each(runtimesUnderTest('crawl'))('POST /v1/crawl — $name', (runtime) 
     expect(moved).toMatchObject({ completed: 1, failed: 0, credits_charged: 1, discovered: 3, zero_pages_reason: null });
     expect(moved.skipped.duplicate).toBe(2);
     expect(['/old/p20', '/moved/p20', '/s0/p20'].map((p) => site.hits.get(p))).toEqual([1, 1, 1]);
+    const twin = movedJobs.find((j) => j.status === 'cancelled')!;
+    const twinData = await http(env.url, `/v1/jobs/${twin.job_id}/data`, { token });
+    expect(twinData.status).toBe(200);
+    expect(twinData.body).toMatchObject({ status: 'cancelled', markdown: null, duplicate_of: { reason: 'redirect' } });
 
     // /s1/p1/print names /s1/p1 as canonical, which include_paths leaves out: the copy is the page.
     site.hits.clear();

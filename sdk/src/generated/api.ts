@@ -1746,7 +1746,7 @@ export interface components {
             url: string;
             custom_id: string | null;
             /** @enum {string} */
-            status: "processing" | "completed" | "failed" | "timeout";
+            status: "processing" | "completed" | "failed" | "timeout" | "cancelled";
         };
         ProjectBody: {
             /** @example price-watch */

@@ -49,7 +49,8 @@ export class JobResults {
         age_hours: null,
       };
     }
-    if (job.status === 'cancelled') {
+    // A crawl's twin of another page (decision 0035) ended cancelled after it ran: its result says which page it is.
+    if (job.status === 'cancelled' && job.body === null) {
       return {
         found: false,
         error_code: 'job_cancelled',

@@ -60,8 +60,9 @@ export class JobResultBody extends ScrapeResultBody {
   url: string;
   @ApiProperty({ type: String, nullable: true })
   custom_id: string | null;
-  @ApiProperty({ enum: JOB_STATUSES })
-  status: JobStatus;
+  /** `cancelled`: a crawl's page that is another page (duplicate_of says which), the one cancelled job with a result. */
+  @ApiProperty({ enum: [...JOB_STATUSES, 'cancelled'] })
+  status: JobStatus | 'cancelled';
 }
 
 /** Spec 2.14, plus job_id and run_id: the names GET /v1/jobs uses, so one client reads both listings alike. */

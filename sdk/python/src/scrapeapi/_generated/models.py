@@ -591,7 +591,7 @@ class _JobResultBodyRequired(TypedDict):
     body_url: str | None
     url: str
     custom_id: str | None
-    status: Literal["processing", "completed", "failed", "timeout"]
+    status: Literal["processing", "completed", "failed", "timeout", "cancelled"]
 
 
 class JobResultBody(_JobResultBodyRequired, total=False):
