@@ -86,6 +86,7 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
       description: 'How to brew green tea.',
       language: 'en-GB',
       canonical_url: `${site.url}/news/green-tea`,
+      canonical_source: 'link',
       final_url: `${site.url}/news`,
       links: [`${site.url}/`, `${site.url}/shop`, `${site.url}/news`, `${site.url}/black`, `${site.url}/imprint`],
       page_type: 'article',
