@@ -1,1 +1,2 @@
 export * from './url-normal-form';
+export * from './page-twin';

@@ -2,6 +2,7 @@ import {
   type BatchJobErrorType,
   deliveredUsableContent,
   type DuplicateOf,
+  noPageContent,
   type JobStatus,
   type ScrapeExecutionFacts,
   type ScrapeResultBody,
@@ -70,14 +71,8 @@ function duplicateOf(twin: DuplicateOf, result: ScrapeResultBody): JobClassifica
     error: 'duplicate',
     body: {
       ...result,
-      html: null,
-      markdown: null,
-      screenshot: null,
-      extracted_data: null,
-      evaluate_results: null,
-      network_requests: null,
-      body_base64: null,
-      body_url: null,
+      ...noPageContent(),
+      content_type: result.content_type,
       message,
       guidance: result.guidance
         ? {
@@ -103,15 +98,10 @@ function unexecutedBody(kind: BatchJobErrorType, message: string, executionTimeM
     ],
   };
   return {
-    html: null,
-    markdown: null,
+    ...noPageContent(),
     statusCode: 0,
     message,
-    screenshot: null,
     executionTime: executionTimeMs / 1000,
-    extracted_data: null,
-    evaluate_results: null,
-    network_requests: null,
     potentiallyBlockedByCaptcha: false,
     timings: { total_ms: Math.round(executionTimeMs) },
     guidance: {
@@ -124,8 +114,5 @@ function unexecutedBody(kind: BatchJobErrorType, message: string, executionTimeM
       suggested_request: null,
       stop_reason: kind === 'quota_exceeded' ? 'quota_exceeded' : null,
     },
-    content_type: null,
-    body_base64: null,
-    body_url: null,
   };
 }

@@ -1,4 +1,4 @@
-import { type BrowserAction, type ScrapeExecutionFacts, type ScrapeRequest, type ScrapeResultBody } from '@lib/contracts';
+import { type BrowserAction, noPageContent, type ScrapeExecutionFacts, type ScrapeRequest, type ScrapeResultBody } from '@lib/contracts';
 import { type TargetGuard } from '@lib/target-guard';
 import { Logger } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
@@ -11,7 +11,7 @@ import { type PageFormatter } from '../formats/page-formatter';
 import { type Guidance, type GuidanceAdvisor } from '../guidance/guidance-advisor';
 import { type ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
 import { BrowserCapacityExhaustedError, BrowserShareExceededError, InvalidScrapeRequestError } from '../scrape-engine.errors';
-import { attemptWithRetries, emptyBody } from '../scrape-attempts/scrape-attempts';
+import { attemptWithRetries } from '../scrape-attempts/scrape-attempts';
 import { assembleScrapeResult } from '../scrape-attempts/scrape-result-assembly';
 import { type ActionError, ActionRunner, type EvaluateResult } from './action-runner';
 import { BrowserFailure, firstLine, isBrowserGone, netErrorFailure, withinDeadline } from './browser-failures';
@@ -122,7 +122,7 @@ export class BrowserScrapeExecutor {
     });
     const { answer: page, verdict } = outcome;
     const extractionStarted = performance.now();
-    const { notes, ...body } = page ? this.shape(request, page) : { ...emptyBody(), metadata: null, notes: [] };
+    const { notes, ...body } = page ? this.shape(request, page) : { ...noPageContent(), metadata: null, notes: [] };
     timings.extraction_ms += performance.now() - extractionStarted;
     timings.total_ms = performance.now() - started;
     const { facts, result } = assembleScrapeResult({

@@ -1,4 +1,4 @@
-import type { ScrapeExecutionFacts, ScrapeResultBody } from '@lib/contracts';
+import type { ScrapeExecutionFacts } from '@lib/contracts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CONTENT_RULES_VERSION } from '@lib/contracts';
 import type { ContentVerdict } from '../content-validation/content-validator';
@@ -91,31 +91,5 @@ export function executionFacts(
     rules_version: CONTENT_RULES_VERSION,
     proxy: proxyLabel(outcome.proxyUrl),
     attempts: outcome.attempts,
-  };
-}
-
-/** The content fields of a response when the site never answered. */
-export function emptyBody(): Pick<
-  ScrapeResultBody,
-  | 'html'
-  | 'markdown'
-  | 'screenshot'
-  | 'extracted_data'
-  | 'evaluate_results'
-  | 'network_requests'
-  | 'content_type'
-  | 'body_base64'
-  | 'body_url'
-> {
-  return {
-    html: null,
-    markdown: null,
-    screenshot: null,
-    extracted_data: null,
-    evaluate_results: null,
-    network_requests: null,
-    content_type: null,
-    body_base64: null,
-    body_url: null,
   };
 }

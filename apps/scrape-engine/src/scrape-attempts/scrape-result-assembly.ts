@@ -7,7 +7,7 @@ import { type AttemptFailure, type AttemptsOutcome, executionFacts } from './scr
 /** The typed failures of every engine. */
 type FailureType = Extract<ScrapeOutcome, { kind: 'failure' }>['errorType'];
 
-/** The response's content fields, as an executor shaped them from its answer (or `emptyBody()` without one). */
+/** The response's content fields, as an executor shaped them from its answer (or `noPageContent()` without one). */
 export type ShapedBody = Omit<
   ScrapeResultBody,
   'statusCode' | 'message' | 'executionTime' | 'potentiallyBlockedByCaptcha' | 'timings' | 'guidance'

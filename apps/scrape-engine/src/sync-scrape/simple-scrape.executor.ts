@@ -1,4 +1,4 @@
-import type { ScrapeExecutionFacts, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
+import { noPageContent, type ScrapeExecutionFacts, type ScrapeRequest, type ScrapeResultBody } from '@lib/contracts';
 import { TargetGuard } from '@lib/target-guard';
 import { Injectable } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
@@ -11,7 +11,7 @@ import { ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { FetchedResponse, SimpleFetcher } from '@lib/http-fetch';
 import { FetchFailure, ProxyFailure } from '@lib/http-fetch';
-import { attemptWithRetries, emptyBody } from '../scrape-attempts/scrape-attempts';
+import { attemptWithRetries } from '../scrape-attempts/scrape-attempts';
 import { assembleScrapeResult, type ShapedBody } from '../scrape-attempts/scrape-result-assembly';
 
 export interface SimpleScrapeOptions {
@@ -84,7 +84,7 @@ export class SimpleScrapeExecutor {
     const { answer: response } = outcome;
     const navigationMs = performance.now() - navigationStarted;
     const extractionStarted = performance.now();
-    const { notes, ...body } = response ? this.shape(request, response) : { ...emptyBody(), notes: [] };
+    const { notes, ...body } = response ? this.shape(request, response) : { ...noPageContent(), notes: [] };
     const extractionMs = performance.now() - extractionStarted;
     const totalMs = performance.now() - started;
     const { facts, result } = assembleScrapeResult({

@@ -224,7 +224,7 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
       await this.store.admit(crawl.id, sorted.candidates, { duplicate: 1 });
       return 'admitted';
     }
-    if (twin.reason === 'canonical' && normalUrl(twin.url)) {
+    if (twin.reason === 'canonical') {
       await this.store.standAlone(crawl.id, page.key, page.jobId, standaloneJobId(crawl.id, page.key));
       return 'stands-alone';
     }

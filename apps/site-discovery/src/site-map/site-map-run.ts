@@ -14,7 +14,7 @@ import { RobotsBook } from '../robots/robots-book';
 import type { RobotsPolicy } from '../robots/robots-policy';
 import { SiteScope } from '../scope/site-scope';
 import { readSitemapDocument, SITEMAP_MAX_BYTES, UnreadableSitemap } from '../sitemaps/sitemap-document';
-import { type NormalUrl, normalUrl } from '@lib/url-normal-form';
+import { type NormalUrl, normalUrl, pageTwinOf } from '@lib/url-normal-form';
 import type { FetchGate } from './fetch-gate';
 
 /** Sitemap files one map reads at most, and how deep indexes may nest (protocol: one level). */
@@ -55,7 +55,7 @@ export interface SiteMapRunDependencies {
  */
 export class SiteMapRun {
   private readonly started = Date.now();
-  private deadline: number;
+  private readonly deadline: number;
   private readonly limit: number;
   private readonly pageBudget: number;
   private readonly maxDepth: number;
@@ -341,33 +341,35 @@ export class SiteMapRun {
 
   /**
    * After run(): how many listed URLs were never fetched, and of a spread sample of them (at most
-   * `sample`, fetched within `timeMs` without following redirects), how many are another page: a
-   * redirect, or an HTML page whose rel=canonical names another URL of a host in scope. A crawl
-   * plan takes that share off what it lists but never saw, since a crawl fetches those twins and
-   * does not charge them (decision 0035). Fetches here do not count against page_fetches.
+   * `sample`, fetched within `timeMs` without following redirects), how many are another page by the
+   * rule a crawl's pages are judged by (pageTwinOf). A crawl plan takes that share off what it lists
+   * but never saw, since a crawl fetches those twins and does not charge them (decision 0035).
+   * Fetches here do not count against page_fetches.
    */
   async twinsAmongUnread(sample: number, timeMs: number): Promise<{ unread: number; sampled: number; twins: number }> {
     const unread = [...this.found.entries()].filter(([key]) => !this.read.has(key)).map(([, entry]) => entry.url);
     const picked =
       unread.length <= sample ? unread : Array.from({ length: sample }, (_, i) => unread[Math.floor((i * unread.length) / sample)]);
-    this.deadline = Date.now() + timeMs;
+    const deadline = Date.now() + timeMs;
     let sampled = 0;
     let twins = 0;
     const pending = [...picked];
     await workers(PAGE_WORKERS, async () => {
       for (let url = pending.shift(); url; url = pending.shift()) {
-        const response = await this.fetch(url, PAGE_MAX_BYTES, false).catch(() => null);
+        const response = await this.fetch(url, PAGE_MAX_BYTES, false, deadline).catch(() => null);
         if (!response) continue;
         sampled += 1;
-        if (response.statusCode >= 300 && response.statusCode < 400 && typeof response.headers.location === 'string') {
-          twins += 1;
-          continue;
-        }
+        const location = response.headers.location;
         const type = (response.contentType ?? '').toLowerCase();
-        if (response.statusCode >= 400 || !response.text || !(type.includes('html') || type === '')) continue;
-        const canonical = readPageLinks(response.text, url).canonical;
-        const named = canonical ? normalUrl(canonical) : null;
-        if (named && named.key !== normalUrl(url)?.key && this.scope.hostInScope(named.host)) twins += 1;
+        const html = response.statusCode < 300 && (type.includes('html') || type === '') ? response.text : null;
+        const twin = pageTwinOf({
+          url,
+          statusCode: response.statusCode,
+          location: typeof location === 'string' ? location : null,
+          answeredUrl: response.url,
+          canonicalLink: html ? readPageLinks(html, response.url).canonical : null,
+        });
+        if (twin) twins += 1;
       }
     });
     return { unread: unread.length, sampled, twins };
@@ -376,11 +378,16 @@ export class SiteMapRun {
   // ---- fetching -----------------------------------------------------------------------------
 
   /** One GET in its turns (process gate, then host politeness); null when the map's time ran out first. */
-  private async fetch(url: string, maxBodyBytes: number, followRedirects = true): Promise<FetchedResponse | null> {
+  private async fetch(
+    url: string,
+    maxBodyBytes: number,
+    followRedirects = true,
+    deadline = this.deadline,
+  ): Promise<FetchedResponse | null> {
     const host = new URL(url).host;
-    return this.deps.gate.inTurn(this.deadline, () =>
-      this.politeness.inTurn(host, this.deadline, () => {
-        const remaining = this.deadline - Date.now();
+    return this.deps.gate.inTurn(deadline, () =>
+      this.politeness.inTurn(host, deadline, () => {
+        const remaining = deadline - Date.now();
         if (remaining <= 0) return Promise.resolve(null);
         return this.deps.fetcher.fetch({
           url,

@@ -287,6 +287,32 @@ export class ScrapeResultBody {
   duplicate_of?: DuplicateOf | null;
 }
 
+/** The content fields of a response that carries no page: the site never answered, or the page was another one. */
+export function noPageContent(): Pick<
+  ScrapeResultBody,
+  | 'html'
+  | 'markdown'
+  | 'screenshot'
+  | 'extracted_data'
+  | 'evaluate_results'
+  | 'network_requests'
+  | 'content_type'
+  | 'body_base64'
+  | 'body_url'
+> {
+  return {
+    html: null,
+    markdown: null,
+    screenshot: null,
+    extracted_data: null,
+    evaluate_results: null,
+    network_requests: null,
+    content_type: null,
+    body_base64: null,
+    body_url: null,
+  };
+}
+
 export interface ScrapeExecutionFacts {
   /** Whether the site answered (site-level blocks included): then it is charged. */
   billable: boolean;
