@@ -25,14 +25,20 @@ describe.each(runtimesUnderTest('crawl'))('POST /v1/crawl — $name', (runtime) 
   let cleanup: () => Promise<void> = async () => undefined;
   const crawl = (json: Record<string, unknown>) => http(env.url, '/v1/crawl', { token, json });
   const status = (id: string) => http(env.url, `/v1/crawl/${id}`, { token });
-  const finished = async (id: string, timeoutMs = 120_000) =>
-    eventually(
+  const finished = async (id: string, timeoutMs = 120_000) => {
+    // A crawl that does not end says where it stood: slow (counters moving) or stuck (queued pages waiting).
+    let last: unknown = null;
+    return eventually(
       async () => {
         const res = await status(id);
+        last = res.body;
         return res.body.status === 'completed' ? res.body : false;
       },
       { timeoutMs, what: `crawl ${id} completed` },
-    );
+    ).catch((error: unknown) => {
+      throw new Error(`${error instanceof Error ? error.message : String(error)}; its last state ${JSON.stringify(last)}`);
+    });
+  };
   const jobUrls = (id: string) => crawlJobs(env.url, token, id);
 
   beforeAll(async () => {
