@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { loadPlatformConfigOrExit } from '@lib/config';
 import { createRootLogger } from '@lib/logging';
-import { IdleMemoryReclaimer, keepServingOnUnhandledRejection, onShutdownSignal } from '@lib/runtime';
+import { keepServingOnUnhandledRejection, onShutdownSignal } from '@lib/runtime';
+import { IdleMemoryReclaimer } from '@lib/threads';
 import { startGateway } from './bootstrap-gateway';
 import { startBanner } from './start-banner';
 

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { loadPlatformConfigOrExit } from '@lib/config';
 import { createRootLogger } from '@lib/logging';
-import { IdleMemoryReclaimer, keepServingOnUnhandledRejection, onShutdownSignal } from '@lib/runtime';
+import { keepServingOnUnhandledRejection, onShutdownSignal } from '@lib/runtime';
+import { IdleMemoryReclaimer } from '@lib/threads';
 import { startBanner } from '../../gateway/src/start-banner';
 import { startPlatform } from './platform';
 

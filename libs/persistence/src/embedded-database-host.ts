@@ -1,6 +1,6 @@
 import { messages, PGlite } from '@electric-sql/pglite';
 import { parentPort, workerData } from 'node:worker_threads';
-import { IdleMemoryReclaimer, nodeMemoryProbe } from '../../runtime/src/idle-memory-reclaimer';
+import { IdleMemoryReclaimer, nodeMemoryProbe } from '@lib/threads';
 import { EmbeddedStatements } from './embedded-statements';
 
 /**

@@ -1,7 +1,7 @@
 import { messages, Mutex, PGlite, protocol, type Results, type Transaction } from '@electric-sql/pglite';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { startSourceThread } from '../../runtime/src/source-thread';
+import { startSourceThread } from '@lib/threads';
 import type { HostError, HostReply, HostRequest, HostSettings, TextResults } from './embedded-database-host';
 
 type ExecProtocolResult = Awaited<ReturnType<PGlite['execProtocol']>>;

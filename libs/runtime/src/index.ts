@@ -7,8 +7,6 @@ export * from './graceful-shutdown';
 export * from './health.controller.factory';
 export * from './standalone-context';
 export { importEsm } from './esm-import';
-export * from './source-thread';
 export * from './periodic-task';
 export * from './process-guard';
-export * from './idle-memory-reclaimer';
 export * from './drain-state';

@@ -10,7 +10,7 @@ import { ContextHealthReporter } from './context-health';
 import { DependencyGauges } from './dependency-gauges';
 import { onShutdownSignal } from './graceful-shutdown';
 import { startHealthProbeServer } from './health-probe.server';
-import { IdleMemoryReclaimer } from './idle-memory-reclaimer';
+import { IdleMemoryReclaimer } from '@lib/threads';
 import { keepServingOnUnhandledRejection } from './process-guard';
 
 /**

@@ -1,7 +1,7 @@
 import type { PlatformConfig } from '@lib/config';
 import type { ScrapeExecutionFacts, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
 import { isSerializedAppError, RemoteAppError, WorkerLostError } from '@lib/errors';
-import { startSourceThread } from '@lib/runtime';
+import { startSourceThread } from '@lib/threads';
 import { Logger } from '@nestjs/common';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';

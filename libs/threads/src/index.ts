@@ -1,0 +1,2 @@
+export * from './source-thread';
+export * from './idle-memory-reclaimer';
