@@ -53,8 +53,8 @@ export class JetStreamJobQueue implements JobQueue {
    * (kill -9, OOM, a lost node) stops saying so, and every message it held comes back within one
    * delivery lease: the ones it was running, and the ones no database row shows it held — received
    * by its last fetch but not yet claimed, or sent to its pull request after it died. It is the
-   * engine silence limit (ENGINE_SILENCE_MS, seconds), not the job lease (JOB_LEASE_SECONDS, 30 s):
-   * at the job lease, CI saw a run wait 30.9 s after the engine was killed. A redelivery to a
+   * engine silence limit (ENGINE_SILENCE_MS, seconds), not the job lease (JOB_LEASE_SECONDS, 30 s),
+   * which a run would wait out after its engine was killed. A redelivery to a
    * second worker while the first is alive but stalled is harmless: its claim is fenced (`stale`).
    */
   constructor(

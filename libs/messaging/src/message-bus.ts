@@ -67,7 +67,7 @@ export class MessageBus {
   /**
    * Requests waiting for a reply. When the broker goes away their replies cannot be counted on
    * (a reply published during the outage is lost), so they fail at once as an outage rather than
-   * waiting out their timeout (a worker's report waited 60 s after a 1 s NATS restart).
+   * waiting out their timeout.
    */
   private readonly waiting = new Set<AbortController>();
 

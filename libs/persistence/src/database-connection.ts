@@ -221,7 +221,7 @@ export function poolSqlExecutor(pool: Pool): SqlExecutor {
 
 // The embedded database's memory: Postgres's default 128 MB of shared buffers is a third of an
 // idle install's memory and buys nothing at this size (every table of a one-process install fits
-// in 16 MB many times over). Measured: 450 → 341 MB RSS for PGlite alone after 3,000 inserts.
+// in 16 MB many times over; docs/benchmarks.md has what it saves).
 const EMBEDDED_SETTINGS = ['shared_buffers=16MB', 'wal_buffers=1MB', 'work_mem=2MB', 'maintenance_work_mem=16MB'];
 
 async function openPglite(dataDir: string, memoryReclaimIdleMs: number): Promise<Shared> {

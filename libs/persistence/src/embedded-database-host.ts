@@ -104,7 +104,7 @@ async function host(settings: HostSettings): Promise<void> {
       }
       case 'control':
         // Not PGlite's exec, which parses the answer with the text parsers and flushes to the file
-        // system after it: 0.8 ms a BEGIN and COMMIT pair, 1.9 s of a 1,000-job run's 4.7 s here.
+        // system after it: on a run's job path that was most of the database's time (docs/benchmarks.md).
         return [await statements.control(request.args.sql)];
       case 'protocol': {
         const data = (await db.execProtocolRaw(request.args.bytes, { syncToFs: request.args.syncToFs })).slice();

@@ -18,8 +18,7 @@ interface PreparedStatement {
  * asks the file system for the size of every table and index the statement touches (an `lseek`
  * that Emscripten turns into an `fstat`). A job's path runs the same dozen statements thousands of
  * times, so each is parsed once, described once, and then only bound and executed, in one round
- * trip. Measured on a job row update by id: 0.95 ms with `PGlite.query`, 0.55 ms in one round trip
- * unnamed, 0.28 ms named (docs/decisions/0027).
+ * trip (the cost of each way: docs/decisions/0027).
  *
  * Same semantics as `PGlite.query`: the same serializers by inferred type, the same parsers, the
  * same errors (DatabaseError with the query and parameters attached), and the same locks — a

@@ -85,9 +85,8 @@ export interface MigratedDatabase {
 /**
  * Opens the database with every migration applied. An embedded database that had migrations to
  * apply (a first start: initdb, then every migration) is closed and opened again on a new thread.
- * PGlite's WebAssembly memory grows to hold that work and never shrinks, so a first start idled
- * ~60 MB above a restart on the same data (decision 0030: `npm start` at 322–357 MB PSS, 276–283
- * with the reopen, for 0.5–1.3 s more on a first start only). Where other holders share the
+ * PGlite's WebAssembly memory grows to hold that work and never shrinks, so a first start would
+ * idle above a restart on the same data (decision 0030 has the figures). Where other holders share the
  * connection, the release only drops this one's reference and the open returns the same one:
  * nothing is lost, only the memory stays.
  */

@@ -14,8 +14,8 @@ export const QUOTA_EVENT_SPACING_MS = 250;
  * billing-meter publishes. Off the job path and coalesced: a run's jobs end dozens of times a
  * second, and each event costs a usage read. While one read is under way for a client, further
  * changes share one more read after it, so the last event always follows the last change. Reads
- * for one client start at least QUOTA_EVENT_SPACING_MS apart (a 1,000-job run paid two reads per
- * job: a fifth of its database time), except the one a run's end waits for.
+ * for one client start at least QUOTA_EVENT_SPACING_MS apart (two reads per job were a large share
+ * of a run's database time), except the one a run's end waits for.
  */
 @Injectable()
 export class QuotaNotifier {

@@ -167,7 +167,7 @@ export class BatchJobWorker {
    * Claims the job, asking again through an outage of the broker or the database. The claim may
    * have been committed with its reply lost (a broker restart drops replies in flight): asked again
    * under this worker's id it is answered `claimed` again, where a redelivery to any worker would be
-   * `stale` and the job would sit out its lease (CI: a run finished 31.7 s after a 1 s NATS restart).
+   * `stale` and the job would sit out its lease.
    * Null when it gave up and handed the message back.
    */
   private async claim(job: QueuedJob, ref: ClaimJobCommand): Promise<ClaimJobReply | null> {

@@ -51,9 +51,8 @@ export const MACHINE_ARGS = [
  * Browser-UI pages the full Chromium builds for every new window, which a headless scraper never
  * shows: since Chromium ~150 each window preloads the omnibox popup as two WebUI pages
  * (`chrome://omnibox-popup.top-chrome/`, `…/omnibox_popup_aim.html`) in renderers of their own.
- * Every browser context's first page is a new window, so every heavy request paid for them: ~1.3 s
- * of CPU over the first second (measured: 1,280–1,560 ms on Chromium 156, against 60 ms with these
- * off), half the machine's two cores for each page. Pages cannot see browser UI, so turning it
+ * Every browser context's first page is a new window, so every heavy request paid for them in CPU
+ * (docs/benchmarks.md, "Figures behind the code"). Pages cannot see browser UI, so turning it
  * off changes nothing a site can detect. A test fails if a Chromium upgrade brings another
  * `browser_ui` target per window (browser-launcher.spec.ts).
  */

@@ -106,8 +106,8 @@ export class ContextReserve {
 const SPARE_PROBE_MS = 1000;
 
 // Asked on the page's own session, not through page.evaluate: puppeteer would first find the page's
-// execution context (without Runtime.enable that is a round of its own, 100-1,200 ms measured under
-// load), and the renderer's answer is all the probe needs.
+// execution context (without Runtime.enable that is a round of its own, slow under load), and the
+// renderer's answer is all the probe needs.
 async function answers(prepared: PreparedContext): Promise<boolean> {
   if (!prepared.alive()) return false;
   try {

@@ -16,9 +16,8 @@ export interface SettleWindow {
  * The page's requests in flight, counted from the protocol's own events on the page's session
  * (`Network.requestWillBeSent` opens a request; `loadingFinished` or `loadingFailed` closes it; a
  * redirect keeps its id open). Puppeteer's `waitForNetworkIdle` counts its own page events instead,
- * and through a proxy it can emit a response before the request it answers (measured: one page in
- * five through the egress filter): the request then stays "in flight" forever and every such page
- * waited the whole maximum, 2 s of latency and ~250 ms of CPU each. Counting ids as a set cannot
+ * and through a proxy it can emit a response before the request it answers: the request then stays
+ * "in flight" forever and every such page waits the whole maximum. Counting ids as a set cannot
  * be left open by the order events are delivered in.
  *
  * Subscribe before `Network.enable` (PageBudget enables the domain on the same session). Requests

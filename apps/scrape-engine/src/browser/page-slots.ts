@@ -126,7 +126,7 @@ export class PageSlots {
     return { free: this.free, queued: this.waiters.length, heldByClient: Object.fromEntries(this.held) };
   }
 
-  /** Seconds a refused caller should wait: about one page's hold time (measured), 1 to 30. */
+  /** Seconds a refused caller should wait: about one page's hold time as pages have held, 1 to 30. */
   retryAfterSeconds(): number {
     return Math.min(30, Math.max(1, Math.ceil(this.holdEstimateMs / 1000)));
   }
@@ -149,9 +149,8 @@ export class PageSlots {
     let released = false;
     // The client's count drops when its page ends: a client that sends its next page as each
     // answer arrives, keeping exactly its share in flight, is never refused for the moments its
-    // previous pages' contexts take to close (measured before: 3–9 of ~32 heavy requests in 10 s
-    // answered 429 at 4 in flight with a share of 5). Retry-After estimates when a share frees,
-    // so it measures grant → page end.
+    // previous pages' contexts take to close. Retry-After estimates when a share frees, so it
+    // times grant → page end.
     const uncount = () => {
       if (!counted) return;
       counted = false;

@@ -52,7 +52,7 @@ interface Stats {
 
 // Past these, a page is read whole (the bounds the markdown conversion keeps anyway).
 const MAX_ELEMENTS = 60_000;
-// The located root descends into a child that holds at least this share of its text (0.6–0.9 measured on WCXB dev: 0.8 best).
+// The located root descends into a child that holds at least this share of its text (chosen on WCXB: docs/benchmarks.md).
 const DOMINANT_SHARE = 0.8;
 
 const STRUCTURAL: Record<string, RemovalReason> = { nav: 'navigation', aside: 'sidebar', footer: 'footer', form: 'form' };
@@ -89,7 +89,7 @@ const REVIEW_SHARE = 0.8;
 // Class names page builders give every block they lay out (Elementor, Divi, WPBakery, Beaver Builder, Gutenberg).
 const PAGE_BUILDER_NAME = /(?:^|\s)(?:elementor|et_pb|vc_|fl-|wp-block)/;
 const PAGE_BUILDER_NAMES = /(?:^|\s)(?:elementor|et_pb|vc_|fl-|wp-block)\S*/g;
-// Blocks set apart that are read again, largest first, before a page is read whole (measured: 3 over 0 and 1).
+// Blocks set apart that are read again, largest first, before a page is read whole (chosen on WCXB: docs/benchmarks.md).
 const RESET_TRIES = 3;
 // A block whose words say boilerplate is believed only while it holds less than this share of the page's text.
 const BOILERPLATE_SHARE = 0.3;
@@ -201,7 +201,7 @@ export function locateMainContent(page: ParsedPage): LocatedContent | null {
   }
   // Inside the content of an article or a thread, a block that is mostly links (a related-stories
   // list, a tag list, a table of contents, hot questions) is not the content; a grid's or an
-  // index's items are, so those keep theirs (on product and doc pages it measured no better).
+  // index's items are, so those keep theirs (on product and doc pages dropping them scored no better).
   const prose = (stats.get(root)?.paragraphs ?? 0) >= PROSE_PARAGRAPHS;
   // A thread's posts are prose too: a list of links among them is the site's (hot questions, similar threads).
   if (

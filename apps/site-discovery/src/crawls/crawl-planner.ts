@@ -29,8 +29,8 @@ const PLAN_TWIN_SAMPLE = 50;
 const PLAN_TWIN_SAMPLE_MS = 10_000;
 /**
  * What the job path adds to each page beyond its fetch (dispatch, claim, completion, result and
- * ledger writes), per page in flight: `npm run bench`'s crawl row on 2 cores measured 79 pages/s
- * with 8 in flight on 1–2 ms pages, ≈ 100 ms a page per slot; a forecast without it was 40× short.
+ * ledger writes), per page in flight, calibrated by `npm run bench`'s crawl row (docs/benchmarks.md):
+ * a forecast without it is far short on fast pages.
  */
 const JOB_PATH_MS_PER_PAGE = 100;
 const ANALYSIS_TIMEOUT_MS = 120_000;
