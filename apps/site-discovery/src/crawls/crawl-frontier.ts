@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RobotsBook } from '../robots/robots-book';
 import type { SiteScope } from '../scope/site-scope';
-import type { PageCandidate, SkipCounts } from '../persistence/crawl.store';
 import { normalUrl, type NormalUrl } from '@lib/url-normal-form';
 
 /**
@@ -22,6 +21,17 @@ export function pageJobId(crawlId: string, key: string): string {
  */
 export function standaloneJobId(crawlId: string, key: string): string {
   return pageJobId(crawlId, `${key}\nstandalone`);
+}
+
+export type CrawlSkipReason = 'robots' | 'scope' | 'trap' | 'depth' | 'over_limit' | 'duplicate';
+export type SkipCounts = Record<CrawlSkipReason, number>;
+
+/** A URL a crawl may admit (already normalised, in scope and allowed): admitted while max_pages has room. */
+export interface PageCandidate {
+  key: string;
+  url: string;
+  depth: number;
+  jobId: string;
 }
 
 export interface FrontierVerdicts {
@@ -68,4 +78,39 @@ export async function sortLinks(
 
 export function candidateOf(crawlId: string, normal: NormalUrl, depth: number): PageCandidate {
   return { key: normal.key, url: normal.url, depth, jobId: pageJobId(crawlId, normal.key) };
+}
+
+/** What one admission does to a crawl: the candidates it takes (in order) and the skip counts after it. */
+export interface Admission {
+  taken: PageCandidate[];
+  skipped: Partial<SkipCounts>;
+}
+
+/**
+ * One admission, decided: a page found at two depths counts at the smaller (the start page a
+ * sitemap lists too, a page linked from two levels: its links are then one level below that); a
+ * key the crawl already has is not admitted again; what is new is taken in order while max_pages
+ * has room, and the rest counts as over_limit beside the refusals the frontier counted. The store
+ * applies it with the crawl row locked, so concurrent admissions cannot overshoot.
+ */
+export function admissionOf(
+  candidates: PageCandidate[],
+  crawl: { admitted: number; maxPages: number; skipped: Partial<SkipCounts> },
+  known: ReadonlySet<string>,
+  refused: Partial<SkipCounts>,
+): Admission {
+  const fresh = [...smallestDepthOf(candidates).values()].filter((c) => !known.has(c.key));
+  const room = Math.max(0, crawl.maxPages - crawl.admitted);
+  const taken = fresh.slice(0, room);
+  const skipped = { ...crawl.skipped };
+  for (const [reason, n] of Object.entries(refused) as Array<[CrawlSkipReason, number]>) skipped[reason] = (skipped[reason] ?? 0) + n;
+  if (fresh.length > taken.length) skipped.over_limit = (skipped.over_limit ?? 0) + fresh.length - taken.length;
+  return { taken, skipped };
+}
+
+/** Each key once, at the smallest depth it was found at, in the order keys were first found. */
+export function smallestDepthOf(candidates: PageCandidate[]): Map<string, PageCandidate> {
+  const unique = new Map<string, PageCandidate>();
+  for (const c of candidates) if (!unique.has(c.key) || unique.get(c.key)!.depth > c.depth) unique.set(c.key, c);
+  return unique;
 }

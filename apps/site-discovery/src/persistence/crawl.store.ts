@@ -1,9 +1,9 @@
 import type { CrawlPlan, CrawlRequest, CrawlState, ZeroPageReason } from '@lib/contracts';
 import { DATABASE, DatabaseConnection, storableJson, type SqlTransaction } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
+import { admissionOf, type PageCandidate, type SkipCounts, smallestDepthOf } from '../crawls/crawl-frontier';
 
-export type CrawlSkipReason = 'robots' | 'scope' | 'trap' | 'depth' | 'over_limit' | 'duplicate';
-export type SkipCounts = Record<CrawlSkipReason, number>;
+export type { CrawlSkipReason, PageCandidate, SkipCounts } from '../crawls/crawl-frontier';
 
 /** The request as stored: the client's, with the page scrape options settled and the plan's figures the run is opened with. */
 export type StoredCrawlRequest = CrawlRequest & { plan: { max_concurrency: number; monthly_credits: number | null } };
@@ -28,14 +28,6 @@ export interface StoredCrawl {
 }
 
 export interface CrawlPageRow {
-  key: string;
-  url: string;
-  depth: number;
-  jobId: string;
-}
-
-/** A URL a crawl may admit (already normalised, in scope and allowed): admitted while max_pages has room. */
-export interface PageCandidate {
   key: string;
   url: string;
   depth: number;
@@ -117,10 +109,7 @@ export class CrawlStore {
       [crawlId],
     );
     if (!crawl) return 0;
-    // A page found at two depths counts at the smaller (the start page the sitemap lists too, a
-    // page linked from two levels): its links are then admitted one level below that.
-    const unique = new Map<string, PageCandidate>();
-    for (const c of candidates) if (!unique.has(c.key) || unique.get(c.key)!.depth > c.depth) unique.set(c.key, c);
+    const unique = smallestDepthOf(candidates);
     const known =
       unique.size === 0
         ? new Set<string>()
@@ -135,12 +124,7 @@ export class CrawlStore {
               )
             ).map((r) => r.key),
           );
-    const fresh = [...unique.values()].filter((c) => !known.has(c.key));
-    const room = Math.max(0, crawl.maxPages - crawl.admitted);
-    const taken = fresh.slice(0, room);
-    const skipped = { ...crawl.skipped };
-    for (const [reason, n] of Object.entries(refused) as Array<[CrawlSkipReason, number]>) skipped[reason] = (skipped[reason] ?? 0) + n;
-    if (fresh.length > taken.length) skipped.over_limit = (skipped.over_limit ?? 0) + fresh.length - taken.length;
+    const { taken, skipped } = admissionOf(candidates, crawl, known, refused);
     if (taken.length > 0)
       await tx.query(
         `insert into crawl_pages (crawl_id, key, url, depth, job_id, state)
