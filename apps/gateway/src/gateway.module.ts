@@ -1,7 +1,10 @@
 import { Module } from '@nestjs/common';
 import { AccountController } from './account/account.controller';
 import { AgentEndpointController } from './agent-tools/agent-endpoint.controller';
+import { AccountTools } from './agent-tools/account-tools/account-tools';
 import { AgentToolbox } from './agent-tools/agent-toolbox';
+import { PageTools } from './agent-tools/page-tools/page-tools';
+import { SiteTools } from './agent-tools/site-tools/site-tools';
 import { AgentToolServer } from './agent-tools/agent-tool-server';
 import { CreateClientController } from './admin-clients/create-client/create-client.controller';
 import { RotateTokenController } from './admin-clients/rotate-token/rotate-token.controller';
@@ -86,6 +89,9 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     EngineWatch,
     IdempotencyKeys,
     AgentToolbox,
+    PageTools,
+    SiteTools,
+    AccountTools,
     AgentToolServer,
     { provide: OPENAPI_DOCUMENT, useValue: { current: null } },
   ],

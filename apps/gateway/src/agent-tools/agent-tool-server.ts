@@ -10,7 +10,7 @@ import { API_VERSION } from '../openapi/openapi-document';
 import { OPENAPI_DOCUMENT } from '../openapi/openapi.controller';
 import { AgentToolbox } from './agent-toolbox';
 import { failureOf, failureResult } from './tool-results';
-import { TOOL_NAMES, toolCatalog, ToolDefinition, ToolName } from './tool-schemas';
+import { TOOL_NAMES, toolCatalog, ToolDefinition, ToolName } from './tool-catalog';
 
 const INSTRUCTIONS =
   'Web scraping tools. To read a page, use scrape_as_markdown. When a site is unknown or a scrape comes back blocked or empty, use discover: it says what stands in the way and gives ready-to-use scrape_url arguments. ' +

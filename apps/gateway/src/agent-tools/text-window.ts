@@ -89,3 +89,14 @@ function isHighSurrogate(code: number): boolean {
 function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
+
+/** A window's position as the tools' structured answers report it (content_window). */
+export function windowFieldsOf(window: TextWindowView) {
+  return {
+    offset: window.offset,
+    end: window.end,
+    total_chars: window.total_chars,
+    truncated: window.truncated,
+    next_offset: window.next_offset,
+  };
+}

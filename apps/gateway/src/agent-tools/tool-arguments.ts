@@ -191,3 +191,10 @@ export function windowOf(args: { max_chars?: number; offset?: number }): { maxCh
 export function depthOf(args: DiscoverArguments): ViabilityDepth {
   return args.depth ?? DEFAULT_VIABILITY_DEPTH;
 }
+
+/** The fields of a suggested scrape request a scrape tool takes, as that tool's arguments. */
+export function agentScrapeArguments(suggested: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    AGENT_SCRAPE_FIELDS.filter((field) => suggested[field] !== undefined).map((field) => [field, suggested[field]]),
+  );
+}
