@@ -34,7 +34,7 @@ import { buildDist, type ServiceProcess, startService, waitFor } from './support
       JOB_WORKER_CONCURRENCY: '4',
     };
     // The test process runs every context (one worker among them); a second worker runs alone.
-    env = await startInProcessPlatform({ ...shared, BATCH_SWEEP_INTERVAL_MS: '500' });
+    env = await startInProcessPlatform({ ...shared, JOB_SWEEP_INTERVAL_MS: '500' });
     worker = startService('scrape-engine', { ...shared, LOG_LEVEL: 'info' });
     await waitFor('the second worker to start', async () => worker.output().includes('scrape-engine started'), [worker], 60_000);
   }, 240_000);

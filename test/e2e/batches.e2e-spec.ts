@@ -40,7 +40,7 @@ describe.each(runtimesUnderTest('batches'))('asynchronous batches — $name', (r
         // 32 jobs at once). Seen and left for the performance issue; the too-slow job still ends
         // as a worker-level timeout.
         JOB_MAX_RUNTIME_SECONDS: '15',
-        BATCH_SWEEP_INTERVAL_MS: '300',
+        JOB_SWEEP_INTERVAL_MS: '300',
         RETENTION_SWEEP_INTERVAL_SECONDS: '1',
         BROWSER_WARM: 'false',
       },

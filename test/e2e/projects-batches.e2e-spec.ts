@@ -140,7 +140,7 @@ describe.each(runtimesUnderTest('projects'))('projects and batches — $name', (
     DEMO_TOKEN: 'projects-e2e-demo-token-0123456789',
     TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${receiver.port}`,
     JOB_WORKER_CONCURRENCY: '16',
-    BATCH_SWEEP_INTERVAL_MS: '300',
+    JOB_SWEEP_INTERVAL_MS: '300',
     WEBHOOK_POLL_INTERVAL_MS: '50',
     BROWSER_WARM: 'false',
   });

@@ -10,9 +10,9 @@ import { CreateClientController } from './admin-clients/create-client/create-cli
 import { RotateTokenController } from './admin-clients/rotate-token/rotate-token.controller';
 import { RequestAdmission } from './admission/request-admission';
 import { RequestRateLimiter } from './admission/request-rate-limiter';
-import { CollectionsController } from './batches/collections.controller';
-import { IdempotencyKeys } from './batches/idempotency-keys';
-import { RunsController } from './batches/runs.controller';
+import { CollectionsController } from './collections/collections.controller';
+import { IdempotencyKeys } from './idempotency/idempotency-keys';
+import { RunsController } from './collections/runs.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { JobsController } from './jobs/jobs.controller';
 import { BatchesController } from './projects/batches.controller';

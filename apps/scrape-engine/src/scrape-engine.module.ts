@@ -3,7 +3,7 @@ import { OpsEventPublisher } from '@lib/messaging';
 import { createHealthController } from '@lib/runtime';
 import { TargetGuard, targetGuardProvider } from '@lib/target-guard';
 import { Inject, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { BatchJobWorker } from './batch-jobs/batch-job-worker';
+import { JobWorker } from './job-worker/job-worker';
 import { BrowserLauncher } from './browser/browser-launcher';
 import { BrowserPoolGauges, BrowserPoolTelemetry } from './browser/browser-pool-telemetry';
 import { BrowserPool } from './browser/browser-pool';
@@ -101,14 +101,14 @@ import { SimpleScrapeThreads } from './simple-threads/simple-scrape-threads';
     },
     ScrapeExecution,
     InFlightScrapes,
-    BatchJobWorker,
+    JobWorker,
   ],
 })
 export class ScrapeEngineModule implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly browsers: BrowserPool,
     private readonly reserve: ContextReserve,
-    private readonly jobs: BatchJobWorker,
+    private readonly jobs: JobWorker,
     private readonly simpleThreads: SimpleScrapeThreads,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}

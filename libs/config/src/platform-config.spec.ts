@@ -45,6 +45,13 @@ describe(loadPlatformConfig.name, () => {
     expect(loadPlatformConfig({}).webhookSecretKeys).toEqual([]);
   });
 
+  it('reads a renamed variable under its former name when only that is set (a deployment mid-upgrade)', () => {
+    expect(loadPlatformConfig({ BATCH_GLOBAL_CONCURRENCY: '40' }).jobGlobalConcurrency).toBe(40);
+    expect(loadPlatformConfig({ BATCH_SWEEP_INTERVAL_MS: '700' }).jobSweepIntervalMs).toBe(700);
+    expect(loadPlatformConfig({ JOB_GLOBAL_CONCURRENCY: '30', BATCH_GLOBAL_CONCURRENCY: '40' }).jobGlobalConcurrency).toBe(30);
+    expect(() => loadPlatformConfig({ BATCH_SWEEP_INTERVAL_MS: '5' })).toThrow(/BATCH_SWEEP_INTERVAL_MS must be an integer/);
+  });
+
   it('reports every bad variable at once, each by name', () => {
     let error: unknown;
     try {

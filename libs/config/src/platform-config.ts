@@ -80,7 +80,7 @@ export interface PlatformConfig {
   /** Batch jobs one scrape-engine process works on at once (global capacity = processes × this). */
   jobWorkerConcurrency: number;
   /** Batch jobs in flight across all clients at once (dispatch stops above it). */
-  batchGlobalConcurrency: number;
+  jobGlobalConcurrency: number;
   /**
    * Life of a gateway's credit lease (decision 0013), renewed while in use; it bounds how long a
    * crashed gateway's credits stay held. A request takes credits only from a lease with two thirds
@@ -96,7 +96,7 @@ export interface PlatformConfig {
   /** Times a job whose worker died is dispatched again before it ends as `timeout`. */
   jobMaxRetries: number;
   /** How often batch-orchestrator looks for expired leases and jobs waiting for dispatch, ms. */
-  batchSweepIntervalMs: number;
+  jobSweepIntervalMs: number;
   /** How often result-store prunes expired result bodies and listing rows, seconds. */
   retentionSweepIntervalSeconds: number;
   /** The service's public address, for absolute links in webhooks (results_url). */
@@ -163,6 +163,9 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     }
     return value;
   };
+  // A variable renamed: the new name, else the one a running deployment may still set (read as
+  // before, so a rolling upgrade keeps its setting), else the new name for the default and messages.
+  const renamed = (name: string, formerly: string): string => (str(name) === undefined && str(formerly) !== undefined ? formerly : name);
   const url = (name: string, protocols: string[]): string | null => {
     const raw = str(name);
     if (raw === undefined) return null;
@@ -243,13 +246,13 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     // 16: simple jobs mostly wait on the network, and the service's own work per job (claim, end,
     // dispatch) overlaps better with more in flight (docs/decisions/0032).
     jobWorkerConcurrency: int('JOB_WORKER_CONCURRENCY', 16, 1, 256),
-    batchGlobalConcurrency: int('BATCH_GLOBAL_CONCURRENCY', 256, 1, 100_000),
+    jobGlobalConcurrency: int(renamed('JOB_GLOBAL_CONCURRENCY', 'BATCH_GLOBAL_CONCURRENCY'), 256, 1, 100_000),
     creditLeaseSeconds: int('CREDIT_LEASE_SECONDS', 600, 5, 86_400),
     creditLeaseIdleMs: int('CREDIT_LEASE_IDLE_MS', 2000, 10, 600_000),
     jobLeaseSeconds: int('JOB_LEASE_SECONDS', 30, 2, 3600),
     jobMaxRuntimeSeconds: int('JOB_MAX_RUNTIME_SECONDS', 330, 5, 3600),
     jobMaxRetries: int('JOB_MAX_RETRIES', 1, 0, 10),
-    batchSweepIntervalMs: int('BATCH_SWEEP_INTERVAL_MS', 2000, 100, 600_000),
+    jobSweepIntervalMs: int(renamed('JOB_SWEEP_INTERVAL_MS', 'BATCH_SWEEP_INTERVAL_MS'), 2000, 100, 600_000),
     retentionSweepIntervalSeconds: int('RETENTION_SWEEP_INTERVAL_SECONDS', 600, 1, 86_400),
     publicBaseUrl: (url('PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${str('PORT') ?? '8080'}`).replace(/\/+$/, ''),
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

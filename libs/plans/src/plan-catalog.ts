@@ -54,7 +54,7 @@ export interface Plan {
 
 // Jobs of one client in flight at once, by plan: enough to drain a 1000-request collection in
 // minutes on a paid plan while one client's batch cannot take every worker from the others.
-const BATCH_CONCURRENCY: Readonly<Record<PlanId, number>> = {
+const JOB_CONCURRENCY_BY_PLAN: Readonly<Record<PlanId, number>> = {
   free: 2,
   demo: 4,
   starter: 5,
@@ -107,7 +107,7 @@ function plan(
     rateLimitPerMinute,
     features,
     public: true,
-    batchConcurrency: BATCH_CONCURRENCY[id],
+    batchConcurrency: JOB_CONCURRENCY_BY_PLAN[id],
     browserConcurrency: BROWSER_CONCURRENCY[id],
   };
 }

@@ -22,7 +22,8 @@ import { JobStore } from '../persistence/jobs.store';
 import { ProjectStore } from '../persistence/projects.store';
 import { type BatchRow, type LockedRun, RunStore } from '../persistence/runs.store';
 import { RunCancellation } from '../runs/run-cancellation';
-import { BATCH_TRANSITIONS, PROJECT_TRANSITIONS } from './lifecycle-tables';
+import { PROJECT_TRANSITIONS } from '../projects/project-transitions';
+import { RUN_TRANSITIONS } from '../runs/run-transitions';
 import { unixSecondsOf } from '../persistence/unix-seconds';
 
 /**
@@ -30,7 +31,7 @@ import { unixSecondsOf } from '../persistence/unix-seconds';
  * rows, so dispatch, claims, leases, retries, classification, results, retention, charges and the
  * completion webhook are the collection runs' code. Items are checked by the collection's
  * validator after the project's defaults are merged under them. Every lifecycle change locks the
- * run (and takes the dispatch lock where dispatch could interleave) and follows BATCH_TRANSITIONS.
+ * run (and takes the dispatch lock where dispatch could interleave) and follows RUN_TRANSITIONS.
  */
 @Injectable()
 export class BatchLifecycle {
@@ -196,8 +197,8 @@ function assertWriteSize(requests: unknown[]): void {
     throw new InvalidBatchError(`One write carries at most ${MAX_BATCH_WRITE_REQUESTS} requests; this one has ${requests.length}.`);
 }
 
-function assertAllowed(state: BatchView['state'], action: keyof (typeof BATCH_TRANSITIONS)['open']) {
-  const move = BATCH_TRANSITIONS[state][action];
+function assertAllowed(state: BatchView['state'], action: keyof (typeof RUN_TRANSITIONS)['open']) {
+  const move = RUN_TRANSITIONS[state][action];
   if (move === 'refused') {
     const verb = action === 'append' ? 'take new jobs' : action;
     throw new InvalidStateError(`The batch is ${state}: it cannot ${verb}.`, { state });

@@ -12,8 +12,8 @@ import {
 import { DATABASE, DatabaseConnection, type SqlTransaction } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
-import { BatchNotFoundError, InvalidStateError } from '../batch-orchestrator.errors';
-import { BATCH_TRANSITIONS } from '../batches/lifecycle-tables';
+import { InvalidStateError, RunNotFoundError } from '../batch-orchestrator.errors';
+import { RUN_TRANSITIONS } from '../runs/run-transitions';
 import { JobDispatcher } from '../dispatch/job-dispatcher';
 import { JobCompletion } from '../job-lifecycle/job-completion';
 import { RunOpsEvents } from '../job-lifecycle/run-ops-events';
@@ -75,7 +75,7 @@ export class CrawlRuns {
     const now = this.clock.now();
     const outcome = await this.db.sql.transaction(async (tx) => {
       const run = await this.lockCrawl(tx, command.run_id);
-      if (BATCH_TRANSITIONS[run.state].append === 'refused') return { added: 0, state: run.state, clientId: run.clientId };
+      if (RUN_TRANSITIONS[run.state].append === 'refused') return { added: 0, state: run.state, clientId: run.clientId };
       const added = await this.jobs.insertCrawlPages(
         tx,
         { runId: run.id, clientId: run.clientId, firstPosition: run.totalRequests, now },
@@ -108,7 +108,7 @@ export class CrawlRuns {
     const clientId = await this.db.sql.transaction(async (tx) => {
       await this.jobs.lockDispatchDecision(tx);
       const run = await this.lockCrawl(tx, command.run_id);
-      const move = BATCH_TRANSITIONS[run.state][command.action];
+      const move = RUN_TRANSITIONS[run.state][command.action];
       if (move === 'refused') throw new InvalidStateError(`The crawl is ${run.state}: it cannot ${command.action}.`, { state: run.state });
       if (move !== 'unchanged') {
         if (command.action === 'cancel') await this.cancellation.cancelWithin(tx, run, now);
@@ -125,7 +125,7 @@ export class CrawlRuns {
 
   async get(reference: CrawlRunReference): Promise<CrawlRunFigures> {
     const row = await this.runs.crawlFigures(reference.run_id);
-    if (!row) throw new BatchNotFoundError(`Crawl run ${reference.run_id} not found.`);
+    if (!row) throw new RunNotFoundError(`Crawl run ${reference.run_id} not found.`);
     return {
       run_id: reference.run_id,
       state: row.state as CrawlRunFigures['state'],
@@ -142,7 +142,7 @@ export class CrawlRuns {
 
   private async lockCrawl(tx: SqlTransaction, runId: string): Promise<LockedRun & { clientId: string }> {
     const run = await this.runs.lockCrawl(tx, runId);
-    if (!run) throw new BatchNotFoundError(`Crawl run ${runId} not found.`);
+    if (!run) throw new RunNotFoundError(`Crawl run ${runId} not found.`);
     return run;
   }
 }

@@ -10,7 +10,7 @@ import { JobStore } from '../persistence/jobs.store';
 import { JobDispatcher } from './job-dispatcher';
 
 /**
- * Dispatch limits on each database: per client by plan, all clients by BATCH_GLOBAL_CONCURRENCY,
+ * Dispatch limits on each database: per client by plan, all clients by JOB_GLOBAL_CONCURRENCY,
  * and (decision 0014) only runs in state running, only projects that are active, within a
  * project's max_concurrent_jobs and its monthly_credit_cap.
  */
@@ -24,7 +24,7 @@ describe.each(DATABASE_BACKENDS)('JobDispatcher (%s database)', (backend) => {
     ({ db, close } = await openTestDatabase(backend, 'dispatch'));
     const queue = new InProcessJobQueue();
     queue.publish = async (d) => void published.push(d);
-    dispatcher = new JobDispatcher(db, queue, systemClock, loadPlatformConfig({ BATCH_GLOBAL_CONCURRENCY: '3' }), new JobStore(db));
+    dispatcher = new JobDispatcher(db, queue, systemClock, loadPlatformConfig({ JOB_GLOBAL_CONCURRENCY: '3' }), new JobStore(db));
   });
   afterAll(async () => close());
 
@@ -55,7 +55,7 @@ describe.each(DATABASE_BACKENDS)('JobDispatcher (%s database)', (backend) => {
       db,
       new InProcessJobQueue(),
       systemClock,
-      loadPlatformConfig({ BATCH_GLOBAL_CONCURRENCY: '100' }),
+      loadPlatformConfig({ JOB_GLOBAL_CONCURRENCY: '100' }),
       new JobStore(db),
     );
     await db.sql.query("update jobs set status = 'completed', completed_at = now() where status = 'processing'");
@@ -90,7 +90,7 @@ describe.each(DATABASE_BACKENDS)('JobDispatcher (%s database)', (backend) => {
     await db.sql.query("update jobs set status = 'completed' where client_id <> 'client-c'");
     const queue = new InProcessJobQueue();
     queue.publish = async () => Promise.reject(new Error('broker down'));
-    const failing = new JobDispatcher(db, queue, systemClock, loadPlatformConfig({ BATCH_GLOBAL_CONCURRENCY: '3' }), new JobStore(db));
+    const failing = new JobDispatcher(db, queue, systemClock, loadPlatformConfig({ JOB_GLOBAL_CONCURRENCY: '3' }), new JobStore(db));
     expect(await failing.dispatchFor('client-c')).toBe(1);
     const [row] = await db.sql.query<{ dispatched_at: Date | null }>('select dispatched_at from jobs where id = $1', [c[0]]);
     expect(row.dispatched_at).toBeNull();
@@ -122,7 +122,7 @@ describe.each(DATABASE_BACKENDS)('JobDispatcher (%s database)', (backend) => {
   });
 
   describe('run state and projects', () => {
-    const config = loadPlatformConfig({ BATCH_GLOBAL_CONCURRENCY: '100' });
+    const config = loadPlatformConfig({ JOB_GLOBAL_CONCURRENCY: '100' });
     let wide: JobDispatcher;
     beforeAll(async () => {
       await db.sql.query("update jobs set status = 'completed', completed_at = now()");

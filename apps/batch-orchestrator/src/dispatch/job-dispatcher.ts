@@ -17,7 +17,7 @@ export const DISPATCH_PASS_SPACING_MS = 20;
 
 /**
  * Puts jobs on the queue, no more than the client's plan allows in flight at once and no more
- * than BATCH_GLOBAL_CONCURRENCY across all clients. A job is marked dispatched in the database
+ * than JOB_GLOBAL_CONCURRENCY across all clients. A job is marked dispatched in the database
  * before its message is published; a publish that fails is undone, and the sweeper re-publishes
  * a dispatch that never started (a crash between commit and publish).
  */
@@ -44,7 +44,7 @@ export class JobDispatcher {
    * job's dispatch). Requests that arrive while one runs share a single further pass, which fills
    * every place freed meanwhile in one transaction; while the client's queue holds a job for every
    * worker (JOB_WORKER_CONCURRENCY), its passes start DISPATCH_PASS_SPACING_MS apart. A failed pass
-   * is logged; the sweeper's pass (BATCH_SWEEP_INTERVAL_MS) dispatches what it left.
+   * is logged; the sweeper's pass (JOB_SWEEP_INTERVAL_MS) dispatches what it left.
    */
   requestDispatch(clientId: string): void {
     void this.passes.request(clientId);
@@ -63,7 +63,7 @@ export class JobDispatcher {
   private async dispatch(clientId: string): Promise<{ dispatches: JobDispatch[]; queued: number | null }> {
     // One statement, its own transaction, under the platform-wide dispatch lock: one decision at a
     // time, so two replicas never both fill the same free place.
-    const marked = await this.jobs.markDispatched(this.db.sql, clientId, this.config.batchGlobalConcurrency, this.clock.now());
+    const marked = await this.jobs.markDispatched(this.db.sql, clientId, this.config.jobGlobalConcurrency, this.clock.now());
     await this.publish(marked.dispatches);
     return marked;
   }

@@ -32,7 +32,7 @@ export class LeaseSweeper implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly dispatcher: JobDispatcher,
     private readonly jobs: JobStore,
   ) {
-    this.schedule = new PeriodicTask('LeaseSweeper', config.batchSweepIntervalMs, () => this.sweep());
+    this.schedule = new PeriodicTask('LeaseSweeper', config.jobSweepIntervalMs, () => this.sweep());
   }
 
   async onApplicationBootstrap(): Promise<void> {

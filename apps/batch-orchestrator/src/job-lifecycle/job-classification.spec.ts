@@ -1,4 +1,4 @@
-import { BATCH_JOB_ERROR_TYPES, type ScrapeExecutionFacts, type ScrapeResultBody } from '@lib/contracts';
+import { JOB_ERROR_TYPES, type ScrapeExecutionFacts, type ScrapeResultBody } from '@lib/contracts';
 import { scrapeFacts, scrapeResult } from '../../../../test/support/scrape-fixtures';
 import fc from 'fast-check';
 import { classifyJobOutcome } from './job-classification';
@@ -52,7 +52,7 @@ describe('classifyJobOutcome (spec 2.13/3.2)', () => {
   });
 
   it('each batch-only failure: timeout is `timeout`, the rest `failed`; never charged; the body says why', () => {
-    for (const kind of BATCH_JOB_ERROR_TYPES) {
+    for (const kind of JOB_ERROR_TYPES) {
       const c = classifyJobOutcome({ kind, message: `because ${kind}`, executionTimeMs: 5 });
       expect(c).toMatchObject({
         status: kind === 'timeout' ? 'timeout' : 'failed',

@@ -1,5 +1,5 @@
 import {
-  type BatchJobErrorType,
+  type JobErrorType,
   deliveredUsableContent,
   type DuplicateOf,
   noPageContent,
@@ -11,7 +11,7 @@ import {
 /** What became of one attempt of a job, as the worker (or the sweeper) reports it. */
 export type JobOutcome =
   | { kind: 'executed'; facts: ScrapeExecutionFacts; result: ScrapeResultBody; executionTimeMs: number }
-  | { kind: BatchJobErrorType; message: string; executionTimeMs: number };
+  | { kind: JobErrorType; message: string; executionTimeMs: number };
 
 /** A finished job's final status, success, credits, error and the body stored as its result. */
 export interface JobClassification {
@@ -89,7 +89,7 @@ function duplicateOf(twin: DuplicateOf, result: ScrapeResultBody): JobClassifica
   };
 }
 
-function unexecutedBody(kind: BatchJobErrorType, message: string, executionTimeMs: number): ScrapeResultBody {
+function unexecutedBody(kind: JobErrorType, message: string, executionTimeMs: number): ScrapeResultBody {
   const next: Record<typeof kind, string[]> = {
     timeout: ['The worker ran out of time on this job; re-run the collection, or split very slow pages into their own run.'],
     worker_failure: ['The worker failed before the target answered; nothing was charged. Re-run the collection to retry.'],

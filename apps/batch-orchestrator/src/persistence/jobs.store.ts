@@ -1,4 +1,4 @@
-import type { BatchState, CrawlPageOutcome, JobDispatch, JobStatus, RunKind } from '@lib/contracts';
+import type { RunState, CrawlPageOutcome, JobDispatch, JobStatus, RunKind } from '@lib/contracts';
 import {
   DATABASE,
   type DatabaseConnection,
@@ -51,10 +51,10 @@ export interface JobSettlement {
 /** A finished job as it was before (hold included), and its run after counting it. */
 export interface SettledJob {
   job: LockedJob;
-  run: { kind: RunKind; state: BatchState; lastJob: boolean; pageWebhookUrl: string | null };
+  run: { kind: RunKind; state: RunState; lastJob: boolean; pageWebhookUrl: string | null };
 }
 
-type SettledRow = LockedJob & { runKind: RunKind; runState: BatchState; lastJob: boolean; pageWebhookUrl: string | null; goesOn: boolean };
+type SettledRow = LockedJob & { runKind: RunKind; runState: RunState; lastJob: boolean; pageWebhookUrl: string | null; goesOn: boolean };
 
 // The job row as the batch functions return it (o_ columns), named as LockedJob's.
 const LOCKED_JOB_OUT_COLUMNS = `o_id as id, o_run_id as "runId", o_collection_id as "collectionId", o_project_id as "projectId",
@@ -63,7 +63,7 @@ const LOCKED_JOB_OUT_COLUMNS = `o_id as id, o_run_id as "runId", o_collection_id
 
 // The migration's function (20261201000000_finish_batch_job). `goesOn`: the job's end leads to
 // more than the statement did (its crawl page's webhook, its run's completion).
-const FINISH_BATCH_JOB_SQL = `select ${LOCKED_JOB_OUT_COLUMNS}, o_run_kind as "runKind",
+const FINISH_JOB_SQL = `select ${LOCKED_JOB_OUT_COLUMNS}, o_run_kind as "runKind",
   o_run_state as "runState", o_last_job as "lastJob", o_page_webhook_url as "pageWebhookUrl",
   (o_last_job or o_page_webhook_url is not null) as "goesOn"
   from finish_batch_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11::text[], $12, $13, $14, $15, $16, $17::jsonb)`;
@@ -77,7 +77,7 @@ export interface ClaimOutcome {
 type ClaimRow = ClaimedJob & { reclaimed: boolean; overQuota: boolean; charged: number; held: number; month: string };
 
 // The migration's function (20261201010000_claim_batch_job).
-const CLAIM_BATCH_JOB_SQL = `select ${LOCKED_JOB_OUT_COLUMNS}, o_request as request,
+const CLAIM_JOB_SQL = `select ${LOCKED_JOB_OUT_COLUMNS}, o_request as request,
   o_monthly_credits as "monthlyCredits", o_reclaimed as reclaimed, o_over_quota as "overQuota", o_charged as charged, o_held as held,
   o_month as month
   from claim_batch_job($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
@@ -236,7 +236,7 @@ export class JobStore {
     // A claim within its quota is the whole transaction (committed by itself: SqlExecutor's
     // transactionOpenedBy); one over its quota goes on, for `rest` to finish the job in it.
     const opening: OpeningStatement = {
-      text: CLAIM_BATCH_JOB_SQL,
+      text: CLAIM_JOB_SQL,
       params: [
         claim.jobId,
         claim.attempt,
@@ -466,7 +466,7 @@ function finishStatement(
   settlement: JobSettlement,
 ): { text: string; params: unknown[] } {
   return {
-    text: FINISH_BATCH_JOB_SQL,
+    text: FINISH_JOB_SQL,
     params: [
       jobId,
       attempt,

@@ -1,4 +1,4 @@
-import type { BatchState, RunKind, RunStatus } from '@lib/contracts';
+import type { RunState, RunKind, RunStatus } from '@lib/contracts';
 import { DATABASE, type DatabaseConnection, type Run, type SqlTransaction, storableJson } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 
@@ -27,14 +27,14 @@ export type CollectionRunRow = RunRow & { collectionId: string };
 export type BatchRow = Omit<RunRow, 'collectionId' | 'jobIds' | 'successCriterion' | 'allJobsPersisted'> & {
   projectId: string;
   name: string;
-  state: BatchState;
+  state: RunState;
   createdAt: Date;
   completedAt: Date | null;
 };
 
 /** A crawl run's lifecycle and counters (crawl-runs/). */
 export interface CrawlRunRow {
-  state: BatchState;
+  state: RunState;
   status: RunStatus;
   total: number;
   success: number;
@@ -51,7 +51,7 @@ export interface LockedRun {
   kind: RunKind;
   projectId: string | null;
   status: RunStatus;
-  state: BatchState;
+  state: RunState;
   totalRequests: number;
 }
 
@@ -71,7 +71,7 @@ export type CompletedRun = Pick<
   | 'jobIds'
   | 'creditsCharged'
   | 'createdAt'
-> & { kind: RunKind; state: BatchState };
+> & { kind: RunKind; state: RunState };
 
 export type NewRun = Pick<Run, 'id' | 'clientId' | 'totalRequests' | 'maxConcurrency' | 'monthlyCredits' | 'callbackUrl'> & {
   collectionId: string;
@@ -282,7 +282,7 @@ export class RunStore {
     return run ?? null;
   }
 
-  async setState(tx: SqlTransaction, runId: string, state: BatchState): Promise<void> {
+  async setState(tx: SqlTransaction, runId: string, state: RunState): Promise<void> {
     await tx.query('update runs set state = $2 where id = $1', [runId, state]);
   }
 

@@ -13,7 +13,7 @@ import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { InvalidProjectError, InvalidStateError, ProjectNotFoundError } from '../batch-orchestrator.errors';
-import { PROJECT_TRANSITIONS } from '../batches/lifecycle-tables';
+import { PROJECT_TRANSITIONS } from './project-transitions';
 import { CollectionItemsValidator } from '../collections/collection-items.validator';
 import { JobDispatcher } from '../dispatch/job-dispatcher';
 import { JobStore } from '../persistence/jobs.store';

@@ -4,7 +4,7 @@ import { DATABASE, DatabaseConnection, type SqlTransactionScope } from '@lib/per
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { InvalidStateError, RunNotFoundError } from '../batch-orchestrator.errors';
-import { BATCH_TRANSITIONS } from '../batches/lifecycle-tables';
+import { RUN_TRANSITIONS } from './run-transitions';
 import { JobDispatcher } from '../dispatch/job-dispatcher';
 import { JobCompletion } from '../job-lifecycle/job-completion';
 import { JobStore } from '../persistence/jobs.store';
@@ -48,7 +48,7 @@ export class RunCancellation {
       await this.jobs.lockDispatchDecision(tx);
       const run = await this.runs.lock(tx, command.client_id, command.run_id, command.collection_id);
       if (!run) throw new RunNotFoundError(`Run ${command.run_id} not found under collection ${command.collection_id}.`);
-      const move = BATCH_TRANSITIONS[run.state].cancel;
+      const move = RUN_TRANSITIONS[run.state].cancel;
       if (move === 'refused') throw new InvalidStateError(`The run is ${run.state}: it cannot be cancelled.`, { state: run.state });
       if (move !== 'unchanged') await this.cancelWithin(tx, run, now);
       return this.views.find(command.client_id, command.collection_id, command.run_id, tx);

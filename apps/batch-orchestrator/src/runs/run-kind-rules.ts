@@ -1,4 +1,4 @@
-import type { BatchState, RunKind } from '@lib/contracts';
+import type { RunState, RunKind } from '@lib/contracts';
 import type { CompletedRun } from '../persistence/runs.store';
 import type { LockedJob } from '../persistence/jobs.store';
 import type { JobClassification } from '../job-lifecycle/job-classification';
@@ -25,7 +25,7 @@ export interface RunKindRules {
    * it runs: its discovery may still add pages from the page that just ended, and seals the run
    * itself (crawl-runs/); once cancelling, nothing is added and the last job ends it.
    */
-  endsWithLastJob(state: BatchState): boolean;
+  endsWithLastJob(state: RunState): boolean;
   /**
    * The body of the webhook announcing one of the run's jobs when it ends, for a run that asked
    * for them (`runs.page_webhooks`); null: the kind has none.

@@ -5,7 +5,7 @@ import { AccountTools } from './account-tools/account-tools';
 import { PageTools } from './page-tools/page-tools';
 import { SiteTools } from './site-tools/site-tools';
 import { argumentsOf, NoArguments } from './tool-arguments';
-import type { ToolName } from './tool-catalog';
+import type { ToolName } from './tool-names';
 import { failureOf, failureResult, invalidArguments } from './tool-results';
 
 type ToolHandler = (rawArguments: unknown, admission: AdmittedCall) => Promise<CallToolResult>;

@@ -2,7 +2,7 @@ import type { ValidationProblem } from '@lib/contracts';
 import { AppError, unavailableDependencyOf } from '@lib/errors';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { httpMappingOf } from '../http-errors/error-status.table';
-import type { ToolName } from './tool-catalog';
+import type { ToolName } from './tool-names';
 
 /** The guidance an agent gets with every failure: what happened, and what to do next. */
 export interface ToolFailure {

@@ -4,7 +4,7 @@ import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
-import { isoToEpochMs } from '../batches/batch.dto';
+import { isoToEpochMs } from '../collections/collection.dto';
 import { JobResultUnavailableError } from '../gateway.errors';
 import { Fails, Returns, ValidationStatus } from '../openapi/operation-contract';
 import { CLIENT_JOBS_EXAMPLE, SCRAPE_EXAMPLE } from '../openapi/response-examples';

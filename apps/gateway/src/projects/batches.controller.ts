@@ -5,8 +5,8 @@ import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger
 import type { FastifyReply } from 'fastify';
 import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
-import { IdempotencyKeys } from '../batches/idempotency-keys';
-import { BATCH_ID } from '../batches/resource-id.pipe';
+import { IdempotencyKeys } from '../idempotency/idempotency-keys';
+import { BATCH_ID } from '../resource-ids/resource-id.pipe';
 import { CreditGate } from '../credits/credit-gate';
 import { Fails, Returns } from '../openapi/operation-contract';
 import { BATCH_EXAMPLE, BATCH_WRITE_EXAMPLE } from '../openapi/response-examples';

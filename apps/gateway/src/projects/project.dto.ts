@@ -24,7 +24,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { ISO_TIME } from '../batches/batch.dto';
+import { ISO_TIME } from '../collections/collection.dto';
 
 /** An optional, nullable http(s) callback_url (the SSRF guard vets it again in batch-orchestrator). */
 function CallbackUrlField(description: string): PropertyDecorator {

@@ -4,7 +4,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query } from
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
-import { PROJECT_ID } from '../batches/resource-id.pipe';
+import { PROJECT_ID } from '../resource-ids/resource-id.pipe';
 import { Fails, Returns, ValidationStatus } from '../openapi/operation-contract';
 import { PROJECT_EXAMPLE, PROJECTS_EXAMPLE, PROJECTS_SUMMARY_EXAMPLE } from '../openapi/response-examples';
 import { ProjectBody, ProjectListQuery } from './project.dto';

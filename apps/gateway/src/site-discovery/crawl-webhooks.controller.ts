@@ -4,7 +4,7 @@ import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/c
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
-import { CRAWL_ID, DELIVERY_ID } from '../batches/resource-id.pipe';
+import { CRAWL_ID, DELIVERY_ID } from '../resource-ids/resource-id.pipe';
 import { Fails, Returns, ValidationStatus } from '../openapi/operation-contract';
 import { CrawlDeliveryListQuery } from './crawl-deliveries.dto';
 import { SiteDiscoveryCalls } from './site-discovery.calls';

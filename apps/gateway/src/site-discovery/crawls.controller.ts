@@ -3,7 +3,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/commo
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
-import { CRAWL_ID } from '../batches/resource-id.pipe';
+import { CRAWL_ID } from '../resource-ids/resource-id.pipe';
 import { Fails, Returns } from '../openapi/operation-contract';
 import { SiteDiscoveryCalls } from './site-discovery.calls';
 /** Crawls (issue 39): a site's pages scraped as a run, each once, within its bounds. docs/crawl.md. */

@@ -11,7 +11,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@ne
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
-import { VIABILITY_RUN_ID } from '../batches/resource-id.pipe';
+import { VIABILITY_RUN_ID } from '../resource-ids/resource-id.pipe';
 import { CreditGate } from '../credits/credit-gate';
 import { Fails, Returns, ValidationStatus } from '../openapi/operation-contract';
 import { VIABILITY_RUN_EXAMPLE } from '../openapi/response-examples';

@@ -4,7 +4,7 @@ import { Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
-import { COLLECTION_ID, RUN_ID } from '../batches/resource-id.pipe';
+import { COLLECTION_ID, RUN_ID } from '../resource-ids/resource-id.pipe';
 import { Fails, Returns } from '../openapi/operation-contract';
 
 @ApiTags('webhooks')

@@ -22,7 +22,7 @@ export class CrawlViews {
       ? null
       : await this.bus.request(SUBJECTS.crawlRuns.get, { run_id: crawl.id }).catch((error: unknown) => {
           // Only the moment between storing a crawl and opening its run (a crash there; the worker opens it).
-          if (error instanceof AppError && error.code === 'batch.batch_not_found') return null;
+          if (error instanceof AppError && error.code === 'batch.run_not_found') return null;
           throw error;
         });
     return viewOf(crawl, run);

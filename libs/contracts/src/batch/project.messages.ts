@@ -4,7 +4,7 @@ import { openObject } from '../response-schema';
 import { JOB_OUTCOMES, type JobOutcomeName } from '../scrape/success-criterion';
 import { BlockedUrl, InvalidItem, RunReference } from './collection.messages';
 import { OUTCOME_PROPERTY } from './job-listing.messages';
-import { RUN_KINDS, type RunKind } from './run-kinds';
+import { RUN_ACTIONS, RUN_KINDS, RUN_STATES, type RunAction, type RunKind, type RunState } from './run-kinds';
 
 /** Projects and batches (spec 4.8, decision 0014): a batch is a run of kind `batch` on the collection runs' job engine. */
 
@@ -13,10 +13,11 @@ export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
 export const PROJECT_ACTIONS = ['pause', 'resume', 'close'] as const;
 export type ProjectAction = (typeof PROJECT_ACTIONS)[number];
 
-export const BATCH_STATES = ['open', 'running', 'paused', 'cancelling', 'completed', 'cancelled'] as const;
-export type BatchState = (typeof BATCH_STATES)[number];
-export const BATCH_ACTIONS = ['run', 'pause', 'resume', 'cancel'] as const;
-export type BatchAction = (typeof BATCH_ACTIONS)[number];
+/** A batch (spec 4.8) is a run of kind `batch`: its states and actions are every run's. */
+export const BATCH_STATES = RUN_STATES;
+export type BatchState = RunState;
+export const BATCH_ACTIONS = RUN_ACTIONS;
+export type BatchAction = RunAction;
 
 /** The job statuses of /v1/jobs: the engine's `processing` split in two, and `cancelled` as it is. */
 export const CLIENT_JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'timeout', 'cancelled'] as const;

@@ -6,3 +6,12 @@
  */
 export const RUN_KINDS = ['batch', 'collection', 'crawl'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
+
+/**
+ * Every run's lifecycle, whatever its kind (decision 0014's table, RUN_TRANSITIONS in
+ * batch-orchestrator): a collection's run and a crawl's start `running`, a project's batch `open`.
+ */
+export const RUN_STATES = ['open', 'running', 'paused', 'cancelling', 'completed', 'cancelled'] as const;
+export type RunState = (typeof RUN_STATES)[number];
+export const RUN_ACTIONS = ['run', 'pause', 'resume', 'cancel'] as const;
+export type RunAction = (typeof RUN_ACTIONS)[number];

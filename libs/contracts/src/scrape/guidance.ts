@@ -34,11 +34,11 @@ export const SCRAPE_ERROR_TYPES = [
 ] as const;
 
 /** A batch job that never ran to an answer: its worker failed, its lease ran out, or the month's credits did (never charged). */
-export const BATCH_JOB_ERROR_TYPES = ['worker_failure', 'timeout', 'quota_exceeded'] as const;
+export const JOB_ERROR_TYPES = ['worker_failure', 'timeout', 'quota_exceeded'] as const;
 
-export const GUIDANCE_ERROR_TYPES = [...new Set([...SCRAPE_ERROR_TYPES, ...BATCH_JOB_ERROR_TYPES])] as Array<
-  (typeof SCRAPE_ERROR_TYPES)[number] | (typeof BATCH_JOB_ERROR_TYPES)[number]
+export const GUIDANCE_ERROR_TYPES = [...new Set([...SCRAPE_ERROR_TYPES, ...JOB_ERROR_TYPES])] as Array<
+  (typeof SCRAPE_ERROR_TYPES)[number] | (typeof JOB_ERROR_TYPES)[number]
 >;
 export type ScrapeErrorType = (typeof SCRAPE_ERROR_TYPES)[number];
-export type BatchJobErrorType = (typeof BATCH_JOB_ERROR_TYPES)[number];
-export type GuidanceErrorType = ScrapeErrorType | BatchJobErrorType;
+export type JobErrorType = (typeof JOB_ERROR_TYPES)[number];
+export type GuidanceErrorType = ScrapeErrorType | JobErrorType;

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../tool-catalog';
+import type { ToolDefinition } from '../tool-names';
 import { type SchemaOf, annotations } from '../tool-schema-parts';
 
 /** list_proxy_countries, check_billing and health_check: the caller's account and the platform, free. */

@@ -1,5 +1,5 @@
 import { CREDIT_COST } from '@lib/plans';
-import type { ToolDefinition } from '../tool-catalog';
+import type { ToolDefinition } from '../tool-names';
 import {
   FENCED,
   SCRAPE_FIELD_DESCRIPTIONS,

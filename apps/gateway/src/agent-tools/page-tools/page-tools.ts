@@ -13,7 +13,7 @@ import {
   ScrapeUrlArguments,
   windowOf,
 } from '../tool-arguments';
-import type { ToolName } from '../tool-catalog';
+import type { ToolName } from '../tool-names';
 import { invalidArguments } from '../tool-results';
 import { oneLine, UntrustedContentFence } from '../untrusted-content';
 

@@ -1,7 +1,7 @@
 import { CRAWL_LIMITS, MAX_API_REPLAYS, VIABILITY_DEPTHS, VIABILITY_WORST_CASE_CREDITS } from '@lib/contracts';
 import { CREDIT_COST } from '@lib/plans';
 import { AGENT_SCOPE_FIELDS, CRAWL_STATUS_PAGES } from '../tool-arguments';
-import type { ToolDefinition } from '../tool-catalog';
+import type { ToolDefinition } from '../tool-names';
 import {
   FENCED,
   type OpenApiSchemas,

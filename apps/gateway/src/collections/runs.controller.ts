@@ -8,8 +8,8 @@ import { CreditGate } from '../credits/credit-gate';
 import { JobResultUnavailableError } from '../gateway.errors';
 import { Fails, Returns, ValidationStatus } from '../openapi/operation-contract';
 import { JOBS_EXAMPLE, RUN_EXAMPLE } from '../openapi/response-examples';
-import { isoToEpochMs, JobListQuery, RunListQuery } from './batch.dto';
-import { COLLECTION_ID, RUN_ID } from './resource-id.pipe';
+import { isoToEpochMs, JobListQuery, RunListQuery } from './collection.dto';
+import { COLLECTION_ID, RUN_ID } from '../resource-ids/resource-id.pipe';
 
 @ApiTags('runs')
 @ApiBearerAuth()

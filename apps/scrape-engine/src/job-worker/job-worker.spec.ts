@@ -1,7 +1,7 @@
 import { TransportTimeoutError } from '@lib/errors';
 import type { ClaimJobCommand, ClaimJobReply } from '@lib/contracts';
 import type { QueuedJob } from '@lib/messaging';
-import { BatchJobWorker } from './batch-job-worker';
+import { JobWorker } from './job-worker';
 
 type Claim = (job: QueuedJob, ref: ClaimJobCommand) => Promise<ClaimJobReply | null>;
 
@@ -9,7 +9,7 @@ type Claim = (job: QueuedJob, ref: ClaimJobCommand) => Promise<ClaimJobReply | n
  * A claim sent to an orchestrator that died holding it never gets a reply: it must be asked again
  * of a live one after a short wait, not after the whole claim budget.
  */
-describe('BatchJobWorker claims', () => {
+describe('JobWorker claims', () => {
   function workerWith(answers: Array<'silence' | ClaimJobReply>) {
     const timeouts: number[] = [];
     const bus = {
@@ -24,7 +24,7 @@ describe('BatchJobWorker claims', () => {
         return answer;
       },
     };
-    const worker = new BatchJobWorker({} as never, bus as never, {} as never, {} as never);
+    const worker = new JobWorker({} as never, bus as never, {} as never, {} as never);
     const job = { nak: jest.fn() } as unknown as QueuedJob;
     return { claim: (worker as unknown as { claim: Claim }).claim.bind(worker), job, timeouts };
   }

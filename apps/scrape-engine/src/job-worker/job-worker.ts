@@ -36,13 +36,13 @@ class JobDeadlineError extends Error {}
  * that stays `processing`.
  */
 @Injectable()
-export class BatchJobWorker {
-  private readonly logger = new Logger('BatchJobWorker');
+export class JobWorker {
+  private readonly logger = new Logger('JobWorker');
   private readonly workerId = `${os.hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   private consumer: JobConsumer | null = null;
   /** Jobs this worker holds (claimed or being claimed), by job id and attempt. */
   private readonly inHand = new Set<string>();
-  private readonly alive = new PeriodicTask('BatchJobWorker', WORKER_ALIVE_INTERVAL_MS, async () => {
+  private readonly alive = new PeriodicTask('JobWorker', WORKER_ALIVE_INTERVAL_MS, async () => {
     if (this.inHand.size > 0) this.announce();
   });
 

@@ -14,9 +14,9 @@ import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
 import { Fails, Returns, ValidationStatus } from '../openapi/operation-contract';
 import { COLLECTION_CREATED_EXAMPLE } from '../openapi/response-examples';
-import { CollectionBody, CollectionListQuery, isoToEpochMs } from './batch.dto';
-import { IdempotencyKeys } from './idempotency-keys';
-import { COLLECTION_ID } from './resource-id.pipe';
+import { CollectionBody, CollectionListQuery, isoToEpochMs } from './collection.dto';
+import { IdempotencyKeys } from '../idempotency/idempotency-keys';
+import { COLLECTION_ID } from '../resource-ids/resource-id.pipe';
 
 // Vetting 1000 URLs resolves their names (16 at a time): longer than an ordinary call.
 const WRITE_TIMEOUT_MS = 120_000;

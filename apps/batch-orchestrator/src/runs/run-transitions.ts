@@ -1,0 +1,19 @@
+import type { RunAction, RunState } from '@lib/contracts';
+
+/** What an operation does in a state: move to another, answer without change, or refuse (409). */
+export type Transition<S> = { to: S } | 'unchanged' | 'refused';
+
+/**
+ * Decision 0014's table, one for every kind of run (a project's batch, a collection's run, a
+ * crawl's). `append` is listed with the transitions because the same table decides it. Cancel goes
+ * to `cancelling`; the run then ends `cancelled` when its last job in flight finishes (at once when
+ * none is).
+ */
+export const RUN_TRANSITIONS: Record<RunState, Record<RunAction | 'append', Transition<RunState>>> = {
+  open: { append: 'unchanged', run: { to: 'running' }, pause: 'refused', resume: 'refused', cancel: { to: 'cancelling' } },
+  running: { append: 'unchanged', run: 'unchanged', pause: { to: 'paused' }, resume: 'unchanged', cancel: { to: 'cancelling' } },
+  paused: { append: 'unchanged', run: 'refused', pause: 'unchanged', resume: { to: 'running' }, cancel: { to: 'cancelling' } },
+  cancelling: { append: 'refused', run: 'refused', pause: 'refused', resume: 'refused', cancel: 'unchanged' },
+  completed: { append: 'refused', run: 'refused', pause: 'refused', resume: 'refused', cancel: 'refused' },
+  cancelled: { append: 'refused', run: 'refused', pause: 'refused', resume: 'refused', cancel: 'refused' },
+};
