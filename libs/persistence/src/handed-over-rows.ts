@@ -8,7 +8,7 @@ import { storableJson } from './storable-text';
  * webhook, commit together or not at all). The owner reads, updates and prunes them through its
  * own store; the one insert lives here so that it is written once:
  * - `job_results`: owned by result-store (serves and prunes them), written by batch-orchestrator
- *   when a job completes, by the statement that finishes the job (the migration's finish_batch_job,
+ *   when a job completes, by the statement that finishes the job (the migration's finish_job,
  *   JobStore.finishAndSettle);
  * - `webhook_outbox`: owned by webhook-sender (delivers them), written by batch-orchestrator when
  *   a run completes, or a crawl's page ends and the crawl asked for page webhooks.

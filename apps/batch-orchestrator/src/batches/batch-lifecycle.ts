@@ -22,6 +22,7 @@ import { JobStore } from '../persistence/jobs.store';
 import { ProjectStore } from '../persistence/projects.store';
 import { type BatchRow, type LockedRun, RunStore } from '../persistence/runs.store';
 import { RunCancellation } from '../runs/run-cancellation';
+import { RUN_KIND_RULES } from '../runs/run-kind-rules';
 import { PROJECT_TRANSITIONS } from '../projects/project-transitions';
 import { RUN_TRANSITIONS } from '../runs/run-transitions';
 import { unixSecondsOf } from '../persistence/unix-seconds';
@@ -62,8 +63,12 @@ export class BatchLifecycle {
       if (!locked) throw new ProjectNotFoundError(`Project ${command.project_id} not found.`);
       if (PROJECT_TRANSITIONS[locked.status].write === 'refused')
         throw new InvalidStateError(`Project ${locked.id} is ${locked.status}: it takes no new batches.`, { state: locked.status });
-      await this.runs.insertBatch(tx, {
+      const state = RUN_KIND_RULES.batch.openingState;
+      await this.runs.insert(tx, {
         id: batchId,
+        kind: 'batch',
+        state,
+        totalRequests: 0,
         projectId: locked.id,
         clientId: command.client_id,
         name: command.name,
@@ -73,7 +78,15 @@ export class BatchLifecycle {
         successCriterion: { version: CONTENT_RULES_VERSION, rules: [...SUCCESS_RULES] },
         createdAt: now,
       });
-      const run: LockedRun = { id: batchId, kind: 'batch', projectId: locked.id, status: 'in_progress', state: 'open', totalRequests: 0 };
+      const run: LockedRun = {
+        id: batchId,
+        kind: 'batch',
+        clientId: command.client_id,
+        projectId: locked.id,
+        status: 'in_progress',
+        state,
+        totalRequests: 0,
+      };
       return this.addItems(tx, command.client_id, run, verdict, command, now, 'create');
     });
   }
@@ -176,8 +189,8 @@ export class BatchLifecycle {
   }
 
   private async lockBatch(tx: SqlTransaction, clientId: string, batchId: string): Promise<LockedRun> {
-    const run = await this.runs.lock(tx, clientId, batchId);
-    if (!run || run.kind !== 'batch') throw notFound(batchId);
+    const run = await this.runs.lock(tx, { runId: batchId, clientId, kind: 'batch' });
+    if (!run) throw notFound(batchId);
     return run;
   }
 

@@ -21,6 +21,7 @@ import { JobStore } from '../persistence/jobs.store';
 import { type LockedRun, RunStore } from '../persistence/runs.store';
 import { unixSecondsOf } from '../persistence/unix-seconds';
 import { RunCancellation } from '../runs/run-cancellation';
+import { RUN_KIND_RULES } from '../runs/run-kind-rules';
 
 /**
  * A crawl's run (issue 39): a run of kind `crawl` whose jobs site-discovery adds as it finds pages,
@@ -46,8 +47,11 @@ export class CrawlRuns {
   async open(command: OpenCrawlRunCommand): Promise<CrawlRunFigures> {
     const now = this.clock.now();
     await this.db.sql.transaction(async (tx) => {
-      const opened = await this.runs.insertCrawl(tx, {
+      const opened = await this.runs.insert(tx, {
         id: command.run_id,
+        kind: 'crawl',
+        state: RUN_KIND_RULES.crawl.openingState,
+        totalRequests: 0,
         clientId: command.client_id,
         name: command.name,
         maxConcurrency: command.max_concurrency,
@@ -124,7 +128,7 @@ export class CrawlRuns {
   }
 
   async get(reference: CrawlRunReference): Promise<CrawlRunFigures> {
-    const row = await this.runs.crawlFigures(reference.run_id);
+    const row = await this.runs.figures(reference.run_id, 'crawl');
     if (!row) throw new RunNotFoundError(`Crawl run ${reference.run_id} not found.`);
     return {
       run_id: reference.run_id,
@@ -140,8 +144,8 @@ export class CrawlRuns {
     };
   }
 
-  private async lockCrawl(tx: SqlTransaction, runId: string): Promise<LockedRun & { clientId: string }> {
-    const run = await this.runs.lockCrawl(tx, runId);
+  private async lockCrawl(tx: SqlTransaction, runId: string): Promise<LockedRun> {
+    const run = await this.runs.lock(tx, { runId, kind: 'crawl' });
     if (!run) throw new RunNotFoundError(`Crawl run ${runId} not found.`);
     return run;
   }

@@ -118,4 +118,26 @@ describe.each(DATABASE_BACKENDS)('JobClaims (%s database)', (backend) => {
     const [job] = await db.sql.query<{ reservation_id: string | null }>('select reservation_id from jobs where id = $1', [over]);
     expect(job.reservation_id).toBeNull();
   });
+
+  // Decision 0036: the previous release claims and finishes jobs by the functions' former names
+  // while a rolling upgrade replaces it; those names forward to the renamed functions.
+  it('claims and finishes a job by the former function names, as a process of the previous release does', async () => {
+    const clientId = `claims-${randomUUID()}`;
+    const jobId = await dispatchedJob(clientId, null);
+    const lease = new Date(Date.now() + 60_000);
+    const [claimed] = await db.sql.query<{ o_id: string; o_status: string; o_started_at: Date | null; o_request: unknown }>(
+      'select o_id, o_status, o_started_at, o_request from claim_batch_job($1, 1, $2, now(), $3, $4, $3, 1, 5)',
+      [jobId, 'old-worker', lease, randomUUID()],
+    );
+    expect(claimed).toMatchObject({ o_id: jobId, o_started_at: expect.any(Date), o_request: { url: 'https://example.com/' } });
+    const [finished] = await db.sql.query<{ o_status: string; o_last_job: boolean }>(
+      `select o_status, o_last_job from finish_batch_job($1, 1, 'completed', now(), 200, 'OK', null, 12, null,
+         array[]::text[], array[]::text[], true, 0, '<p>ok</p>', null, 'simple', '{}'::jsonb)`,
+      [jobId],
+    );
+    // The job as it was locked (processing), and that its end was the run's last.
+    expect(finished).toEqual({ o_status: 'processing', o_last_job: true });
+    const [row] = await db.sql.query<{ status: string; worker_id: string }>('select status, worker_id from jobs where id = $1', [jobId]);
+    expect(row).toEqual({ status: 'completed', worker_id: 'old-worker' });
+  });
 });

@@ -61,12 +61,12 @@ const LOCKED_JOB_OUT_COLUMNS = `o_id as id, o_run_id as "runId", o_collection_id
   o_client_id as "clientId", o_url as url, o_custom_id as "customId", o_mode as mode, o_status as status, o_attempt as attempt,
   o_reservation_id as "reservationId", o_retries_attempted as "retriesAttempted", o_started_at as "startedAt"`;
 
-// The migration's function (20261201000000_finish_batch_job). `goesOn`: the job's end leads to
+// The migration's function (20261201000000_finish_batch_job, finish_job since 20261205000000). `goesOn`: the job's end leads to
 // more than the statement did (its crawl page's webhook, its run's completion).
 const FINISH_JOB_SQL = `select ${LOCKED_JOB_OUT_COLUMNS}, o_run_kind as "runKind",
   o_run_state as "runState", o_last_job as "lastJob", o_page_webhook_url as "pageWebhookUrl",
   (o_last_job or o_page_webhook_url is not null) as "goesOn"
-  from finish_batch_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11::text[], $12, $13, $14, $15, $16, $17::jsonb)`;
+  from finish_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11::text[], $12, $13, $14, $15, $16, $17::jsonb)`;
 
 /** A claim: the job as claimed, and whether its run's quota could not cover it (then nothing was held). */
 export interface ClaimOutcome {
@@ -76,11 +76,11 @@ export interface ClaimOutcome {
 
 type ClaimRow = ClaimedJob & { reclaimed: boolean; overQuota: boolean; charged: number; held: number; month: string };
 
-// The migration's function (20261201010000_claim_batch_job).
+// The migration's function (20261201010000_claim_batch_job, claim_job since 20261205000000).
 const CLAIM_JOB_SQL = `select ${LOCKED_JOB_OUT_COLUMNS}, o_request as request,
   o_monthly_credits as "monthlyCredits", o_reclaimed as reclaimed, o_over_quota as "overQuota", o_charged as charged, o_held as held,
   o_month as month
-  from claim_batch_job($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+  from claim_job($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
 
 /** A failed job as a completed run lists it. */
 export type FailedJob = Pick<Job, 'id' | 'url' | 'customId' | 'status' | 'error'>;
@@ -218,7 +218,7 @@ export class JobStore {
   }
 
   /**
-   * Starts the job for a worker, in one statement (the migration's claim_batch_job): only the
+   * Starts the job for a worker, in one statement (the migration's claim_job): only the
    * current attempt, only once — or again for the worker that already started it, whose claim reply
    * was lost (a broker outage drops replies in flight; the worker asks again with the same attempt
    * and must not be told `stale` for a job it owns, which left the job to wait out its lease).
@@ -286,7 +286,7 @@ export class JobStore {
 
   /**
    * Finishes a job and settles what it leads to, in one statement (the migration's
-   * finish_batch_job): the row checked, locked and finished, its result stored, its hold released
+   * finish_job): the row checked, locked and finished, its result stored, its hold released
    * and its charge recorded under its client's credit lock, its project's credits and its run's
    * counters moved. `attempt`: the attempt that must still run the job (a worker's report: status
    * processing, started, the same attempt), or null when the caller holds the job locked. Returns
@@ -458,7 +458,7 @@ export class JobStore {
   }
 }
 
-/** finish_batch_job's statement for a job's end (JobStore.finishAndSettle). */
+/** finish_job's statement for a job's end (JobStore.finishAndSettle). */
 function finishStatement(
   jobId: string,
   attempt: number | null,

@@ -32,8 +32,8 @@ export type BatchRow = Omit<RunRow, 'collectionId' | 'jobIds' | 'successCriterio
   completedAt: Date | null;
 };
 
-/** A crawl run's lifecycle and counters (crawl-runs/). */
-export interface CrawlRunRow {
+/** A run's lifecycle and counters, whatever its kind. */
+export interface RunFigures {
   state: RunState;
   status: RunStatus;
   total: number;
@@ -49,6 +49,7 @@ export interface CrawlRunRow {
 export interface LockedRun {
   id: string;
   kind: RunKind;
+  clientId: string;
   projectId: string | null;
   status: RunStatus;
   state: RunState;
@@ -73,11 +74,36 @@ export type CompletedRun = Pick<
   | 'createdAt'
 > & { kind: RunKind; state: RunState };
 
-export type NewRun = Pick<Run, 'id' | 'clientId' | 'totalRequests' | 'maxConcurrency' | 'monthlyCredits' | 'callbackUrl'> & {
-  collectionId: string;
+/**
+ * A run as it opens, of any kind: the columns a kind does not use stay null (a collection's run has
+ * no project, a batch no collection, a crawl neither). Its state is the kind's opening state
+ * (RUN_KIND_RULES); every run is `in_progress` until its last job ends or it is sealed.
+ */
+export interface NewRun {
+  id: string;
+  kind: RunKind;
+  state: RunState;
+  clientId: string;
+  collectionId?: string;
+  projectId?: string;
+  name?: string;
+  totalRequests: number;
+  maxConcurrency: number;
+  monthlyCredits: number | null;
+  callbackUrl: string | null;
+  /** A `crawl.page`-style webhook per job that ends; only with a callback URL. */
+  pageWebhooks?: boolean;
   successCriterion: { version: string; rules: string[] };
   createdAt: Date;
-};
+}
+
+/** Which run to lock: by id, within a client's runs, a kind or a collection when the caller names one. */
+export interface RunLockScope {
+  runId: string;
+  clientId?: string;
+  kind?: RunKind;
+  collectionId?: string;
+}
 
 // callback_status is the webhook's delivery state (webhook-sender keeps it on the outbox row once
 // the run completed): the one read of webhook_outbox outside webhook-sender, read-only.
@@ -100,7 +126,7 @@ const VIEW_COLUMNS = [
 ].join(', ');
 // The run's own webhook (its completion): the outbox row whose subject is the run.
 const VIEW_FROM = 'runs r left join webhook_outbox o on o.subject_id = r.id';
-const LOCKED_RUN_COLUMNS = 'id, kind, project_id "projectId", status, state, total_requests "totalRequests"';
+const LOCKED_RUN_COLUMNS = 'id, kind, client_id "clientId", project_id "projectId", status, state, total_requests "totalRequests"';
 const BATCH_COLUMNS = [
   'r.id',
   'r.project_id "projectId"',
@@ -130,23 +156,32 @@ const BATCH_COLUMNS = [
 export class RunStore {
   constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {}
 
-  async insert(tx: SqlTransaction, run: NewRun): Promise<void> {
-    await tx.query(
-      `insert into runs (id, collection_id, client_id, status, total_requests, max_concurrency, monthly_credits, callback_url, callback_status, success_criterion, all_jobs_persisted, created_at)
-       values ($1, $2, $3, 'in_progress', $4, $5, $6, $7, $8, $9::jsonb, false, $10)`,
+  /** Opens a run of any kind; false when it was there already (a create sent again changes nothing). */
+  async insert(tx: SqlTransaction, run: NewRun): Promise<boolean> {
+    const inserted = await tx.query<{ id: string }>(
+      `insert into runs (id, kind, collection_id, project_id, name, client_id, status, state, total_requests, max_concurrency, monthly_credits,
+                         callback_url, callback_status, page_webhooks, success_criterion, all_jobs_persisted, created_at)
+       values ($1, $2, $3, $4, $5, $6, 'in_progress', $7, $8, $9, $10, $11, $12, $13, $14::jsonb, false, $15)
+       on conflict (id) do nothing returning id`,
       [
         run.id,
-        run.collectionId,
+        run.kind,
+        run.collectionId ?? null,
+        run.projectId ?? null,
+        run.name ?? null,
         run.clientId,
+        run.state,
         run.totalRequests,
         run.maxConcurrency,
         run.monthlyCredits,
         run.callbackUrl,
         run.callbackUrl ? 'pending' : null,
+        Boolean(run.pageWebhooks) && run.callbackUrl !== null,
         storableJson(run.successCriterion),
         run.createdAt,
       ],
     );
+    return inserted.length > 0;
   }
 
   /** Keeps the ids of the run's jobs, in order, for the run's life (job rows are pruned with the listing). */
@@ -170,82 +205,6 @@ export class RunStore {
     return { lastJob: Boolean(run) && run.status === 'in_progress' && run.done === run.total };
   }
 
-  async insertBatch(
-    tx: SqlTransaction,
-    batch: {
-      id: string;
-      projectId: string;
-      clientId: string;
-      name: string;
-      maxConcurrency: number;
-      monthlyCredits: number | null;
-      callbackUrl: string | null;
-      successCriterion: { version: string; rules: string[] };
-      createdAt: Date;
-    },
-  ): Promise<void> {
-    await tx.query(
-      `insert into runs (id, kind, project_id, name, client_id, status, state, total_requests, max_concurrency, monthly_credits, callback_url, callback_status, success_criterion, all_jobs_persisted, created_at)
-       values ($1, 'batch', $2, $3, $4, 'in_progress', 'open', 0, $5, $6, $7, $8, $9::jsonb, false, $10)`,
-      [
-        batch.id,
-        batch.projectId,
-        batch.name,
-        batch.clientId,
-        batch.maxConcurrency,
-        batch.monthlyCredits,
-        batch.callbackUrl,
-        batch.callbackUrl ? 'pending' : null,
-        storableJson(batch.successCriterion),
-        batch.createdAt,
-      ],
-    );
-  }
-
-  /** A crawl's run (issue 39): running with no job yet; false when it was there already (a create sent again). */
-  async insertCrawl(
-    tx: SqlTransaction,
-    crawl: {
-      id: string;
-      clientId: string;
-      name: string;
-      maxConcurrency: number;
-      monthlyCredits: number | null;
-      callbackUrl: string | null;
-      pageWebhooks: boolean;
-      successCriterion: { version: string; rules: string[] };
-      createdAt: Date;
-    },
-  ): Promise<boolean> {
-    const inserted = await tx.query<{ id: string }>(
-      `insert into runs (id, kind, name, client_id, status, state, total_requests, max_concurrency, monthly_credits, callback_url, callback_status, page_webhooks, success_criterion, all_jobs_persisted, created_at)
-       values ($1, 'crawl', $2, $3, 'in_progress', 'running', 0, $4, $5, $6, $7, $10, $8::jsonb, false, $9)
-       on conflict (id) do nothing returning id`,
-      [
-        crawl.id,
-        crawl.name,
-        crawl.clientId,
-        crawl.maxConcurrency,
-        crawl.monthlyCredits,
-        crawl.callbackUrl,
-        crawl.callbackUrl ? 'pending' : null,
-        storableJson(crawl.successCriterion),
-        crawl.createdAt,
-        crawl.pageWebhooks && crawl.callbackUrl !== null,
-      ],
-    );
-    return inserted.length > 0;
-  }
-
-  /** A crawl's run, locked until `tx` ends, with its client; null when there is none. */
-  async lockCrawl(tx: SqlTransaction, runId: string): Promise<(LockedRun & { clientId: string }) | null> {
-    const [run] = await tx.query<LockedRun & { clientId: string }>(
-      `select ${LOCKED_RUN_COLUMNS}, client_id "clientId" from runs where id = $1 and kind = 'crawl' for update`,
-      [runId],
-    );
-    return run ?? null;
-  }
-
   /** `n` more jobs in the run (a crawl's pages appended). */
   async addJobs(tx: SqlTransaction, runId: string, n: number): Promise<void> {
     if (n > 0) await tx.query('update runs set total_requests = total_requests + $2 where id = $1', [runId, n]);
@@ -260,25 +219,27 @@ export class RunStore {
     return Boolean(run?.ended);
   }
 
-  /** A crawl run's lifecycle and counters; null when there is no such crawl run. */
-  async crawlFigures(runId: string): Promise<CrawlRunRow | null> {
-    const [row] = await this.db.sql.query<CrawlRunRow>(
+  /** A run's lifecycle and counters; null when there is no such run (of that kind, when one is named). */
+  async figures(runId: string, kind?: RunKind): Promise<RunFigures | null> {
+    const params: unknown[] = [runId];
+    const ofKind = kind === undefined ? '' : ` and kind = $${params.push(kind)}`;
+    const [row] = await this.db.sql.query<RunFigures>(
       `select state, status, total_requests total, success_requests success, failed_requests failed, timeout_requests timeout,
               cancelled_requests cancelled, credits_charged credits, completed_at "completedAt"
-       from runs where id = $1 and kind = 'crawl'`,
-      [runId],
+       from runs where id = $1${ofKind}`,
+      params,
     );
     return row ?? null;
   }
 
-  /** The run, locked until `tx` ends (a lifecycle change, an append); null for another client's or an unknown one. */
-  async lock(tx: SqlTransaction, clientId: string, runId: string, collectionId?: string): Promise<LockedRun | null> {
-    const params: unknown[] = [runId, clientId];
-    const scope = collectionId === undefined ? '' : ` and collection_id = $${params.push(collectionId)}`;
-    const [run] = await tx.query<LockedRun>(
-      `select ${LOCKED_RUN_COLUMNS} from runs where id = $1 and client_id = $2${scope} for update`,
-      params,
-    );
+  /** The run, locked until `tx` ends (a lifecycle change, an append); null when none matches the scope. */
+  async lock(tx: SqlTransaction, scope: RunLockScope): Promise<LockedRun | null> {
+    const params: unknown[] = [scope.runId];
+    const where = ['id = $1'];
+    if (scope.clientId !== undefined) where.push(`client_id = $${params.push(scope.clientId)}`);
+    if (scope.kind !== undefined) where.push(`kind = $${params.push(scope.kind)}`);
+    if (scope.collectionId !== undefined) where.push(`collection_id = $${params.push(scope.collectionId)}`);
+    const [run] = await tx.query<LockedRun>(`select ${LOCKED_RUN_COLUMNS} from runs where ${where.join(' and ')} for update`, params);
     return run ?? null;
   }
 

@@ -46,7 +46,12 @@ export class RunCancellation {
     const now = this.clock.now();
     const view = await this.db.sql.transaction(async (tx) => {
       await this.jobs.lockDispatchDecision(tx);
-      const run = await this.runs.lock(tx, command.client_id, command.run_id, command.collection_id);
+      const run = await this.runs.lock(tx, {
+        runId: command.run_id,
+        clientId: command.client_id,
+        kind: 'collection',
+        collectionId: command.collection_id,
+      });
       if (!run) throw new RunNotFoundError(`Run ${command.run_id} not found under collection ${command.collection_id}.`);
       const move = RUN_TRANSITIONS[run.state].cancel;
       if (move === 'refused') throw new InvalidStateError(`The run is ${run.state}: it cannot be cancelled.`, { state: run.state });

@@ -16,6 +16,14 @@ export interface RunCounters {
 /** What differs between run kinds on the job engine: one row per kind (the compiler asks for a new kind's row). */
 export interface RunKindRules {
   /**
+   * The state a run of the kind opens in: a collection's run and a crawl start `running` (their
+   * jobs are listed at the start, or found as it goes); a project's batch `open`, taking jobs until
+   * the client runs it.
+   */
+  openingState: RunState;
+  /** How its jobs come: listed from a stored collection at the start, appended by the client, or found by discovery. */
+  jobSource: 'collection' | 'client' | 'discovery';
+  /**
    * The body of the run's completion webhook (webhook-sender adds the absolute results_url from
    * `results_path`; it knows the public base URL).
    */
@@ -36,6 +44,8 @@ export interface RunKindRules {
 export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
   // spec 6's `run.completed`.
   collection: {
+    openingState: 'running',
+    jobSource: 'collection',
     completionWebhook: (run, counters, now) => ({
       event: 'run.completed',
       run_id: run.id,
@@ -50,6 +60,8 @@ export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
   },
   // The same fields plus the batch and project ids and the lifecycle state (decision 0014).
   batch: {
+    openingState: 'open',
+    jobSource: 'client',
     completionWebhook: (run, counters, now) => ({
       event: 'batch.completed',
       batch_id: run.id,
@@ -65,6 +77,8 @@ export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
   },
   // Issue 39: the crawl's pages; completed when discovery seals it, cancelled when its last job ends.
   crawl: {
+    openingState: 'running',
+    jobSource: 'discovery',
     completionWebhook: (run, counters, now) => ({
       event: 'crawl.completed',
       crawl_id: run.id,

@@ -9,6 +9,7 @@ import { CollectionStore } from '../persistence/collections.store';
 import { JobStore } from '../persistence/jobs.store';
 import { RunStore } from '../persistence/runs.store';
 import { RunOpsEvents } from '../job-lifecycle/run-ops-events';
+import { RUN_KIND_RULES } from './run-kind-rules';
 import { RunViews } from './run-views';
 
 /**
@@ -39,6 +40,8 @@ export class RunLauncher {
       if (collection.requestCount === 0) throw new CollectionEmptyError(`Collection ${command.collection_id} has no requests to run.`);
       await this.runs.insert(tx, {
         id: runId,
+        kind: 'collection',
+        state: RUN_KIND_RULES.collection.openingState,
         collectionId: command.collection_id,
         clientId: command.client_id,
         totalRequests: collection.requestCount,

@@ -4,7 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 /**
  * The `job_results` table, owned by result-store: it serves the bodies (with the listing and the
  * result endpoint, joined to their job in ListedJobStore) and prunes them. batch-orchestrator writes
- * each row in the transaction that completes its job (the migration's `finish_batch_job`).
+ * each row in the transaction that completes its job (the migration's `finish_job`).
  */
 @Injectable()
 export class JobResultStore {
