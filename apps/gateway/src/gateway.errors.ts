@@ -35,7 +35,7 @@ export class CountryProxyNotApprovedError extends AppError {
 
 /** The job result is unavailable: 404 with the object `detail` of spec 4.5 (error_code, message, completed_at, age_hours). */
 export class JobResultUnavailableError extends AppError {
-  readonly code = 'batch.result_unavailable';
+  readonly code = 'results.unavailable';
   constructor(readonly detail: { error_code: string; message: string; completed_at: string | null; age_hours: number | null }) {
     super(detail.message);
   }

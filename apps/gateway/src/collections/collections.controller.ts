@@ -53,7 +53,7 @@ export class CollectionsController {
     },
   })
   @ValidationStatus(400)
-  @Fails('target.blocked', 'batch.invalid_collection', 'idempotency.invalid_key', 'idempotency.key_reused', 'idempotency.in_flight')
+  @Fails('target.blocked', 'collection.invalid', 'idempotency.invalid_key', 'idempotency.key_reused', 'idempotency.in_flight')
   async create(
     @Body() body: CollectionBody,
     @Headers('idempotency-key') key: string | undefined,
@@ -102,7 +102,7 @@ export class CollectionsController {
   @Access('client')
   @ApiOperation({ summary: 'One collection (spec 2.10) with its callback_url and request count.' })
   @Returns(200, CollectionView, { description: 'The collection.' })
-  @Fails('batch.collection_not_found')
+  @Fails('collection.not_found')
   get(@Param('collection_id', COLLECTION_ID) collectionId: string, @Caller() caller: AdmittedCall): Promise<CollectionView> {
     return this.bus.request(SUBJECTS.collections.get, { client_id: caller.client.id, collection_id: collectionId });
   }
@@ -114,7 +114,7 @@ export class CollectionsController {
   })
   @Returns(200, CollectionUpdateReply, { description: 'Updated: id, name and message (spec 2.12).' })
   @ValidationStatus(400)
-  @Fails('target.blocked', 'batch.collection_not_found', 'batch.invalid_collection')
+  @Fails('target.blocked', 'collection.not_found', 'collection.invalid')
   async update(
     @Param('collection_id', COLLECTION_ID) collectionId: string,
     @Body() body: CollectionBody,
@@ -139,7 +139,7 @@ export class CollectionsController {
   @Access('client')
   @ApiOperation({ summary: 'Delete the collection and its stored requests; runs already started finish and stay readable.' })
   @Returns(200, CollectionDeleteReply, { description: 'Deleted.' })
-  @Fails('batch.collection_not_found')
+  @Fails('collection.not_found')
   async delete(
     @Param('collection_id', COLLECTION_ID) collectionId: string,
     @Caller() caller: AdmittedCall,

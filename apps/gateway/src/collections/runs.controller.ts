@@ -28,7 +28,7 @@ export class RunsController {
       "Run the collection (spec 4.4): one job per stored request, executed in the background within the plan's batch concurrency. Each job is charged like a sync scrape when it completes.",
   })
   @Returns(201, RunView, { description: 'The run, in_progress, with run_id, job_ids and counters at 0.' })
-  @Fails('batch.collection_not_found', 'batch.collection_empty', 'limits.quota_exceeded')
+  @Fails('collection.not_found', 'collection.empty', 'limits.quota_exceeded')
   async start(@Param('collection_id', COLLECTION_ID) collectionId: string, @Caller() caller: AdmittedCall): Promise<RunView> {
     const client = caller.client;
     // Jobs are charged one by one as they complete; a run needs at least one credit to start.
@@ -56,7 +56,7 @@ export class RunsController {
     description: 'The run after the cancel.',
     example: { ...RUN_EXAMPLE, failed_requests: 1, cancelled_requests: 1 },
   })
-  @Fails('batch.collection_not_found', 'batch.run_not_found', 'batch.invalid_state')
+  @Fails('collection.not_found', 'run.not_found', 'run.invalid_state')
   cancel(
     @Param('collection_id', COLLECTION_ID) collectionId: string,
     @Param('run_id', RUN_ID) runId: string,
@@ -74,7 +74,7 @@ export class RunsController {
   @ApiOperation({ summary: 'Runs of the collection, newest first (runs without created_at last); status_filter in_progress or completed.' })
   @Returns(200, RunList, { description: 'The runs and their count.' })
   @ValidationStatus(400)
-  @Fails('batch.collection_not_found')
+  @Fails('collection.not_found')
   list(
     @Param('collection_id', COLLECTION_ID) collectionId: string,
     @Query() query: RunListQuery,
@@ -93,7 +93,7 @@ export class RunsController {
     summary: 'One run (spec 2.13) with its counters; a completed run adds failed_jobs. 404 for a run of another collection.',
   })
   @Returns(200, RunView, { description: 'The run.', example: RUN_EXAMPLE })
-  @Fails('batch.collection_not_found', 'batch.run_not_found')
+  @Fails('collection.not_found', 'run.not_found')
   get(
     @Param('collection_id', COLLECTION_ID) collectionId: string,
     @Param('run_id', RUN_ID) runId: string,
@@ -110,7 +110,7 @@ export class RunsController {
   })
   @Returns(200, JobListingPage, { description: 'A page of jobs; follow cursor_next while has_more.', example: JOBS_EXAMPLE })
   @ValidationStatus(400)
-  @Fails('batch.collection_not_found', 'batch.run_not_found', 'batch.invalid_cursor')
+  @Fails('collection.not_found', 'results.run_not_found', 'results.invalid_cursor')
   async jobs(
     @Param('collection_id', COLLECTION_ID) collectionId: string,
     @Param('run_id', RUN_ID) runId: string,
@@ -145,7 +145,7 @@ export class RunsController {
       "One job's stored result: the scrape response (spec 2.7) plus url, custom_id and status. Kept RESULT_RETENTION_HOURS (48 h by default).",
   })
   @Returns(200, JobResultBody, { description: 'The job result.' })
-  @Fails('batch.result_unavailable', 'batch.collection_not_found', 'batch.run_not_found')
+  @Fails('results.unavailable', 'collection.not_found', 'results.run_not_found')
   async result(
     @Param('collection_id', COLLECTION_ID) collectionId: string,
     @Param('run_id', RUN_ID) runId: string,

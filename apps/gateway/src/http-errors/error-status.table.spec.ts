@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { HTTP_ERROR_TABLE } from './error-status.table';
+import { FORMER_DOMAIN_CODES, HTTP_ERROR_TABLE, httpMappingOf } from './error-status.table';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 
@@ -29,6 +29,14 @@ describe('the HTTP error table', () => {
 
   it.each([...raised.entries()])('maps %s (%s)', (code) => {
     expect(Object.keys(HTTP_ERROR_TABLE)).toContain(code);
+  });
+
+  // Decision 0036: a previous-release service, still running during a rolling upgrade, raises the
+  // codes this release renamed; the client must get what it got before, never a 500.
+  it.each(Object.entries(FORMER_DOMAIN_CODES))('answers the former code %s as %s does, and nothing raises it now', (former, current) => {
+    expect(raised.has(former)).toBe(false);
+    expect(httpMappingOf(former)).toEqual(HTTP_ERROR_TABLE[current]);
+    expect(Object.keys(HTTP_ERROR_TABLE)).not.toContain(former);
   });
 
   it("lists no code nothing raises, except the router's not_found", () => {

@@ -33,17 +33,23 @@ export const HTTP_ERROR_TABLE = {
   'gateway.client_exists': { status: 409, errorCode: 'client_exists' },
   'gateway.unknown_client': { status: 404, errorCode: 'client_not_found' },
   'billing.reservation_not_found': { status: 409, errorCode: 'reservation_not_found' },
-  'batch.collection_not_found': { status: 404, errorCode: 'collection_not_found' },
-  'batch.collection_empty': { status: 404, errorCode: 'collection_empty' },
-  'batch.run_not_found': { status: 404, errorCode: 'run_not_found' },
-  'batch.invalid_collection': { status: 400, errorCode: 'invalid_collection' },
-  'batch.result_unavailable': { status: 404, errorCode: 'result_unavailable' },
-  'batch.invalid_cursor': { status: 400, errorCode: 'invalid_cursor' },
-  'batch.project_not_found': { status: 404, errorCode: 'project_not_found' },
-  'batch.batch_not_found': { status: 404, errorCode: 'batch_not_found' },
-  'batch.invalid_state': { status: 409, errorCode: 'invalid_state' },
-  'batch.invalid_project': { status: 422, errorCode: 'invalid_project' },
-  'batch.invalid_batch': { status: 400, errorCode: 'invalid_batch' },
+  'collection.not_found': { status: 404, errorCode: 'collection_not_found' },
+  'collection.empty': { status: 404, errorCode: 'collection_empty' },
+  'collection.invalid': { status: 400, errorCode: 'invalid_collection' },
+  'run.not_found': { status: 404, errorCode: 'run_not_found' },
+  'run.invalid_state': { status: 409, errorCode: 'invalid_state' },
+  'project.not_found': { status: 404, errorCode: 'project_not_found' },
+  'project.invalid': { status: 422, errorCode: 'invalid_project' },
+  'project.invalid_cursor': { status: 400, errorCode: 'invalid_cursor' },
+  // spec 4.8's project batches: the one place the engine's word for a run is the client's.
+  'batch.not_found': { status: 404, errorCode: 'batch_not_found' },
+  'batch.invalid': { status: 400, errorCode: 'invalid_batch' },
+  // result-store's listings and stored results.
+  'results.unavailable': { status: 404, errorCode: 'result_unavailable' },
+  'results.invalid_cursor': { status: 400, errorCode: 'invalid_cursor' },
+  'results.run_not_found': { status: 404, errorCode: 'run_not_found' },
+  'results.project_not_found': { status: 404, errorCode: 'project_not_found' },
+  'results.batch_not_found': { status: 404, errorCode: 'batch_not_found' },
   'viability.run_not_found': { status: 404, errorCode: 'viability_run_not_found' },
   'viability.invalid_cursor': { status: 400, errorCode: 'invalid_cursor' },
   'discovery.invalid_pattern': { status: 400, errorCode: 'invalid_pattern' },
@@ -69,6 +75,26 @@ export type DomainErrorCode = keyof typeof HTTP_ERROR_TABLE;
 
 export const INTERNAL_ERROR: HttpErrorMapping = { status: 500, errorCode: 'internal_error' };
 
+/**
+ * The codes the previous release's services raise for the same errors (decision 0036). During a
+ * rolling upgrade this gateway still hears them from processes not yet replaced; each answers
+ * as its successor does. Removed in the release after the one that renamed them.
+ */
+export const FORMER_DOMAIN_CODES: Readonly<Record<string, DomainErrorCode>> = {
+  'batch.collection_not_found': 'collection.not_found',
+  'batch.collection_empty': 'collection.empty',
+  'batch.invalid_collection': 'collection.invalid',
+  'batch.run_not_found': 'run.not_found',
+  'batch.invalid_state': 'run.invalid_state',
+  'batch.project_not_found': 'project.not_found',
+  'batch.invalid_project': 'project.invalid',
+  'batch.invalid_cursor': 'results.invalid_cursor',
+  'batch.batch_not_found': 'batch.not_found',
+  'batch.invalid_batch': 'batch.invalid',
+  'batch.result_unavailable': 'results.unavailable',
+};
+
 export function httpMappingOf(code: string): HttpErrorMapping | undefined {
-  return Object.hasOwn(HTTP_ERROR_TABLE, code) ? HTTP_ERROR_TABLE[code as DomainErrorCode] : undefined;
+  const current = Object.hasOwn(FORMER_DOMAIN_CODES, code) ? FORMER_DOMAIN_CODES[code] : code;
+  return Object.hasOwn(HTTP_ERROR_TABLE, current) ? HTTP_ERROR_TABLE[current as DomainErrorCode] : undefined;
 }

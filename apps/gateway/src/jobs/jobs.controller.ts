@@ -25,7 +25,7 @@ export class JobsController {
   })
   @Returns(200, ClientJobPage, { description: 'A page of jobs; follow cursor_next while has_more.', example: CLIENT_JOBS_EXAMPLE })
   @ValidationStatus(400)
-  @Fails('batch.project_not_found', 'batch.batch_not_found', 'batch.invalid_cursor')
+  @Fails('results.project_not_found', 'results.batch_not_found', 'results.invalid_cursor')
   async list(@Query() query: ClientJobListQuery, @Caller() caller: AdmittedCall): Promise<ClientJobPage> {
     const packed = await this.bus.request(
       SUBJECTS.jobs.listForClient,
@@ -54,7 +54,7 @@ export class JobsController {
     description: 'The job data.',
     example: { ...SCRAPE_EXAMPLE, url: 'https://example.com/a', custom_id: 'sku-1', status: 'completed' },
   })
-  @Fails('batch.result_unavailable')
+  @Fails('results.unavailable')
   async data(@Param('job_id') jobId: string, @Caller() caller: AdmittedCall): Promise<JobResultBody> {
     const reply = await this.bus.request(
       SUBJECTS.jobs.data,

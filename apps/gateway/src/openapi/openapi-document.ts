@@ -184,7 +184,7 @@ function completeOperation(method: string, name: string, operation: DeclaredOper
   }
   let resultUnavailable = false;
   for (const code of codes) {
-    if (code === 'batch.result_unavailable') resultUnavailable = true;
+    if (code === 'results.unavailable') resultUnavailable = true;
     else errors.push({ status: HTTP_ERROR_TABLE[code].status, errorCode: HTTP_ERROR_TABLE[code].errorCode });
   }
 

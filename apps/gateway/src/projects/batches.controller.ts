@@ -49,9 +49,9 @@ export class BatchesController {
   @ApiHeader(IDEMPOTENCY_HEADER)
   @Returns(201, BatchWriteReply, { description: 'The batch, open.', example: BATCH_WRITE_EXAMPLE, headers: REPLAYED_HEADER })
   @Fails(
-    'batch.project_not_found',
-    'batch.invalid_state',
-    'batch.invalid_batch',
+    'project.not_found',
+    'run.invalid_state',
+    'batch.invalid',
     'target.blocked',
     'idempotency.invalid_key',
     'idempotency.key_reused',
@@ -90,9 +90,9 @@ export class BatchesController {
   @ApiHeader(IDEMPOTENCY_HEADER)
   @Returns(201, BatchWriteReply, { description: 'The batch after the write.', example: BATCH_WRITE_EXAMPLE, headers: REPLAYED_HEADER })
   @Fails(
-    'batch.batch_not_found',
-    'batch.invalid_state',
-    'batch.invalid_batch',
+    'batch.not_found',
+    'run.invalid_state',
+    'batch.invalid',
     'idempotency.invalid_key',
     'idempotency.key_reused',
     'idempotency.in_flight',
@@ -128,7 +128,7 @@ export class BatchesController {
       "Start an open batch (its jobs are dispatched within the plan's and the project's limits and charged as they complete). Running: 200, no change. Without jobs, or paused/cancelling/completed/cancelled: 409 invalid_state.",
   })
   @Returns(200, BatchView, { description: 'The batch, running.', example: BATCH_EXAMPLE })
-  @Fails('batch.batch_not_found', 'batch.invalid_state', 'limits.quota_exceeded')
+  @Fails('batch.not_found', 'run.invalid_state', 'limits.quota_exceeded')
   async run(@Param('batch_id', BATCH_ID) batchId: string, @Caller() caller: AdmittedCall): Promise<BatchView> {
     // Jobs are charged one by one as they complete; a batch needs at least one credit to start.
     await this.credits.assertAvailable(caller.client, 1, 'a batch');
@@ -142,7 +142,7 @@ export class BatchesController {
       'Pause a running batch: no further job starts (jobs in flight finish and are charged). Paused: 200, no change. Open, cancelling, completed, cancelled: 409 invalid_state.',
   })
   @Returns(200, BatchView, { description: 'The batch, paused.', example: { ...BATCH_EXAMPLE, state: 'paused' } })
-  @Fails('batch.batch_not_found', 'batch.invalid_state')
+  @Fails('batch.not_found', 'run.invalid_state')
   pause(@Param('batch_id', BATCH_ID) batchId: string, @Caller() caller: AdmittedCall): Promise<BatchView> {
     return this.transition(caller, batchId, 'pause');
   }
@@ -153,7 +153,7 @@ export class BatchesController {
     summary: 'Resume a paused batch. Running: 200, no change. Open, cancelling, completed, cancelled: 409 invalid_state.',
   })
   @Returns(200, BatchView, { description: 'The batch, running.', example: BATCH_EXAMPLE })
-  @Fails('batch.batch_not_found', 'batch.invalid_state')
+  @Fails('batch.not_found', 'run.invalid_state')
   resume(@Param('batch_id', BATCH_ID) batchId: string, @Caller() caller: AdmittedCall): Promise<BatchView> {
     return this.transition(caller, batchId, 'resume');
   }
@@ -176,7 +176,7 @@ export class BatchesController {
       completed_at: 1795000060,
     },
   })
-  @Fails('batch.batch_not_found', 'batch.invalid_state')
+  @Fails('batch.not_found', 'run.invalid_state')
   cancel(@Param('batch_id', BATCH_ID) batchId: string, @Caller() caller: AdmittedCall): Promise<BatchView> {
     return this.transition(caller, batchId, 'cancel');
   }
@@ -185,7 +185,7 @@ export class BatchesController {
   @Access('client')
   @ApiOperation({ summary: 'One batch: its state and the run counters of spec 2.13 (its jobs: GET /v1/jobs?batch_id=).' })
   @Returns(200, BatchView, { description: 'The batch.', example: BATCH_EXAMPLE })
-  @Fails('batch.batch_not_found')
+  @Fails('batch.not_found')
   get(@Param('batch_id', BATCH_ID) batchId: string, @Caller() caller: AdmittedCall): Promise<BatchView> {
     return this.bus.request(SUBJECTS.batches.get, { client_id: caller.client.id, batch_id: batchId });
   }
@@ -196,7 +196,7 @@ export class BatchesController {
     summary: "The delivery log of the batch's completion webhook (batch.completed), as for runs (not in the spec).",
   })
   @Returns(200, WebhookDeliveryLog, { description: 'The delivery log.' })
-  @Fails('webhook.not_found', 'batch.batch_not_found')
+  @Fails('webhook.not_found', 'batch.not_found')
   deliveries(@Param('batch_id', BATCH_ID) batchId: string, @Caller() caller: AdmittedCall): Promise<WebhookDeliveryLog> {
     return this.bus.request(SUBJECTS.webhooks.batchDeliveries, { client_id: caller.client.id, batch_id: batchId });
   }
@@ -209,7 +209,7 @@ export class BatchesController {
       "Send the batch's completion webhook again now: one attempt, same X-Service-Delivery-Id, signed with the current secret; it replaces any remaining retry schedule.",
   })
   @Returns(202, WebhookDeliveryLog, { description: 'The attempt is scheduled; the log shows it once made.' })
-  @Fails('webhook.not_found', 'webhook.delivery_in_progress', 'batch.batch_not_found')
+  @Fails('webhook.not_found', 'webhook.delivery_in_progress', 'batch.not_found')
   redeliver(@Param('batch_id', BATCH_ID) batchId: string, @Caller() caller: AdmittedCall): Promise<WebhookDeliveryLog> {
     return this.bus.request(SUBJECTS.webhooks.batchRedeliver, { client_id: caller.client.id, batch_id: batchId });
   }

@@ -24,7 +24,7 @@ export class ProjectsController {
       'Create a project: a named container for batches, active, with optional request defaults, callback_url, a monthly credit cap and a cap on jobs in flight.',
   })
   @Returns(201, ProjectView, { description: 'The project, active.', example: PROJECT_EXAMPLE })
-  @Fails('batch.invalid_project', 'target.blocked')
+  @Fails('project.invalid', 'target.blocked')
   create(@Body() body: ProjectBody, @Caller() caller: AdmittedCall): Promise<ProjectView> {
     return this.bus.request(SUBJECTS.projects.create, {
       client_id: caller.client.id,
@@ -41,7 +41,7 @@ export class ProjectsController {
   @ApiOperation({ summary: "The client's projects, oldest first, a page at a time; status filters." })
   @Returns(200, ProjectList, { description: 'A page of projects; follow cursor_next while has_more.', example: PROJECTS_EXAMPLE })
   @ValidationStatus(400)
-  @Fails('batch.invalid_cursor')
+  @Fails('project.invalid_cursor')
   list(@Query() query: ProjectListQuery, @Caller() caller: AdmittedCall): Promise<ProjectList> {
     return this.bus.request(SUBJECTS.projects.list, {
       client_id: caller.client.id,
@@ -66,7 +66,7 @@ export class ProjectsController {
   @Access('client')
   @ApiOperation({ summary: 'One project.' })
   @Returns(200, ProjectView, { description: 'The project.', example: PROJECT_EXAMPLE })
-  @Fails('batch.project_not_found')
+  @Fails('project.not_found')
   get(@Param('project_id', PROJECT_ID) projectId: string, @Caller() caller: AdmittedCall): Promise<ProjectView> {
     return this.bus.request(SUBJECTS.projects.get, { client_id: caller.client.id, project_id: projectId });
   }
@@ -78,7 +78,7 @@ export class ProjectsController {
       'Pause: no job of the project starts until resume (jobs in flight finish and are charged; dispatches not yet started are taken back). Paused: 200, no change. Closed: 409 invalid_state.',
   })
   @Returns(200, ProjectTransitionReply, { description: 'The project, paused.', example: { ...PROJECT_EXAMPLE, status: 'paused' } })
-  @Fails('batch.project_not_found', 'batch.invalid_state')
+  @Fails('project.not_found', 'run.invalid_state')
   pause(@Param('project_id', PROJECT_ID) projectId: string, @Caller() caller: AdmittedCall): Promise<ProjectTransitionReply> {
     return this.transition(caller, projectId, 'pause');
   }
@@ -87,7 +87,7 @@ export class ProjectsController {
   @Access('client')
   @ApiOperation({ summary: 'Resume: its batches dispatch again. Active: 200, no change. Closed: 409 invalid_state.' })
   @Returns(200, ProjectTransitionReply, { description: 'The project, active.', example: PROJECT_EXAMPLE })
-  @Fails('batch.project_not_found', 'batch.invalid_state')
+  @Fails('project.not_found', 'run.invalid_state')
   resume(@Param('project_id', PROJECT_ID) projectId: string, @Caller() caller: AdmittedCall): Promise<ProjectTransitionReply> {
     return this.transition(caller, projectId, 'resume');
   }
@@ -102,7 +102,7 @@ export class ProjectsController {
     description: 'The project, closed.',
     example: { ...PROJECT_EXAMPLE, status: 'closed', cancelled_batches: ['9e1f3a5c-7b9d-4e1f-a3b5-c7d9e1f3a5b7'] },
   })
-  @Fails('batch.project_not_found', 'batch.invalid_state')
+  @Fails('project.not_found', 'run.invalid_state')
   close(@Param('project_id', PROJECT_ID) projectId: string, @Caller() caller: AdmittedCall): Promise<ProjectTransitionReply> {
     return this.transition(caller, projectId, 'close');
   }

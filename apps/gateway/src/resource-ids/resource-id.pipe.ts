@@ -29,10 +29,10 @@ export class ResourceIdPipe implements PipeTransform<string, string> {
   }
 }
 
-export const COLLECTION_ID = new ResourceIdPipe('batch.collection_not_found', 'Collection');
-export const RUN_ID = new ResourceIdPipe('batch.run_not_found', 'Run');
+export const COLLECTION_ID = new ResourceIdPipe('collection.not_found', 'Collection');
+export const RUN_ID = new ResourceIdPipe('run.not_found', 'Run');
 export const VIABILITY_RUN_ID = new ResourceIdPipe('viability.run_not_found', 'Viability run');
-export const PROJECT_ID = new ResourceIdPipe('batch.project_not_found', 'Project');
-export const BATCH_ID = new ResourceIdPipe('batch.batch_not_found', 'Batch');
+export const PROJECT_ID = new ResourceIdPipe('project.not_found', 'Project');
+export const BATCH_ID = new ResourceIdPipe('batch.not_found', 'Batch');
 export const CRAWL_ID = new ResourceIdPipe('discovery.crawl_not_found', 'Crawl');
 export const DELIVERY_ID = new ResourceIdPipe('webhook.not_found', 'Delivery');

@@ -53,7 +53,7 @@ export class CrawlsController {
   @Access('client')
   @ApiOperation({ summary: "Pause: no new page starts (those in flight finish); decision 0014's table, 409 where it refuses." })
   @Returns(200, CrawlView, { description: 'The crawl, paused.' })
-  @Fails('discovery.crawl_not_found', 'batch.invalid_state', 'discovery.invalid_state')
+  @Fails('discovery.crawl_not_found', 'run.invalid_state', 'discovery.invalid_state')
   pause(@Param('crawl_id', CRAWL_ID) crawlId: string, @Caller() caller: AdmittedCall): Promise<CrawlView> {
     return this.transition(crawlId, 'pause', caller);
   }
@@ -62,7 +62,7 @@ export class CrawlsController {
   @Access('client')
   @ApiOperation({ summary: 'Resume a paused crawl.' })
   @Returns(200, CrawlView, { description: 'The crawl, running.' })
-  @Fails('discovery.crawl_not_found', 'batch.invalid_state', 'discovery.invalid_state')
+  @Fails('discovery.crawl_not_found', 'run.invalid_state', 'discovery.invalid_state')
   resume(@Param('crawl_id', CRAWL_ID) crawlId: string, @Caller() caller: AdmittedCall): Promise<CrawlView> {
     return this.transition(crawlId, 'resume', caller);
   }
@@ -75,7 +75,7 @@ export class CrawlsController {
       'Cancel: pages not started end cancelled and uncharged, pages in flight finish; the crawl ends cancelled when the last one does (its webhook once).',
   })
   @Returns(200, CrawlView, { description: 'The crawl, cancelling or cancelled.' })
-  @Fails('discovery.crawl_not_found', 'batch.invalid_state', 'discovery.invalid_state')
+  @Fails('discovery.crawl_not_found', 'run.invalid_state', 'discovery.invalid_state')
   cancel(@Param('crawl_id', CRAWL_ID) crawlId: string, @Caller() caller: AdmittedCall): Promise<CrawlView> {
     return this.transition(crawlId, 'cancel', caller);
   }

@@ -42,7 +42,7 @@ export class WebhooksController {
       "{delivery_id (= X-Service-Delivery-Id), run_id, callback_url, status (the run's callback_status), next_attempt_at, attempts: [{attempt, manual, attempted_at, status_code, error, latency_ms, outcome: sent | failed (a retry follows) | failed_final | blocked}]}.",
   })
   @Returns(200, WebhookDeliveryLog, { description: 'The delivery log.' })
-  @Fails('webhook.not_found', 'batch.collection_not_found', 'batch.run_not_found')
+  @Fails('webhook.not_found', 'collection.not_found', 'run.not_found')
   deliveries(
     @Param('collection_id', COLLECTION_ID) collectionId: string,
     @Param('run_id', RUN_ID) runId: string,
@@ -59,7 +59,7 @@ export class WebhooksController {
       "Send the run's completion webhook again now (not in the spec): one attempt, same X-Service-Delivery-Id, signed with the current secret; it replaces any remaining retry schedule.",
   })
   @Returns(202, WebhookDeliveryLog, { description: 'The attempt was made; the log includes it.' })
-  @Fails('webhook.not_found', 'webhook.delivery_in_progress', 'batch.collection_not_found', 'batch.run_not_found')
+  @Fails('webhook.not_found', 'webhook.delivery_in_progress', 'collection.not_found', 'run.not_found')
   redeliver(
     @Param('collection_id', COLLECTION_ID) collectionId: string,
     @Param('run_id', RUN_ID) runId: string,
