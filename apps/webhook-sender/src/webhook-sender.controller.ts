@@ -3,7 +3,9 @@ import {
   CrawlDeliveriesQuery,
   CrawlDeliveryReference,
   CrawlWebhookDeliveries,
+  RunDeliveriesQuery,
   RunDeliveriesReference,
+  RunWebhookReference,
   SUBJECTS,
   WebhookDeliveryLog,
   WebhookSecretQuery,
@@ -11,19 +13,21 @@ import {
 } from '@lib/contracts';
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { CrawlDeliveryListing } from './crawl-deliveries/crawl-delivery-listing';
+import { RunDeliveryListing } from './run-deliveries/run-delivery-listing';
 import { DeliveryLog } from './delivery-log/delivery-log';
 import { WebhookDispatcher } from './delivery/webhook-dispatcher';
 import { SigningSecrets } from './signing-secrets/signing-secrets';
 
-/** Message adapter of webhook-sender: secrets, the delivery logs and a crawl's delivery listing for the gateway. */
+const FORMER = SUBJECTS.webhooks.formerDeliveries;
+
+/** Message adapter of webhook-sender: secrets, and every run's webhooks (its own, one delivery, the listing) for the gateway. */
 @Controller()
 export class WebhookSenderController {
   constructor(
     private readonly secrets: SigningSecrets,
     private readonly log: DeliveryLog,
     private readonly dispatcher: WebhookDispatcher,
-    private readonly crawlDeliveries: CrawlDeliveryListing,
+    private readonly listing: RunDeliveryListing,
   ) {}
 
   @MessagePattern(SUBJECTS.webhooks.secret)
@@ -36,44 +40,58 @@ export class WebhookSenderController {
     return { secret: await this.secrets.rotate(query.client_id) };
   }
 
-  @MessagePattern(SUBJECTS.webhooks.deliveries)
-  deliveries(@Payload() ref: RunDeliveriesReference): Promise<WebhookDeliveryLog> {
+  @MessagePattern(SUBJECTS.webhooks.runDeliveries.get)
+  delivery(@Payload() ref: RunWebhookReference): Promise<WebhookDeliveryLog> {
     return this.log.of(ref);
   }
 
-  @MessagePattern(SUBJECTS.webhooks.redeliver)
-  async redeliver(@Payload() ref: RunDeliveriesReference): Promise<WebhookDeliveryLog> {
+  @MessagePattern(SUBJECTS.webhooks.runDeliveries.redeliver)
+  async redeliver(@Payload() ref: RunWebhookReference): Promise<WebhookDeliveryLog> {
     const log = await this.log.redeliver(ref);
     this.dispatcher.nudge();
     return log;
   }
 
-  @MessagePattern(SUBJECTS.webhooks.batchDeliveries)
-  batchDeliveries(@Payload() ref: BatchDeliveriesReference): Promise<WebhookDeliveryLog> {
-    return this.log.of(ref);
+  @MessagePattern(SUBJECTS.webhooks.runDeliveries.list)
+  deliveries(@Payload() query: RunDeliveriesQuery): Promise<CrawlWebhookDeliveries> {
+    return this.listing.list(query);
   }
 
-  @MessagePattern(SUBJECTS.webhooks.batchRedeliver)
-  async batchRedeliver(@Payload() ref: BatchDeliveriesReference): Promise<WebhookDeliveryLog> {
-    const log = await this.log.redeliver(ref);
-    this.dispatcher.nudge();
-    return log;
+  // The previous release's per-kind subjects (decision 0036): a gateway of that release still asks
+  // them during a rolling upgrade. Each is the same question in the run model's words.
+
+  @MessagePattern(FORMER.collectionRun)
+  formerCollectionRun(@Payload() ref: RunDeliveriesReference): Promise<WebhookDeliveryLog> {
+    return this.delivery({ client_id: ref.client_id, run_id: ref.run_id, kind: 'collection', collection_id: ref.collection_id });
   }
 
-  @MessagePattern(SUBJECTS.webhooks.crawlDeliveries)
-  crawlDeliveryListing(@Payload() query: CrawlDeliveriesQuery): Promise<CrawlWebhookDeliveries> {
-    return this.crawlDeliveries.list(query);
+  @MessagePattern(FORMER.collectionRunRedeliver)
+  formerCollectionRunRedeliver(@Payload() ref: RunDeliveriesReference): Promise<WebhookDeliveryLog> {
+    return this.redeliver({ client_id: ref.client_id, run_id: ref.run_id, kind: 'collection', collection_id: ref.collection_id });
   }
 
-  @MessagePattern(SUBJECTS.webhooks.crawlDelivery)
-  crawlDelivery(@Payload() ref: CrawlDeliveryReference): Promise<WebhookDeliveryLog> {
-    return this.log.of(ref);
+  @MessagePattern(FORMER.batch)
+  formerBatch(@Payload() ref: BatchDeliveriesReference): Promise<WebhookDeliveryLog> {
+    return this.delivery({ client_id: ref.client_id, run_id: ref.batch_id, kind: 'batch' });
   }
 
-  @MessagePattern(SUBJECTS.webhooks.crawlRedeliver)
-  async crawlRedeliver(@Payload() ref: CrawlDeliveryReference): Promise<WebhookDeliveryLog> {
-    const log = await this.log.redeliver(ref);
-    this.dispatcher.nudge();
-    return log;
+  @MessagePattern(FORMER.batchRedeliver)
+  formerBatchRedeliver(@Payload() ref: BatchDeliveriesReference): Promise<WebhookDeliveryLog> {
+    return this.redeliver({ client_id: ref.client_id, run_id: ref.batch_id, kind: 'batch' });
+  }
+
+  @MessagePattern(FORMER.crawlList)
+  formerCrawlList(@Payload() query: CrawlDeliveriesQuery): Promise<CrawlWebhookDeliveries> {
+    return this.deliveries({ client_id: query.client_id, run_id: query.crawl_id, cursor: query.cursor, limit: query.limit });
+  }
+
+  @MessagePattern(FORMER.crawlDelivery)
+  formerCrawlDelivery(@Payload() ref: CrawlDeliveryReference): Promise<WebhookDeliveryLog> {
+    return this.delivery({ client_id: ref.client_id, run_id: ref.crawl_id, kind: 'crawl', delivery_id: ref.delivery_id });
+  }
+
+  @MessagePattern(FORMER.crawlRedeliver)
+  formerCrawlRedeliver(@Payload() ref: CrawlDeliveryReference): Promise<WebhookDeliveryLog> {
+    return this.redeliver({ client_id: ref.client_id, run_id: ref.crawl_id, kind: 'crawl', delivery_id: ref.delivery_id });
   }
 }

@@ -1,7 +1,7 @@
 import { createHealthController } from '@lib/runtime';
 import { targetGuardProvider } from '@lib/target-guard';
 import { Module } from '@nestjs/common';
-import { CrawlDeliveryListing } from './crawl-deliveries/crawl-delivery-listing';
+import { RunDeliveryListing } from './run-deliveries/run-delivery-listing';
 import { CallbackTransport } from './delivery/callback-transport';
 import { WebhookDispatcher } from './delivery/webhook-dispatcher';
 import { DeliveryLog } from './delivery-log/delivery-log';
@@ -20,7 +20,7 @@ import { WebhookSecretStore } from './persistence/webhook-secrets.store';
     CallbackTransport,
     SigningSecrets,
     DeliveryLog,
-    CrawlDeliveryListing,
+    RunDeliveryListing,
     WebhookDispatcher,
   ],
 })

@@ -102,7 +102,9 @@ import type {
   CrawlDeliveriesQuery,
   CrawlDeliveryReference,
   CrawlWebhookDeliveries,
+  RunDeliveriesQuery,
   RunDeliveriesReference,
+  RunWebhookReference,
   WebhookDeliveryLog,
   WebhookSecretQuery,
   WebhookSecretReply,
@@ -204,13 +206,16 @@ export type RequestReplyMap = {
   [SUBJECTS.crawlRuns.get]: { request: CrawlRunReference; reply: CrawlRunFigures };
   [SUBJECTS.webhooks.secret]: { request: WebhookSecretQuery; reply: WebhookSecretReply };
   [SUBJECTS.webhooks.rotateSecret]: { request: WebhookSecretQuery; reply: WebhookSecretReply };
-  [SUBJECTS.webhooks.deliveries]: { request: RunDeliveriesReference; reply: WebhookDeliveryLog };
-  [SUBJECTS.webhooks.redeliver]: { request: RunDeliveriesReference; reply: WebhookDeliveryLog };
-  [SUBJECTS.webhooks.batchDeliveries]: { request: BatchDeliveriesReference; reply: WebhookDeliveryLog };
-  [SUBJECTS.webhooks.batchRedeliver]: { request: BatchDeliveriesReference; reply: WebhookDeliveryLog };
-  [SUBJECTS.webhooks.crawlDeliveries]: { request: CrawlDeliveriesQuery; reply: CrawlWebhookDeliveries };
-  [SUBJECTS.webhooks.crawlDelivery]: { request: CrawlDeliveryReference; reply: WebhookDeliveryLog };
-  [SUBJECTS.webhooks.crawlRedeliver]: { request: CrawlDeliveryReference; reply: WebhookDeliveryLog };
+  [SUBJECTS.webhooks.runDeliveries.get]: { request: RunWebhookReference; reply: WebhookDeliveryLog };
+  [SUBJECTS.webhooks.runDeliveries.redeliver]: { request: RunWebhookReference; reply: WebhookDeliveryLog };
+  [SUBJECTS.webhooks.runDeliveries.list]: { request: RunDeliveriesQuery; reply: CrawlWebhookDeliveries };
+  [SUBJECTS.webhooks.formerDeliveries.collectionRun]: { request: RunDeliveriesReference; reply: WebhookDeliveryLog };
+  [SUBJECTS.webhooks.formerDeliveries.collectionRunRedeliver]: { request: RunDeliveriesReference; reply: WebhookDeliveryLog };
+  [SUBJECTS.webhooks.formerDeliveries.batch]: { request: BatchDeliveriesReference; reply: WebhookDeliveryLog };
+  [SUBJECTS.webhooks.formerDeliveries.batchRedeliver]: { request: BatchDeliveriesReference; reply: WebhookDeliveryLog };
+  [SUBJECTS.webhooks.formerDeliveries.crawlList]: { request: CrawlDeliveriesQuery; reply: CrawlWebhookDeliveries };
+  [SUBJECTS.webhooks.formerDeliveries.crawlDelivery]: { request: CrawlDeliveryReference; reply: WebhookDeliveryLog };
+  [SUBJECTS.webhooks.formerDeliveries.crawlRedeliver]: { request: CrawlDeliveryReference; reply: WebhookDeliveryLog };
 };
 
 /** Facts published for whoever listens (fire and forget, at most once). */

@@ -143,13 +143,28 @@ export const SUBJECTS = {
   webhooks: {
     secret: 'webhook-sender.secret.get.query.v1',
     rotateSecret: 'webhook-sender.secret.rotate.command.v1',
-    deliveries: 'webhook-sender.deliveries.list.query.v1',
-    redeliver: 'webhook-sender.deliveries.redeliver.command.v1',
-    batchDeliveries: 'webhook-sender.batch-deliveries.list.query.v1',
-    batchRedeliver: 'webhook-sender.batch-deliveries.redeliver.command.v1',
-    crawlDeliveries: 'webhook-sender.crawl-deliveries.list.query.v1',
-    crawlDelivery: 'webhook-sender.crawl-deliveries.get.query.v1',
-    crawlRedeliver: 'webhook-sender.crawl-deliveries.redeliver.command.v1',
+    /**
+     * Every run's webhooks, whatever its kind (decision 0036): a run's own (its completion), one
+     * delivery by id, and the cursor listing of all of them (a crawl's `crawl.page` rows among them).
+     */
+    runDeliveries: {
+      get: 'webhook-sender.run-deliveries.get.query.v1',
+      redeliver: 'webhook-sender.run-deliveries.redeliver.command.v1',
+      list: 'webhook-sender.run-deliveries.list.query.v1',
+    },
+    /**
+     * The per-kind subjects of the release before, still answered by webhook-sender so a gateway
+     * of that release keeps working during a rolling upgrade; removed in the next release.
+     */
+    formerDeliveries: {
+      collectionRun: 'webhook-sender.deliveries.list.query.v1',
+      collectionRunRedeliver: 'webhook-sender.deliveries.redeliver.command.v1',
+      batch: 'webhook-sender.batch-deliveries.list.query.v1',
+      batchRedeliver: 'webhook-sender.batch-deliveries.redeliver.command.v1',
+      crawlList: 'webhook-sender.crawl-deliveries.list.query.v1',
+      crawlDelivery: 'webhook-sender.crawl-deliveries.get.query.v1',
+      crawlRedeliver: 'webhook-sender.crawl-deliveries.redeliver.command.v1',
+    },
   },
 } as const;
 
@@ -158,8 +173,11 @@ export const SUBJECTS = {
  * is redelivered until acked. Not a request/reply subject: see libs/messaging/src/job-queue.
  */
 export const JOB_QUEUE = {
-  stream: 'BATCH_JOBS',
-  subject: 'batch.jobs.dispatch.v1',
+  // Before decision 0036: stream BATCH_JOBS, subject batch.jobs.dispatch.v1. Nothing keeps them: a
+  // dispatch an old orchestrator published there and no old worker started is published again
+  // here by the new orchestrators' dispatch relay 2 s after it was made (decision 0034).
+  stream: 'JOB_DISPATCH',
+  subject: 'batch-orchestrator.job.dispatch.queue.v1',
   consumer: 'scrape-engine-job-workers',
 } as const;
 

@@ -1,4 +1,4 @@
-import type { RunState, RunKind } from '@lib/contracts';
+import { RUN_COMPLETION_EVENTS, type RunState, type RunKind } from '@lib/contracts';
 import type { CompletedRun } from '../persistence/runs.store';
 import type { LockedJob } from '../persistence/jobs.store';
 import type { JobClassification } from '../job-lifecycle/job-classification';
@@ -47,7 +47,7 @@ export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
     openingState: 'running',
     jobSource: 'collection',
     completionWebhook: (run, counters, now) => ({
-      event: 'run.completed',
+      event: RUN_COMPLETION_EVENTS.collection,
       run_id: run.id,
       collection_id: run.collectionId,
       ...counters,
@@ -63,7 +63,7 @@ export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
     openingState: 'open',
     jobSource: 'client',
     completionWebhook: (run, counters, now) => ({
-      event: 'batch.completed',
+      event: RUN_COMPLETION_EVENTS.batch,
       batch_id: run.id,
       run_id: run.id,
       project_id: run.projectId,
@@ -80,7 +80,7 @@ export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
     openingState: 'running',
     jobSource: 'discovery',
     completionWebhook: (run, counters, now) => ({
-      event: 'crawl.completed',
+      event: RUN_COMPLETION_EVENTS.crawl,
       crawl_id: run.id,
       run_id: run.id,
       state: run.state,

@@ -198,7 +198,7 @@ export class BatchesController {
   @Returns(200, WebhookDeliveryLog, { description: 'The delivery log.' })
   @Fails('webhook.not_found', 'batch.not_found')
   deliveries(@Param('batch_id', BATCH_ID) batchId: string, @Caller() caller: AdmittedCall): Promise<WebhookDeliveryLog> {
-    return this.bus.request(SUBJECTS.webhooks.batchDeliveries, { client_id: caller.client.id, batch_id: batchId });
+    return this.bus.request(SUBJECTS.webhooks.runDeliveries.get, { client_id: caller.client.id, run_id: batchId, kind: 'batch' });
   }
 
   @Post(':batch_id/webhook-deliveries/redeliver')
@@ -211,7 +211,7 @@ export class BatchesController {
   @Returns(202, WebhookDeliveryLog, { description: 'The attempt is scheduled; the log shows it once made.' })
   @Fails('webhook.not_found', 'webhook.delivery_in_progress', 'batch.not_found')
   redeliver(@Param('batch_id', BATCH_ID) batchId: string, @Caller() caller: AdmittedCall): Promise<WebhookDeliveryLog> {
-    return this.bus.request(SUBJECTS.webhooks.batchRedeliver, { client_id: caller.client.id, batch_id: batchId });
+    return this.bus.request(SUBJECTS.webhooks.runDeliveries.redeliver, { client_id: caller.client.id, run_id: batchId, kind: 'batch' });
   }
 
   private transition(caller: AdmittedCall, batchId: string, action: BatchAction): Promise<BatchView> {

@@ -39,8 +39,8 @@ export class CrawlWebhooksController {
     // The crawl's own lookup: an unknown (or another client's) crawl is a 404, not an empty list.
     await this.calls.crawl(crawlId, caller);
     return this.bus.request(
-      SUBJECTS.webhooks.crawlDeliveries,
-      { client_id: caller.client.id, crawl_id: crawlId, cursor: query.cursor, limit: query.limit },
+      SUBJECTS.webhooks.runDeliveries.list,
+      { client_id: caller.client.id, run_id: crawlId, cursor: query.cursor, limit: query.limit },
       { correlationId: caller.requestId },
     );
   }
@@ -56,8 +56,8 @@ export class CrawlWebhooksController {
     @Caller() caller: AdmittedCall,
   ): Promise<WebhookDeliveryLog> {
     return this.bus.request(
-      SUBJECTS.webhooks.crawlDelivery,
-      { client_id: caller.client.id, crawl_id: crawlId, delivery_id: deliveryId },
+      SUBJECTS.webhooks.runDeliveries.get,
+      { client_id: caller.client.id, run_id: crawlId, kind: 'crawl', delivery_id: deliveryId },
       { correlationId: caller.requestId },
     );
   }
@@ -77,8 +77,8 @@ export class CrawlWebhooksController {
     @Caller() caller: AdmittedCall,
   ): Promise<WebhookDeliveryLog> {
     return this.bus.request(
-      SUBJECTS.webhooks.crawlRedeliver,
-      { client_id: caller.client.id, crawl_id: crawlId, delivery_id: deliveryId },
+      SUBJECTS.webhooks.runDeliveries.redeliver,
+      { client_id: caller.client.id, run_id: crawlId, kind: 'crawl', delivery_id: deliveryId },
       { correlationId: caller.requestId },
     );
   }

@@ -48,7 +48,12 @@ export class WebhooksController {
     @Param('run_id', RUN_ID) runId: string,
     @Caller() caller: AdmittedCall,
   ): Promise<WebhookDeliveryLog> {
-    return this.bus.request(SUBJECTS.webhooks.deliveries, { client_id: caller.client.id, collection_id: collectionId, run_id: runId });
+    return this.bus.request(SUBJECTS.webhooks.runDeliveries.get, {
+      client_id: caller.client.id,
+      run_id: runId,
+      kind: 'collection',
+      collection_id: collectionId,
+    });
   }
 
   @Post('async/collections/:collection_id/runs/:run_id/webhook-deliveries/redeliver')
@@ -65,6 +70,11 @@ export class WebhooksController {
     @Param('run_id', RUN_ID) runId: string,
     @Caller() caller: AdmittedCall,
   ): Promise<WebhookDeliveryLog> {
-    return this.bus.request(SUBJECTS.webhooks.redeliver, { client_id: caller.client.id, collection_id: collectionId, run_id: runId });
+    return this.bus.request(SUBJECTS.webhooks.runDeliveries.redeliver, {
+      client_id: caller.client.id,
+      run_id: runId,
+      kind: 'collection',
+      collection_id: collectionId,
+    });
   }
 }

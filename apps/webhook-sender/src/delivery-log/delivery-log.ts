@@ -1,11 +1,8 @@
-import { BatchDeliveriesReference, CrawlDeliveryReference, RunDeliveriesReference, WebhookDeliveryLog } from '@lib/contracts';
+import { RUN_COMPLETION_EVENTS, RunWebhookReference, WebhookDeliveryLog } from '@lib/contracts';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
 import { type RunWebhookRef, WebhookOutboxStore } from '../persistence/webhook-outbox.store';
 import { DeliveryInProgressError, WebhookNotFoundError } from '../webhook-sender.errors';
-
-/** Names one webhook: a run's or a batch's own, or one of a crawl's deliveries. */
-type WebhookReference = RunDeliveriesReference | BatchDeliveriesReference | CrawlDeliveryReference;
 
 /**
  * A webhook as its owner sees it: every attempt (number, time, status code or error,
@@ -19,7 +16,7 @@ export class DeliveryLog {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async of(ref: WebhookReference): Promise<WebhookDeliveryLog> {
+  async of(ref: RunWebhookReference): Promise<WebhookDeliveryLog> {
     const scoped = refOf(ref);
     const row = await this.outbox.find(scoped);
     if (!row) throw notFound(scoped);
@@ -43,7 +40,7 @@ export class DeliveryLog {
   }
 
   /** Schedules one attempt now (outside the retry schedule, which it replaces). */
-  async redeliver(ref: WebhookReference): Promise<WebhookDeliveryLog> {
+  async redeliver(ref: RunWebhookReference): Promise<WebhookDeliveryLog> {
     const scheduled = await this.outbox.scheduleNow(refOf(ref), this.clock.now());
     if (scheduled === 'absent') throw notFound(refOf(ref));
     if (scheduled === 'busy') throw new DeliveryInProgressError('An attempt of this webhook is under way; ask again when it has finished.');
@@ -51,15 +48,18 @@ export class DeliveryLog {
   }
 }
 
-function refOf(ref: WebhookReference): RunWebhookRef {
-  if ('delivery_id' in ref) return { runId: ref.crawl_id, clientId: ref.client_id, deliveryId: ref.delivery_id };
-  return 'batch_id' in ref
-    ? { runId: ref.batch_id, clientId: ref.client_id, collectionId: null }
-    : { runId: ref.run_id, clientId: ref.client_id, collectionId: ref.collection_id };
+function refOf(ref: RunWebhookReference): RunWebhookRef {
+  if (ref.delivery_id !== undefined) return { runId: ref.run_id, clientId: ref.client_id, deliveryId: ref.delivery_id };
+  return {
+    runId: ref.run_id,
+    clientId: ref.client_id,
+    completionEvent: RUN_COMPLETION_EVENTS[ref.kind],
+    collectionId: ref.collection_id ?? null,
+  };
 }
 
 function notFound(ref: RunWebhookRef): WebhookNotFoundError {
-  if (ref.deliveryId !== undefined) return new WebhookNotFoundError(`The crawl ${ref.runId} has no delivery ${ref.deliveryId}.`);
+  if (ref.deliveryId !== undefined) return new WebhookNotFoundError(`The run ${ref.runId} has no delivery ${ref.deliveryId}.`);
   return new WebhookNotFoundError(
     `${ref.runId} has no webhook: its collection, batch or project has no callback_url, or it has not completed.`,
   );

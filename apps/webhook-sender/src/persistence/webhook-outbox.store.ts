@@ -8,23 +8,20 @@ export type DueDelivery = Pick<WebhookOutbox, 'id' | 'runId' | 'clientId' | 'cal
 };
 
 /**
- * A webhook as its owner finds it: a run's own (its completion), scoped by run, client and
- * collection — or, for a batch (a run without a collection), by the batch id its payload names —
- * or one delivery of a crawl's, by its id.
+ * A webhook as its owner finds it: a run's own (its completion, the row whose subject is the run),
+ * known by the completion event of the run's kind and, for a collection's run, by its collection;
+ * or one delivery of the run's, by its id.
  */
 export type RunWebhookRef =
-  | { runId: string; clientId: string; collectionId: string | null; deliveryId?: undefined }
+  | { runId: string; clientId: string; completionEvent: string; collectionId: string | null; deliveryId?: undefined }
   | { runId: string; clientId: string; deliveryId: string };
 
-// The run's own row is the one whose subject is the run; its payload names the run's collection,
-// or (batch.completed) the batch itself. A crawl's delivery is named by its id.
 function selectorOf(ref: RunWebhookRef): { where: string; params: unknown[] } {
   if (ref.deliveryId !== undefined)
     return { where: 'run_id = $1 and client_id = $2 and id = $3::uuid', params: [ref.runId, ref.clientId, ref.deliveryId] };
   return {
-    where:
-      "subject_id = $1 and client_id = $2 and case when $3::text is null then payload->>'batch_id' = run_id::text else payload->>'collection_id' = $3 end",
-    params: [ref.runId, ref.clientId, ref.collectionId],
+    where: "subject_id = $1 and client_id = $2 and payload->>'event' = $3 and ($4::text is null or payload->>'collection_id' = $4)",
+    params: [ref.runId, ref.clientId, ref.completionEvent, ref.collectionId],
   };
 }
 

@@ -4,7 +4,7 @@ import type { CrawlPageDirectives } from '../discovery/crawl.messages';
 import type { ScrapeExecutionFacts, ScrapeResultBody } from '../scrape/scrape-execution.messages';
 
 /**
- * What travels on the job queue (JetStream stream BATCH_JOBS): only the job's identity and the
+ * What travels on the job queue (JetStream stream JOB_DISPATCH): only the job's identity and the
  * dispatch it belongs to. The request itself is read at claim time from the database, the source
  * of truth, so a message never carries stale state.
  */

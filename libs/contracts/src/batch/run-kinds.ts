@@ -15,3 +15,14 @@ export const RUN_STATES = ['open', 'running', 'paused', 'cancelling', 'completed
 export type RunState = (typeof RUN_STATES)[number];
 export const RUN_ACTIONS = ['run', 'pause', 'resume', 'cancel'] as const;
 export type RunAction = (typeof RUN_ACTIONS)[number];
+
+/**
+ * The event of a run's completion webhook, per kind (spec 6's `run.completed`; decision 0014's
+ * `batch.completed`; issue 39's `crawl.completed`): batch-orchestrator writes it, webhook-sender
+ * finds a run's own webhook by it.
+ */
+export const RUN_COMPLETION_EVENTS = {
+  collection: 'run.completed',
+  batch: 'batch.completed',
+  crawl: 'crawl.completed',
+} as const satisfies Record<RunKind, string>;

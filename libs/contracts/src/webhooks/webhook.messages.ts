@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, IsUUID, Length, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Max, MaxLength, Min } from 'class-validator';
 import { RunReference } from '../batch/collection.messages';
+import { RUN_KINDS, type RunKind } from '../batch/run-kinds';
 
 export class WebhookSecretQuery {
   @IsString()
@@ -14,10 +15,31 @@ export class WebhookSecretReply {
   secret: string;
 }
 
-/** The delivery log and redelivery of one run's webhook. */
+/**
+ * One webhook of a run, of any kind: with `delivery_id`, that delivery (a crawl's `crawl.page`, say);
+ * without, the run's own, its completion. `kind` and `collection_id` scope it as the client's route
+ * does: a batch's id asked for as a collection's run finds nothing.
+ */
+export class RunWebhookReference extends WebhookSecretQuery {
+  @IsUUID()
+  run_id: string;
+
+  @IsIn(RUN_KINDS)
+  kind: RunKind;
+
+  @IsOptional()
+  @IsUUID()
+  collection_id?: string;
+
+  @IsOptional()
+  @IsUUID()
+  delivery_id?: string;
+}
+
+/** The former (previous release) reference of a collection run's webhook. */
 export class RunDeliveriesReference extends RunReference {}
 
-/** The delivery log and redelivery of one batch's webhook (spec 4.8's batches). */
+/** The former (previous release) reference of a batch's webhook (spec 4.8's batches). */
 export class BatchDeliveriesReference extends WebhookSecretQuery {
   @IsUUID()
   batch_id: string;
@@ -64,11 +86,8 @@ export class WebhookDeliveryLog {
 /** A crawl's webhooks (issue 39): the `crawl.page` deliveries and the `crawl.completed` one. */
 export const CRAWL_DELIVERY_LISTING = { defaultLimit: 100, maxLimit: 1000 } as const;
 
-/** One page of a crawl's deliveries, oldest first. */
-export class CrawlDeliveriesQuery extends WebhookSecretQuery {
-  @IsUUID()
-  crawl_id: string;
-
+/** Where a page of a delivery listing starts and how long it is. */
+class DeliveryPageQuery extends WebhookSecretQuery {
   @IsOptional()
   @IsString()
   @MaxLength(1024)
@@ -81,7 +100,19 @@ export class CrawlDeliveriesQuery extends WebhookSecretQuery {
   limit?: number;
 }
 
-/** One delivery of a crawl's: its log and redelivery. */
+/** One page of a run's deliveries, oldest first (the crawl routes list them). */
+export class RunDeliveriesQuery extends DeliveryPageQuery {
+  @IsUUID()
+  run_id: string;
+}
+
+/** The former (previous release) query of a crawl's deliveries. */
+export class CrawlDeliveriesQuery extends DeliveryPageQuery {
+  @IsUUID()
+  crawl_id: string;
+}
+
+/** The former (previous release) reference of one delivery of a crawl's. */
 export class CrawlDeliveryReference extends WebhookSecretQuery {
   @IsUUID()
   crawl_id: string;

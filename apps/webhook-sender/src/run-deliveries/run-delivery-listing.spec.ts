@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { InvalidDeliveryCursorError } from '../webhook-sender.errors';
-import { DeliveryListingCursor } from './crawl-delivery-listing';
+import { DeliveryListingCursor } from './run-delivery-listing';
 
 const CRAWL = '0b6f2c6e-2a51-4f0e-9d4b-7f1c3a5e9b21';
 
