@@ -24,6 +24,7 @@ import { ProjectLifecycle } from './projects/project-lifecycle';
 import { ProjectsController } from './projects/projects.controller';
 import { RunStore } from './persistence/runs.store';
 import { RunCancellation } from './runs/run-cancellation';
+import { RunLifecycle } from './runs/run-lifecycle';
 import { RunLauncher } from './runs/run-launcher';
 import { RunViews } from './runs/run-views';
 import { RunsController } from './runs/runs.controller';
@@ -51,6 +52,7 @@ import { RunsController } from './runs/runs.controller';
     ProjectStore,
     RunViews,
     RunCancellation,
+    RunLifecycle,
     ProjectLifecycle,
     BatchLifecycle,
     CrawlRuns,

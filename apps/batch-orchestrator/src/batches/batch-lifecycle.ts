@@ -21,10 +21,10 @@ import { RunOpsEvents } from '../job-lifecycle/run-ops-events';
 import { JobStore } from '../persistence/jobs.store';
 import { ProjectStore } from '../persistence/projects.store';
 import { type BatchRow, type LockedRun, RunStore } from '../persistence/runs.store';
-import { RunCancellation } from '../runs/run-cancellation';
 import { RUN_KIND_RULES } from '../runs/run-kind-rules';
 import { PROJECT_TRANSITIONS } from '../projects/project-transitions';
-import { RUN_TRANSITIONS } from '../runs/run-transitions';
+import { RunLifecycle } from '../runs/run-lifecycle';
+import { allowedMove } from '../runs/run-transitions';
 import { unixSecondsOf } from '../persistence/unix-seconds';
 
 /**
@@ -43,7 +43,7 @@ export class BatchLifecycle {
     private readonly runs: RunStore,
     private readonly jobs: JobStore,
     private readonly items: CollectionItemsValidator,
-    private readonly cancellation: RunCancellation,
+    private readonly lifecycle: RunLifecycle,
     private readonly dispatcher: JobDispatcher,
     private readonly opsEvents: RunOpsEvents,
   ) {}
@@ -96,13 +96,13 @@ export class BatchLifecycle {
     const batch = await this.runs.findBatch(command.client_id, command.batch_id);
     if (!batch) throw notFound(command.batch_id);
     // Refused early (before any DNS lookup) when the state already says no; checked again under the lock.
-    assertAllowed(batch.state, 'append');
+    allowedMove({ kind: 'batch', state: batch.state }, 'append');
     const project = await this.projects.find(command.client_id, batch.projectId);
     const verdict = await this.items.check(command.requests.map((item) => withDefaults(item, project?.defaults ?? {})));
     const now = this.clock.now();
     const reply = await this.db.sql.transaction(async (tx) => {
       const run = await this.lockBatch(tx, command.client_id, command.batch_id);
-      assertAllowed(run.state, 'append');
+      allowedMove(run, 'append');
       return this.addItems(tx, command.client_id, run, verdict, command, now, 'append');
     });
     if (reply.state === 'running' && reply.added_requests > 0) this.dispatcher.requestDispatch(command.client_id);
@@ -123,18 +123,11 @@ export class BatchLifecycle {
           projectId: run.projectId,
           totalRequests: run.totalRequests,
         });
-      const move = assertAllowed(run.state, command.action);
-      if (move !== 'unchanged') {
-        if (command.action === 'run' && run.totalRequests === 0)
-          throw new InvalidStateError(`Batch ${run.id} has no jobs to run: append some first.`, { state: run.state });
-        if (command.action === 'cancel') {
-          await this.cancellation.cancelWithin(tx, run, now);
-        } else {
-          await this.runs.setState(tx, run.id, move.to);
-          if (move.to === 'paused') await this.jobs.recallUnstarted(tx, [run.id]);
-          if (command.action === 'run') await this.runs.grow(tx, run.id, 0, limitsOf(command));
-        }
-      }
+      const move = allowedMove(run, command.action);
+      if (move !== 'unchanged' && command.action === 'run' && run.totalRequests === 0)
+        throw new InvalidStateError(`Batch ${run.id} has no jobs to run: append some first.`, { state: run.state });
+      await this.lifecycle.applyWithin(tx, run, command.action, move, now);
+      if (move !== 'unchanged' && command.action === 'run') await this.runs.grow(tx, run.id, 0, limitsOf(command));
       return this.views(tx, command.client_id, run.id);
     });
     // Run and resume let its jobs go; pause and cancel freed the places of recalled dispatches.
@@ -208,15 +201,6 @@ function withDefaults(item: unknown, defaults: Record<string, unknown>): unknown
 function assertWriteSize(requests: unknown[]): void {
   if (requests.length > MAX_BATCH_WRITE_REQUESTS)
     throw new InvalidBatchError(`One write carries at most ${MAX_BATCH_WRITE_REQUESTS} requests; this one has ${requests.length}.`);
-}
-
-function assertAllowed(state: BatchView['state'], action: keyof (typeof RUN_TRANSITIONS)['open']) {
-  const move = RUN_TRANSITIONS[state][action];
-  if (move === 'refused') {
-    const verb = action === 'append' ? 'take new jobs' : action;
-    throw new InvalidStateError(`The batch is ${state}: it cannot ${verb}.`, { state });
-  }
-  return move;
 }
 
 function limitsOf(limits: Pick<CreateBatchCommand, 'max_concurrency' | 'monthly_credits'>) {

@@ -12,15 +12,15 @@ import {
 import { DATABASE, DatabaseConnection, type SqlTransaction } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
-import { InvalidStateError, RunNotFoundError } from '../batch-orchestrator.errors';
-import { RUN_TRANSITIONS } from '../runs/run-transitions';
+import { RunNotFoundError } from '../batch-orchestrator.errors';
 import { JobDispatcher } from '../dispatch/job-dispatcher';
 import { JobCompletion } from '../job-lifecycle/job-completion';
 import { RunOpsEvents } from '../job-lifecycle/run-ops-events';
 import { JobStore } from '../persistence/jobs.store';
 import { type LockedRun, RunStore } from '../persistence/runs.store';
 import { unixSecondsOf } from '../persistence/unix-seconds';
-import { RunCancellation } from '../runs/run-cancellation';
+import { RunLifecycle } from '../runs/run-lifecycle';
+import { allowedMove, RUN_TRANSITIONS } from '../runs/run-transitions';
 import { RUN_KIND_RULES } from '../runs/run-kind-rules';
 
 /**
@@ -38,7 +38,7 @@ export class CrawlRuns {
     private readonly runs: RunStore,
     private readonly jobs: JobStore,
     private readonly completion: JobCompletion,
-    private readonly cancellation: RunCancellation,
+    private readonly lifecycle: RunLifecycle,
     private readonly dispatcher: JobDispatcher,
     private readonly opsEvents: RunOpsEvents,
   ) {}
@@ -112,15 +112,7 @@ export class CrawlRuns {
     const clientId = await this.db.sql.transaction(async (tx) => {
       await this.jobs.lockDispatchDecision(tx);
       const run = await this.lockCrawl(tx, command.run_id);
-      const move = RUN_TRANSITIONS[run.state][command.action];
-      if (move === 'refused') throw new InvalidStateError(`The crawl is ${run.state}: it cannot ${command.action}.`, { state: run.state });
-      if (move !== 'unchanged') {
-        if (command.action === 'cancel') await this.cancellation.cancelWithin(tx, run, now);
-        else {
-          await this.runs.setState(tx, run.id, move.to);
-          if (move.to === 'paused') await this.jobs.recallUnstarted(tx, [run.id]);
-        }
-      }
+      await this.lifecycle.applyWithin(tx, run, command.action, allowedMove(run, command.action), now);
       return run.clientId;
     });
     this.dispatcher.requestDispatch(clientId);

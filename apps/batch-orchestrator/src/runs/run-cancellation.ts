@@ -3,8 +3,8 @@ import { platformMetrics } from '@lib/metrics';
 import { DATABASE, DatabaseConnection, type SqlTransactionScope } from '@lib/persistence';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
-import { InvalidStateError, RunNotFoundError } from '../batch-orchestrator.errors';
-import { RUN_TRANSITIONS } from './run-transitions';
+import { RunNotFoundError } from '../batch-orchestrator.errors';
+import { allowedMove } from './run-transitions';
 import { JobDispatcher } from '../dispatch/job-dispatcher';
 import { JobCompletion } from '../job-lifecycle/job-completion';
 import { JobStore } from '../persistence/jobs.store';
@@ -53,9 +53,7 @@ export class RunCancellation {
         collectionId: command.collection_id,
       });
       if (!run) throw new RunNotFoundError(`Run ${command.run_id} not found under collection ${command.collection_id}.`);
-      const move = RUN_TRANSITIONS[run.state].cancel;
-      if (move === 'refused') throw new InvalidStateError(`The run is ${run.state}: it cannot be cancelled.`, { state: run.state });
-      if (move !== 'unchanged') await this.cancelWithin(tx, run, now);
+      if (allowedMove(run, 'cancel') !== 'unchanged') await this.cancelWithin(tx, run, now);
       return this.views.find(command.client_id, command.collection_id, command.run_id, tx);
     });
     // Cancelled dispatches no worker had started freed their places.

@@ -15,6 +15,8 @@ export interface RunCounters {
 
 /** What differs between run kinds on the job engine: one row per kind (the compiler asks for a new kind's row). */
 export interface RunKindRules {
+  /** What the run is called in the client's words (`The crawl is completed: …`). */
+  noun: string;
   /**
    * The state a run of the kind opens in: a collection's run and a crawl start `running` (their
    * jobs are listed at the start, or found as it goes); a project's batch `open`, taking jobs until
@@ -44,6 +46,7 @@ export interface RunKindRules {
 export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
   // spec 6's `run.completed`.
   collection: {
+    noun: 'run',
     openingState: 'running',
     jobSource: 'collection',
     completionWebhook: (run, counters, now) => ({
@@ -60,6 +63,7 @@ export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
   },
   // The same fields plus the batch and project ids and the lifecycle state (decision 0014).
   batch: {
+    noun: 'batch',
     openingState: 'open',
     jobSource: 'client',
     completionWebhook: (run, counters, now) => ({
@@ -77,6 +81,7 @@ export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
   },
   // Issue 39: the crawl's pages; completed when discovery seals it, cancelled when its last job ends.
   crawl: {
+    noun: 'crawl',
     openingState: 'running',
     jobSource: 'discovery',
     completionWebhook: (run, counters, now) => ({
