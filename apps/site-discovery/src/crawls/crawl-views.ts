@@ -22,8 +22,9 @@ export class CrawlViews {
       ? null
       : await this.bus.request(SUBJECTS.crawlRuns.get, { run_id: crawl.id }).catch((error: unknown) => {
           // Only the moment between storing a crawl and opening its run (a crash there; the worker opens it).
-          // 'batch.run_not_found': an orchestrator of the previous release, during a rolling upgrade (decision 0036).
-          if (error instanceof AppError && (error.code === 'run.not_found' || error.code === 'batch.run_not_found')) return null;
+          // 'batch.batch_not_found': what an orchestrator of the previous release raises for a crawl
+          // run it has not opened, during a rolling upgrade (decision 0036).
+          if (error instanceof AppError && (error.code === 'run.not_found' || error.code === 'batch.batch_not_found')) return null;
           throw error;
         });
     return viewOf(crawl, run);
