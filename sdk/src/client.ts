@@ -5,6 +5,8 @@ import type { components, paths } from './generated/api';
 
 type Schemas = components['schemas'];
 export type ScrapeRequest = Schemas['ScrapeRequest'];
+/** A sync scrape: a ScrapeRequest and the page cache's max_age and revalidate. */
+export type SyncScrapeRequest = Schemas['SyncScrapeRequest'];
 export type ScrapeResult = Schemas['ScrapeResultBody'];
 export type DownloadRequest = Schemas['DownloadRequest'];
 export type DownloadResult = Schemas['DownloadResultBody'];
@@ -77,8 +79,8 @@ export class ScrapingClient {
     });
   }
 
-  /** One URL, fetched now (POST /v1/sync/scrape). */
-  async scrape(request: ScrapeRequest): Promise<ScrapeResult> {
+  /** One URL, fetched now (POST /v1/sync/scrape), or from the page cache when `max_age` allows. */
+  async scrape(request: SyncScrapeRequest): Promise<ScrapeResult> {
     return unwrap(await this.api.POST('/v1/sync/scrape', { body: request }));
   }
 

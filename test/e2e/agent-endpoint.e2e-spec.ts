@@ -6,6 +6,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { startCanary } from '../support/browser-fixture-site';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { eventually } from './support/eventually';
 import { expectUsageHeaders, http } from './support/http';
 import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { runtimesUnderTest } from './support/runtimes';
@@ -181,6 +182,7 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
       'extract',
       'format',
       'language',
+      'max_age',
       'max_chars',
       'offset',
       'retry_on_block',
@@ -283,6 +285,21 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     }
     expect(read).toBe(whole);
     expect(parts).toBeGreaterThanOrEqual(3);
+  });
+
+  it('reads the next part of a page from the page cache with max_age: the second call fetches nothing and costs nothing', async () => {
+    const args = { url: `${site.url}/page`, max_chars: 500, max_age: 3600 };
+    const first = await call('scrape_as_markdown', args);
+    expect(first.structuredContent).toMatchObject({ credits_charged: 1 });
+    const next = await eventually(
+      async () => {
+        const part = await call('scrape_as_markdown', { ...args, offset: 500 });
+        return textOf(part).includes('from the page cache') ? part : false;
+      },
+      { what: 'the page cache answering' },
+    );
+    expect(next.structuredContent).toMatchObject({ credits_charged: 0, content_window: { offset: 500 } });
+    expect(textOf(next)).toMatch(/from the page cache \(hit, \d+ s old\), 0 credits charged/);
   });
 
   it('scrape_url: html or markdown with extract fenced as page_data, guidance when the site refuses, and a screenshot as image content', async () => {

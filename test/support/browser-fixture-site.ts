@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
+import { listenOnLoopback } from './loopback-server';
 
 /**
  * Local pages for browser-mode tests (127.0.0.1 only; nothing here loads from another host).
@@ -297,22 +298,8 @@ export async function startBrowserFixtureSite(): Promise<BrowserFixtureSite> {
     socket.on('error', () => undefined);
     setTimeout(() => socket.destroy(), 2000).unref();
   });
-  const sockets = new Set<Socket>();
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    hits,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+  const listening = await listenOnLoopback(server);
+  return { url: listening.url, port: listening.port, hits, close: listening.close };
 }
 
 /** Counts every TCP connection and UDP datagram (WebRTC/STUN) sent to it: a target that must never be reached. */

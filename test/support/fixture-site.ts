@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback-server';
 
 /**
  * A local target site for tests (127.0.0.1 only). Routes:
@@ -118,18 +118,10 @@ export async function startFixtureSite(): Promise<FixtureSite> {
       }
     });
   });
-  const sockets = new Set<import('node:net').Socket>();
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  site.port = (server.address() as AddressInfo).port;
-  site.url = `http://127.0.0.1:${site.port}`;
-  site.close = async () => {
-    for (const s of sockets) s.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  };
+  const listening = await listenOnLoopback(server);
+  site.port = listening.port;
+  site.url = listening.url;
+  site.close = listening.close;
   return site;
 }
 

@@ -34,6 +34,7 @@ const SCALAR_TYPES: Record<string, string> = {
   Json: 'jsonb',
   Float: 'float8',
   Decimal: 'numeric(65,30)',
+  Bytes: 'bytea',
 };
 const NATIVE_TYPES: Record<string, (args: string[]) => string> = {
   Uuid: () => 'uuid',

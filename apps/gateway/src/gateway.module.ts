@@ -41,6 +41,7 @@ import { SyncScrapeController } from './sync-scrape/sync-scrape.controller';
 import { EngineWatch } from './sync-scrape/engine-watch';
 import { InFlightEventsController } from './sync-scrape/in-flight-events.controller';
 import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
+import { PageCacheCalls } from './sync-scrape/page-cache-calls';
 import { ClientStore } from './persistence/clients.store';
 import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
 
@@ -86,6 +87,7 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     { provide: QuotaCache, useFactory: () => new QuotaCache() },
     PlatformHealth,
     SyncScrapeHandler,
+    PageCacheCalls,
     EngineWatch,
     IdempotencyKeys,
     AgentToolbox,

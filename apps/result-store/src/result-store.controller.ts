@@ -7,6 +7,10 @@ import {
   JobResultReply,
   ListJobsQuery,
   Packed,
+  PageCacheConfirmCommand,
+  PageCacheLookupQuery,
+  PageCacheStoreCommand,
+  ReplyOf,
   SUBJECTS,
   SweepRetentionCommand,
   SweepRetentionReply,
@@ -18,8 +22,9 @@ import { ClientJobListing } from './client-jobs/client-job-listing';
 import { JobListing } from './job-listing/job-listing';
 import { JobResults } from './job-results/job-results';
 import { RetentionSweeper } from './retention/retention-sweeper';
+import { PageCache } from './page-cache/page-cache';
 
-/** Message adapter of result-store: listings and results for the gateway, retention for ops. */
+/** Message adapter of result-store: listings, results and the page cache for the gateway, retention for ops. */
 @Controller()
 export class ResultStoreController {
   constructor(
@@ -27,6 +32,7 @@ export class ResultStoreController {
     private readonly results: JobResults,
     private readonly retention: RetentionSweeper,
     private readonly clientJobs: ClientJobListing,
+    private readonly pageCache: PageCache,
     @Inject(MessageBus) private readonly bus: MessageBus,
   ) {}
 
@@ -49,6 +55,21 @@ export class ResultStoreController {
   @MessagePattern(SUBJECTS.jobs.data)
   data(@Payload() query: GetJobDataQuery): Promise<JobResultReply> {
     return this.results.getForClient(query);
+  }
+
+  @MessagePattern(SUBJECTS.pageCache.lookup)
+  lookUpPage(@Payload() query: PageCacheLookupQuery): Promise<ReplyOf<typeof SUBJECTS.pageCache.lookup>> {
+    return this.pageCache.lookup(query);
+  }
+
+  @MessagePattern(SUBJECTS.pageCache.store)
+  keepPage(@Payload() command: PageCacheStoreCommand): Promise<ReplyOf<typeof SUBJECTS.pageCache.store>> {
+    return this.pageCache.keep(command);
+  }
+
+  @MessagePattern(SUBJECTS.pageCache.confirm)
+  confirmPage(@Payload() command: PageCacheConfirmCommand): Promise<ReplyOf<typeof SUBJECTS.pageCache.confirm>> {
+    return this.pageCache.confirm(command);
   }
 
   @MessagePattern(SUBJECTS.jobs.sweepRetention)

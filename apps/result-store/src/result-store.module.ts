@@ -8,10 +8,22 @@ import { RetentionSweeper } from './retention/retention-sweeper';
 import { ClientJobStore } from './persistence/client-jobs.store';
 import { JobResultStore } from './persistence/job-results.store';
 import { ListedJobStore } from './persistence/listed-jobs.store';
+import { PageCacheStore } from './persistence/page-cache.store';
+import { PageCache } from './page-cache/page-cache';
 
-/** result-store: reads of jobs and their results (a run's listing and the client's across batches, with cursors; results) and their retention. */
+/** result-store: reads of jobs and their results (a run's listing and the client's across batches, with cursors; results), the page cache, and their retention. */
 @Module({
   controllers: [createHealthController('result-store'), ResultStoreController],
-  providers: [ListedJobStore, ClientJobStore, JobResultStore, JobListing, ClientJobListing, JobResults, RetentionSweeper],
+  providers: [
+    ListedJobStore,
+    ClientJobStore,
+    JobResultStore,
+    JobListing,
+    ClientJobListing,
+    JobResults,
+    RetentionSweeper,
+    PageCacheStore,
+    PageCache,
+  ],
 })
 export class ResultStoreModule {}

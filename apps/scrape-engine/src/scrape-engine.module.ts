@@ -22,6 +22,7 @@ import { SimpleFetcher } from '@lib/http-fetch';
 import { InFlightScrapes } from './sync-scrape/in-flight-scrapes';
 import { ScrapeController } from './sync-scrape/scrape.controller';
 import { ScrapeExecution } from './sync-scrape/scrape-execution';
+import { PageRevalidation } from './page-revalidation/page-revalidation';
 import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
 import { SimpleScrapeThreads } from './simple-threads/simple-scrape-threads';
 
@@ -100,6 +101,7 @@ import { SimpleScrapeThreads } from './simple-threads/simple-scrape-threads';
         }),
     },
     ScrapeExecution,
+    PageRevalidation,
     InFlightScrapes,
     JobWorker,
   ],

@@ -12,6 +12,8 @@ export * from './scrape/scrape-request-rules';
 export * from './scrape/guidance';
 export * from './scrape/scrape-execution.messages';
 export * from './scrape/download-request';
+export * from './scrape/page-cache-terms';
+export * from './scrape/page-cache.messages';
 export * from './batch/collection.messages';
 export * from './batch/job-execution.messages';
 export * from './batch/job-listing.messages';

@@ -22,6 +22,13 @@ import type {
   PlatformMetricsQuery,
   PlatformMetricsReply,
 } from './billing/usage.messages';
+import type {
+  PageCacheConfirmCommand,
+  PageCacheLookupQuery,
+  PageCacheLookupReply,
+  PageCacheStoreCommand,
+  StoredPage,
+} from './scrape/page-cache.messages';
 import type { HealthQuery, HealthReport } from './health/health.messages';
 import type {
   DownloadResultBody,
@@ -183,6 +190,9 @@ export type RequestReplyMap = {
   [SUBJECTS.jobs.complete]: { request: CompleteJobCommand; reply: CompleteJobReply };
   [SUBJECTS.jobs.list]: { request: ListJobsQuery; reply: Packed<JobListingPage> };
   [SUBJECTS.jobs.result]: { request: GetJobResultQuery; reply: JobResultReply };
+  [SUBJECTS.pageCache.lookup]: { request: PageCacheLookupQuery; reply: PageCacheLookupReply };
+  [SUBJECTS.pageCache.store]: { request: PageCacheStoreCommand; reply: { stored: boolean } };
+  [SUBJECTS.pageCache.confirm]: { request: PageCacheConfirmCommand; reply: { entry: StoredPage | null } };
   [SUBJECTS.jobs.sweepRetention]: { request: SweepRetentionCommand; reply: SweepRetentionReply };
   [SUBJECTS.proxies.countries]: { request: Record<string, never>; reply: { countries: ProxyCountryName[] } };
   [SUBJECTS.proxies.request]: { request: RequestCountryCommand; reply: RequestCountryReply };

@@ -43,4 +43,9 @@ export const REPEATABLE_REQUESTS: Partial<Record<RequestSubject, { attemptMs: nu
   [SUBJECTS.crawlRuns.outcomes]: { attemptMs: 2000 },
   [SUBJECTS.crawlRuns.seal]: { attemptMs: 3000 },
   [SUBJECTS.crawlRuns.get]: { attemptMs: 2000 },
+  // The page cache's lookup is a read; its store an upsert under the request's key and its confirm
+  // a timestamp: both leave what their first attempt left.
+  [SUBJECTS.pageCache.lookup]: { attemptMs: 2000 },
+  [SUBJECTS.pageCache.store]: { attemptMs: 3000 },
+  [SUBJECTS.pageCache.confirm]: { attemptMs: 2000 },
 };

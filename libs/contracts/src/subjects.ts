@@ -104,6 +104,15 @@ export const SUBJECTS = {
     listForClient: 'result-store.client-jobs.list.query.v1',
     data: 'result-store.job-data.get.query.v1',
   },
+  /** The page cache (decision 0037): result-store keeps the last result of each client's request. */
+  pageCache: {
+    /** A stored result no older than the request's max_age, or what a revalidation needs. */
+    lookup: 'result-store.page-cache.lookup.query.v1',
+    /** Keep a result under its key (an upsert: its repeat leaves the same entry). */
+    store: 'result-store.page-cache.store.command.v1',
+    /** The origin answered 304: the entry is valid as of now; replies with it. */
+    confirm: 'result-store.page-cache.confirm.command.v1',
+  },
   proxies: {
     /** ISO 3166-1 alpha-2 codes a client may ask for. */
     countries: 'proxy-approvals.countries.query.v1',

@@ -61,6 +61,12 @@ export class PlatformMetrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
     registers: [this.registry],
   });
+  readonly pageCache = new Counter({
+    name: `${PREFIX}page_cache_requests_total`,
+    help: 'Sync scrapes that asked the page cache (max_age), by how it answered: hit, revalidated (304), miss (nothing fresh, fetched), stale_refetched (revalidation found the page changed).',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
   readonly creditsCharged = new Counter({
     name: `${PREFIX}credits_charged_total`,
     help: 'Credits recorded in the ledger, by source: sync (gateway credit leases), reservation (reserve/commit: viability probes), batch (batch jobs).',

@@ -34,6 +34,21 @@ def test_scrapes_a_page_and_reports_the_usage_headers(platform: str, site: str, 
         assert client.last_usage.rate_limit_limit == 10_000
 
 
+def test_a_page_read_again_within_max_age_comes_from_the_page_cache_for_nothing(platform: str, site: str, token: str) -> None:
+    with ScrapingClient(token, platform) as client:
+        first = client.scrape(f"{site}/other", max_age=3600)
+        assert first.get("cached") is False and client.last_usage.credits_charged == 1
+        deadline = time.monotonic() + 10
+        while True:  # the entry is kept just after the first answer
+            again = client.scrape(f"{site}/other", max_age=3600)
+            if again.get("cached") or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert again.get("cached") is True
+        assert again.get("cache", {}).get("status") == "hit"
+        assert client.last_usage.credits_charged == 0
+
+
 def test_creates_runs_waits_and_iterates_a_collection(platform: str, site: str, token: str) -> None:
     with ScrapingClient(token, platform) as client:
         run = client.run_collection("python", [{"url": f"{site}/page"}, {"url": f"{site}/other"}, {"url": f"{site}/status/404"}])

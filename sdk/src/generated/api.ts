@@ -1345,7 +1345,7 @@ export interface components {
             resource_types?: ("document" | "eventsource" | "fetch" | "font" | "image" | "manifest" | "media" | "other" | "script" | "stylesheet" | "texttrack" | "websocket" | "xhr")[] | null;
             listen_after_load_ms?: Record<string, never> | null;
         };
-        ScrapeRequest: {
+        SyncScrapeRequest: {
             /**
              * @description http or https; non-public targets are refused (422).
              * @example https://example.com/
@@ -1413,6 +1413,13 @@ export interface components {
             /** @default false */
             retry_on_block?: boolean;
             custom_id?: string;
+            /** @description Beyond the spec. Seconds: a result of the same request (same URL after normalisation and every option that changes the result) stored at most this long ago is returned from the page cache, with cached=true, for 0 credits. Older, and the origin gave an ETag or Last-Modified: it is asked with a conditional GET (never a browser); a 304 returns the stored result for 1 credit in either mode. Otherwise the page is fetched and charged as usual, and kept for the next request (never a failed or blocked result). 0: always fetch, and keep the result. Absent: the cache is not used. Per client; at most 30 days. */
+            max_age?: number;
+            /**
+             * @description Beyond the spec. With max_age: whether a stale entry is revalidated with the origin (ETag/Last-Modified) before fetching. The validators speak for the document only; for a page whose content its scripts load after the document, pass false.
+             * @default true
+             */
+            revalidate?: boolean;
         };
         EvaluateResultEntry: {
             /** @description Where the action sits: `actions[3]`, or `actions[2].actions[0]` inside a while loop. */
@@ -1485,6 +1492,19 @@ export interface components {
             /** @description Set when retrying cannot help; says why. */
             stop_reason: string | null;
         };
+        PageCacheReport: {
+            /**
+             * @description hit: served as stored; revalidated: the origin answered 304 to a conditional request; miss: fetched now.
+             * @enum {string}
+             */
+            status: "hit" | "revalidated" | "miss";
+            /** @description Seconds since the origin last gave or confirmed this content (0 when fetched or revalidated now). */
+            age: number;
+            /** @description When the content was fetched from the origin (ISO 8601). */
+            fetched_at: string;
+            /** @description Whether this result was kept for the next request (never a failed or blocked one, nor one over the size limit). */
+            stored: boolean;
+        };
         ScrapeResultBody: {
             /** @description Set when format=html; null when format=markdown; empty for binary responses. */
             html: string | null;
@@ -1521,6 +1541,10 @@ export interface components {
             action_error?: components["schemas"]["ActionFailure"] | null;
             /** @description A crawl's page that is another page (it redirected, or its rel=canonical names another URL of its host): not returned as a page, not charged; else absent. */
             duplicate_of?: components["schemas"]["DuplicateOf"] | null;
+            /** @description Present when the request carried max_age: true when served from the page cache (fresh, or confirmed by the origin with a 304). */
+            cached?: boolean;
+            /** @description Present when the request carried max_age: how the page cache answered. */
+            cache?: components["schemas"]["PageCacheReport"];
         };
         DownloadRequest: {
             /** @example https://example.com/report.pdf */
@@ -1537,6 +1561,75 @@ export interface components {
             message: string;
             /** @description Seconds. */
             executionTime: number | null;
+        };
+        ScrapeRequest: {
+            /**
+             * @description http or https; non-public targets are refused (422).
+             * @example https://example.com/
+             */
+            url: string;
+            /**
+             * @default html
+             * @enum {string}
+             */
+            format?: "html" | "markdown";
+            /**
+             * @description Beyond the spec. With format=markdown: only the main article (as a reader view finds it: navigation, headers, footers, cookie banners, sidebars, ads and comments dropped), headed by its title. A page with no article is converted whole. html stays the page as served.
+             * @default false
+             */
+            only_main_content?: boolean;
+            /**
+             * @description Beyond the spec. With format=markdown: images as ![alt](absolute-url), or left out when false. Inline data: images are never copied (their alt text stands in).
+             * @default true
+             */
+            include_images?: boolean;
+            /**
+             * @description Beyond the spec. Fill `metadata`: title, description, language, canonical URL, final URL (after redirects) and the links of the page (either format).
+             * @default false
+             */
+            include_metadata?: boolean;
+            /** @default false */
+            browser?: boolean;
+            /**
+             * @default heavy
+             * @enum {string}
+             */
+            browser_type?: "heavy" | "light";
+            use_proxy?: (string | null) | components["schemas"]["ProxyConfig"];
+            /**
+             * @description Full-page PNG, base64. Requires browser=true.
+             * @default false
+             */
+            screenshot?: boolean;
+            /** @description Browser actions (spec 2.3), run in order after the page loads; requires browser=true. The spec leaves two types open; ours: `{"type":"select","selector":"css:…","value":"<option value>"}` chooses an option of a <select>; `{"type":"while","condition":{"selector":"css:…","state":"exists|visible|enabled"} or {"script":"<JS expression>"},"actions":[…],"max_iterations":10}` repeats its actions while the condition holds (max_iterations 1-100, default 10; while nests up to 3 deep). At most 200 declared and 1000 executed actions, 90 s in all. A failing action stops the list: the response keeps the page as it was, action_error names the action (its index path) and why, and guidance.error_type is action_failed. evaluate results go to evaluate_results, one entry per executed evaluate: {action, value, error}. */
+            actions?: (components["schemas"]["ClickAction"] | components["schemas"]["InputAction"] | components["schemas"]["KeyPressAction"] | components["schemas"]["EvaluateAction"] | components["schemas"]["CollectAction"] | components["schemas"]["WaitForSelectorAction"] | components["schemas"]["WaitForTimeoutAction"] | components["schemas"]["SelectAction"] | components["schemas"]["WhileAction"])[] | null;
+            /** @description Output name → selector (css:, xpath:, or a bare //…) or {selector, multiple, attribute}. */
+            extract?: {
+                [key: string]: unknown;
+            } | null;
+            headers?: {
+                [key: string]: string;
+            } | null;
+            cookies?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * @default
+             * @example en-US
+             */
+            language?: string;
+            /**
+             * @default desktop
+             * @enum {string}
+             */
+            window_size?: "desktop" | "mobile" | "any";
+            /** @description Cannot be combined with browser=true. */
+            http_method?: components["schemas"]["HttpMethodSpec"] | null;
+            /** @description Requires browser=true. */
+            network_capture?: components["schemas"]["NetworkCaptureSpec"] | null;
+            /** @default false */
+            retry_on_block?: boolean;
+            custom_id?: string;
         };
         CollectionBody: {
             /** @default New Collection */
@@ -1743,6 +1836,10 @@ export interface components {
             action_error?: components["schemas"]["ActionFailure"] | null;
             /** @description A crawl's page that is another page (it redirected, or its rel=canonical names another URL of its host): not returned as a page, not charged; else absent. */
             duplicate_of?: components["schemas"]["DuplicateOf"] | null;
+            /** @description Present when the request carried max_age: true when served from the page cache (fresh, or confirmed by the origin with a 304). */
+            cached?: boolean;
+            /** @description Present when the request carried max_age: how the page cache answered. */
+            cache?: components["schemas"]["PageCacheReport"];
             url: string;
             custom_id: string | null;
             /** @enum {string} */
@@ -4855,7 +4952,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ScrapeRequest"];
+                "application/json": components["schemas"]["SyncScrapeRequest"];
             };
         };
         responses: {

@@ -1,8 +1,9 @@
 import {
   CrawlRequest,
   DEFAULT_VIABILITY_DEPTH,
+  PAGE_CACHE_MAX_AGE_SECONDS,
   MapSiteRequest,
-  ScrapeRequest,
+  SyncScrapeRequest,
   toProblems,
   VIABILITY_DEPTHS,
   ViabilityDepth,
@@ -27,6 +28,7 @@ export const AGENT_SCRAPE_FIELDS = [
   'language',
   'window_size',
   'retry_on_block',
+  'max_age',
 ] as const;
 
 class ContentWindowArguments {
@@ -43,7 +45,7 @@ class ContentWindowArguments {
 }
 
 /** scrape_url: the agent's fields of a scrape request (validated by the scrape request's own rules) and the content window. */
-export class ScrapeUrlArguments extends IntersectionType(PickType(ScrapeRequest, AGENT_SCRAPE_FIELDS), ContentWindowArguments) {}
+export class ScrapeUrlArguments extends IntersectionType(PickType(SyncScrapeRequest, AGENT_SCRAPE_FIELDS), ContentWindowArguments) {}
 
 export class ScrapeAsMarkdownArguments extends ContentWindowArguments {
   @IsString()
@@ -62,6 +64,12 @@ export class ScrapeAsMarkdownArguments extends ContentWindowArguments {
   @IsOptional()
   @IsBoolean()
   full_page?: boolean;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(PAGE_CACHE_MAX_AGE_SECONDS)
+  max_age?: number;
 }
 
 export class DiscoverArguments {
@@ -167,14 +175,15 @@ export async function argumentsOf<T extends object>(type: new () => T, raw: unkn
 }
 
 /** The scrape request a scrape_url call stands for: the spec's defaults for everything the agent left out. */
-export function scrapeRequestOf(args: ScrapeUrlArguments): ScrapeRequest {
+export function scrapeRequestOf(args: ScrapeUrlArguments): SyncScrapeRequest {
   const fields = Object.fromEntries(AGENT_SCRAPE_FIELDS.filter((name) => args[name] !== undefined).map((name) => [name, args[name]]));
-  return plainToInstance(ScrapeRequest, fields);
+  return plainToInstance(SyncScrapeRequest, fields);
 }
 
 /** scrape_as_markdown: the main article as markdown (or the whole page), with its title and final URL. */
-export function markdownRequestOf(args: ScrapeAsMarkdownArguments): ScrapeRequest {
-  return plainToInstance(ScrapeRequest, {
+export function markdownRequestOf(args: ScrapeAsMarkdownArguments): SyncScrapeRequest {
+  return plainToInstance(SyncScrapeRequest, {
+    max_age: args.max_age,
     url: args.url,
     format: 'markdown',
     only_main_content: args.full_page !== true,

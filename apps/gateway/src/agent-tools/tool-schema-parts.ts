@@ -98,6 +98,8 @@ export const SCRAPE_FIELD_DESCRIPTIONS: Partial<Record<(typeof AGENT_SCRAPE_FIEL
   window_size: 'desktop (default), mobile or any.',
   retry_on_block:
     'When the site blocks the first attempt, retry automatically with the escalation the guidance recommends (may cost the credits of each attempt that reached the site).',
+  max_age:
+    'Seconds: accept the page as this client fetched it at most this long ago, from the page cache, for 0 credits (1 when the site confirms an older copy is unchanged). Use it to read the next part of a long page, or a page read recently, without fetching it again.',
 };
 
 export const WINDOW_PROPERTIES: Record<string, Schema> = {
@@ -147,7 +149,7 @@ export const annotations = (title: string, readOnly: boolean, idempotent: boolea
 export function scrapeProperties(api: OpenApiSchemas): Record<string, Schema> {
   return Object.fromEntries(
     AGENT_SCRAPE_FIELDS.map((name) => {
-      const property = api.property('ScrapeRequest', name);
+      const property = api.property('SyncScrapeRequest', name);
       const description = SCRAPE_FIELD_DESCRIPTIONS[name];
       return [name, description ? { ...property, description } : property];
     }),

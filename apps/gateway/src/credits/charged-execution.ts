@@ -54,6 +54,13 @@ export class ChargedExecution {
     return result;
   }
 
+  /** Work that costs nothing (a page cache hit): no hold, no charge; the quota headers are the month's as it stands. */
+  async free(admission: AdmittedCall): Promise<void> {
+    admission.creditsCharged = 0;
+    await this.refreshQuota(admission);
+    admission.timings.mark('charge');
+  }
+
   /** The quota headers after a release: from the cache; a failed lookup keeps the admission's figures. */
   private async refreshQuota(admission: AdmittedCall): Promise<void> {
     try {

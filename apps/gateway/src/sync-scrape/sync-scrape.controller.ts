@@ -1,4 +1,11 @@
-import { BROWSER_ACTION_MODELS, DownloadRequest, DownloadResultBody, ProxyConfig, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
+import {
+  BROWSER_ACTION_MODELS,
+  DownloadRequest,
+  DownloadResultBody,
+  ProxyConfig,
+  ScrapeResultBody,
+  SyncScrapeRequest,
+} from '@lib/contracts';
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdmittedCall, Caller } from '../admission/caller.decorator';
@@ -40,7 +47,7 @@ export class SyncScrapeController {
     example: SCRAPE_EXAMPLE,
   })
   @Fails(...SYNC_FETCH_FAILURES, 'scrape.browser_share_exceeded', 'scrape.browser_capacity_exhausted')
-  scrape(@Body() body: ScrapeRequest, @Caller() caller: AdmittedCall): Promise<ScrapeResultBody> {
+  scrape(@Body() body: SyncScrapeRequest, @Caller() caller: AdmittedCall): Promise<ScrapeResultBody> {
     return this.handler.scrape(body, caller);
   }
 

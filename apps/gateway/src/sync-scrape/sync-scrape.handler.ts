@@ -2,6 +2,12 @@ import { randomUUID } from 'node:crypto';
 import {
   deliveredUsableContent,
   DownloadRequest,
+  PAGE_CACHE_FIELDS,
+  type PageCacheLookupReply,
+  type PageValidators,
+  type ScrapeExecutionFacts,
+  type StoredPage,
+  SyncScrapeRequest,
   DownloadResultBody,
   ProxyConfig,
   proxyCountryOf,
@@ -12,12 +18,14 @@ import {
 import { MessageBus } from '@lib/messaging';
 import { CREDIT_COST } from '@lib/plans';
 import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, Clock } from '@lib/runtime';
 import { instanceToPlain } from 'class-transformer';
 import type { AdmittedCall } from '../admission/caller.decorator';
 import { WorkerLostError } from '@lib/errors';
 import { ChargedExecution } from '../credits/charged-execution';
 import { CountryProxyNotApprovedError } from '../gateway.errors';
 import { EngineWatch } from './engine-watch';
+import { PageCacheCalls } from './page-cache-calls';
 
 // Longer than the engine's own budget (simple: 30 s per attempt with retries and backoff; browser:
 // queue wait, 30 s load, 90 s of actions, extraction), so the engine, not the transport, decides
@@ -26,6 +34,41 @@ const ENGINE_RPC_TIMEOUT_MS = 300_000;
 
 type EngineSubject = typeof SUBJECTS.scrape.execute | typeof SUBJECTS.scrape.download;
 
+/** The request as the engine takes it: a ScrapeRequest, without the page cache's own fields. */
+function engineRequestOf(request: ScrapeRequest): Record<string, unknown> {
+  const plain = instanceToPlain(request);
+  for (const field of PAGE_CACHE_FIELDS) delete plain[field];
+  return plain;
+}
+
+/**
+ * A stored page as a response: marked cached, its age from when the origin last gave or confirmed
+ * it, its guidance telling what this request was charged, and this request's own timings (a hit's
+ * are the lookup's; a revalidation's the conditional request's), not the original fetch's.
+ */
+function servedFromCache(
+  entry: StoredPage,
+  status: 'hit' | 'revalidated',
+  now: Date,
+  credits: number,
+  timings: ScrapeResultBody['timings'],
+  executionTime: number,
+): ScrapeResultBody {
+  const age = Math.max(0, Math.floor((now.getTime() - Date.parse(entry.validated_at)) / 1000));
+  return {
+    ...entry.result,
+    timings,
+    executionTime: Math.round(executionTime * 1000) / 1000,
+    guidance: { ...entry.result.guidance, credits_charged: credits, credits_refunded: false },
+    cached: true,
+    cache: { status, age, fetched_at: entry.fetched_at, stored: true },
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
 /** POST /v1/sync/scrape and /v1/sync/download: checks that need no fetch, then a charged engine call. */
 @Injectable()
 export class SyncScrapeHandler {
@@ -33,22 +76,87 @@ export class SyncScrapeHandler {
     @Inject(MessageBus) private readonly bus: MessageBus,
     private readonly charged: ChargedExecution,
     private readonly engines: EngineWatch,
+    private readonly pageCache: PageCacheCalls,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async scrape(request: ScrapeRequest, admission: AdmittedCall): Promise<ScrapeResultBody> {
+  /**
+   * A request with max_age asks the page cache first (decision 0037): a fresh entry is the answer
+   * (0 credits, nothing fetched); a stale one with the origin's validators is revalidated by the
+   * engine (1 credit on a 304, no browser); otherwise the page is fetched as usual and a usable
+   * result is kept for the next request.
+   */
+  async scrape(request: ScrapeRequest | SyncScrapeRequest, admission: AdmittedCall): Promise<ScrapeResultBody> {
     await this.assertProxyApproved(request.use_proxy, admission);
-    const cost = request.browser ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
+    const plain = engineRequestOf(request);
+    const maxAge = 'max_age' in request ? request.max_age : undefined;
+    if (maxAge === undefined) return this.fetched(plain, request.browser, admission, null);
+    const lookupStarted = performance.now();
+    const lookup = await this.pageCache.lookup(admission, plain, maxAge);
+    if (lookup === null) return this.fetched(plain, request.browser, admission, null);
+    if (lookup.state === 'fresh') {
+      this.pageCache.counted('hit');
+      admission.timings.mark('validation');
+      const ms = performance.now() - lookupStarted;
+      const served = servedFromCache(lookup.entry, 'hit', this.clock.now(), 0, { total_ms: round(ms) }, ms / 1000);
+      await this.charged.free(admission);
+      return served;
+    }
+    const revalidate = (request as SyncScrapeRequest).revalidate !== false && lookup.state === 'stale' ? lookup.validators : null;
+    return this.fetched(plain, request.browser, admission, { lookup, revalidate });
+  }
+
+  /** One charged engine call; with the page cache, a 304 serves the stored page and a usable answer is kept. */
+  private fetched(
+    plain: Record<string, unknown>,
+    browser: boolean,
+    admission: AdmittedCall,
+    cache: { lookup: PageCacheLookupReply; revalidate: PageValidators | null } | null,
+  ): Promise<ScrapeResultBody> {
+    const cost = browser ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
     return this.charged.run(admission, 'sync-scrape', cost, async () => {
       // The plan's browser share travels with the call: past it the engine refuses at once (429).
-      const command = { ...this.command(request, admission), browser_slots: admission.client.limits.browserConcurrency };
-      const reply = await this.callEngine(SUBJECTS.scrape.execute, command, admission);
-      const result = await this.bus.unpack(reply.result);
+      const base = { ...this.command(plain, admission), browser_slots: admission.client.limits.browserConcurrency };
+      const ask = async (revalidate: PageValidators | null) => {
+        const command = revalidate ? { ...base, revalidate, call_id: randomUUID() } : base;
+        const reply = await this.callEngine(SUBJECTS.scrape.execute, command, admission);
+        return { facts: reply.facts, result: await this.bus.unpack(reply.result) };
+      };
+      let { facts, result } = await ask(cache?.revalidate ?? null);
+      if (cache && facts.not_modified) {
+        const now = this.clock.now();
+        const entry = await this.pageCache.confirm(admission, cache.lookup.key, now);
+        if (entry) {
+          this.pageCache.counted('revalidated');
+          const served = servedFromCache(entry, 'revalidated', now, facts.credits, result.timings, result.executionTime);
+          return { facts, result: served, outcome: { success: true, executionMs: result.timings.total_ms } };
+        }
+        // Pruned between the lookup and the 304: nothing to serve, so the page is fetched after all.
+        ({ facts, result } = await ask(null));
+      } else if (cache) {
+        this.pageCache.counted(cache.revalidate ? 'stale_refetched' : 'miss');
+      }
+      if (cache) result = this.kept(admission, cache.lookup.key, plain, facts, result);
       return {
-        facts: reply.facts,
+        facts,
         result,
-        outcome: { success: deliveredUsableContent(reply.facts, result), executionMs: result.timings.total_ms },
+        outcome: { success: deliveredUsableContent(facts, result), executionMs: result.timings.total_ms },
       };
     });
+  }
+
+  /** A fetched result, kept for the next request when it is usable (never a failure or a block), with its `cache` report. */
+  private kept(
+    admission: AdmittedCall,
+    key: string,
+    plain: Record<string, unknown>,
+    facts: ScrapeExecutionFacts,
+    result: ScrapeResultBody,
+  ): ScrapeResultBody {
+    const usable = deliveredUsableContent(facts, result);
+    const now = this.clock.now();
+    if (usable) this.pageCache.keep(admission, key, String(plain.url), result, facts.validators ?? null, now);
+    return { ...result, cached: false, cache: { status: 'miss', age: 0, fetched_at: now.toISOString(), stored: usable } };
   }
 
   async download(request: DownloadRequest, admission: AdmittedCall): Promise<DownloadResultBody> {

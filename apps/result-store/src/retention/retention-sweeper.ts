@@ -1,9 +1,10 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
-import type { SweepRetentionReply } from '@lib/contracts';
+import { PAGE_CACHE_MAX_AGE_SECONDS, type SweepRetentionReply } from '@lib/contracts';
 import { CLOCK, Clock, PeriodicTask } from '@lib/runtime';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { JobResultStore } from '../persistence/job-results.store';
 import { ListedJobStore } from '../persistence/listed-jobs.store';
+import { PageCacheStore } from '../persistence/page-cache.store';
 
 // Deleted in slices, so one sweep never holds long locks on a busy table.
 const SLICE = 5000;
@@ -11,7 +12,9 @@ const SLICE = 5000;
 /**
  * Retention (operator contract §2): result bodies go RESULT_RETENTION_HOURS after their job
  * completed (then the result endpoint answers result_expired); listing rows go
- * LISTING_RETENTION_DAYS after completion (then cursors find an empty page). Runs stay. Runs on a
+ * LISTING_RETENTION_DAYS after completion (then cursors find an empty page); a page cache entry goes
+ * when the origin has not given or confirmed it for the longest max_age (30 days), since no request
+ * could be served it any more (a revalidation would save only a 304's worth). Runs stay. Runs on a
  * schedule in every replica; deletes are idempotent, so replicas need no coordination.
  */
 @Injectable()
@@ -22,6 +25,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
   constructor(
     private readonly results: JobResultStore,
     private readonly jobs: ListedJobStore,
+    private readonly pageCache: PageCacheStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {
@@ -47,9 +51,13 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     const listingBefore = new Date(now - this.config.listingRetentionDays * 86_400_000);
     const results_pruned = await this.sliced((slice) => this.results.pruneCompletedBefore(resultsBefore, slice));
     const jobs_pruned = await this.sliced((slice) => this.jobs.pruneFinished(listingBefore, slice));
-    if (results_pruned + jobs_pruned > 0)
-      this.logger.log(`retention: ${results_pruned} result bodies and ${jobs_pruned} listing rows pruned`);
-    return { results_pruned, jobs_pruned };
+    const cacheBefore = new Date(now - PAGE_CACHE_MAX_AGE_SECONDS * 1000);
+    const page_cache_pruned = await this.sliced((slice) => this.pageCache.pruneValidatedBefore(cacheBefore, slice));
+    if (results_pruned + jobs_pruned + page_cache_pruned > 0)
+      this.logger.log(
+        `retention: ${results_pruned} result bodies, ${jobs_pruned} listing rows and ${page_cache_pruned} page cache entries pruned`,
+      );
+    return { results_pruned, jobs_pruned, page_cache_pruned };
   }
 
   private async sliced(prune: (slice: number) => Promise<number>): Promise<number> {

@@ -1,4 +1,11 @@
-import { type BrowserAction, noPageContent, type ScrapeExecutionFacts, type ScrapeRequest, type ScrapeResultBody } from '@lib/contracts';
+import {
+  type BrowserAction,
+  noPageContent,
+  validatorsOf,
+  type ScrapeExecutionFacts,
+  type ScrapeRequest,
+  type ScrapeResultBody,
+} from '@lib/contracts';
 import { type TargetGuard } from '@lib/target-guard';
 import { Logger } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
@@ -143,6 +150,8 @@ export class BrowserScrapeExecutor {
           : guidance,
     });
     const withActionError: ScrapeResultBody & { action_error: ActionError | null } = { ...result, action_error: page?.actionError ?? null };
+    // The document's validators: what a revalidation asks the origin about (decision 0037).
+    facts.validators = validatorsOf(page?.headers);
     return { facts, result: withActionError };
   }
 

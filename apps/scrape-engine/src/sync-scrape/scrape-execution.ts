@@ -1,4 +1,4 @@
-import { type CrawlPageDirectives, ScrapeExecutionFacts, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
+import { type CrawlPageDirectives, type PageValidators, ScrapeExecutionFacts, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
 import { normalUrl } from '@lib/url-normal-form';
 import { Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
@@ -10,6 +10,7 @@ import { InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { measuredScrape } from './scrape-metrics';
 import { redirectLocation, twinOf } from '../crawl-twins/crawl-page-twin';
 import { SimpleScrapeThreads } from '../simple-threads/simple-scrape-threads';
+import { PageRevalidation } from '../page-revalidation/page-revalidation';
 
 /** One scrape from a plain request, in the mode it asks for: the same path for sync requests and batch jobs. */
 @Injectable()
@@ -17,6 +18,7 @@ export class ScrapeExecution {
   constructor(
     private readonly simple: SimpleScrapeThreads,
     private readonly browser: BrowserScrapeExecutor,
+    private readonly revalidation: PageRevalidation,
   ) {}
 
   /**
@@ -24,11 +26,14 @@ export class ScrapeExecution {
    * `crawlPage`: a crawl's directives for its page's job; with `twins`, a page that is another page
    * says so in its facts' `duplicate_of` (twinOf), and simple mode does not follow redirects, so the
    * page a redirect leads to is fetched once, as the crawl's own page, not by every address of it.
+   * `revalidate`: the page cache's stale copy's validators; the origin is asked first whether the
+   * page changed (PageRevalidation), and a 304 ends the scrape with `not_modified` in its facts.
    */
   async run(
     plain: Record<string, unknown>,
     tenant: BrowserTenant,
     crawlPage?: CrawlPageDirectives,
+    revalidate?: PageValidators,
   ): Promise<{ facts: ScrapeExecutionFacts; result: ScrapeResultBody }> {
     const request = await validated(ScrapeRequest, plain);
     const engine = engineOf(request);
@@ -42,6 +47,12 @@ export class ScrapeExecution {
       measuredScrape(engine === 'simple' ? 'simple' : 'browser', () =>
         engine === 'simple' ? this.simple.execute(request, { followRedirects }) : this.browser.execute(request, tenant),
       );
+    if (revalidate && (revalidate.etag || revalidate.last_modified)) {
+      // Measured as a simple scrape: a 304 counts as `not_modified`, any other answer is the scrape.
+      const started = performance.now();
+      const answer = await this.revalidation.ask(request, revalidate);
+      if (answer.kind !== 'render') return measuredScrape('simple', async () => answer.outcome, started);
+    }
     if (crawlPage?.twins !== true) return scrape(true);
     let outcome = await scrape(false);
     // A redirect to another spelling of the same page (`/docs` → `/docs/`) makes no twin: the page

@@ -6,15 +6,17 @@ export type ScrapeMetricMode = 'simple' | 'browser' | 'download';
 /**
  * Counts one finished scrape (scrapes_total, scrape_duration_seconds): `success` when it delivered
  * usable content (deliveredUsableContent, the API's is_success), `blocked` when a block was
- * detected, `failed` otherwise, and `error` when the scrape threw before producing a result.
+ * detected, `not_modified` when a revalidation was answered 304 (the page cache's copy stands),
+ * `failed` otherwise, and `error` when the scrape threw before producing a result. `started`: when
+ * the work began, if before the call.
  */
 type MeasuredResult = { statusCode: number; guidance?: { success?: boolean; error_type?: unknown } | null };
 
 export async function measuredScrape<T extends { facts: ScrapeExecutionFacts; result: MeasuredResult }>(
   mode: ScrapeMetricMode,
   scrape: () => Promise<T>,
+  started = performance.now(),
 ): Promise<T> {
-  const started = performance.now();
   try {
     const done = await scrape();
     const facts = done.facts;
@@ -22,7 +24,7 @@ export async function measuredScrape<T extends { facts: ScrapeExecutionFacts; re
     const ok = deliveredUsableContent(facts, result);
     platformMetrics.scrapes.inc({
       mode,
-      outcome: ok ? 'success' : facts.block_reason ? 'blocked' : 'failed',
+      outcome: ok ? 'success' : facts.not_modified ? 'not_modified' : facts.block_reason ? 'blocked' : 'failed',
       error_type: platformMetrics.errorTypeLabel(
         ok ? null : typeof result.guidance?.error_type === 'string' ? result.guidance.error_type : null,
       ),

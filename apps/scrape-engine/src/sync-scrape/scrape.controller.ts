@@ -22,11 +22,16 @@ export class ScrapeController {
     return this.inFlight.runOnce(command.request_id, command.call_id, async () => {
       // A call that carries its client's plan share is a sync call: past its share it is refused at
       // once (429); without one (an analysis probe) it queues fairly with the other clients.
-      const { facts, result } = await this.scrapes.run(command.request, {
-        clientId: command.client_id,
-        slots: command.browser_slots,
-        onOverShare: command.browser_slots === undefined ? 'wait' : 'refuse',
-      });
+      const { facts, result } = await this.scrapes.run(
+        command.request,
+        {
+          clientId: command.client_id,
+          slots: command.browser_slots,
+          onOverShare: command.browser_slots === undefined ? 'wait' : 'refuse',
+        },
+        undefined,
+        command.revalidate,
+      );
       return { facts, result: await this.bus.pack(result) };
     });
   }

@@ -1,4 +1,4 @@
-import { noPageContent, type ScrapeExecutionFacts, type ScrapeRequest, type ScrapeResultBody } from '@lib/contracts';
+import { noPageContent, type ScrapeExecutionFacts, type ScrapeRequest, type ScrapeResultBody, validatorsOf } from '@lib/contracts';
 import { TargetGuard } from '@lib/target-guard';
 import { Injectable } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
@@ -104,6 +104,7 @@ export class SimpleScrapeExecutor {
     facts.response = response
       ? { headers: definedHeaders(response.headers), redirects: response.redirects, final_url: response.url }
       : null;
+    facts.validators = validatorsOf(response?.headers);
     return { facts, result };
   }
 

@@ -149,4 +149,6 @@ export class SweepRetentionCommand {}
 export interface SweepRetentionReply {
   results_pruned: number;
   jobs_pruned: number;
+  /** Page cache entries the origin has not given or confirmed for PAGE_CACHE_MAX_AGE_SECONDS: no request can be served them. */
+  page_cache_pruned: number;
 }

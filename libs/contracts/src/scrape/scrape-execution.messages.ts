@@ -4,6 +4,7 @@ import { ANY_JSON_VALUE, anyJsonValue, nullableObject, openObject } from '../res
 import type { BillableMode } from '../billing/credit-reservation.messages';
 import { GUIDANCE_ERROR_TYPES, type GuidanceErrorType } from './guidance';
 import { RESOURCE_TYPES } from './scrape-request';
+import { PageCacheReport, type PageValidators } from './page-cache-terms';
 
 /** Work for scrape-engine on behalf of one client's request. */
 export class EngineCommand {
@@ -42,7 +43,16 @@ export class EngineCommand {
 }
 
 /** Ask scrape-engine to run one scrape (a ScrapeRequest; gateway now, batch-orchestrator later). */
-export class ExecuteScrapeCommand extends EngineCommand {}
+export class ExecuteScrapeCommand extends EngineCommand {
+  /**
+   * The stored page's validators, when the page cache holds a stale copy: the engine first asks the
+   * origin with a conditional GET (no browser); a 304 ends the scrape with `not_modified` in its
+   * facts and no page fetched.
+   */
+  @IsOptional()
+  @IsObject()
+  revalidate?: PageValidators;
+}
 
 /** Spec 2.7 `timings`: always present; on errors it holds what was measured before the failure (ms). */
 export class ScrapeTimings {
@@ -285,6 +295,17 @@ export class ScrapeResultBody {
     ),
   )
   duplicate_of?: DuplicateOf | null;
+  /** Beyond the spec: a request that carried max_age says whether this came from the page cache. */
+  @ApiPropertyOptional({
+    description:
+      'Present when the request carried max_age: true when served from the page cache (fresh, or confirmed by the origin with a 304).',
+  })
+  cached?: boolean;
+  @ApiPropertyOptional({
+    type: () => PageCacheReport,
+    description: 'Present when the request carried max_age: how the page cache answered.',
+  })
+  cache?: PageCacheReport;
 }
 
 /** The content fields of a response that carries no page: the site never answered, or the page was another one. */
@@ -337,6 +358,10 @@ export interface ScrapeExecutionFacts {
    * the job ends `cancelled`, uncharged, and discovery admits the page it is like a link.
    */
   duplicate_of?: DuplicateOf | null;
+  /** The origin's validators of the page it served (simple and browser mode), for the page cache. */
+  validators?: PageValidators | null;
+  /** A revalidation the origin answered 304: nothing was fetched; the stored page stands. */
+  not_modified?: boolean;
 }
 
 export interface AnsweredResponse {

@@ -33,6 +33,7 @@ import {
   PayloadNeedsPost,
   RequiresBrowser,
 } from './scrape-request-rules';
+import { PAGE_CACHE_MAX_AGE_SECONDS } from './page-cache-terms';
 
 export const FORMATS = ['html', 'markdown'] as const;
 export const BROWSER_TYPES = ['heavy', 'light'] as const;
@@ -262,3 +263,36 @@ export class ScrapeRequest {
   @MaxLength(255)
   custom_id?: string;
 }
+
+/**
+ * POST /v1/sync/scrape's body: a scrape request (spec 2.1) and, beyond the spec, the page cache's
+ * two fields (decision 0037). Only the sync scrape takes them; a collection's or a batch's
+ * requests are plain ScrapeRequests, so asking one for max_age is refused rather than ignored.
+ */
+export class SyncScrapeRequest extends ScrapeRequest {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: PAGE_CACHE_MAX_AGE_SECONDS,
+    description:
+      'Beyond the spec. Seconds: a result of the same request (same URL after normalisation and every option that changes the result) stored at most this long ago is returned from the page cache, with cached=true, for 0 credits. ' +
+      'Older, and the origin gave an ETag or Last-Modified: it is asked with a conditional GET (never a browser); a 304 returns the stored result for 1 credit in either mode. Otherwise the page is fetched and charged as usual, and kept for the next request (never a failed or blocked result). 0: always fetch, and keep the result. Absent: the cache is not used. Per client; at most 30 days.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(PAGE_CACHE_MAX_AGE_SECONDS)
+  max_age?: number;
+
+  @ApiPropertyOptional({
+    default: true,
+    description:
+      'Beyond the spec. With max_age: whether a stale entry is revalidated with the origin (ETag/Last-Modified) before fetching. The validators speak for the document only; for a page whose content its scripts load after the document, pass false.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  revalidate?: boolean;
+}
+
+/** The page cache's own fields of a sync scrape: what the engine's ScrapeRequest does not take. */
+export const PAGE_CACHE_FIELDS = ['max_age', 'revalidate'] as const;

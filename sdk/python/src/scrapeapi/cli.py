@@ -1,6 +1,6 @@
 """`scrapeapi`: the API from a shell. Token from SCRAPING_API_TOKEN, service from SCRAPING_API_URL.
 
-    scrapeapi scrape URL [--markdown] [--browser heavy|light] [--extract name=selector]… [--output json|markdown]
+    scrapeapi scrape URL [--markdown] [--browser heavy|light] [--extract name=selector]… [--max-age SECONDS] [--output json|markdown]
     scrapeapi collect FILE.csv [--markdown] [--browser heavy|light] [--name NAME] [--output json|markdown]
     scrapeapi viability URL… [--depth quick|standard|full] [--output json|markdown]
 
@@ -54,7 +54,10 @@ def _page_as_markdown(url: str, result: ScrapeResultBody | None, out: TextIO) ->
 
 
 def _scrape(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> int:
-    result = client.scrape(args.url, **_page_options(args))
+    options = _page_options(args)
+    if args.max_age is not None:
+        options["max_age"] = args.max_age
+    result = client.scrape(args.url, **options)
     if args.output == "json":
         _print_json(result, out)
     else:
@@ -135,6 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     scrape = commands.add_parser("scrape", help="one page now")
     scrape.add_argument("url")
     scrape.add_argument("--extract", action="append", metavar="NAME=SELECTOR", help="a field to extract (css:…, xpath:… or //…)")
+    scrape.add_argument("--max-age", type=int, metavar="SECONDS", help="accept the page cache's copy up to this old (0 credits)")
     page_flags(scrape)
 
     collect = commands.add_parser("collect", help="the URLs of a CSV as a collection run, waited for")

@@ -27,6 +27,7 @@ from ._generated.models import (
     RunView,
     ScrapeRequest,
     ScrapeResultBody,
+    SyncScrapeRequest,
     ViabilityResult,
     ViabilityRunView,
 )
@@ -76,10 +77,10 @@ def _options(base_url: str | None, token: str | None, timeout: float, max_retrie
     )
 
 
-def _scrape_request(url_or_request: str | ScrapeRequest, options: dict[str, Any]) -> ScrapeRequest:
+def _scrape_request(url_or_request: str | SyncScrapeRequest, options: dict[str, Any]) -> SyncScrapeRequest:
     if isinstance(url_or_request, str):
-        return cast(ScrapeRequest, {"url": url_or_request, **options})
-    return cast(ScrapeRequest, {**url_or_request, **options})
+        return cast(SyncScrapeRequest, {"url": url_or_request, **options})
+    return cast(SyncScrapeRequest, {**url_or_request, **options})
 
 
 def _collection_body(name: str, requests: list[ScrapeRequest], callback_url: str | None) -> dict[str, Any]:
@@ -176,8 +177,8 @@ class ScrapingClient:
 
     # Scraping
 
-    def scrape(self, url_or_request: str | ScrapeRequest, **options: Any) -> ScrapeResultBody:
-        """One page now (POST /v1/sync/scrape): `scrape(url, format="markdown", browser=True, …)` or `scrape({...})`."""
+    def scrape(self, url_or_request: str | SyncScrapeRequest, **options: Any) -> ScrapeResultBody:
+        """One page now (POST /v1/sync/scrape): `scrape(url, format="markdown", browser=True, …)` or `scrape({...})`; `max_age=3600` lets the page cache answer."""
         return self.api.sync_scrape_scrape(_scrape_request(url_or_request, options))
 
     # Collections and runs (spec 2.11–2.14)
@@ -336,7 +337,7 @@ class AsyncScrapingClient:
     def last_usage(self) -> Usage:
         return self.transport.last_usage
 
-    async def scrape(self, url_or_request: str | ScrapeRequest, **options: Any) -> ScrapeResultBody:
+    async def scrape(self, url_or_request: str | SyncScrapeRequest, **options: Any) -> ScrapeResultBody:
         return await self.api.sync_scrape_scrape(_scrape_request(url_or_request, options))
 
     async def create_collection(

@@ -1,3 +1,4 @@
+import { PAGE_CACHE_MAX_AGE_SECONDS } from '@lib/contracts';
 import { CREDIT_COST } from '@lib/plans';
 import type { ToolDefinition } from '../tool-names';
 import {
@@ -82,6 +83,7 @@ function scrapeAsMarkdownTool(schemaOf: SchemaOf): ToolDefinition {
         browser: { type: 'boolean', default: false, description: SCRAPE_FIELD_DESCRIPTIONS.browser },
         retry_on_block: { type: 'boolean', default: false, description: SCRAPE_FIELD_DESCRIPTIONS.retry_on_block },
         full_page: { type: 'boolean', default: false, description: 'The whole page instead of its main content.' },
+        max_age: { type: 'integer', minimum: 0, maximum: PAGE_CACHE_MAX_AGE_SECONDS, description: SCRAPE_FIELD_DESCRIPTIONS.max_age },
         ...WINDOW_PROPERTIES,
       },
     },

@@ -72,7 +72,7 @@ export class PageTools {
           ...guidanceLines(guidance),
           describeWindow(
             window,
-            `Call scrape_url again with the same arguments and offset={next} for the next part (the page is fetched and charged again).`,
+            `Call scrape_url again with the same arguments and offset={next} for the next part (the page is fetched and charged again; with max_age the page cache answers for 0 credits).`,
           ),
         ].join('\n'),
       },
@@ -124,7 +124,7 @@ export class PageTools {
       ...guidanceLines(guidance),
       describeWindow(
         window,
-        `Call scrape_as_markdown again with the same arguments and offset={next} for the next part (the page is fetched and charged again).`,
+        `Call scrape_as_markdown again with the same arguments and offset={next} for the next part (the page is fetched and charged again; with max_age the page cache answers for 0 credits).`,
       ),
     ];
     const blocks: ContentBlock[] = [{ type: 'text', text: header.join('\n') }];
@@ -176,7 +176,8 @@ function summaryLine(url: string, result: ScrapeResultBody, credits: number): st
   const outcome = result.guidance.success
     ? 'usable content'
     : `not usable (${result.guidance.error_type ?? 'failed'}${result.guidance.error_provider ? `, ${result.guidance.error_provider}` : ''})`;
-  return `Scraped ${oneLine(url, 2048)}: ${status}, ${outcome}, ${credits} credit${credits === 1 ? '' : 's'} charged.`;
+  const cached = result.cached && result.cache ? `, from the page cache (${result.cache.status}, ${result.cache.age} s old)` : '';
+  return `Scraped ${oneLine(url, 2048)}: ${status}, ${outcome}${cached}, ${credits} credit${credits === 1 ? '' : 's'} charged.`;
 }
 
 function guidanceLines(guidance: ScrapeGuidance): string[] {

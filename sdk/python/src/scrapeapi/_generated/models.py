@@ -236,12 +236,12 @@ class NetworkCaptureSpec(TypedDict, total=False):
     listen_after_load_ms: dict[str, Any] | None
 
 
-class _ScrapeRequestRequired(TypedDict):
+class _SyncScrapeRequestRequired(TypedDict):
     #: http or https; non-public targets are refused (422).
     url: str
 
 
-class ScrapeRequest(_ScrapeRequestRequired, total=False):
+class SyncScrapeRequest(_SyncScrapeRequestRequired, total=False):
     format: Literal["html", "markdown"]
     #: Beyond the spec. With format=markdown: only the main article (as a reader view finds it:
     #: navigation, headers, footers, cookie banners, sidebars, ads and comments dropped), headed by its
@@ -281,6 +281,18 @@ class ScrapeRequest(_ScrapeRequestRequired, total=False):
     network_capture: NetworkCaptureSpec | None
     retry_on_block: bool
     custom_id: str
+    #: Beyond the spec. Seconds: a result of the same request (same URL after normalisation and every
+    #: option that changes the result) stored at most this long ago is returned from the page cache,
+    #: with cached=true, for 0 credits. Older, and the origin gave an ETag or Last-Modified: it is
+    #: asked with a conditional GET (never a browser); a 304 returns the stored result for 1 credit in
+    #: either mode. Otherwise the page is fetched and charged as usual, and kept for the next request
+    #: (never a failed or blocked result). 0: always fetch, and keep the result. Absent: the cache is
+    #: not used. Per client; at most 30 days.
+    max_age: int
+    #: Beyond the spec. With max_age: whether a stale entry is revalidated with the origin
+    #: (ETag/Last-Modified) before fetching. The validators speak for the document only; for a page
+    #: whose content its scripts load after the document, pass false.
+    revalidate: bool
 
 
 class EvaluateResultEntry(TypedDict):
@@ -349,6 +361,20 @@ class ScrapeGuidance(TypedDict):
     stop_reason: str | None
 
 
+class PageCacheReport(TypedDict):
+    #: hit: served as stored; revalidated: the origin answered 304 to a conditional request; miss:
+    #: fetched now.
+    status: Literal["hit", "revalidated", "miss"]
+    #: Seconds since the origin last gave or confirmed this content (0 when fetched or revalidated
+    #: now).
+    age: int
+    #: When the content was fetched from the origin (ISO 8601).
+    fetched_at: str
+    #: Whether this result was kept for the next request (never a failed or blocked one, nor one over
+    #: the size limit).
+    stored: bool
+
+
 class _ScrapeResultBodyRequired(TypedDict):
     #: Set when format=html; null when format=markdown; empty for binary responses.
     html: str | None
@@ -386,6 +412,11 @@ class ScrapeResultBody(_ScrapeResultBodyRequired, total=False):
     #: A crawl's page that is another page (it redirected, or its rel=canonical names another URL of
     #: its host): not returned as a page, not charged; else absent.
     duplicate_of: DuplicateOf | None
+    #: Present when the request carried max_age: true when served from the page cache (fresh, or
+    #: confirmed by the origin with a 304).
+    cached: bool
+    #: Present when the request carried max_age: how the page cache answered.
+    cache: PageCacheReport
 
 
 class _DownloadRequestRequired(TypedDict):
@@ -406,6 +437,53 @@ class DownloadResultBody(TypedDict):
     message: str
     #: Seconds.
     executionTime: float | None
+
+
+class _ScrapeRequestRequired(TypedDict):
+    #: http or https; non-public targets are refused (422).
+    url: str
+
+
+class ScrapeRequest(_ScrapeRequestRequired, total=False):
+    format: Literal["html", "markdown"]
+    #: Beyond the spec. With format=markdown: only the main article (as a reader view finds it:
+    #: navigation, headers, footers, cookie banners, sidebars, ads and comments dropped), headed by its
+    #: title. A page with no article is converted whole. html stays the page as served.
+    only_main_content: bool
+    #: Beyond the spec. With format=markdown: images as ![alt](absolute-url), or left out when false.
+    #: Inline data: images are never copied (their alt text stands in).
+    include_images: bool
+    #: Beyond the spec. Fill `metadata`: title, description, language, canonical URL, final URL (after
+    #: redirects) and the links of the page (either format).
+    include_metadata: bool
+    browser: bool
+    browser_type: Literal["heavy", "light"]
+    use_proxy: str | None | ProxyConfig
+    #: Full-page PNG, base64. Requires browser=true.
+    screenshot: bool
+    #: Browser actions (spec 2.3), run in order after the page loads; requires browser=true. The spec
+    #: leaves two types open; ours: `{"type":"select","selector":"css:…","value":"<option value>"}`
+    #: chooses an option of a <select>;
+    #: `{"type":"while","condition":{"selector":"css:…","state":"exists|visible|enabled"} or
+    #: {"script":"<JS expression>"},"actions":[…],"max_iterations":10}` repeats its actions while the
+    #: condition holds (max_iterations 1-100, default 10; while nests up to 3 deep). At most 200
+    #: declared and 1000 executed actions, 90 s in all. A failing action stops the list: the response
+    #: keeps the page as it was, action_error names the action (its index path) and why, and
+    #: guidance.error_type is action_failed. evaluate results go to evaluate_results, one entry per
+    #: executed evaluate: {action, value, error}.
+    actions: list[ClickAction | InputAction | KeyPressAction | EvaluateAction | CollectAction | WaitForSelectorAction | WaitForTimeoutAction | SelectAction | WhileAction] | None
+    #: Output name → selector (css:, xpath:, or a bare //…) or {selector, multiple, attribute}.
+    extract: dict[str, Any] | None
+    headers: dict[str, str] | None
+    cookies: dict[str, str] | None
+    language: str
+    window_size: Literal["desktop", "mobile", "any"]
+    #: Cannot be combined with browser=true.
+    http_method: HttpMethodSpec | None
+    #: Requires browser=true.
+    network_capture: NetworkCaptureSpec | None
+    retry_on_block: bool
+    custom_id: str
 
 
 class CollectionBody(TypedDict, total=False):
@@ -603,6 +681,11 @@ class JobResultBody(_JobResultBodyRequired, total=False):
     #: A crawl's page that is another page (it redirected, or its rel=canonical names another URL of
     #: its host): not returned as a page, not charged; else absent.
     duplicate_of: DuplicateOf | None
+    #: Present when the request carried max_age: true when served from the page cache (fresh, or
+    #: confirmed by the origin with a 304).
+    cached: bool
+    #: Present when the request carried max_age: how the page cache answered.
+    cache: PageCacheReport
 
 
 class _ProjectBodyRequired(TypedDict):

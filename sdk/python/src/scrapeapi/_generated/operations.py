@@ -127,7 +127,7 @@ class Operations:
         """GET /v1/openapi.json: This OpenAPI 3.0 description of the API (what the SDK is generated from)."""
         return cast("ApiDescriptionBody", self._transport.request("GET", "/v1/openapi.json"))
 
-    def sync_scrape_scrape(self, body: ScrapeRequest) -> ScrapeResultBody:
+    def sync_scrape_scrape(self, body: SyncScrapeRequest) -> ScrapeResultBody:
         """POST /v1/sync/scrape: Scrape one URL and return it (spec 2.7)."""
         return cast("ScrapeResultBody", self._transport.request("POST", "/v1/sync/scrape", body=body))
 
@@ -413,7 +413,7 @@ class AsyncOperations:
         """GET /v1/openapi.json: This OpenAPI 3.0 description of the API (what the SDK is generated from)."""
         return cast("ApiDescriptionBody", await self._transport.request("GET", "/v1/openapi.json"))
 
-    async def sync_scrape_scrape(self, body: ScrapeRequest) -> ScrapeResultBody:
+    async def sync_scrape_scrape(self, body: SyncScrapeRequest) -> ScrapeResultBody:
         """POST /v1/sync/scrape: Scrape one URL and return it (spec 2.7)."""
         return cast("ScrapeResultBody", await self._transport.request("POST", "/v1/sync/scrape", body=body))
 
