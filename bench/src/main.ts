@@ -23,6 +23,7 @@ import { startGeneratedSite } from './generated-site';
 import { benchMap } from './map-bench';
 import { benchCrawl } from './crawl-bench';
 import { benchCrawlExactness, EXACTNESS_ARTICLES } from './crawl-exactness';
+import { benchPageCache, startValidatingOrigin } from './page-cache-bench';
 
 /**
  * `npm run bench` (operator contract §6): every figure is a ratio against a baseline measured in
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
   const corpus = await startCorpusServer();
   const generatedSite = await startGeneratedSite({ articles: 10_000 });
   const exactnessSite = await startGeneratedSite({ articles: EXACTNESS_ARTICLES });
+  const validatingOrigin = await startValidatingOrigin();
   // VIABILITY_CLIENT_CONCURRENCY as high as the process's own bound: the bench is one client.
   const platform = await startPlatform(
     loadPlatformConfig({
@@ -53,7 +55,7 @@ async function main(): Promise<void> {
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
-      TARGET_ALLOWLIST: `127.0.0.1:${page.port},127.0.0.1:${corpus.port},127.0.0.1:${generatedSite.port},127.0.0.1:${exactnessSite.port}`,
+      TARGET_ALLOWLIST: `127.0.0.1:${page.port},127.0.0.1:${corpus.port},127.0.0.1:${generatedSite.port},127.0.0.1:${exactnessSite.port},127.0.0.1:${validatingOrigin.port}`,
       VIABILITY_CLIENT_CONCURRENCY: '4',
       // The bench is one client, and a client's share is BROWSER_CONCURRENCY − 1 (decision 0018),
       // counting a page until its context has closed, which is after its answer went out: two
@@ -127,6 +129,7 @@ async function main(): Promise<void> {
     }).then((r) => r.text());
   const serviceOneHtml = await sequentialP50(scrapeOne('html'), 200);
   const serviceOneMarkdown = await sequentialP50(scrapeOne('markdown'), 200);
+  const pageCache = await benchPageCache(platform.url, created.token, validatingOrigin);
   const phasesHtml = await phaseTable(platform.url, created.token, page.mediumUrl, 'html', 200);
   const phasesMarkdown = await phaseTable(platform.url, created.token, page.mediumUrl, 'markdown', 200);
   const browserPages = [];
@@ -239,6 +242,26 @@ async function main(): Promise<void> {
       figure: 'the same with format=markdown: added p50 over the direct fetch (ms, goal ≤ 5)',
       value: round1(serviceOneMarkdown.p50Ms - directOne.p50Ms),
       detail: `service p50 ${serviceOneMarkdown.p50Ms} ms vs direct ${directOne.p50Ms} ms`,
+    },
+    {
+      figure: 'page cache: one scrape at a time answered by a fresh entry, p50 ÷ the same scrape fetched (49 KB page)',
+      value: ratio(pageCache.hitP50Ms, pageCache.fetchP50Ms),
+      detail: `hit p50 ${pageCache.hitP50Ms} ms vs fetch ${pageCache.fetchP50Ms} ms over ${pageCache.samples} pages each; answers not in the state measured: ${pageCache.unexpected}`,
+    },
+    {
+      figure: 'page cache hit: added p50 over an authenticated GET /v1/account (ms, goal ≤ 5)',
+      value: round1(pageCache.hitP50Ms - pageCache.accountP50Ms),
+      detail: `hit p50 ${pageCache.hitP50Ms} ms vs GET /v1/account ${pageCache.accountP50Ms} ms: the lookup, the decompression and the 49 KB body`,
+    },
+    {
+      figure: 'page cache: a stale entry revalidated (origin answers 304), p50 ÷ the same scrape fetched',
+      value: ratio(pageCache.revalidatedP50Ms, pageCache.fetchP50Ms),
+      detail: `revalidated p50 ${pageCache.revalidatedP50Ms} ms vs fetch ${pageCache.fetchP50Ms} ms (1 credit each)`,
+    },
+    {
+      figure: 'page cache: a stale browser scrape revalidated (304, no browser), p50 ÷ the same browser scrape rendered (light)',
+      value: ratio(pageCache.browserRevalidatedP50Ms, pageCache.browserFetchP50Ms),
+      detail: `revalidated p50 ${pageCache.browserRevalidatedP50Ms} ms (1 credit) vs rendered ${pageCache.browserFetchP50Ms} ms (5 credits) over ${pageCache.browserSamples} pages each`,
     },
     ...[phasesHtml, phasesMarkdown].map((table, i) => ({
       figure: `one scrape at a time (${i === 0 ? 'html' : 'markdown'}), phase by phase from Server-Timing: phase medians ÷ median wall (1 = every millisecond attributed; goal within 0.9–1.1)`,
@@ -378,6 +401,7 @@ async function main(): Promise<void> {
   await corpus.close();
   await generatedSite.close();
   await exactnessSite.close();
+  await validatingOrigin.close();
   await platform.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
