@@ -52,3 +52,13 @@ export class InvalidBatchError extends AppError {
 export class InvalidProjectCursorError extends AppError {
   readonly code = 'project.invalid_cursor';
 }
+
+/** No monitor with this id for this client. */
+export class MonitorNotFoundError extends AppError {
+  readonly code = 'monitor.not_found';
+}
+
+/** The client has as many monitors as its plan allows. */
+export class MonitorLimitReachedError extends AppError {
+  readonly code = 'monitor.limit_reached';
+}

@@ -28,9 +28,13 @@ import { RunLifecycle } from './runs/run-lifecycle';
 import { RunLauncher } from './runs/run-launcher';
 import { RunViews } from './runs/run-views';
 import { RunsController } from './runs/runs.controller';
+import { MonitorsController } from './monitors/monitors.controller';
+import { Monitors } from './monitors/monitors';
+import { MonitorTicker } from './monitors/monitor-ticker';
+import { MonitorStore } from './persistence/monitors.store';
 
 /**
- * batch-orchestrator: collections, runs, projects and their batches (runs of kind batch), crawls' runs (kind crawl, pages added by site-discovery), and the life of every job — dispatch over the job queue,
+ * batch-orchestrator: collections, runs, projects and their batches (runs of kind batch), crawls' runs (kind crawl, pages added by site-discovery), monitors and their ticks (kind monitor), and the life of every job — dispatch over the job queue,
  * claims with attempt fencing, one-transaction completion, leases and their sweeper.
  */
 @Module({
@@ -42,6 +46,7 @@ import { RunsController } from './runs/runs.controller';
     ProjectsController,
     BatchesController,
     CrawlRunsController,
+    MonitorsController,
   ],
   providers: [
     targetGuardProvider,
@@ -66,6 +71,9 @@ import { RunsController } from './runs/runs.controller';
     LeaseSweeper,
     WorkerRoster,
     QuotaNotifier,
+    MonitorStore,
+    Monitors,
+    MonitorTicker,
   ],
 })
 export class BatchOrchestratorModule {}

@@ -22,6 +22,8 @@ import { UsageController } from './usage/usage.controller';
 import { ViabilityTestsController } from './viability/viability-tests.controller';
 import { SiteMapController } from './site-discovery/site-map.controller';
 import { CrawlsController } from './site-discovery/crawls.controller';
+import { MonitorsController } from './monitors/monitors.controller';
+import { MonitorCalls } from './monitors/monitor-calls';
 import { CrawlWebhooksController } from './site-discovery/crawl-webhooks.controller';
 import { SiteDiscoveryCalls } from './site-discovery/site-discovery.calls';
 import { ClientBootstrap } from './clients/client-bootstrap';
@@ -70,6 +72,7 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     ViabilityTestsController,
     SiteMapController,
     CrawlsController,
+    MonitorsController,
     CrawlWebhooksController,
     AgentEndpointController,
   ],
@@ -88,6 +91,7 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     PlatformHealth,
     SyncScrapeHandler,
     PageCacheCalls,
+    MonitorCalls,
     EngineWatch,
     IdempotencyKeys,
     AgentToolbox,

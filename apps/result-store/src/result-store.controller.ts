@@ -7,7 +7,10 @@ import {
   JobResultReply,
   ListJobsQuery,
   Packed,
+  MonitorChangesQuery,
+  MonitorTickReference,
   PageCacheConfirmCommand,
+  RecordPageVersionCommand,
   PageCacheLookupQuery,
   PageCacheStoreCommand,
   ReplyOf,
@@ -23,8 +26,9 @@ import { JobListing } from './job-listing/job-listing';
 import { JobResults } from './job-results/job-results';
 import { RetentionSweeper } from './retention/retention-sweeper';
 import { PageCache } from './page-cache/page-cache';
+import { PageVersions } from './page-versions/page-versions';
 
-/** Message adapter of result-store: listings, results and the page cache for the gateway, retention for ops. */
+/** Message adapter of result-store: listings, results and the page cache for the gateway, page versions for monitors, retention for ops. */
 @Controller()
 export class ResultStoreController {
   constructor(
@@ -33,6 +37,7 @@ export class ResultStoreController {
     private readonly retention: RetentionSweeper,
     private readonly clientJobs: ClientJobListing,
     private readonly pageCache: PageCache,
+    private readonly versions: PageVersions,
     @Inject(MessageBus) private readonly bus: MessageBus,
   ) {}
 
@@ -70,6 +75,21 @@ export class ResultStoreController {
   @MessagePattern(SUBJECTS.pageCache.confirm)
   confirmPage(@Payload() command: PageCacheConfirmCommand): Promise<ReplyOf<typeof SUBJECTS.pageCache.confirm>> {
     return this.pageCache.confirm(command);
+  }
+
+  @MessagePattern(SUBJECTS.pageVersions.record)
+  async recordVersion(@Payload() command: RecordPageVersionCommand): Promise<ReplyOf<typeof SUBJECTS.pageVersions.record>> {
+    return { change: await this.versions.record(command) };
+  }
+
+  @MessagePattern(SUBJECTS.pageVersions.changes)
+  async changes(@Payload() query: MonitorChangesQuery): Promise<ReplyOf<typeof SUBJECTS.pageVersions.changes>> {
+    return { changes: await this.versions.changes(query) };
+  }
+
+  @MessagePattern(SUBJECTS.pageVersions.changesOfTick)
+  async changesOfTick(@Payload() query: MonitorTickReference): Promise<ReplyOf<typeof SUBJECTS.pageVersions.changesOfTick>> {
+    return { changes: await this.versions.changesOfTick(query.run_id) };
   }
 
   @MessagePattern(SUBJECTS.jobs.sweepRetention)

@@ -10,6 +10,8 @@ import { JobResultStore } from './persistence/job-results.store';
 import { ListedJobStore } from './persistence/listed-jobs.store';
 import { PageCacheStore } from './persistence/page-cache.store';
 import { PageCache } from './page-cache/page-cache';
+import { PageVersionStore } from './persistence/page-versions.store';
+import { PageVersions } from './page-versions/page-versions';
 
 /** result-store: reads of jobs and their results (a run's listing and the client's across batches, with cursors; results), the page cache, and their retention. */
 @Module({
@@ -24,6 +26,8 @@ import { PageCache } from './page-cache/page-cache';
     RetentionSweeper,
     PageCacheStore,
     PageCache,
+    PageVersionStore,
+    PageVersions,
   ],
 })
 export class ResultStoreModule {}

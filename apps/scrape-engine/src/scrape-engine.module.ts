@@ -4,6 +4,7 @@ import { createHealthController } from '@lib/runtime';
 import { TargetGuard, targetGuardProvider } from '@lib/target-guard';
 import { Inject, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { JobWorker } from './job-worker/job-worker';
+import { PageComparison } from './page-changes/page-comparison';
 import { BrowserLauncher } from './browser/browser-launcher';
 import { BrowserPoolGauges, BrowserPoolTelemetry } from './browser/browser-pool-telemetry';
 import { BrowserPool } from './browser/browser-pool';
@@ -104,6 +105,7 @@ import { SimpleScrapeThreads } from './simple-threads/simple-scrape-threads';
     PageRevalidation,
     InFlightScrapes,
     JobWorker,
+    PageComparison,
   ],
 })
 export class ScrapeEngineModule implements OnApplicationBootstrap, OnModuleDestroy {

@@ -29,6 +29,19 @@ import type {
   PageCacheStoreCommand,
   StoredPage,
 } from './scrape/page-cache.messages';
+import type {
+  CreateMonitorCommand,
+  ListMonitorsQuery,
+  MonitorChangesQuery,
+  MonitorReference,
+  MonitorTickReference,
+  MonitorTickView,
+  MonitorTransitionCommand,
+  MonitorView,
+  PageChange,
+  PageChangeView,
+  RecordPageVersionCommand,
+} from './monitors/monitor.messages';
 import type { HealthQuery, HealthReport } from './health/health.messages';
 import type {
   DownloadResultBody,
@@ -190,6 +203,14 @@ export type RequestReplyMap = {
   [SUBJECTS.jobs.complete]: { request: CompleteJobCommand; reply: CompleteJobReply };
   [SUBJECTS.jobs.list]: { request: ListJobsQuery; reply: Packed<JobListingPage> };
   [SUBJECTS.jobs.result]: { request: GetJobResultQuery; reply: JobResultReply };
+  [SUBJECTS.monitors.create]: { request: CreateMonitorCommand; reply: MonitorView };
+  [SUBJECTS.monitors.get]: { request: MonitorReference; reply: MonitorView };
+  [SUBJECTS.monitors.list]: { request: ListMonitorsQuery; reply: { monitors: MonitorView[] } };
+  [SUBJECTS.monitors.transition]: { request: MonitorTransitionCommand; reply: MonitorView | { deleted: true } };
+  [SUBJECTS.monitors.ticks]: { request: MonitorReference; reply: { ticks: MonitorTickView[] } };
+  [SUBJECTS.pageVersions.record]: { request: RecordPageVersionCommand; reply: { change: PageChange | null } };
+  [SUBJECTS.pageVersions.changes]: { request: MonitorChangesQuery; reply: { changes: PageChangeView[] } };
+  [SUBJECTS.pageVersions.changesOfTick]: { request: MonitorTickReference; reply: { changes: PageChangeView[] } };
   [SUBJECTS.pageCache.lookup]: { request: PageCacheLookupQuery; reply: PageCacheLookupReply };
   [SUBJECTS.pageCache.store]: { request: PageCacheStoreCommand; reply: { stored: boolean } };
   [SUBJECTS.pageCache.confirm]: { request: PageCacheConfirmCommand; reply: { entry: StoredPage | null } };

@@ -48,4 +48,11 @@ export const REPEATABLE_REQUESTS: Partial<Record<RequestSubject, { attemptMs: nu
   [SUBJECTS.pageCache.lookup]: { attemptMs: 2000 },
   [SUBJECTS.pageCache.store]: { attemptMs: 3000 },
   [SUBJECTS.pageCache.confirm]: { attemptMs: 2000 },
+  // A monitor's reads, and a page version's record (keyed by its job: a repeat answers the first's comparison).
+  [SUBJECTS.monitors.get]: { attemptMs: 3000 },
+  [SUBJECTS.monitors.list]: { attemptMs: 3000 },
+  [SUBJECTS.monitors.ticks]: { attemptMs: 3000 },
+  [SUBJECTS.pageVersions.record]: { attemptMs: 3000 },
+  [SUBJECTS.pageVersions.changes]: { attemptMs: 3000 },
+  [SUBJECTS.pageVersions.changesOfTick]: { attemptMs: 3000 },
 };

@@ -104,6 +104,24 @@ export const SUBJECTS = {
     listForClient: 'result-store.client-jobs.list.query.v1',
     data: 'result-store.job-data.get.query.v1',
   },
+  /** Monitors (issue 63, decision 0038): batch-orchestrator keeps them and opens their ticks as runs of kind monitor. */
+  monitors: {
+    create: 'batch-orchestrator.monitor.create.command.v1',
+    get: 'batch-orchestrator.monitor.get.query.v1',
+    list: 'batch-orchestrator.monitor.list.query.v1',
+    /** pause, resume, delete, or tick now. */
+    transition: 'batch-orchestrator.monitor.transition.command.v1',
+    ticks: 'batch-orchestrator.monitor.ticks.query.v1',
+  },
+  /** A monitor's page versions, kept and compared by result-store. */
+  pageVersions: {
+    /** A tick's page: compared with the version before, kept when it changed; keyed by job id. */
+    record: 'result-store.page-version.record.command.v1',
+    /** A monitor's pages that changed, newest first. */
+    changes: 'result-store.page-changes.list.query.v1',
+    /** A tick's changed pages (the tick reporter's webhook). */
+    changesOfTick: 'result-store.page-changes.of-tick.query.v1',
+  },
   /** The page cache (decision 0037): result-store keeps the last result of each client's request. */
   pageCache: {
     /** A stored result no older than the request's max_age, or what a revalidation needs. */

@@ -50,6 +50,8 @@ export interface Plan {
    * any single client's reach (BROWSER_CONCURRENCY − 1 at most), so no client can take them all.
    */
   browserConcurrency: number;
+  /** Monitors (issue 63): how many, URLs each, shortest interval. */
+  monitors: MonitorAllowance;
 }
 
 // Jobs of one client in flight at once, by plan: enough to drain a 1000-request collection in
@@ -74,6 +76,25 @@ const BROWSER_CONCURRENCY: Readonly<Record<PlanId, number>> = {
   pro: 5,
   scale: 10,
   enterprise: 20,
+};
+
+/** What a plan's monitors may be (issue 63): how many, how many URLs each, how often at most. */
+export interface MonitorAllowance {
+  monitors: number;
+  urlsPerMonitor: number;
+  minIntervalSeconds: number;
+}
+
+// A tick of every URL of every monitor at the shortest interval is the plan's worst case; each page is
+// charged like a batch job, so these bound the load a plan can schedule, not what it is billed.
+const MONITORS_BY_PLAN: Readonly<Record<PlanId, MonitorAllowance>> = {
+  free: { monitors: 1, urlsPerMonitor: 10, minIntervalSeconds: 86_400 },
+  demo: { monitors: 2, urlsPerMonitor: 20, minIntervalSeconds: 3600 },
+  starter: { monitors: 5, urlsPerMonitor: 100, minIntervalSeconds: 3600 },
+  growth: { monitors: 20, urlsPerMonitor: 1000, minIntervalSeconds: 900 },
+  pro: { monitors: 100, urlsPerMonitor: 5000, minIntervalSeconds: 300 },
+  scale: { monitors: 500, urlsPerMonitor: 10_000, minIntervalSeconds: 60 },
+  enterprise: { monitors: 2000, urlsPerMonitor: 10_000, minIntervalSeconds: 60 },
 };
 
 const ALL_FEATURES: readonly Feature[] = FEATURES;
@@ -109,6 +130,7 @@ function plan(
     public: true,
     batchConcurrency: JOB_CONCURRENCY_BY_PLAN[id],
     browserConcurrency: BROWSER_CONCURRENCY[id],
+    monitors: MONITORS_BY_PLAN[id],
   };
 }
 
@@ -125,6 +147,7 @@ export interface ClientLimits {
   batchConcurrency: number;
   /** Browser pages at once per scrape-engine worker. */
   browserConcurrency: number;
+  monitors: MonitorAllowance;
 }
 
 export function resolveClientLimits(
@@ -138,5 +161,6 @@ export function resolveClientLimits(
       overrides.monthlyCredits !== undefined && overrides.monthlyCredits !== null ? overrides.monthlyCredits : p.monthlyCredits,
     batchConcurrency: p.batchConcurrency,
     browserConcurrency: p.browserConcurrency,
+    monitors: p.monitors,
   };
 }

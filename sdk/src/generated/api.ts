@@ -1009,6 +1009,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/monitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The client's monitors, newest first. */
+        get: operations["Monitors_list"];
+        put?: never;
+        /**
+         * Watch pages on a schedule: every tick scrapes them (charged as batch jobs: 1 simple, 5 browser) and compares each with its version before — new, same, changed (with a unified diff of the markdown and a field diff of `extract`) or removed — leaving out what the ignore rules match. The first tick starts now.
+         * @description The webhook `monitor.changed` goes to webhook_url after a tick that found a change (every tick with notify=always), signed like every webhook, with the changed pages. 422 at the field: a cron that does not parse, an interval below the plan's minimum, more URLs than the plan allows, scrape options that are not a scrape's, an ignore selector that does not parse, a pattern that is not RE2. 403 monitor_limit_reached past the plan's monitors.
+         */
+        post: operations["Monitors_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/{monitor_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One monitor: its state, schedule, next and last tick. */
+        get: operations["Monitors_get"];
+        put?: never;
+        post?: never;
+        /** Delete: no tick starts after this; a tick in progress finishes unannounced. Its versions and changes stay readable until retention. */
+        delete: operations["Monitors_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/{monitor_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause: no tick starts until it is resumed (a tick in progress finishes). */
+        post: operations["Monitors_pause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/{monitor_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume: the next tick is the schedule’s next time from now (no catch-up of the ticks skipped). */
+        post: operations["Monitors_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/{monitor_id}/tick": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Tick now (once the tick in progress, if any, is over); the schedule goes on from this tick. 409 while paused. */
+        post: operations["Monitors_tick"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/{monitor_id}/ticks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The last 100 ticks, newest first: each a run (GET /v1/jobs?batch_id={tick_id} lists its pages with their change). */
+        get: operations["Monitors_ticks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/{monitor_id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pages that were new, changed or removed, newest first; each page’s diff is GET /v1/jobs/{job_id}/data (`change`). */
+        get: operations["Monitors_changes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/crawl/{crawl_id}/webhook-deliveries": {
         parameters: {
             query?: never;
@@ -1545,6 +1669,8 @@ export interface components {
             cached?: boolean;
             /** @description Present when the request carried max_age: how the page cache answered. */
             cache?: components["schemas"]["PageCacheReport"];
+            /** @description A monitor tick's page: new, same, changed (with its diffs) or removed against the version before; null when the page could not be compared (it failed without being gone). Absent elsewhere. */
+            change?: components["schemas"]["PageChange"] | null;
         };
         DownloadRequest: {
             /** @example https://example.com/report.pdf */
@@ -1840,6 +1966,8 @@ export interface components {
             cached?: boolean;
             /** @description Present when the request carried max_age: how the page cache answered. */
             cache?: components["schemas"]["PageCacheReport"];
+            /** @description A monitor tick's page: new, same, changed (with its diffs) or removed against the version before; null when the page could not be compared (it failed without being gone). Absent elsewhere. */
+            change?: components["schemas"]["PageChange"] | null;
             url: string;
             custom_id: string | null;
             /** @enum {string} */
@@ -2085,7 +2213,7 @@ export interface components {
              */
             batch_id: string;
             /** @enum {string} */
-            batch_kind: "batch" | "collection" | "crawl";
+            batch_kind: "batch" | "collection" | "crawl" | "monitor";
             /** Format: uuid */
             project_id: string | null;
             /**
@@ -2763,6 +2891,154 @@ export interface components {
             created_at: number;
             completed_at?: number | null;
         };
+        MonitorSchedule: {
+            /** @description Seconds between ticks; at least the plan’s minimum interval. */
+            interval_seconds?: number;
+            /**
+             * @description A cron expression (croner syntax: 5 fields, or 6 with seconds); instead of interval_seconds.
+             * @example 0 *\/6 * * *
+             */
+            cron?: string;
+            /**
+             * @description The IANA time zone a cron expression is read in.
+             * @default UTC
+             * @example Europe/Berlin
+             */
+            timezone?: string;
+        };
+        MonitorIgnoreRules: {
+            /**
+             * @description CSS selectors of elements to leave out of the comparison.
+             * @example [
+             *       ".ad",
+             *       "#clock",
+             *       "time"
+             *     ]
+             */
+            selectors?: string[];
+            /**
+             * @description RE2 expressions: text they match is left out of the comparison (timestamps, counters, rotating greetings).
+             * @example [
+             *       "\\d{1,2}:\\d{2}(:\\d{2})?",
+             *       "Updated \\d+ minutes ago"
+             *     ]
+             */
+            patterns?: string[];
+        };
+        CreateMonitorRequest: {
+            /** @example competitor prices */
+            name?: string;
+            /**
+             * @description The pages to watch (at most the plan’s monitor_urls).
+             * @example [
+             *       "https://example.com/pricing"
+             *     ]
+             */
+            urls: string[];
+            schedule: components["schemas"]["MonitorSchedule"];
+            /**
+             * @description The scrape options of spec 2.1 for every page (any ScrapeRequest field but url and format: a monitor compares markdown).
+             * @example {
+             *       "only_main_content": true
+             *     }
+             */
+            scrape?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Named values to extract from each page (as `extract` of a scrape); a change in them is reported field by field (json_diff).
+             * @example {
+             *       "price": ".price",
+             *       "title": "h1"
+             *     }
+             */
+            extract?: {
+                [key: string]: unknown;
+            };
+            ignore?: components["schemas"]["MonitorIgnoreRules"];
+            /** @description POSTed a signed `monitor.changed` webhook after each tick that found a change (every tick with notify=always). */
+            webhook_url?: string;
+            /**
+             * @default changes
+             * @enum {string}
+             */
+            notify?: "changes" | "always";
+        };
+        MonitorView: {
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            /** @enum {string} */
+            state: "active" | "paused";
+            urls: string[];
+            schedule: components["schemas"]["MonitorSchedule"];
+            /** @description The scrape options of every page. */
+            scrape: {
+                [key: string]: unknown;
+            };
+            /** @description The extraction compared field by field. */
+            extract: {
+                [key: string]: unknown;
+            } | null;
+            ignore: components["schemas"]["MonitorIgnoreRules"];
+            webhook_url: string | null;
+            /** @enum {string} */
+            notify: "changes" | "always";
+            /** @description When the next tick is due (null while paused). */
+            next_tick_at: string | null;
+            last_tick_at: string | null;
+            /**
+             * Format: uuid
+             * @description The tick (a run of kind monitor) in progress, if any.
+             */
+            running_tick_id: string | null;
+            /** @description Ticks started so far. */
+            ticks: number;
+            created_at: string;
+        };
+        MonitorList: {
+            monitors: components["schemas"]["MonitorView"][];
+        };
+        MonitorDeleted: {
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        MonitorTickView: {
+            /**
+             * Format: uuid
+             * @description The run id: GET /v1/jobs?batch_id=<it> lists its pages with their change.
+             */
+            tick_id: string;
+            /** @enum {string} */
+            status: "in_progress" | "completed";
+            started_at: string;
+            completed_at: string | null;
+            pages: number;
+            credits_charged: number;
+            /** @description Pages new, changed or removed (null until the tick completes). */
+            changes: number | null;
+        };
+        MonitorTickList: {
+            ticks: components["schemas"]["MonitorTickView"][];
+        };
+        PageChangeView: {
+            url: string;
+            /** @enum {string} */
+            change_status: "new" | "same" | "changed" | "removed";
+            /** Format: uuid */
+            tick_id: string;
+            /**
+             * Format: uuid
+             * @description GET /v1/jobs/{job_id}/data: the page and its diff.
+             */
+            job_id: string;
+            detected_at: string;
+            /** @description When the version before this one was first seen. */
+            previous_at: string | null;
+        };
+        MonitorChangesPage: {
+            changes: components["schemas"]["PageChangeView"][];
+        };
         CrawlWebhookDelivery: {
             /**
              * Format: uuid
@@ -2884,6 +3160,18 @@ export interface components {
             reason: "redirect" | "canonical";
             /** @description The page it is: the Location (absolute) or the canonical URL. */
             url: string;
+        };
+        PageChange: {
+            /** @enum {string} */
+            change_status: "new" | "same" | "changed" | "removed";
+            /** @description When the previous version was first seen (null for new). */
+            previous_at: string | null;
+            /** @description changed: a unified diff of the markdown as compared (ignore rules applied). */
+            diff: string | null;
+            /** @description changed, with extract: [{type: CREATE|REMOVE|CHANGE, path, value, oldValue}] per field. */
+            json_diff: {
+                [key: string]: unknown;
+            }[] | null;
         };
         SuccessCriterion: {
             /**
@@ -4502,8 +4790,120 @@ export interface components {
                 };
             };
         };
-        /** @description Not Found: error_code crawl_not_found, not_found, webhook_not_found. */
+        /** @description Forbidden: error_code monitor_limit_reached. */
+        Forbidden5: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "monitor_limit_reached";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code target_blocked, validation_error. */
+        UnprocessableEntity10: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationErrorBody"] | {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "target_blocked" | "validation_error";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Not Found: error_code monitor_not_found, not_found. */
         NotFound16: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "monitor_not_found" | "not_found";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Bad Request: error_code bad_request, bad_url, invalid_request. */
+        BadRequest10: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "bad_request" | "bad_url" | "invalid_request";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Not Found: error_code crawl_not_found, not_found, webhook_not_found. */
+        NotFound17: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4531,7 +4931,7 @@ export interface components {
             };
         };
         /** @description Bad Request: the MCP transport (a JSON-RPC error, id null): not a JSON-RPC message, a batch over the SDK's limit, or an unsupported MCP-Protocol-Version header; or error_code bad_request, bad_url, invalid_json. */
-        BadRequest10: {
+        BadRequest11: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7803,6 +8203,368 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    Monitors_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitors. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Monitors_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMonitorRequest"];
+            };
+        };
+        responses: {
+            /** @description The monitor, active; its first tick is due now. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorView"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden5"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity10"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Monitors_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                monitor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitor. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound16"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Monitors_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                monitor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound16"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Monitors_pause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                monitor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitor, paused. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorView"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound16"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Monitors_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                monitor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitor, active. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorView"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound16"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Monitors_tick: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                monitor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitor, its next tick due now. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorView"];
+                };
+            };
+            400: components["responses"]["BadRequest2"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound16"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict3"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Monitors_ticks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                monitor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticks. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorTickList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound16"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    Monitors_changes: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                monitor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorChangesPage"];
+                };
+            };
+            400: components["responses"]["BadRequest10"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound16"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     CrawlWebhooks_list: {
         parameters: {
             query?: {
@@ -7876,7 +8638,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound16"];
+            404: components["responses"]["NotFound17"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -7916,7 +8678,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound16"];
+            404: components["responses"]["NotFound17"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict5"];
             413: components["responses"]["PayloadTooLarge"];
@@ -8012,7 +8774,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest10"];
+            400: components["responses"]["BadRequest11"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];

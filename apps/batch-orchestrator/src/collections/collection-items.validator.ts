@@ -40,6 +40,11 @@ export class CollectionItemsValidator {
     if (url !== null) await this.guard.vet(url);
   }
 
+  /** Every URL a public target (a monitor's pages), vetted a few at a time; the first refused one is the error (422 target_blocked). */
+  async vetAll(urls: string[]): Promise<void> {
+    await mapLimited(urls, VET_CONCURRENCY, (url) => this.guard.vet(url));
+  }
+
   /**
    * A project's defaults: scrape-request fields other than url and custom_id, each valid by the
    * sync scrape's rules (checked on a stand-in URL; every item is checked again once merged).

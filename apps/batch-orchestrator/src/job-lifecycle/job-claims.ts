@@ -1,5 +1,13 @@
 import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
-import { ClaimJobCommand, ClaimJobReply, CRAWL_PAGE_DIRECTIVES, type CrawlPageDirectives, HeartbeatJobCommand } from '@lib/contracts';
+import {
+  ClaimJobCommand,
+  ClaimJobReply,
+  CRAWL_PAGE_DIRECTIVES,
+  type CrawlPageDirectives,
+  HeartbeatJobCommand,
+  MONITOR_PAGE_DIRECTIVES,
+  type MonitorPageDirectives,
+} from '@lib/contracts';
 import { CREDIT_COST } from '@lib/plans';
 import { CLOCK, Clock } from '@lib/runtime';
 import { Inject, Injectable } from '@nestjs/common';
@@ -56,13 +64,14 @@ export class JobClaims {
         // A hold was taken when the run has a quota (unlimited clients have nothing to overdraw) and
         // this is the job's first claim (a reclaim was checked and held the first time).
         const held = job.monthlyCredits !== null && !job.reclaimed;
-        const { [CRAWL_PAGE_DIRECTIVES]: crawlPage, ...request } = job.request;
+        const { [CRAWL_PAGE_DIRECTIVES]: crawlPage, [MONITOR_PAGE_DIRECTIVES]: monitorPage, ...request } = job.request;
         return {
           reply: {
             outcome: 'claimed',
             client_id: job.clientId,
             request,
             ...(crawlPage ? { crawl_page: crawlPage as CrawlPageDirectives } : {}),
+            ...(monitorPage ? { monitor_page: monitorPage as MonitorPageDirectives } : {}),
             lease_ms: leaseMs,
             deadline_ms: this.config.jobMaxRuntimeSeconds * 1000,
           },

@@ -24,7 +24,7 @@ export interface RunKindRules {
    */
   openingState: RunState;
   /** How its jobs come: listed from a stored collection at the start, appended by the client, or found by discovery. */
-  jobSource: 'collection' | 'client' | 'discovery';
+  jobSource: 'collection' | 'client' | 'discovery' | 'schedule';
   /**
    * The body of the run's completion webhook (webhook-sender adds the absolute results_url from
    * `results_path`; it knows the public base URL).
@@ -115,5 +115,24 @@ export const RUN_KIND_RULES: Record<RunKind, RunKindRules> = {
             results_path: `/v1/jobs/${job.id}/data`,
             timestamp: now.toISOString(),
           },
+  },
+  // Issue 63: a monitor's tick, its pages listed when its schedule fell due (monitors/). A tick run
+  // has no callback_url of its own: the monitor's tick reporter sends `monitor.changed` with the
+  // tick's changed pages once the run completed, and only when one changed (decision 0038).
+  monitor: {
+    noun: 'tick',
+    openingState: 'running',
+    jobSource: 'schedule',
+    completionWebhook: (run, counters, now) => ({
+      event: RUN_COMPLETION_EVENTS.monitor,
+      tick_id: run.id,
+      run_id: run.id,
+      ...counters,
+      credits_charged: run.creditsCharged,
+      results_path: `/v1/jobs?batch_id=${run.id}`,
+      timestamp: now.toISOString(),
+    }),
+    endsWithLastJob: () => true,
+    pageWebhook: () => null,
   },
 };

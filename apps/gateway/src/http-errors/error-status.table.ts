@@ -57,6 +57,10 @@ export const HTTP_ERROR_TABLE = {
   'discovery.crawl_not_found': { status: 404, errorCode: 'crawl_not_found' },
   'discovery.invalid_crawl': { status: 422, errorCode: 'invalid_crawl' },
   'discovery.invalid_state': { status: 409, errorCode: 'invalid_state' },
+  // Monitors (decision 0038): the plan's count of monitors is a 403 like a missing feature; its
+  // interval and URL limits are validation problems at their field (422).
+  'monitor.not_found': { status: 404, errorCode: 'monitor_not_found' },
+  'monitor.limit_reached': { status: 403, errorCode: 'monitor_limit_reached' },
   'idempotency.invalid_key': { status: 400, errorCode: 'invalid_idempotency_key' },
   'idempotency.key_reused': { status: 422, errorCode: 'idempotency_key_reused' },
   'idempotency.in_flight': { status: 409, errorCode: 'idempotency_key_in_flight' },

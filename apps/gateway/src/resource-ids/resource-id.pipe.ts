@@ -36,3 +36,4 @@ export const PROJECT_ID = new ResourceIdPipe('project.not_found', 'Project');
 export const BATCH_ID = new ResourceIdPipe('batch.not_found', 'Batch');
 export const CRAWL_ID = new ResourceIdPipe('discovery.crawl_not_found', 'Crawl');
 export const DELIVERY_ID = new ResourceIdPipe('webhook.not_found', 'Delivery');
+export const MONITOR_ID = new ResourceIdPipe('monitor.not_found', 'Monitor');

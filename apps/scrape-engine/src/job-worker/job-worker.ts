@@ -5,6 +5,7 @@ import { PeriodicTask } from '@lib/runtime';
 import { DependencyUnavailableError, RemoteAppError, TransportTimeoutError } from '@lib/errors';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import os from 'node:os';
+import { PageComparison } from '../page-changes/page-comparison';
 import { ScrapeExecution } from '../sync-scrape/scrape-execution';
 
 // Claim and heartbeat are short; completion carries a (parked) result and one transaction (ms
@@ -51,6 +52,7 @@ export class JobWorker {
     @Inject(MessageBus) private readonly bus: MessageBus,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly scrapes: ScrapeExecution,
+    private readonly comparison: PageComparison,
   ) {}
 
   start(): void {
@@ -145,7 +147,22 @@ export class JobWorker {
       // A job past its client's browser share waits for one of its client's pages to end (its plan's
       // batch concurrency already bounds how many it has), at most until its deadline.
       const tenant = { clientId: claim.client_id, onOverShare: 'wait', waitMs: claim.deadline_ms } as const;
-      const { facts, result } = await withDeadline(this.scrapes.run(claim.request, tenant, claim.crawl_page), claim.deadline_ms);
+      const { facts, result } = await withDeadline(
+        this.scrapes.run(claim.request, tenant, claim.crawl_page).then(async (done) =>
+          claim.monitor_page
+            ? {
+                ...done,
+                result: await this.comparison.compare(
+                  { clientId: claim.client_id, jobId: job_id, request: claim.request },
+                  claim.monitor_page,
+                  done.facts,
+                  done.result,
+                ),
+              }
+            : done,
+        ),
+        claim.deadline_ms,
+      );
       report = { ...ref, execution: { facts, result: await this.bus.pack(result) }, execution_time_ms: Date.now() - started };
     } catch (error) {
       const timeout = error instanceof JobDeadlineError;

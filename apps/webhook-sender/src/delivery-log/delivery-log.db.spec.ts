@@ -22,7 +22,7 @@ describe.each(DATABASE_BACKENDS)('the delivery log of every run kind (%s databas
   let controller: WebhookSenderController;
   const clientId = `deliveries-${randomUUID()}`;
   const collectionId = randomUUID();
-  const runs: Record<RunKind, string> = { collection: randomUUID(), batch: randomUUID(), crawl: randomUUID() };
+  const runs: Record<RunKind, string> = { collection: randomUUID(), batch: randomUUID(), crawl: randomUUID(), monitor: randomUUID() };
   const pageDelivery = randomUUID();
 
   async function outboxRow(runId: string, subjectId: string, payload: Record<string, unknown>, id = randomUUID()): Promise<string> {

@@ -1,6 +1,7 @@
 import { IsInt, IsObject, IsOptional, IsString, IsUUID, Length, Min } from 'class-validator';
 import type { Packed } from '../packed';
 import type { CrawlPageDirectives } from '../discovery/crawl.messages';
+import type { MonitorPageDirectives } from '../monitors/monitor.messages';
 import type { ScrapeExecutionFacts, ScrapeResultBody } from '../scrape/scrape-execution.messages';
 
 /**
@@ -38,6 +39,8 @@ export type ClaimJobReply =
       deadline_ms: number;
       /** A crawl's page: what its crawl asks beyond the scrape (taken out of the stored request). */
       crawl_page?: CrawlPageDirectives;
+      /** A monitor's page: what its tick compares the page with (taken out of the stored request). */
+      monitor_page?: MonitorPageDirectives;
     }
   /** Another dispatch owns it, it is finished, or it was settled at claim (quota exhausted). */
   | { outcome: 'stale' };

@@ -1,10 +1,10 @@
 /**
  * The kinds of run on the job engine (decision 0014): a collection's run (spec 2.13), a
- * project's batch, and a crawl's pages (issue 39). The one list every type, schema enum and table of per-kind behaviour is built
+ * project's batch, a crawl's pages (issue 39) and a monitor's tick (issue 63). The one list every type, schema enum and table of per-kind behaviour is built
  * from, so a new kind is a row here and a row in each `Record<RunKind, …>` the compiler then asks
  * for, not a sweep for string unions.
  */
-export const RUN_KINDS = ['batch', 'collection', 'crawl'] as const;
+export const RUN_KINDS = ['batch', 'collection', 'crawl', 'monitor'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
 /**
@@ -25,4 +25,6 @@ export const RUN_COMPLETION_EVENTS = {
   collection: 'run.completed',
   batch: 'batch.completed',
   crawl: 'crawl.completed',
+  // Sent by the monitor's tick reporter, with the tick's changed pages, and only when one changed (or notify=always).
+  monitor: 'monitor.changed',
 } as const satisfies Record<RunKind, string>;

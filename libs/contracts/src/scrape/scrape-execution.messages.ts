@@ -5,6 +5,7 @@ import type { BillableMode } from '../billing/credit-reservation.messages';
 import { GUIDANCE_ERROR_TYPES, type GuidanceErrorType } from './guidance';
 import { RESOURCE_TYPES } from './scrape-request';
 import { PageCacheReport, type PageValidators } from './page-cache-terms';
+import { PageChange } from '../monitors/monitor.messages';
 
 /** Work for scrape-engine on behalf of one client's request. */
 export class EngineCommand {
@@ -306,6 +307,14 @@ export class ScrapeResultBody {
     description: 'Present when the request carried max_age: how the page cache answered.',
   })
   cache?: PageCacheReport;
+  /** A monitor's page: how it compares with its version before (issue 63). */
+  @ApiPropertyOptional(
+    nullableObject(
+      PageChange,
+      "A monitor tick's page: new, same, changed (with its diffs) or removed against the version before; null when the page could not be compared (it failed without being gone). Absent elsewhere.",
+    ),
+  )
+  change?: PageChange | null;
 }
 
 /** The content fields of a response that carries no page: the site never answered, or the page was another one. */

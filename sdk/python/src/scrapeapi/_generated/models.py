@@ -417,6 +417,10 @@ class ScrapeResultBody(_ScrapeResultBodyRequired, total=False):
     cached: bool
     #: Present when the request carried max_age: how the page cache answered.
     cache: PageCacheReport
+    #: A monitor tick's page: new, same, changed (with its diffs) or removed against the version
+    #: before; null when the page could not be compared (it failed without being gone). Absent
+    #: elsewhere.
+    change: PageChange | None
 
 
 class _DownloadRequestRequired(TypedDict):
@@ -686,6 +690,10 @@ class JobResultBody(_JobResultBodyRequired, total=False):
     cached: bool
     #: Present when the request carried max_age: how the page cache answered.
     cache: PageCacheReport
+    #: A monitor tick's page: new, same, changed (with its diffs) or removed against the version
+    #: before; null when the page could not be compared (it failed without being gone). Absent
+    #: elsewhere.
+    change: PageChange | None
 
 
 class _ProjectBodyRequired(TypedDict):
@@ -905,7 +913,7 @@ class ClientJobItem(TypedDict):
     job_public_id: str
     #: The batch (or collection run) the job belongs to.
     batch_id: str
-    batch_kind: Literal["batch", "collection", "crawl"]
+    batch_kind: Literal["batch", "collection", "crawl", "monitor"]
     project_id: str | None
     #: Collection runs only.
     collection_id: str | None
@@ -1500,6 +1508,106 @@ class CrawlView(_CrawlViewRequired, total=False):
     completed_at: float | None
 
 
+class MonitorSchedule(TypedDict, total=False):
+    #: Seconds between ticks; at least the plan’s minimum interval.
+    interval_seconds: int
+    #: A cron expression (croner syntax: 5 fields, or 6 with seconds); instead of interval_seconds.
+    cron: str
+    #: The IANA time zone a cron expression is read in.
+    timezone: str
+
+
+class MonitorIgnoreRules(TypedDict, total=False):
+    #: CSS selectors of elements to leave out of the comparison.
+    selectors: list[str]
+    #: RE2 expressions: text they match is left out of the comparison (timestamps, counters, rotating
+    #: greetings).
+    patterns: list[str]
+
+
+class _CreateMonitorRequestRequired(TypedDict):
+    #: The pages to watch (at most the plan’s monitor_urls).
+    urls: list[str]
+    schedule: MonitorSchedule
+
+
+class CreateMonitorRequest(_CreateMonitorRequestRequired, total=False):
+    name: str
+    #: The scrape options of spec 2.1 for every page (any ScrapeRequest field but url and format: a
+    #: monitor compares markdown).
+    scrape: dict[str, Any]
+    #: Named values to extract from each page (as `extract` of a scrape); a change in them is reported
+    #: field by field (json_diff).
+    extract: dict[str, Any]
+    ignore: MonitorIgnoreRules
+    #: POSTed a signed `monitor.changed` webhook after each tick that found a change (every tick with
+    #: notify=always).
+    webhook_url: str
+    notify: Literal["changes", "always"]
+
+
+class MonitorView(TypedDict):
+    id: str
+    name: str | None
+    state: Literal["active", "paused"]
+    urls: list[str]
+    schedule: MonitorSchedule
+    #: The scrape options of every page.
+    scrape: dict[str, Any]
+    #: The extraction compared field by field.
+    extract: dict[str, Any] | None
+    ignore: MonitorIgnoreRules
+    webhook_url: str | None
+    notify: Literal["changes", "always"]
+    #: When the next tick is due (null while paused).
+    next_tick_at: str | None
+    last_tick_at: str | None
+    #: The tick (a run of kind monitor) in progress, if any.
+    running_tick_id: str | None
+    #: Ticks started so far.
+    ticks: int
+    created_at: str
+
+
+class MonitorList(TypedDict):
+    monitors: list[MonitorView]
+
+
+class MonitorDeleted(TypedDict):
+    deleted: Literal[True]
+
+
+class MonitorTickView(TypedDict):
+    #: The run id: GET /v1/jobs?batch_id=<it> lists its pages with their change.
+    tick_id: str
+    status: Literal["in_progress", "completed"]
+    started_at: str
+    completed_at: str | None
+    pages: int
+    credits_charged: int
+    #: Pages new, changed or removed (null until the tick completes).
+    changes: int | None
+
+
+class MonitorTickList(TypedDict):
+    ticks: list[MonitorTickView]
+
+
+class PageChangeView(TypedDict):
+    url: str
+    change_status: Literal["new", "same", "changed", "removed"]
+    tick_id: str
+    #: GET /v1/jobs/{job_id}/data: the page and its diff.
+    job_id: str
+    detected_at: str
+    #: When the version before this one was first seen.
+    previous_at: str | None
+
+
+class MonitorChangesPage(TypedDict):
+    changes: list[PageChangeView]
+
+
 class CrawlWebhookDelivery(TypedDict):
     #: Also sent as X-Service-Delivery-Id.
     delivery_id: str
@@ -1606,6 +1714,16 @@ class DuplicateOf(TypedDict):
     reason: Literal["redirect", "canonical"]
     #: The page it is: the Location (absolute) or the canonical URL.
     url: str
+
+
+class PageChange(TypedDict):
+    change_status: Literal["new", "same", "changed", "removed"]
+    #: When the previous version was first seen (null for new).
+    previous_at: str | None
+    #: changed: a unified diff of the markdown as compared (ignore rules applied).
+    diff: str | None
+    #: changed, with extract: [{type: CREATE|REMOVE|CHANGE, path, value, oldValue}] per field.
+    json_diff: list[dict[str, Any]] | None
 
 
 class SuccessCriterion(TypedDict):

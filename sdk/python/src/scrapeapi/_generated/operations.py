@@ -73,6 +73,15 @@ OPERATIONS: dict[str, tuple[str, str, int | None]] = {
     "crawls_pause": ("PUT", "/v1/crawl/{crawl_id}/pause", 200),
     "crawls_resume": ("PUT", "/v1/crawl/{crawl_id}/resume", 200),
     "crawls_cancel": ("POST", "/v1/crawl/{crawl_id}/cancel", 200),
+    "monitors_create": ("POST", "/v1/monitors", 201),
+    "monitors_list": ("GET", "/v1/monitors", 200),
+    "monitors_get": ("GET", "/v1/monitors/{monitor_id}", 200),
+    "monitors_delete": ("DELETE", "/v1/monitors/{monitor_id}", 200),
+    "monitors_pause": ("POST", "/v1/monitors/{monitor_id}/pause", 200),
+    "monitors_resume": ("POST", "/v1/monitors/{monitor_id}/resume", 200),
+    "monitors_tick": ("POST", "/v1/monitors/{monitor_id}/tick", 200),
+    "monitors_ticks": ("GET", "/v1/monitors/{monitor_id}/ticks", 200),
+    "monitors_changes": ("GET", "/v1/monitors/{monitor_id}/changes", 200),
     "crawl_webhooks_list": ("GET", "/v1/crawl/{crawl_id}/webhook-deliveries", 200),
     "crawl_webhooks_delivery": ("GET", "/v1/crawl/{crawl_id}/webhook-deliveries/{delivery_id}", 200),
     "crawl_webhooks_redeliver": ("POST", "/v1/crawl/{crawl_id}/webhook-deliveries/{delivery_id}/redeliver", 202),
@@ -342,6 +351,42 @@ class Operations:
     def crawls_cancel(self, crawl_id: str) -> CrawlView:
         """POST /v1/crawl/{crawl_id}/cancel: Cancel: pages not started end cancelled and uncharged, pages in flight finish; the crawl ends cancelled when the last one does (its webhook once)."""
         return cast("CrawlView", self._transport.request("POST", "/v1/crawl/{crawl_id}/cancel", path={"crawl_id": crawl_id}))
+
+    def monitors_create(self, body: CreateMonitorRequest) -> MonitorView:
+        """POST /v1/monitors: Watch pages on a schedule: every tick scrapes them (charged as batch jobs: 1 simple, 5 browser) and compares each with its version before — new, same, changed (with a unified diff of the markdown and"""
+        return cast("MonitorView", self._transport.request("POST", "/v1/monitors", body=body))
+
+    def monitors_list(self) -> MonitorList:
+        """GET /v1/monitors: The client's monitors, newest first."""
+        return cast("MonitorList", self._transport.request("GET", "/v1/monitors"))
+
+    def monitors_get(self, monitor_id: str) -> MonitorView:
+        """GET /v1/monitors/{monitor_id}: One monitor: its state, schedule, next and last tick."""
+        return cast("MonitorView", self._transport.request("GET", "/v1/monitors/{monitor_id}", path={"monitor_id": monitor_id}))
+
+    def monitors_delete(self, monitor_id: str) -> MonitorDeleted:
+        """DELETE /v1/monitors/{monitor_id}: Delete: no tick starts after this; a tick in progress finishes unannounced."""
+        return cast("MonitorDeleted", self._transport.request("DELETE", "/v1/monitors/{monitor_id}", path={"monitor_id": monitor_id}))
+
+    def monitors_pause(self, monitor_id: str) -> MonitorView:
+        """POST /v1/monitors/{monitor_id}/pause: Pause: no tick starts until it is resumed (a tick in progress finishes)."""
+        return cast("MonitorView", self._transport.request("POST", "/v1/monitors/{monitor_id}/pause", path={"monitor_id": monitor_id}))
+
+    def monitors_resume(self, monitor_id: str) -> MonitorView:
+        """POST /v1/monitors/{monitor_id}/resume: Resume: the next tick is the schedule’s next time from now (no catch-up of the ticks skipped)."""
+        return cast("MonitorView", self._transport.request("POST", "/v1/monitors/{monitor_id}/resume", path={"monitor_id": monitor_id}))
+
+    def monitors_tick(self, monitor_id: str) -> MonitorView:
+        """POST /v1/monitors/{monitor_id}/tick: Tick now (once the tick in progress, if any, is over); the schedule goes on from this tick."""
+        return cast("MonitorView", self._transport.request("POST", "/v1/monitors/{monitor_id}/tick", path={"monitor_id": monitor_id}))
+
+    def monitors_ticks(self, monitor_id: str) -> MonitorTickList:
+        """GET /v1/monitors/{monitor_id}/ticks: The last 100 ticks, newest first: each a run (GET /v1/jobs?batch_id={tick_id} lists its pages with their change)."""
+        return cast("MonitorTickList", self._transport.request("GET", "/v1/monitors/{monitor_id}/ticks", path={"monitor_id": monitor_id}))
+
+    def monitors_changes(self, monitor_id: str, *, limit: int | None = None) -> MonitorChangesPage:
+        """GET /v1/monitors/{monitor_id}/changes: The pages that were new, changed or removed, newest first; each page’s diff is GET /v1/jobs/{job_id}/data (`change`)."""
+        return cast("MonitorChangesPage", self._transport.request("GET", "/v1/monitors/{monitor_id}/changes", path={"monitor_id": monitor_id}, query={"limit": limit}))
 
     def crawl_webhooks_list(self, crawl_id: str, *, cursor: str | None = None, limit: float | None = None) -> CrawlWebhookDeliveries:
         """GET /v1/crawl/{crawl_id}/webhook-deliveries: A crawl's webhooks, oldest first: one crawl.page per page that ended (with page_webhooks) and its crawl.completed, each with status (pending | sent | failed | retrying), attempts, the last answer and"""
@@ -628,6 +673,42 @@ class AsyncOperations:
     async def crawls_cancel(self, crawl_id: str) -> CrawlView:
         """POST /v1/crawl/{crawl_id}/cancel: Cancel: pages not started end cancelled and uncharged, pages in flight finish; the crawl ends cancelled when the last one does (its webhook once)."""
         return cast("CrawlView", await self._transport.request("POST", "/v1/crawl/{crawl_id}/cancel", path={"crawl_id": crawl_id}))
+
+    async def monitors_create(self, body: CreateMonitorRequest) -> MonitorView:
+        """POST /v1/monitors: Watch pages on a schedule: every tick scrapes them (charged as batch jobs: 1 simple, 5 browser) and compares each with its version before — new, same, changed (with a unified diff of the markdown and"""
+        return cast("MonitorView", await self._transport.request("POST", "/v1/monitors", body=body))
+
+    async def monitors_list(self) -> MonitorList:
+        """GET /v1/monitors: The client's monitors, newest first."""
+        return cast("MonitorList", await self._transport.request("GET", "/v1/monitors"))
+
+    async def monitors_get(self, monitor_id: str) -> MonitorView:
+        """GET /v1/monitors/{monitor_id}: One monitor: its state, schedule, next and last tick."""
+        return cast("MonitorView", await self._transport.request("GET", "/v1/monitors/{monitor_id}", path={"monitor_id": monitor_id}))
+
+    async def monitors_delete(self, monitor_id: str) -> MonitorDeleted:
+        """DELETE /v1/monitors/{monitor_id}: Delete: no tick starts after this; a tick in progress finishes unannounced."""
+        return cast("MonitorDeleted", await self._transport.request("DELETE", "/v1/monitors/{monitor_id}", path={"monitor_id": monitor_id}))
+
+    async def monitors_pause(self, monitor_id: str) -> MonitorView:
+        """POST /v1/monitors/{monitor_id}/pause: Pause: no tick starts until it is resumed (a tick in progress finishes)."""
+        return cast("MonitorView", await self._transport.request("POST", "/v1/monitors/{monitor_id}/pause", path={"monitor_id": monitor_id}))
+
+    async def monitors_resume(self, monitor_id: str) -> MonitorView:
+        """POST /v1/monitors/{monitor_id}/resume: Resume: the next tick is the schedule’s next time from now (no catch-up of the ticks skipped)."""
+        return cast("MonitorView", await self._transport.request("POST", "/v1/monitors/{monitor_id}/resume", path={"monitor_id": monitor_id}))
+
+    async def monitors_tick(self, monitor_id: str) -> MonitorView:
+        """POST /v1/monitors/{monitor_id}/tick: Tick now (once the tick in progress, if any, is over); the schedule goes on from this tick."""
+        return cast("MonitorView", await self._transport.request("POST", "/v1/monitors/{monitor_id}/tick", path={"monitor_id": monitor_id}))
+
+    async def monitors_ticks(self, monitor_id: str) -> MonitorTickList:
+        """GET /v1/monitors/{monitor_id}/ticks: The last 100 ticks, newest first: each a run (GET /v1/jobs?batch_id={tick_id} lists its pages with their change)."""
+        return cast("MonitorTickList", await self._transport.request("GET", "/v1/monitors/{monitor_id}/ticks", path={"monitor_id": monitor_id}))
+
+    async def monitors_changes(self, monitor_id: str, *, limit: int | None = None) -> MonitorChangesPage:
+        """GET /v1/monitors/{monitor_id}/changes: The pages that were new, changed or removed, newest first; each page’s diff is GET /v1/jobs/{job_id}/data (`change`)."""
+        return cast("MonitorChangesPage", await self._transport.request("GET", "/v1/monitors/{monitor_id}/changes", path={"monitor_id": monitor_id}, query={"limit": limit}))
 
     async def crawl_webhooks_list(self, crawl_id: str, *, cursor: str | None = None, limit: float | None = None) -> CrawlWebhookDeliveries:
         """GET /v1/crawl/{crawl_id}/webhook-deliveries: A crawl's webhooks, oldest first: one crawl.page per page that ended (with page_webhooks) and its crawl.completed, each with status (pending | sent | failed | retrying), attempts, the last answer and"""

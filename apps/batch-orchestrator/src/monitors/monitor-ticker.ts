@@ -1,0 +1,159 @@
+import {
+  CONTENT_RULES_VERSION,
+  MONITOR_PAGE_DIRECTIVES,
+  type MonitorPageDirectives,
+  nextTickAfter,
+  RUN_COMPLETION_EVENTS,
+  SUBJECTS,
+  SUCCESS_RULES,
+} from '@lib/contracts';
+import { MessageBus } from '@lib/messaging';
+import { DATABASE, DatabaseConnection, enqueueWebhook } from '@lib/persistence';
+import { CLOCK, Clock, PeriodicTask } from '@lib/runtime';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { JobDispatcher } from '../dispatch/job-dispatcher';
+import { RunOpsEvents } from '../job-lifecycle/run-ops-events';
+import { JobStore } from '../persistence/jobs.store';
+import { type MonitorRow, MonitorStore, type UnreportedTick } from '../persistence/monitors.store';
+import { RunStore } from '../persistence/runs.store';
+import { RUN_KIND_RULES } from '../runs/run-kind-rules';
+
+/** How often every replica looks for due monitors and completed ticks. */
+const TICK_PASS_MS = 1000;
+/** Ticks opened, and completed ticks reported, per pass at most (the rest wait a second). */
+const PER_PASS = 50;
+
+/**
+ * The monitors' scheduler and tick reporter, in every batch-orchestrator replica (decision 0038).
+ * A tick is taken in one transaction — the due monitor locked (SKIP LOCKED: another replica takes
+ * another monitor, never the same), its next time moved, its run of kind `monitor` and one job per
+ * URL written — so one due schedule is one tick, a replica killed mid-way leaves either all of it or
+ * nothing, and the next time is the schedule's next after now (one catch-up tick after an outage).
+ * A completed tick is reported from its row (reported_at null is the outbox): its changed pages
+ * asked of result-store, its `monitor.changed` webhook written with the row marked, once.
+ */
+@Injectable()
+export class MonitorTicker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('MonitorTicker');
+  private readonly schedule = new PeriodicTask('MonitorTicker', TICK_PASS_MS, () => this.pass());
+
+  constructor(
+    @Inject(DATABASE) private readonly db: DatabaseConnection,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(MessageBus) private readonly bus: MessageBus,
+    private readonly monitors: MonitorStore,
+    private readonly runs: RunStore,
+    private readonly jobs: JobStore,
+    private readonly dispatcher: JobDispatcher,
+    private readonly opsEvents: RunOpsEvents,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.schedule.stop();
+  }
+
+  /** A monitor fell due out of turn (created, ticked on demand): take it now rather than within the second. */
+  wake(): void {
+    void this.schedule.runNow().catch((error: unknown) => this.logger.warn(`pass failed: ${String(error)}`));
+  }
+
+  /** One pass: open the ticks due, report the ticks completed. */
+  async pass(): Promise<{ opened: number; reported: number }> {
+    let opened = 0;
+    while (opened < PER_PASS && (await this.openNextTick())) opened += 1;
+    let reported = 0;
+    for (const tick of await this.monitors.unreported(PER_PASS)) if (await this.report(tick)) reported += 1;
+    return { opened, reported };
+  }
+
+  private async openNextTick(): Promise<boolean> {
+    const now = this.clock.now();
+    const clientId = await this.db.sql.transaction(async (tx) => {
+      const monitor = await this.monitors.lockDue(tx, now);
+      if (!monitor) return null;
+      const runId = randomUUID();
+      await this.monitors.startTick(tx, monitor, runId, now, nextTickAfter(monitor.schedule, now));
+      await this.runs.insert(tx, {
+        id: runId,
+        kind: 'monitor',
+        state: RUN_KIND_RULES.monitor.openingState,
+        clientId: monitor.clientId,
+        name: monitor.name ?? undefined,
+        totalRequests: monitor.urls.length,
+        maxConcurrency: monitor.maxConcurrency,
+        monthlyCredits: monitor.monthlyCredits,
+        callbackUrl: null,
+        successCriterion: { version: CONTENT_RULES_VERSION, rules: [...SUCCESS_RULES] },
+        createdAt: now,
+      });
+      await this.jobs.insertCrawlPages(
+        tx,
+        { runId, clientId: monitor.clientId, firstPosition: 0, now },
+        monitor.urls.map((url) => ({ job_id: randomUUID(), url, request: pageRequestOf(monitor, runId, url) })),
+      );
+      await this.runs.recordJobIds(tx, runId);
+      this.opsEvents.runStarted(tx, {
+        id: runId,
+        kind: 'monitor',
+        clientId: monitor.clientId,
+        collectionId: null,
+        projectId: null,
+        totalRequests: monitor.urls.length,
+      });
+      return monitor.clientId;
+    });
+    if (clientId === null) return false;
+    this.dispatcher.requestDispatch(clientId);
+    return true;
+  }
+
+  private async report(tick: UnreportedTick): Promise<boolean> {
+    const { changes } = await this.bus.request(SUBJECTS.pageVersions.changesOfTick, { run_id: tick.runId }, { timeoutMs: 10_000 });
+    const now = this.clock.now();
+    return this.db.sql.transaction(async (tx) => {
+      const monitor = await this.monitors.lock(tx, tick.clientId, tick.monitorId);
+      if (!(await this.monitors.markReported(tx, tick.runId, changes.length, now))) return false;
+      // A deleted monitor's last tick is not announced; nobody listens for it any more.
+      if (!monitor?.webhookUrl || (changes.length === 0 && monitor.notify !== 'always')) return true;
+      await enqueueWebhook(tx, {
+        id: randomUUID(),
+        runId: tick.runId,
+        subjectId: tick.runId,
+        clientId: tick.clientId,
+        callbackUrl: monitor.webhookUrl,
+        payload: {
+          event: RUN_COMPLETION_EVENTS.monitor,
+          monitor_id: monitor.id,
+          tick_id: tick.runId,
+          run_id: tick.runId,
+          pages: tick.totalRequests,
+          success_requests: tick.successRequests,
+          failed_requests: tick.failedRequests,
+          credits_charged: tick.creditsCharged,
+          changes: changes.map((change) => ({ ...change, results_path: `/v1/jobs/${change.job_id}/data` })),
+          results_path: `/v1/jobs?batch_id=${tick.runId}`,
+          timestamp: now.toISOString(),
+        },
+        createdAt: now,
+      });
+      return true;
+    });
+  }
+}
+
+/** A monitor's page as a job's request: its scrape options, its URL, HTML (a monitor compares its own markdown), and its directives. */
+function pageRequestOf(monitor: MonitorRow, runId: string, url: string): Record<string, unknown> {
+  const directives: MonitorPageDirectives = { monitor_id: monitor.id, run_id: runId, ignore: monitor.ignore };
+  return {
+    ...monitor.scrape,
+    url,
+    format: 'html',
+    ...(monitor.extract ? { extract: monitor.extract } : {}),
+    [MONITOR_PAGE_DIRECTIVES]: directives,
+  };
+}
