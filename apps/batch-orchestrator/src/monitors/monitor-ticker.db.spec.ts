@@ -1,0 +1,173 @@
+import type { PageChangeView } from '@lib/contracts';
+import type { MessageBus } from '@lib/messaging';
+import type { DatabaseConnection } from '@lib/persistence';
+import { randomUUID } from 'node:crypto';
+import { MovableClock } from '../../../../test/support/movable-clock';
+import { DATABASE_BACKENDS, openTestDatabase } from '../../../../test/support/test-databases';
+import type { JobDispatcher } from '../dispatch/job-dispatcher';
+import type { RunOpsEvents } from '../job-lifecycle/run-ops-events';
+import { JobStore } from '../persistence/jobs.store';
+import { MonitorStore } from '../persistence/monitors.store';
+import { RunStore } from '../persistence/runs.store';
+import { MonitorTicker } from './monitor-ticker';
+
+/**
+ * Scheduling a monitor's ticks (decision 0038): one tick per due schedule whichever replicas pass at
+ * once, one catch-up tick after an outage, no tick for a paused or deleted monitor nor while its last
+ * tick runs, and a completed tick reported once, with a webhook only when it changed something.
+ */
+describe.each(DATABASE_BACKENDS)('MonitorTicker (%s database)', (backend) => {
+  let db: DatabaseConnection;
+  let close: () => Promise<void>;
+  let monitors: MonitorStore;
+  const clock = new MovableClock('2026-12-04T10:00:00Z');
+  let changesOfTick: (runId: string) => PageChangeView[] = () => [];
+
+  beforeAll(async () => {
+    ({ db, close } = await openTestDatabase(backend, 'monitor-ticker'));
+    monitors = new MonitorStore(db);
+  });
+  afterAll(async () => close());
+
+  /** A replica's ticker: its own instance over the same database, as another process's would be. */
+  function replica(): MonitorTicker {
+    const bus = { request: async (_subject: string, query: { run_id: string }) => ({ changes: changesOfTick(query.run_id) }) };
+    return new MonitorTicker(
+      db,
+      clock,
+      bus as unknown as MessageBus,
+      monitors,
+      new RunStore(db),
+      new JobStore(db),
+      { requestDispatch: () => undefined } as unknown as JobDispatcher,
+      { runStarted: () => undefined } as unknown as RunOpsEvents,
+    );
+  }
+
+  async function monitor(
+    clientId: string,
+    schedule: Record<string, unknown>,
+    nextTickAt: Date,
+    extra: Record<string, unknown> = {},
+  ): Promise<string> {
+    const id = randomUUID();
+    await db.sql.transaction((tx) =>
+      monitors.insert(tx, {
+        id,
+        clientId,
+        name: null,
+        state: 'active',
+        urls: ['https://example.com/a', 'https://example.com/b'],
+        schedule,
+        scrape: {},
+        extract: null,
+        ignore: { selectors: [], patterns: [] },
+        webhookUrl: null,
+        notify: 'changes',
+        maxConcurrency: 5,
+        monthlyCredits: null,
+        nextTickAt,
+        createdAt: clock.now(),
+        ...extra,
+      }),
+    );
+    return id;
+  }
+
+  const ticksOf = async (monitorId: string) =>
+    (await db.sql.query<{ n: number }>('select count(*)::int n from monitor_ticks where monitor_id = $1', [monitorId]))[0].n;
+  const completeTicksOf = (monitorId: string) =>
+    db.sql.query(
+      "update runs set status = 'completed', state = 'completed' where id in (select run_id from monitor_ticks where monitor_id = $1)",
+      [monitorId],
+    );
+
+  it('takes each due monitor once whichever replicas pass at the same time, with its run and one job per URL', async () => {
+    const clientId = `ticks-${randomUUID().slice(0, 8)}`;
+    const ids = await Promise.all(Array.from({ length: 12 }, () => monitor(clientId, { interval_seconds: 3600 }, clock.now())));
+    const [a, b, c] = [replica(), replica(), replica()];
+    await Promise.all([a.pass(), b.pass(), c.pass(), a.pass(), b.pass()]);
+    for (const id of ids) expect(await ticksOf(id)).toBe(1);
+    const [runs] = await db.sql.query<{ runs: number; jobs: number }>(
+      `select count(distinct r.id)::int runs, count(j.id)::int jobs from runs r join jobs j on j.run_id = r.id
+       where r.client_id = $1 and r.kind = 'monitor'`,
+      [clientId],
+    );
+    expect(runs).toEqual({ runs: 12, jobs: 24 });
+    const row = await monitors.find(clientId, ids[0]);
+    expect(row?.nextTickAt?.toISOString()).toBe('2026-12-04T11:00:00.000Z');
+    expect(row?.runningTickId).not.toBeNull();
+  });
+
+  it('after an outage ticks once, not once per missed time, and goes on from now (interval and cron)', async () => {
+    const clientId = `outage-${randomUUID().slice(0, 8)}`;
+    const hourly = await monitor(clientId, { interval_seconds: 3600 }, new Date(clock.now().getTime() - 10 * 3_600_000));
+    const cron = await monitor(clientId, { cron: '*/15 * * * *', timezone: 'UTC' }, new Date(clock.now().getTime() - 5 * 3_600_000));
+    clock.advance(7 * 60_000);
+    await replica().pass();
+    await replica().pass();
+    expect([await ticksOf(hourly), await ticksOf(cron)]).toEqual([1, 1]);
+    expect((await monitors.find(clientId, hourly))?.nextTickAt?.getTime()).toBe(clock.now().getTime() + 3_600_000);
+    expect((await monitors.find(clientId, cron))?.nextTickAt?.toISOString()).toBe('2026-12-04T10:15:00.000Z');
+  });
+
+  it('does not tick a paused or deleted monitor, nor one whose last tick is not reported yet', async () => {
+    const clientId = `paused-${randomUUID().slice(0, 8)}`;
+    const paused = await monitor(clientId, { interval_seconds: 600 }, clock.now(), { state: 'paused' });
+    const deleted = await monitor(clientId, { interval_seconds: 600 }, clock.now());
+    await db.sql.transaction((tx) => monitors.delete(tx, deleted));
+    const busy = await monitor(clientId, { interval_seconds: 600 }, clock.now());
+    const ticker = replica();
+    await ticker.pass();
+    expect([await ticksOf(paused), await ticksOf(deleted), await ticksOf(busy)]).toEqual([0, 0, 1]);
+    clock.advance(30 * 60_000);
+    await ticker.pass();
+    expect(await ticksOf(busy)).toBe(1);
+    await completeTicksOf(busy);
+    await ticker.pass(); // reports the tick: the monitor is free again, and due
+    await ticker.pass();
+    expect(await ticksOf(busy)).toBe(2);
+  });
+
+  it('reports a completed tick once across replicas: its webhook only when a page changed, unless notify=always', async () => {
+    const clientId = `report-${randomUUID().slice(0, 8)}`;
+    const changed = await monitor(clientId, { interval_seconds: 3600 }, clock.now(), { webhookUrl: 'https://hooks.example/changed' });
+    const quiet = await monitor(clientId, { interval_seconds: 3600 }, clock.now(), { webhookUrl: 'https://hooks.example/quiet' });
+    const always = await monitor(clientId, { interval_seconds: 3600 }, clock.now(), {
+      webhookUrl: 'https://hooks.example/always',
+      notify: 'always',
+    });
+    await replica().pass();
+    const runOf = async (id: string) =>
+      (await db.sql.query<{ run_id: string }>('select run_id from monitor_ticks where monitor_id = $1', [id]))[0].run_id;
+    const changedRun = await runOf(changed);
+    changesOfTick = (runId) =>
+      runId === changedRun
+        ? [
+            {
+              url: 'https://example.com/a',
+              change_status: 'changed',
+              tick_id: runId,
+              job_id: randomUUID(),
+              detected_at: clock.now().toISOString(),
+              previous_at: null,
+            },
+          ]
+        : [];
+    for (const id of [changed, quiet, always]) await completeTicksOf(id);
+    await Promise.all([replica().pass(), replica().pass(), replica().pass()]);
+    const hooks = await db.sql.query<{ callback_url: string; payload: { changes: unknown[]; event: string } }>(
+      'select callback_url, payload from webhook_outbox where client_id = $1 order by callback_url',
+      [clientId],
+    );
+    expect(hooks.map((h) => [h.callback_url, h.payload.event, h.payload.changes.length])).toEqual([
+      ['https://hooks.example/always', 'monitor.changed', 0],
+      ['https://hooks.example/changed', 'monitor.changed', 1],
+    ]);
+    const reported = await db.sql.query<{ changes: number }>(
+      'select changes from monitor_ticks where client_id = $1 and reported_at is not null order by changes desc',
+      [clientId],
+    );
+    expect(reported.map((r) => r.changes)).toEqual([1, 0, 0]);
+  });
+});
