@@ -47,7 +47,7 @@ describe.each(DATABASE_BACKENDS)('PageVersions (%s database)', (backend) => {
     const afterNew = await stored(url);
     expect(await record(url, '# Shoe\n\nRed shoe.\n', { price: '10' })).toMatchObject({ change_status: 'same', diff: null });
     expect(await stored(url)).toEqual(afterNew);
-    const changed = await record(url, '# Shoe\n\nBlue shoe.\n', { price: '12' });
+    const changed = (await record(url, '# Shoe\n\nBlue shoe.\n', { price: '12' }))!;
     expect(changed.change_status).toBe('changed');
     expect(changed.previous_at).toBe('2026-12-04T10:00:00.000Z');
     expect(changed.diff).toContain('-Red shoe.');
