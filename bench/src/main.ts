@@ -24,6 +24,8 @@ import { benchMap } from './map-bench';
 import { benchCrawl } from './crawl-bench';
 import { benchCrawlExactness, EXACTNESS_ARTICLES } from './crawl-exactness';
 import { benchPageCache, startValidatingOrigin } from './page-cache-bench';
+import { benchMonitors, startScriptedSite } from './monitor-bench';
+import { DATABASE, type DatabaseConnection } from '@lib/persistence';
 
 /**
  * `npm run bench` (operator contract §6): every figure is a ratio against a baseline measured in
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
   const generatedSite = await startGeneratedSite({ articles: 10_000 });
   const exactnessSite = await startGeneratedSite({ articles: EXACTNESS_ARTICLES });
   const validatingOrigin = await startValidatingOrigin();
+  const scriptedSite = await startScriptedSite();
   // VIABILITY_CLIENT_CONCURRENCY as high as the process's own bound: the bench is one client.
   const platform = await startPlatform(
     loadPlatformConfig({
@@ -55,7 +58,7 @@ async function main(): Promise<void> {
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
-      TARGET_ALLOWLIST: `127.0.0.1:${page.port},127.0.0.1:${corpus.port},127.0.0.1:${generatedSite.port},127.0.0.1:${exactnessSite.port},127.0.0.1:${validatingOrigin.port}`,
+      TARGET_ALLOWLIST: `127.0.0.1:${page.port},127.0.0.1:${corpus.port},127.0.0.1:${generatedSite.port},127.0.0.1:${exactnessSite.port},127.0.0.1:${validatingOrigin.port},127.0.0.1:${scriptedSite.port}`,
       VIABILITY_CLIENT_CONCURRENCY: '4',
       // The bench is one client, and a client's share is BROWSER_CONCURRENCY − 1 (decision 0018),
       // counting a page until its context has closed, which is after its answer went out: two
@@ -139,6 +142,12 @@ async function main(): Promise<void> {
   const siteMap = await benchMap(platform.url, created.token, generatedSite);
   const siteCrawl = await benchCrawl(platform.url, created.token, generatedSite);
   const crawlExactness = await benchCrawlExactness(platform.url, created.token, exactnessSite);
+  const database = platform.gateway.get<symbol, DatabaseConnection>(DATABASE);
+  const monitors = await benchMonitors(platform.url, created.token, scriptedSite, async () =>
+    Number(
+      (await database.sql.query<{ bytes: number }>('select coalesce(sum(length(content)), 0)::int bytes from page_versions'))[0].bytes,
+    ),
+  );
   // A real 48 KB page (the corpus's medium-2) and a 49 KB page of nothing but markup (2,340 elements).
   const markdownCost = corpus.names.includes('medium-2')
     ? await markdownOverHtml(platform.url, created.token, `${corpus.url}/medium-2`)
@@ -339,6 +348,26 @@ async function main(): Promise<void> {
       value: crawlExactness.forecastRatio,
       detail: `forecast ${crawlExactness.forecastCredits}, charged ${crawlExactness.creditsCharged} credits in ${crawlExactness.seconds} s`,
     },
+    {
+      figure: `monitor of ${monitors.pages} scripted pages, with ignore rules: change detection precision / recall (goal 1 / 1)`,
+      value: monitors.withRules.precision,
+      detail: `precision ${monitors.withRules.precision}, recall ${monitors.withRules.recall}: ${monitors.withRules.reported} pages reported for 150 that changed (100 text, 50 gone); 100 clock-only and 100 advert-only changes left out by the rules`,
+    },
+    {
+      figure: 'the same monitor without ignore rules: change detection precision (its recall beside it)',
+      value: monitors.withoutRules.precision,
+      detail: `precision ${monitors.withoutRules.precision}, recall ${monitors.withoutRules.recall}: ${monitors.withoutRules.reported} pages reported (the clock and advert changes count without rules)`,
+    },
+    {
+      figure: `a monitor tick of ${monitors.pages} URLs, pages/s ÷ a ${monitors.pages}-URL collection run of the same pages (goal ≥ 0.8)`,
+      value: ratio(monitors.tickPagesPerSecond, monitors.collectionPagesPerSecond),
+      detail: `${monitors.tickPagesPerSecond} vs ${monitors.collectionPagesPerSecond} pages/s (tick: started to completed on the server, comparison included; run: POST run to completed, polled every 50 ms)`,
+    },
+    {
+      figure: 'monitor: version bytes a tick adds per page when nothing changed (goal ≈ 0)',
+      value: monitors.unchangedBytesPerPage,
+      detail: `the first tick stored ${monitors.baselineBytesPerPage} bytes per page (brotli, compared markdown); a page seen unchanged moves its last_seen_at only`,
+    },
     ...markdownRows(markdownCorpus),
     ...verdictRows,
     ...(markdownCost
@@ -402,6 +431,7 @@ async function main(): Promise<void> {
   await generatedSite.close();
   await exactnessSite.close();
   await validatingOrigin.close();
+  await scriptedSite.close();
   await platform.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

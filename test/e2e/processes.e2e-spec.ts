@@ -8,6 +8,7 @@ import { startViabilityFixtureSite } from '../support/viability-fixture-site';
 import { startGeneratedSite } from '../../bench/src/generated-site';
 import { normalUrl } from '@lib/url-normal-form';
 import { startWebhookReceiver } from '../support/webhook-receiver';
+import { articleHtml, startChangingSite } from '../support/changing-site';
 import { chromiumProcessesBelow, isAlive } from '../support/chromium-processes';
 import { distributedInfrastructureAvailable, TEST_NATS_URL, TEST_WEBHOOK_SECRET_KEYS } from '../support/infrastructure';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-database';
@@ -184,6 +185,70 @@ describe('the embedded platform process (npm start)', () => {
       // One announcement per page that ran, under one delivery id (the kill may have cut a POST short: sent again under its id).
       expect([...new Set(pageHooks().map((h) => h.job_id))].sort()).toEqual([...ran].sort());
       expect(new Set(pageHooks().map((h) => h.deliveryId)).size).toBe(ran.length);
+      expect(await second.stop('SIGTERM')).toBe(0);
+    } finally {
+      await site.close();
+      await receiver.close();
+    }
+  }, 240_000);
+
+  it('finishes a monitor tick that was under way when the process was killed (-9): one tick, every page compared once, charged once, one webhook', async () => {
+    const site = await startChangingSite();
+    const receiver = await startWebhookReceiver();
+    const names = Array.from({ length: 120 }, (_, i) => `watched-${i}`);
+    for (const name of names) site.pages.set(name, { html: articleHtml(name, name) });
+    site.delayMs = 40;
+    const port = await freePort();
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${new URL(receiver.url).port}`,
+      ADMIN_TOKEN: 'adm_monitor_restart_token',
+      BROWSER_WARM: 'false',
+    };
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      const first = startProcess('platform', 'dist/apps/platform/src/main.js', env);
+      await waitFor('the banner', async () => first.output().includes('listening on'), [first]);
+      const token = (await http(base, '/v1/admin/clients', { token: env.ADMIN_TOKEN, json: { plan: 'pro' } })).body.token;
+      const monitor = (
+        await http(base, '/v1/monitors', {
+          token,
+          json: {
+            urls: names.map((n) => `${site.url}/${n}`),
+            schedule: { interval_seconds: 86_400 },
+            webhook_url: `${receiver.url}/monitor`,
+          },
+        })
+      ).body;
+      await waitFor('the tick to be under way', async () => site.requests.length >= 30, [first]);
+      const killedAt = Date.now();
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const atKill = site.requests.length;
+
+      const second = startProcess('platform', 'dist/apps/platform/src/main.js', { ...env });
+      await waitFor('the banner', async () => second.output().includes('listening on'), [second]);
+      const upAfterMs = Date.now() - killedAt;
+      await waitFor('the tick fetching again', async () => site.requests.length > atKill, [second], 30_000);
+      process.stdout.write(
+        `embedded monitor kill -9: serving again ${upAfterMs} ms, fetching again ${Date.now() - killedAt} ms after the kill\n`,
+      );
+      const ticks = async () => (await http(base, `/v1/monitors/${monitor.id}/ticks`, { token })).body.ticks;
+      await waitFor('the tick reported', async () => (await ticks())[0]?.changes !== null, [second], 120_000);
+      const [tick, ...others] = await ticks();
+      expect(others).toEqual([]);
+      expect(tick).toMatchObject({ status: 'completed', pages: 120, changes: 120, credits_charged: 120 });
+      const changes = (await http(base, `/v1/monitors/${monitor.id}/changes?limit=1000`, { token })).body.changes;
+      expect(changes.map((c: { url: string }) => c.url).sort()).toEqual(names.map((n) => `${site.url}/${n}`).sort());
+      expect(new Set(changes.map((c: { change_status: string }) => c.change_status))).toEqual(new Set(['new']));
+      const billing = (await http(base, '/v1/sync/billing', { token })).body;
+      expect(Object.values(billing.clients).map((c: any) => c.credits.total)).toEqual([120]);
+      await waitFor('the webhook', async () => receiver.received.some((r) => r.path === '/monitor'), [second], 30_000);
+      await new Promise((r) => setTimeout(r, 1_000));
+      const hooks = receiver.received.filter((r) => r.path === '/monitor').map((r) => JSON.parse(r.raw));
+      expect(hooks.map((h) => [h.tick_id, h.changes.length])).toEqual([[tick.tick_id, 120]]);
       expect(await second.stop('SIGTERM')).toBe(0);
     } finally {
       await site.close();

@@ -24,20 +24,32 @@ export interface ChangingSite {
   requests: { path: string; ifNoneMatch: string | null; ifModifiedSince: string | null; status: number }[];
   /** Requests to one path. */
   hitsOf(name: string): number;
+  /** Each answer waits this long (a tick long enough to be interrupted). */
+  delayMs: number;
   close(): Promise<void>;
 }
 
 export async function startChangingSite(): Promise<ChangingSite> {
   const pages = new Map<string, ServedPage>();
   const requests: ChangingSite['requests'] = [];
+  const site = {
+    pages,
+    requests,
+    delayMs: 0,
+    hitsOf: (name: string) => requests.filter((r) => r.path === `/${name}`).length,
+  } as ChangingSite;
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://site').pathname;
     const page = pages.get(path.slice(1));
     const ifNoneMatch = headerOf(req.headers['if-none-match']);
     const ifModifiedSince = headerOf(req.headers['if-modified-since']);
     const answer = (status: number, headers: Record<string, string>, body: string) => {
-      requests.push({ path, ifNoneMatch, ifModifiedSince, status });
-      res.writeHead(status, headers).end(body);
+      const send = () => {
+        requests.push({ path, ifNoneMatch, ifModifiedSince, status });
+        res.writeHead(status, headers).end(body);
+      };
+      if (site.delayMs > 0) setTimeout(send, site.delayMs).unref();
+      else send();
     };
     if (!page) return answer(404, { 'content-type': 'text/html' }, '<h1>Not found</h1>');
     const validators: Record<string, string> = {};
@@ -54,14 +66,10 @@ export async function startChangingSite(): Promise<ChangingSite> {
     answer(page.status ?? 200, { 'content-type': 'text/html; charset=utf-8', ...validators }, page.html);
   });
   const listening = await listenOnLoopback(server);
-  return {
-    url: listening.url,
-    port: listening.port,
-    pages,
-    requests,
-    hitsOf: (name) => requests.filter((r) => r.path === `/${name}`).length,
-    close: listening.close,
-  };
+  site.url = listening.url;
+  site.port = listening.port;
+  site.close = listening.close;
+  return site;
 }
 
 function headerOf(value: string | string[] | undefined): string | null {

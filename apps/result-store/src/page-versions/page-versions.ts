@@ -33,6 +33,12 @@ export class PageVersions {
 
   async record(command: RecordPageVersionCommand): Promise<PageChange | null> {
     const seenAt = new Date(command.fetched_at);
+    if (command.content !== null) {
+      const hash = contentHash({ content: command.content, extracted: command.extracted ?? null });
+      const firstSeen = await this.store.seenUnchanged(command.monitor_id, command.url, hash, command.job_id, seenAt);
+      if (firstSeen) return same(firstSeen);
+    }
+    // Anything else is decided under the page's lock, after a repeat of the job is ruled out.
     return this.store.transaction(async (tx) => {
       const recorded = await this.store.changeOfJob(tx, command.job_id);
       if (recorded) return recorded;

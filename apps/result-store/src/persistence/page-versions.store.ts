@@ -32,6 +32,23 @@ export class PageVersionStore {
     return this.db.sql.transaction(work);
   }
 
+  /**
+   * Most pages of most ticks are the same as before: one statement finds the newest version with
+   * this hash and moves its last_seen_at, unless the job already recorded a change (its repeat).
+   * Returns when that version was first seen, or null when the page is not simply the same.
+   */
+  async seenUnchanged(monitorId: string, url: string, hash: string, jobId: string, at: Date): Promise<Date | null> {
+    const [row] = await this.db.sql.query<{ first_seen_at: Date | string }>(
+      `with latest as (select id, content_hash from page_versions where monitor_id = $1 and url = $2 order by id desc limit 1)
+       update page_versions v set last_seen_at = greatest(v.last_seen_at, $4)
+       from latest where v.id = latest.id and latest.content_hash = $3
+         and not exists (select 1 from page_changes where job_id = $5)
+       returning v.first_seen_at`,
+      [monitorId, url, hash, at, jobId],
+    );
+    return row ? new Date(row.first_seen_at) : null;
+  }
+
   /** The comparison a job's page already had (a worker's repeat), or null. */
   async changeOfJob(tx: SqlTransaction, jobId: string): Promise<PageChange | null> {
     const [row] = await tx.query<ChangeRow>('select change_status, previous_at, diff, json_diff from page_changes where job_id = $1', [

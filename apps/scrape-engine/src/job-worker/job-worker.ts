@@ -148,12 +148,12 @@ export class JobWorker {
       // batch concurrency already bounds how many it has), at most until its deadline.
       const tenant = { clientId: claim.client_id, onOverShare: 'wait', waitMs: claim.deadline_ms } as const;
       const { facts, result } = await withDeadline(
-        this.scrapes.run(claim.request, tenant, claim.crawl_page).then(async (done) =>
+        this.scrapes.run(claim.request, tenant, claim.crawl_page, undefined, claim.monitor_page).then(async (done) =>
           claim.monitor_page
             ? {
                 ...done,
                 result: await this.comparison.compare(
-                  { clientId: claim.client_id, jobId: job_id, request: claim.request },
+                  { clientId: claim.client_id, jobId: job_id, url: String(claim.request.url) },
                   claim.monitor_page,
                   done.facts,
                   done.result,

@@ -1,4 +1,11 @@
-import { type CrawlPageDirectives, type PageValidators, ScrapeExecutionFacts, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
+import {
+  type CrawlPageDirectives,
+  type MonitorPageDirectives,
+  type PageValidators,
+  ScrapeExecutionFacts,
+  ScrapeRequest,
+  ScrapeResultBody,
+} from '@lib/contracts';
 import { normalUrl } from '@lib/url-normal-form';
 import { Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
@@ -11,6 +18,8 @@ import { measuredScrape } from './scrape-metrics';
 import { redirectLocation, twinOf } from '../crawl-twins/crawl-page-twin';
 import { SimpleScrapeThreads } from '../simple-threads/simple-scrape-threads';
 import { PageRevalidation } from '../page-revalidation/page-revalidation';
+import { PageFormatter } from '../formats/page-formatter';
+import { comparableMarkdown } from '../page-changes/comparable-page';
 
 /** One scrape from a plain request, in the mode it asks for: the same path for sync requests and batch jobs. */
 @Injectable()
@@ -19,6 +28,7 @@ export class ScrapeExecution {
     private readonly simple: SimpleScrapeThreads,
     private readonly browser: BrowserScrapeExecutor,
     private readonly revalidation: PageRevalidation,
+    private readonly formatter: PageFormatter,
   ) {}
 
   /**
@@ -34,6 +44,7 @@ export class ScrapeExecution {
     tenant: BrowserTenant,
     crawlPage?: CrawlPageDirectives,
     revalidate?: PageValidators,
+    monitorPage?: MonitorPageDirectives,
   ): Promise<{ facts: ScrapeExecutionFacts; result: ScrapeResultBody }> {
     const request = await validated(ScrapeRequest, plain);
     const engine = engineOf(request);
@@ -43,9 +54,17 @@ export class ScrapeExecution {
       throw new InvalidScrapeRequestError(`invalid request: the ${engine} engine cannot do ${unsupported.join(', ')}`, {
         field: unsupported[0],
       });
+    const monitorIgnore = monitorPage?.ignore;
     const scrape = (followRedirects: boolean) =>
       measuredScrape(engine === 'simple' ? 'simple' : 'browser', () =>
-        engine === 'simple' ? this.simple.execute(request, { followRedirects }) : this.browser.execute(request, tenant),
+        engine === 'simple'
+          ? this.simple.execute(request, { followRedirects, monitorIgnore })
+          : this.browser.execute(request, tenant).then((done) => {
+              // A monitor's rendered page, as its monitor compares it (simple mode makes it on its engine thread).
+              if (monitorIgnore && done.result.html !== null)
+                done.result.markdown = comparableMarkdown(this.formatter, request, done.result.html, request.url, monitorIgnore);
+              return done;
+            }),
       );
     if (revalidate && (revalidate.etag || revalidate.last_modified)) {
       // Measured as a simple scrape: a 304 counts as `not_modified`, any other answer is the scrape.

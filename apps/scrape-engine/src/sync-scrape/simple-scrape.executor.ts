@@ -1,4 +1,11 @@
-import { noPageContent, type ScrapeExecutionFacts, type ScrapeRequest, type ScrapeResultBody, validatorsOf } from '@lib/contracts';
+import {
+  type MonitorPageDirectives,
+  noPageContent,
+  type ScrapeExecutionFacts,
+  type ScrapeRequest,
+  type ScrapeResultBody,
+  validatorsOf,
+} from '@lib/contracts';
 import { TargetGuard } from '@lib/target-guard';
 import { Injectable } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
@@ -12,11 +19,17 @@ import { InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { FetchedResponse, SimpleFetcher } from '@lib/http-fetch';
 import { FetchFailure, ProxyFailure } from '@lib/http-fetch';
 import { attemptWithRetries } from '../scrape-attempts/scrape-attempts';
+import { comparableMarkdown } from '../page-changes/comparable-page';
 import { assembleScrapeResult, type ShapedBody } from '../scrape-attempts/scrape-result-assembly';
 
 export interface SimpleScrapeOptions {
   /** false: a 3xx is the answer (a crawl's page, whose Location discovery admits like a link). Default true. */
   followRedirects?: boolean;
+  /**
+   * A monitor's page: `markdown` is the page as its monitor compares it (comparableMarkdown), made
+   * here, on the engine thread that fetched it, rather than on the event loop after.
+   */
+  monitorIgnore?: MonitorPageDirectives['ignore'];
 }
 
 /**
@@ -85,6 +98,8 @@ export class SimpleScrapeExecutor {
     const navigationMs = performance.now() - navigationStarted;
     const extractionStarted = performance.now();
     const { notes, ...body } = response ? this.shape(request, response) : { ...noPageContent(), notes: [] };
+    if (options.monitorIgnore && response?.text != null && body.html !== null)
+      body.markdown = comparableMarkdown(this.formatter, request, response.text, response.url, options.monitorIgnore);
     const extractionMs = performance.now() - extractionStarted;
     const totalMs = performance.now() - started;
     const { facts, result } = assembleScrapeResult({

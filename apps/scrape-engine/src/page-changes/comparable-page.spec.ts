@@ -3,7 +3,7 @@ import { MarkdownConverter } from '../formats/markdown-converter';
 import { MainContentReader } from '../formats/main-content-reader';
 import { PageFormatter } from '../formats/page-formatter';
 import { SelectorExtractor } from '../extraction/selector-extractor';
-import { comparableMarkdown } from './page-comparison';
+import { comparableMarkdown } from './comparable-page';
 
 let formatter: PageFormatter;
 beforeAll(async () => {
