@@ -2,10 +2,10 @@ import { PLATFORM_CONFIG, PlatformConfig } from '@lib/config';
 import { ClaimJobCommand, ClaimJobReply, CompleteJobCommand, proxyCountryOf, SUBJECTS } from '@lib/contracts';
 import { dispatchMessageId, JOB_QUEUE_ADAPTER, JobConsumer, JobQueue, MessageBus, QueuedJob } from '@lib/messaging';
 import { PeriodicTask } from '@lib/runtime';
-import { DependencyUnavailableError, RemoteAppError, TransportTimeoutError } from '@lib/errors';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import os from 'node:os';
 import { PageComparison } from '../page-changes/page-comparison';
+import { isOutage } from './outages';
 import { ScrapeExecution } from '../sync-scrape/scrape-execution';
 
 // Claim and heartbeat are short; completion carries a (parked) result and one transaction (ms
@@ -238,13 +238,6 @@ export class JobWorker {
 }
 
 /** A failure of the way to the orchestrator or of its database, not a refusal of the report itself. */
-function isOutage(error: unknown): boolean {
-  return (
-    error instanceof DependencyUnavailableError ||
-    error instanceof TransportTimeoutError ||
-    (error instanceof RemoteAppError && (error.code === 'transport.unavailable' || error.code === 'transport.timeout'))
-  );
-}
 
 async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,10 @@
 import { type MonitorPageDirectives, type PageChange, type ScrapeExecutionFacts, type ScrapeResultBody, SUBJECTS } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { isOutage } from '../job-worker/outages';
+
+/** How long a page's record is asked again through an outage before the job fails (and is retried). */
+const RECORD_PATIENCE_MS = 30_000;
 
 /** A page a monitor is told is gone, rather than failing to answer: its version is a removal. */
 const GONE_STATUSES = new Set([404, 410]);
@@ -14,6 +18,8 @@ const GONE_STATUSES = new Set([404, 410]);
  */
 @Injectable()
 export class PageComparison {
+  private readonly logger = new Logger('PageComparison');
+
   constructor(@Inject(MessageBus) private readonly bus: MessageBus) {}
 
   async compare(
@@ -25,20 +31,33 @@ export class PageComparison {
     const usable = facts.billable && result.statusCode >= 200 && result.statusCode < 300 && !facts.block_reason && result.markdown !== null;
     const gone = facts.billable && GONE_STATUSES.has(result.statusCode);
     if (!usable && !gone) return { ...result, change: null };
-    const { change } = await this.bus.request(
-      SUBJECTS.pageVersions.record,
-      {
-        client_id: job.clientId,
-        monitor_id: directives.monitor_id,
-        run_id: directives.run_id,
-        job_id: job.jobId,
-        url: job.url,
-        content: usable ? result.markdown : null,
-        extracted: usable ? (result.extracted_data ?? null) : null,
-        fetched_at: new Date().toISOString(),
-      },
-      { correlationId: `job:${job.jobId}`, timeoutMs: 10_000 },
-    );
-    return { ...result, change };
+    const record = {
+      client_id: job.clientId,
+      monitor_id: directives.monitor_id,
+      run_id: directives.run_id,
+      job_id: job.jobId,
+      url: job.url,
+      content: usable ? result.markdown : null,
+      extracted: usable ? (result.extracted_data ?? null) : null,
+      fetched_at: new Date().toISOString(),
+    };
+    // Through an outage of result-store or the database the page is not fetched again: its record is
+    // asked again (keyed by job, a repeat answers the same) until RECORD_PATIENCE_MS has passed.
+    const giveUpAt = Date.now() + RECORD_PATIENCE_MS;
+    for (let waitMs = 250; ; waitMs = Math.min(2 * waitMs, 2000)) {
+      try {
+        const { change } = await this.bus.request(SUBJECTS.pageVersions.record, record, {
+          correlationId: `job:${job.jobId}`,
+          timeoutMs: 10_000,
+        });
+        return { ...result, change };
+      } catch (error) {
+        if (!isOutage(error) || Date.now() + waitMs > giveUpAt) throw error;
+        this.logger.warn(
+          `recording the page of job ${job.jobId}: ${error instanceof Error ? error.message : String(error)}; asking again in ${waitMs} ms`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
+    }
   }
 }
