@@ -15,10 +15,12 @@ const TOOLS = [
   'check_billing',
   'crawl_site',
   'crawl_status',
+  'create_monitor',
   'discover',
   'health_check',
   'list_proxy_countries',
   'map_site',
+  'monitor_changes',
   'scrape_as_markdown',
   'scrape_url',
 ];
@@ -167,8 +169,8 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
       expect(() => ajv.compile(tool.inputSchema)).not.toThrow();
       expect(() => ajv.compile(tool.outputSchema!)).not.toThrow();
       expect(tool.annotations).toMatchObject({
-        // Starting a crawl is the one tool that changes something (a crawl exists afterwards).
-        readOnlyHint: tool.name !== 'crawl_site',
+        // Starting a crawl or a monitor are the tools that change something (it exists afterwards).
+        readOnlyHint: !['crawl_site', 'create_monitor'].includes(tool.name),
         destructiveHint: false,
         idempotentHint: expect.any(Boolean),
         openWorldHint: expect.any(Boolean),
@@ -413,6 +415,34 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
         expect(textOf(refused)).toMatch(/target_blocked|not (a )?public|not allowed/i);
       }
     }
+  });
+
+  it('create_monitor watches pages and monitor_changes reads what its ticks found; bad arguments are tool errors', async () => {
+    const created = await call('create_monitor', {
+      urls: [`${site.url}/page`, `${site.url}/news`],
+      interval_seconds: 3600,
+      ignore_patterns: ['\\d{2}:\\d{2}'],
+    });
+    expect(created.isError).toBeFalsy();
+    const monitor = (created.structuredContent as { monitor: { id: string; state: string } }).monitor;
+    expect(monitor.state).toBe('active');
+    const read = await eventually(
+      async () => {
+        const answer = await call('monitor_changes', { monitor_id: monitor.id });
+        return (answer.structuredContent as { changes: unknown[] }).changes.length === 2 ? answer : false;
+      },
+      { what: 'the first tick read back' },
+    );
+    expect((read.structuredContent as { changes: Array<{ change_status: string }> }).changes.map((c) => c.change_status)).toEqual([
+      'new',
+      'new',
+    ]);
+    expect(textOf(read)).toContain(`new ${site.url}/page`);
+    const tooOften = await call('create_monitor', { urls: [`${site.url}/page`], interval_seconds: 60 });
+    expect(tooOften.isError).toBe(true);
+    expect(textOf(tooOften)).toContain('interval_seconds');
+    expect((await call('monitor_changes', { monitor_id: 'nope' })).isError).toBe(true);
+    await http(env.url, `/v1/monitors/${monitor.id}`, { token, method: 'DELETE' });
   });
 
   it('list_proxy_countries, check_billing and health_check', async () => {

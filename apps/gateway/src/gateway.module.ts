@@ -5,6 +5,7 @@ import { AccountTools } from './agent-tools/account-tools/account-tools';
 import { AgentToolbox } from './agent-tools/agent-toolbox';
 import { PageTools } from './agent-tools/page-tools/page-tools';
 import { SiteTools } from './agent-tools/site-tools/site-tools';
+import { MonitorTools } from './agent-tools/monitor-tools/monitor-tools';
 import { AgentToolServer } from './agent-tools/agent-tool-server';
 import { CreateClientController } from './admin-clients/create-client/create-client.controller';
 import { RotateTokenController } from './admin-clients/rotate-token/rotate-token.controller';
@@ -97,6 +98,7 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     AgentToolbox,
     PageTools,
     SiteTools,
+    MonitorTools,
     AccountTools,
     AgentToolServer,
     { provide: OPENAPI_DOCUMENT, useValue: { current: null } },

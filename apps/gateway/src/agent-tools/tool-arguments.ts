@@ -11,7 +11,24 @@ import {
 } from '@lib/contracts';
 import { IntersectionType, PickType } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, validate } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  validate,
+} from 'class-validator';
 import { capProblems, inputShapeProblems } from '../http-errors/input-shape';
 import { DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, MIN_CHARS } from './text-window';
 
@@ -153,6 +170,56 @@ export function mapRequestOf(args: MapSiteArguments): MapSiteRequest {
 }
 
 /** Tools without arguments still refuse unknown ones: a misspelt argument is an error, never ignored. */
+export class CreateMonitorArguments {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  @MaxLength(8192, { each: true })
+  @Matches(/^https?:\/\/[^\s/?#]+/i, { each: true, message: 'each of urls must be an http or https URL.' })
+  urls: string[];
+
+  @IsInt()
+  @Min(60)
+  interval_seconds: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  name?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  browser?: boolean;
+
+  @IsOptional()
+  @IsObject()
+  extract?: Record<string, string>;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  ignore_selectors?: string[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  ignore_patterns?: string[];
+}
+
+export class MonitorChangesArguments {
+  @IsUUID()
+  monitor_id: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  limit?: number;
+}
+
 export class NoArguments {}
 
 export type ToolArguments<T> = { ok: true; value: T } | { ok: false; problems: ValidationProblem[] };

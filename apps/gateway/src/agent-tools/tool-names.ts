@@ -8,6 +8,8 @@ export const TOOL_NAMES = [
   'map_site',
   'crawl_site',
   'crawl_status',
+  'create_monitor',
+  'monitor_changes',
   'list_proxy_countries',
   'check_billing',
   'health_check',

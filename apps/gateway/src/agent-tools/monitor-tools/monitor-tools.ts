@@ -1,0 +1,79 @@
+import { CreateMonitorRequest, type JobResultBody, SUBJECTS } from '@lib/contracts';
+import { MessageBus } from '@lib/messaging';
+import { Inject, Injectable } from '@nestjs/common';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { plainToInstance } from 'class-transformer';
+import type { AdmittedCall } from '../../admission/caller.decorator';
+import { MonitorCalls } from '../../monitors/monitor-calls';
+import { argumentsOf, CreateMonitorArguments, MonitorChangesArguments } from '../tool-arguments';
+import { invalidArguments } from '../tool-results';
+import { UntrustedContentFence } from '../untrusted-content';
+
+/** Most characters of diff a monitor_changes answer carries, shared by the pages shown. */
+const DIFF_BUDGET = 20_000;
+
+/** create_monitor and monitor_changes: the REST monitors on the caller's admission (its plan's limits, the SSRF guard). */
+@Injectable()
+export class MonitorTools {
+  constructor(
+    private readonly monitors: MonitorCalls,
+    @Inject(MessageBus) private readonly bus: MessageBus,
+  ) {}
+
+  async createMonitor(raw: unknown, admission: AdmittedCall): Promise<CallToolResult> {
+    const parsed = await argumentsOf(CreateMonitorArguments, raw);
+    if (!parsed.ok) return invalidArguments('create_monitor', parsed.problems);
+    const args = parsed.value;
+    const request = plainToInstance(CreateMonitorRequest, {
+      name: args.name,
+      urls: args.urls,
+      schedule: { interval_seconds: args.interval_seconds },
+      ...(args.browser ? { scrape: { browser: true } } : {}),
+      ...(args.extract ? { extract: args.extract } : {}),
+      ignore: { selectors: args.ignore_selectors ?? [], patterns: args.ignore_patterns ?? [] },
+    });
+    const monitor = await this.monitors.create(request, admission);
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `Monitor ${monitor.id} watches ${monitor.urls.length} pages every ${args.interval_seconds} s; its first tick runs now. Call monitor_changes with monitor_id "${monitor.id}" to read what changed.`,
+        },
+      ],
+      structuredContent: { monitor },
+    };
+  }
+
+  async monitorChanges(raw: unknown, admission: AdmittedCall): Promise<CallToolResult> {
+    const parsed = await argumentsOf(MonitorChangesArguments, raw);
+    if (!parsed.ok) return invalidArguments('monitor_changes', parsed.problems);
+    const monitorId = parsed.value.monitor_id.toLowerCase();
+    const monitor = await this.monitors.get(monitorId, admission);
+    const { changes } = await this.monitors.changes(monitorId, parsed.value.limit ?? 10, admission);
+    const parts: string[] = [];
+    const changed = changes.filter((c) => c.change_status === 'changed');
+    const share = Math.floor(DIFF_BUDGET / Math.max(1, changed.length));
+    for (const change of changed) {
+      const reply = await this.bus.request(
+        SUBJECTS.jobs.data,
+        { client_id: admission.client.id, job_id: change.job_id },
+        { correlationId: admission.requestId },
+      );
+      if (!reply.found) continue;
+      const body = (await this.bus.unpack(reply.result)) as JobResultBody & { change?: { diff?: string | null } };
+      const diff = body.change?.diff ?? '';
+      parts.push(`## ${change.url}\n${diff.length > share ? `${diff.slice(0, share)}\n[diff cut at ${share} characters]` : diff}`);
+    }
+    const lines = [
+      `Monitor ${monitor.id} (${monitor.state}): ${monitor.ticks} ticks, next ${monitor.next_tick_at ?? 'none (paused)'}.`,
+      changes.length === 0
+        ? 'No page has changed yet (the first tick reports every page new once it has run).'
+        : changes.map((c) => `- ${c.change_status} ${c.url} at ${c.detected_at}`).join('\n'),
+    ];
+    const diffs = parts.length > 0 ? new UntrustedContentFence().wrap(parts.join('\n\n'), monitor.urls[0] ?? '', 'diff') : null;
+    return {
+      content: [{ type: 'text', text: lines.join('\n') }, ...(diffs ? [{ type: 'text' as const, text: diffs }] : [])],
+      structuredContent: { monitor, changes, diffs },
+    };
+  }
+}
