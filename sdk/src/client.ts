@@ -23,6 +23,10 @@ export type SiteMap = Schemas['MapSiteResult'];
 export type CrawlRequest = Schemas['CrawlRequest'];
 export type Crawl = Schemas['CrawlView'];
 export type CrawlWebhookDelivery = Schemas['CrawlWebhookDelivery'];
+export type MonitorRequest = Schemas['CreateMonitorRequest'];
+export type Monitor = Schemas['MonitorView'];
+export type MonitorTick = Schemas['MonitorTickView'];
+export type PageChangeEntry = Schemas['PageChangeView'];
 export type WebhookDeliveryLog = Schemas['WebhookDeliveryLog'];
 export type ProjectRequest = Schemas['ProjectBody'];
 export type Project = Schemas['ProjectView'];
@@ -249,6 +253,43 @@ export class ScrapingClient {
     if (action === 'pause') return unwrap(await this.api.PUT('/v1/crawl/{crawl_id}/pause', path));
     if (action === 'resume') return unwrap(await this.api.PUT('/v1/crawl/{crawl_id}/resume', path));
     return unwrap(await this.api.POST('/v1/crawl/{crawl_id}/cancel', path));
+  }
+
+  /** Watches pages on a schedule (POST /v1/monitors); the first tick runs at once. */
+  async createMonitor(request: MonitorRequest): Promise<Monitor> {
+    return unwrap(await this.api.POST('/v1/monitors', { body: request }));
+  }
+
+  async getMonitor(monitorId: string): Promise<Monitor> {
+    return unwrap(await this.api.GET('/v1/monitors/{monitor_id}', { params: { path: { monitor_id: monitorId } } }));
+  }
+
+  async listMonitors(): Promise<Monitor[]> {
+    return unwrap(await this.api.GET('/v1/monitors', {})).monitors;
+  }
+
+  /** pause, resume, or tick now (409 while paused). */
+  async setMonitorState(monitorId: string, action: 'pause' | 'resume' | 'tick'): Promise<Monitor> {
+    const path = { params: { path: { monitor_id: monitorId } } };
+    if (action === 'pause') return unwrap(await this.api.POST('/v1/monitors/{monitor_id}/pause', path));
+    if (action === 'resume') return unwrap(await this.api.POST('/v1/monitors/{monitor_id}/resume', path));
+    return unwrap(await this.api.POST('/v1/monitors/{monitor_id}/tick', path));
+  }
+
+  async deleteMonitor(monitorId: string): Promise<void> {
+    unwrap(await this.api.DELETE('/v1/monitors/{monitor_id}', { params: { path: { monitor_id: monitorId } } }));
+  }
+
+  /** The last 100 ticks, newest first; a tick's pages are `allJobs({ batch_id: tick.tick_id })`, each with its `change`. */
+  async monitorTicks(monitorId: string): Promise<MonitorTick[]> {
+    return unwrap(await this.api.GET('/v1/monitors/{monitor_id}/ticks', { params: { path: { monitor_id: monitorId } } })).ticks;
+  }
+
+  /** Pages new, changed or removed, newest first. */
+  async monitorChanges(monitorId: string, limit = 100): Promise<PageChangeEntry[]> {
+    return unwrap(
+      await this.api.GET('/v1/monitors/{monitor_id}/changes', { params: { path: { monitor_id: monitorId }, query: { limit } } }),
+    ).changes;
   }
 
   /** Polls the crawl (backing off) until it has ended; then its pages are `allJobs({ batch_id: crawlId })`. */

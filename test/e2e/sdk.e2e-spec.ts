@@ -147,6 +147,22 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
     await expect(sdk.setCrawlState(started.crawl_id, 'pause')).rejects.toMatchObject({ status: 409, errorCode: 'invalid_state' });
   });
 
+  it('watches pages with a monitor: creates, reads its first tick and its changes, pauses, and deletes it', async () => {
+    const monitor = await sdk.createMonitor({ urls: [`${site.url}/page`], schedule: { interval_seconds: 3600 }, extract: { title: 'h1' } });
+    expect(monitor.state).toBe('active');
+    let ticks = await sdk.monitorTicks(monitor.id);
+    for (let i = 0; i < 200 && (ticks.length === 0 || ticks[0].changes === null); i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+      ticks = await sdk.monitorTicks(monitor.id);
+    }
+    expect(ticks[0]).toMatchObject({ status: 'completed', pages: 1, changes: 1 });
+    expect((await sdk.monitorChanges(monitor.id)).map((c) => c.change_status)).toEqual(['new']);
+    expect((await sdk.setMonitorState(monitor.id, 'pause')).state).toBe('paused');
+    expect((await sdk.listMonitors()).map((m) => m.id)).toContain(monitor.id);
+    await sdk.deleteMonitor(monitor.id);
+    await expect(sdk.getMonitor(monitor.id)).rejects.toMatchObject({ status: 404, errorCode: 'monitor_not_found' });
+  });
+
   it("lists a crawl's page webhooks, verifies one as a receiver would, and redelivers it", async () => {
     const { secret } = (await sdk.api.GET('/v1/webhooks/secret')).data!;
     const started = await sdk.startCrawl({

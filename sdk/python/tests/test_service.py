@@ -5,6 +5,7 @@ map, crawl and its page webhooks) and the error cases, sync and async."""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import time
 from pathlib import Path
@@ -47,6 +48,22 @@ def test_a_page_read_again_within_max_age_comes_from_the_page_cache_for_nothing(
         assert again.get("cached") is True
         assert again.get("cache", {}).get("status") == "hit"
         assert client.last_usage.credits_charged == 0
+
+
+def test_a_monitor_from_the_cli_and_its_changes(platform: str, site: str, token: str) -> None:
+    out = io.StringIO()
+    assert main(["--url", platform, "monitor", f"{site}/page", "--every", "3600", "--ignore-pattern", "\\d{2}:\\d{2}"], out=out, client=ScrapingClient(token, platform)) == 0
+    monitor = json.loads(out.getvalue())
+    assert monitor["state"] == "active"
+    with ScrapingClient(token, platform) as client:
+        deadline = time.monotonic() + 20
+        while not client.monitor_changes(monitor["id"]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert [c["change_status"] for c in client.monitor_changes(monitor["id"])] == ["new"]
+        assert client.monitor_ticks(monitor["id"])[0]["pages"] == 1
+    listed = io.StringIO()
+    assert main(["--url", platform, "changes", monitor["id"]], out=listed, client=ScrapingClient(token, platform)) == 0
+    assert json.loads(listed.getvalue())[0]["url"] == f"{site}/page"
 
 
 def test_creates_runs_waits_and_iterates_a_collection(platform: str, site: str, token: str) -> None:

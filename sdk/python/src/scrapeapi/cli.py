@@ -3,6 +3,8 @@
     scrapeapi scrape URL [--markdown] [--browser heavy|light] [--extract name=selector]… [--max-age SECONDS] [--output json|markdown]
     scrapeapi collect FILE.csv [--markdown] [--browser heavy|light] [--name NAME] [--output json|markdown]
     scrapeapi viability URL… [--depth quick|standard|full] [--output json|markdown]
+    scrapeapi monitor URL… --every SECONDS [--ignore-selector CSS]… [--ignore-pattern RE2]… [--webhook URL]
+    scrapeapi changes MONITOR_ID [--limit N]
 
 Errors print the contract's error_code and detail on stderr and exit 1 (2 for usage errors).
 """
@@ -125,6 +127,23 @@ def _viability(client: ScrapingClient, args: argparse.Namespace, out: TextIO) ->
     return 0
 
 
+def _monitor(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> int:
+    request: dict[str, Any] = {
+        "urls": args.urls,
+        "schedule": {"interval_seconds": args.every},
+        "ignore": {"selectors": args.ignore_selector or [], "patterns": args.ignore_pattern or []},
+    }
+    if args.webhook:
+        request["webhook_url"] = args.webhook
+    _print_json(client.create_monitor(cast(Any, request)), out)
+    return 0
+
+
+def _changes(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> int:
+    _print_json(client.monitor_changes(args.monitor_id, limit=args.limit), out)
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scrapeapi", description="The scraping API from a shell (token: SCRAPING_API_TOKEN).")
     parser.add_argument("--url", dest="base_url", help="the service (default: SCRAPING_API_URL or http://localhost:8080)")
@@ -151,6 +170,17 @@ def _parser() -> argparse.ArgumentParser:
     viability.add_argument("urls", nargs="+", metavar="URL")
     viability.add_argument("--depth", choices=["quick", "standard", "full"], default="quick")
     viability.add_argument("--output", choices=["json", "markdown"], default="json")
+
+    monitor = commands.add_parser("monitor", help="watch pages on a schedule (prints the monitor)")
+    monitor.add_argument("urls", nargs="+", metavar="URL")
+    monitor.add_argument("--every", type=int, required=True, metavar="SECONDS", help="seconds between ticks")
+    monitor.add_argument("--ignore-selector", action="append", metavar="CSS", help="an element that is not a change")
+    monitor.add_argument("--ignore-pattern", action="append", metavar="RE2", help="text that is not a change (a clock)")
+    monitor.add_argument("--webhook", metavar="URL", help="where monitor.changed goes")
+
+    changes = commands.add_parser("changes", help="the pages of a monitor that changed, newest first")
+    changes.add_argument("monitor_id")
+    changes.add_argument("--limit", type=int, default=100)
     return parser
 
 
@@ -160,7 +190,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, client: S
     own = client is None
     client = client or ScrapingClient(base_url=args.base_url)
     try:
-        handler = {"scrape": _scrape, "collect": _collect, "viability": _viability}[args.command]
+        handler = {"scrape": _scrape, "collect": _collect, "viability": _viability, "monitor": _monitor, "changes": _changes}[args.command]
         return handler(client, args, out)
     except ScrapingApiError as error:
         sys.stderr.write(f"scrapeapi: {error}\n")

@@ -17,11 +17,15 @@ from ._generated.models import (
     CrawlRequest,
     CrawlView,
     CrawlWebhookDelivery,
+    CreateMonitorRequest,
     CreditSummary,
     JobListingItem,
     JobResultBody,
     MapSiteRequest,
     MapSiteResult,
+    MonitorTickView,
+    MonitorView,
+    PageChangeView,
     ProjectBody,
     ProjectView,
     RunView,
@@ -290,6 +294,20 @@ class ScrapingClient:
     def start_crawl(self, request: CrawlRequest) -> CrawlView:
         return self.api.crawls_create(request)
 
+    # Monitors (the full set of operations: self.api.monitors_*)
+
+    def create_monitor(self, request: CreateMonitorRequest) -> MonitorView:
+        """Watches pages on a schedule (POST /v1/monitors); the first tick runs at once."""
+        return self.api.monitors_create(request)
+
+    def monitor_ticks(self, monitor_id: str) -> list[MonitorTickView]:
+        """The last 100 ticks, newest first; a tick's pages are `all_jobs(batch_id=tick["tick_id"])`, each with its `change`."""
+        return self.api.monitors_ticks(monitor_id)["ticks"]
+
+    def monitor_changes(self, monitor_id: str, *, limit: int = 100) -> list[PageChangeView]:
+        """Pages new, changed or removed, newest first."""
+        return self.api.monitors_changes(monitor_id, limit=limit)["changes"]
+
     def wait_for_crawl(self, crawl_id: str, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> CrawlView:
         """Polls the crawl until it has ended; its pages are then `all_jobs(batch_id=crawl_id)`."""
         deadline = _Deadline(poll_interval, timeout)
@@ -415,6 +433,15 @@ class AsyncScrapingClient:
 
     async def start_crawl(self, request: CrawlRequest) -> CrawlView:
         return await self.api.crawls_create(request)
+
+    async def create_monitor(self, request: CreateMonitorRequest) -> MonitorView:
+        return await self.api.monitors_create(request)
+
+    async def monitor_ticks(self, monitor_id: str) -> list[MonitorTickView]:
+        return (await self.api.monitors_ticks(monitor_id))["ticks"]
+
+    async def monitor_changes(self, monitor_id: str, *, limit: int = 100) -> list[PageChangeView]:
+        return (await self.api.monitors_changes(monitor_id, limit=limit))["changes"]
 
     async def wait_for_crawl(self, crawl_id: str, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> CrawlView:
         deadline = _Deadline(poll_interval, timeout)
