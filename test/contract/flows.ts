@@ -276,6 +276,32 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   ok('resume crawl', await client.PUT('/v1/crawl/{crawl_id}/resume', crawlPath));
   ok('cancel crawl', await client.POST('/v1/crawl/{crawl_id}/cancel', crawlPath));
 
+  // A monitor (issue 63): created, its first tick waited for, read, its ticks and changes listed,
+  // paused, resumed, ticked now and deleted.
+  const monitor = ok(
+    'create monitor',
+    await client.POST('/v1/monitors', { body: { urls: [ctx.pageUrl], schedule: { interval_seconds: 3600 } } }),
+  );
+  const monitorPath = { params: { path: { monitor_id: monitor.id } } };
+  let monitorTicks = ok('monitor ticks', await client.GET('/v1/monitors/{monitor_id}/ticks', monitorPath));
+  for (let waited = 0; monitorTicks.ticks[0]?.changes === null || monitorTicks.ticks.length === 0; waited += 200) {
+    if (waited > 60_000) throw new Error(`monitor ticks ${JSON.stringify(monitorTicks)}`);
+    await ctx.pause(200);
+    monitorTicks = ok('monitor ticks', await client.GET('/v1/monitors/{monitor_id}/ticks', monitorPath));
+  }
+  ok('get monitor', await client.GET('/v1/monitors/{monitor_id}', monitorPath));
+  if (!ok('list monitors', await client.GET('/v1/monitors')).monitors.some((m) => m.id === monitor.id))
+    throw new Error('monitor not listed');
+  const monitorChanges = ok(
+    'monitor changes',
+    await client.GET('/v1/monitors/{monitor_id}/changes', { params: { path: { monitor_id: monitor.id }, query: { limit: 10 } } }),
+  );
+  if (monitorChanges.changes[0]?.change_status !== 'new') throw new Error(`monitor changes ${JSON.stringify(monitorChanges)}`);
+  ok('pause monitor', await client.POST('/v1/monitors/{monitor_id}/pause', monitorPath));
+  ok('resume monitor', await client.POST('/v1/monitors/{monitor_id}/resume', monitorPath));
+  ok('tick monitor', await client.POST('/v1/monitors/{monitor_id}/tick', monitorPath));
+  ok('delete monitor', await client.DELETE('/v1/monitors/{monitor_id}', monitorPath));
+
   // Projects and batches (spec 4.8). The project is paused while its batch is run, paused and
   // resumed, so no job can finish under those calls and each answer is the documented 200.
   const project = ok(

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import type { HTTPRequest } from 'puppeteer-core';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site';
+import { articleHtml, type ChangingSite, startChangingSite } from '../support/changing-site';
 import { ConsoleBrowser } from './support/console-browser';
 import { http } from './support/http';
 import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
@@ -16,6 +17,7 @@ import { runtimesUnderTest } from './support/runtimes';
  */
 describe.each(runtimesUnderTest('console'))('web console in Chromium — $name', (runtime) => {
   let site: FixtureSite;
+  let changing: ChangingSite;
   let env: InProcessPlatform;
   let token: string;
   let console_: ConsoleBrowser;
@@ -25,9 +27,14 @@ describe.each(runtimesUnderTest('console'))('web console in Chromium — $name',
 
   beforeAll(async () => {
     site = await startFixtureSite();
+    changing = await startChangingSite();
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
-    env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, BROWSER_WARM: 'false' });
+    env = await startInProcessPlatform({
+      ...prepared.env,
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${changing.port}`,
+      BROWSER_WARM: 'false',
+    });
     token = (
       await http(env.url, '/v1/admin/clients', {
         token: env.adminToken,
@@ -41,6 +48,7 @@ describe.each(runtimesUnderTest('console'))('web console in Chromium — $name',
     await env?.stop();
     await cleanup();
     await site?.close();
+    await changing?.close();
   });
   afterEach(() => {
     // What the console promises never happens, checked after every test (and cleared, so one
@@ -289,6 +297,32 @@ describe.each(runtimesUnderTest('console'))('web console in Chromium — $name',
     await console_.clickText(`${site.url}/page`, 'a');
     await console_.page.waitForSelector('[id^="crawl-result"]');
     await screenshot('06c-crawl');
+  });
+
+  it('watches a page: a monitor from the form, its ticks, and a change side by side', async () => {
+    changing.pages.set('prices', { html: articleHtml('Prices', 'ten euros') });
+    await console_.goto('monitors');
+    await console_.page.waitForSelector('#monitor-urls');
+    await console_.page.type('#monitor-urls', `${changing.url}/prices`);
+    await console_.page.type('#monitor-patterns', '\\d{2}:\\d{2}');
+    await console_.clickText('Watch', 'button.primary');
+    // The first tick's page, new: only then does the page change.
+    await console_.waitForText('new', 'td', 60_000);
+    changing.pages.set('prices', { html: articleHtml('Prices', 'twelve euros') });
+    await console_.clickText('Tick now', 'button');
+    await console_.waitForText('changed', 'td', 60_000);
+    await expectAccessible();
+    const links = await console_.page.$$eval('a', (anchors) =>
+      anchors.map((a) => a.getAttribute('href') ?? '').filter((href) => /^#\/monitors\/[^/]+\/[^/]+$/.test(href)),
+    );
+    await console_.page.click(`a[href="${links[0]}"]`);
+    await console_.page.waitForSelector('table.diff');
+    const sides = await console_.page.$$eval('table.diff tr.changed', (rows) =>
+      rows.map((r) => [r.children[1].textContent, r.children[3].textContent]),
+    );
+    expect(sides.some(([before, after]) => before?.includes('ten euros') && after?.includes('twelve euros'))).toBe(true);
+    await expectAccessible();
+    await screenshot('06d-monitor-change');
   });
 
   it('is accessible at a phone width and in the dark theme', async () => {

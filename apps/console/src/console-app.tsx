@@ -11,6 +11,7 @@ import { Field, ProblemNotice } from './ui/widgets';
 import { UsagePage } from './usage/usage-page';
 import { ViabilityPage } from './viability/viability-page';
 import { CrawlPage } from './crawls/crawl-page';
+import { MonitorsPage } from './monitors/monitors-page';
 
 type Account = Schemas['AccountView'];
 
@@ -18,6 +19,7 @@ const PAGES = [
   ['playground', 'Playground'],
   ['viability', 'Viability'],
   ['crawl', 'Crawl'],
+  ['monitors', 'Monitors'],
   ['collections', 'Collections'],
   ['projects', 'Projects'],
   ['usage', 'Usage'],
@@ -79,6 +81,7 @@ function Page({ route, account }: { route: string[]; account: Account }) {
   const [page, id, sub, subId] = route;
   if (page === 'viability') return <ViabilityPage runId={id} />;
   if (page === 'crawl') return <CrawlPage crawlId={id} jobId={sub} />;
+  if (page === 'monitors') return <MonitorsPage monitorId={id} jobId={sub} />;
   if (page === 'collections' && id && sub === 'runs' && subId) return <RunPage collectionId={id} runId={subId} />;
   if (page === 'collections' && id) return <CollectionPage collectionId={id} />;
   if (page === 'collections') return <CollectionsPage />;

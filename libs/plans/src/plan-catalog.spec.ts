@@ -36,18 +36,21 @@ describe('PLAN_CATALOG', () => {
       monthlyCredits: null,
       batchConcurrency: 100,
       browserConcurrency: 20,
+      monitors: { monitors: 2000, urlsPerMonitor: 10_000, minIntervalSeconds: 60 },
     });
     expect(resolveClientLimits('free', { rateLimitPerMinute: 3, monthlyCredits: 7 })).toEqual({
       rateLimitPerMinute: 3,
       monthlyCredits: 7,
       batchConcurrency: 2,
       browserConcurrency: 1,
+      monitors: { monitors: 1, urlsPerMonitor: 10, minIntervalSeconds: 86_400 },
     });
     expect(resolveClientLimits('starter', { rateLimitPerMinute: null, monthlyCredits: null })).toEqual({
       rateLimitPerMinute: 60,
       monthlyCredits: 10000,
       batchConcurrency: 5,
       browserConcurrency: 2,
+      monitors: { monitors: 5, urlsPerMonitor: 100, minIntervalSeconds: 3600 },
     });
   });
 });
