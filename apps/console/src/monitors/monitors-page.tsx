@@ -94,7 +94,8 @@ function MonitorView({ monitorId, jobId }: { monitorId: string; jobId: string | 
   );
   const changes = useApi(
     () => answer(api.GET('/v1/monitors/{monitor_id}/changes', { params: { path, query: { limit: 100 } } })),
-    [monitorId, ticks.data?.ticks[0]?.changes],
+    // The newest tick and whether it is reported: two ticks can report the same number of changes.
+    [monitorId, ticks.data?.ticks[0]?.tick_id, ticks.data?.ticks[0]?.changes],
   );
   const move = useAction(async (action: 'pause' | 'resume' | 'tick' | 'delete') => {
     if (action === 'delete') {
