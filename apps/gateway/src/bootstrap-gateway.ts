@@ -1,6 +1,6 @@
 import type { PlatformConfig } from '@lib/config';
 import { CORRELATION_HEADER, createRootLogger, NestPinoLogger, sanitizeCorrelationId } from '@lib/logging';
-import { createServerOptions, type InProcessBus, OpsEventPublisher } from '@lib/messaging';
+import { createServerOptions, type InProcessBus, OpsEventPublisher, subscriptionsRegistered } from '@lib/messaging';
 import { platformMetrics } from '@lib/metrics';
 import { announceServiceStarted, type Clock, withPlatformModules } from '@lib/runtime';
 import fastifyHelmet from '@fastify/helmet';
@@ -115,8 +115,9 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus, c
   });
 
   // Events for the gateway's caches: every replica subscribes (fan-out), none answers requests.
-  app.connectMicroservice(createServerOptions('gateway', { natsUrl: config.natsUrl, bus }, { fanOut: true }));
+  const eventListener = app.connectMicroservice(createServerOptions('gateway', { natsUrl: config.natsUrl, bus }, { fanOut: true }));
   await app.startAllMicroservices();
+  await subscriptionsRegistered(eventListener, { natsUrl: config.natsUrl, bus });
   await app.init();
   app.get<{ current: OpenAPIObject | null }>(OPENAPI_DOCUMENT).current = buildOpenApiDocument(app);
   await app.listen(config.port, config.host);

@@ -126,3 +126,19 @@ function requireBus(settings: TransportSettings): InProcessBus {
   if (!settings.bus) throw new Error('the embedded runtime needs an InProcessBus (NATS_URL is unset)');
   return settings.bus;
 }
+
+interface NatsFlushable {
+  flush(): Promise<void>;
+}
+
+/**
+ * Resolves once the NATS server holds every subscription a listening microservice made. Nest's
+ * NATS server sends its SUBs without waiting, so a context that announced itself straight after
+ * `listen()` could be asked by another connection before the server knew anyone answers
+ * ("no subscribers"); a flush is a PING that the server answers after the SUBs before it. The
+ * in-process server registers its handlers synchronously and needs nothing.
+ */
+export async function subscriptionsRegistered(server: { unwrap<T>(): T }, settings: TransportSettings): Promise<void> {
+  if (!settings.natsUrl) return;
+  await server.unwrap<NatsFlushable>().flush();
+}

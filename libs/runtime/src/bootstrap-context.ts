@@ -11,6 +11,7 @@ import {
   OpsEventPublisher,
   serviceLifecyclePayload,
   RpcErrorFilter,
+  subscriptionsRegistered,
 } from '@lib/messaging';
 import type { INestMicroservice, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -41,6 +42,7 @@ export async function bootstrapMessageContext(
   const messageBus = app.get(MessageBus);
   if (messageBus.kind === 'nats') app.useGlobalInterceptors(new CorrelationInterceptor(), new LargePayloadInterceptor(messageBus));
   await app.listen();
+  await subscriptionsRegistered(app, { natsUrl: config.natsUrl, bus });
   announceServiceStarted(app.get(OpsEventPublisher), serviceName, config);
   return app;
 }
