@@ -10,3 +10,4 @@ export { importEsm } from './esm-import';
 export * from './periodic-task';
 export * from './process-guard';
 export * from './drain-state';
+export * from './grouped-calls';

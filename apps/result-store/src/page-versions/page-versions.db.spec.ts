@@ -13,26 +13,40 @@ describe.each(DATABASE_BACKENDS)('PageVersions (%s database)', (backend) => {
   let close: () => Promise<void>;
   let versions: PageVersions;
   const monitorId = randomUUID();
-  const runId = randomUUID();
   let minute = 0;
 
   beforeAll(async () => {
     ({ db, close } = await openTestDatabase(backend, 'page-versions'));
     versions = new PageVersions(new PageVersionStore(db));
   });
-  afterAll(async () => close());
+  afterAll(async () => {
+    await versions.beforeApplicationShutdown();
+    await close();
+  });
 
-  const record = (url: string, content: string | null, extracted: Record<string, unknown> | null = null, jobId = randomUUID()) =>
-    versions.record({
+  /** A page recorded by `into` (by default, in a tick of its own, as a first attempt). */
+  const recordInto = (
+    into: PageVersions,
+    url: string,
+    content: string | null,
+    extracted: Record<string, unknown> | null = null,
+    jobId = randomUUID(),
+    attempt = 1,
+    runId: string = randomUUID(),
+  ) =>
+    into.record({
       client_id: 'versions',
       monitor_id: monitorId,
       run_id: runId,
       job_id: jobId,
+      attempt,
       url,
       content,
       extracted,
       fetched_at: new Date(Date.UTC(2026, 11, 4, 10, minute++)).toISOString(),
     });
+  const record = (...args: Parameters<typeof recordInto> extends [PageVersions, ...infer Rest] ? Rest : never) =>
+    recordInto(versions, ...args);
   const stored = async (url: string) =>
     (
       await db.sql.query<{ n: number; bytes: number }>(
@@ -68,6 +82,74 @@ describe.each(DATABASE_BACKENDS)('PageVersions (%s database)', (backend) => {
     expect(again).toEqual(first);
     expect(first?.change_status).toBe('changed');
     expect((await stored(url)).n).toBe(2);
+  });
+
+  it("writes one version for a job's attempts recorded at once, and answers them alike", async () => {
+    const url = 'https://shop.test/attempts';
+    await record(url, 'one');
+    const jobId = randomUUID();
+    const answers = await Promise.all([1, 2, 3].map(() => record(url, 'two', null, jobId)));
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
+    expect((await stored(url)).n).toBe(2);
+  });
+
+  it('never forks a page whose versions are recorded at once by different jobs: each version has one successor', async () => {
+    const url = 'https://shop.test/racing';
+    await record(url, 'zero');
+    const answers = await Promise.all([1, 2, 3, 4, 5].map((n) => record(url, `content ${n}`)));
+    expect(answers.map((a) => a?.change_status)).toEqual(['changed', 'changed', 'changed', 'changed', 'changed']);
+    const chain = await db.sql.query<{ id: string; previous_id: string }>(
+      'select id::text, previous_id::text from page_versions where monitor_id = $1 and url = $2 order by page_versions.id',
+      [monitorId, url],
+    );
+    expect(chain).toHaveLength(6);
+    expect(chain.map((v) => v.previous_id)).toEqual(['0', ...chain.slice(0, -1).map((v) => v.id)]);
+  });
+
+  it('confirms many pages seen unchanged at once, each against its own version', async () => {
+    const urls = Array.from({ length: 40 }, (_, i) => `https://shop.test/many/${i}`);
+    for (const url of urls) await record(url, `page ${url}`);
+    const again = await Promise.all(urls.map((url, i) => record(url, i % 10 === 0 ? `moved ${url}` : `page ${url}`)));
+    expect(again.map((a) => a?.change_status)).toEqual(urls.map((_, i) => (i % 10 === 0 ? 'changed' : 'same')));
+    for (const url of urls) expect((await stored(url)).n).toBe(urls.indexOf(url) % 10 === 0 ? 2 : 1);
+  });
+
+  it("tells a tick's unchanged pages 'same' from the heads it read once, and leaves the rest to the store", async () => {
+    const store = new PageVersionStore(db);
+    const ticked = new PageVersions(store);
+    const tick = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    const page = (url: string, content: string, runId: string, jobId = randomUUID(), attempt = 1) =>
+      recordInto(ticked, url, content, null, jobId, attempt, runId);
+    const urls = ['https://shop.test/heads/a', 'https://shop.test/heads/b', 'https://shop.test/heads/c'];
+    for (const url of urls) await page(url, `first ${url}`, tick(1));
+    const heads = jest.spyOn(store, 'headsOf');
+    const oneByOne = jest.spyOn(store, 'seenUnchanged');
+    expect((await Promise.all(urls.map((url) => page(url, `first ${url}`, tick(2))))).map((c) => c?.change_status)).toEqual([
+      'same',
+      'same',
+      'same',
+    ]);
+    expect(heads).toHaveBeenCalledTimes(1);
+    expect(oneByOne).not.toHaveBeenCalled();
+
+    // In tick 3 (heads read at its first page), job J changes page b; J asking again, and J's next
+    // attempt finding the page as it was before, both get J's change, never "same".
+    await page(urls[0], `first ${urls[0]}`, tick(3));
+    const jobId = randomUUID();
+    const change = await page(urls[1], 'second b', tick(3), jobId);
+    expect(change?.change_status).toBe('changed');
+    expect(await page(urls[1], 'second b', tick(3), jobId)).toEqual(change);
+    expect(await page(urls[1], `first ${urls[1]}`, tick(3), jobId, 2)).toEqual(change);
+    expect((await stored(urls[1])).n).toBe(2);
+    heads.mockRestore();
+    oneByOne.mockRestore();
+    await ticked.beforeApplicationShutdown();
+    const [seen] = await db.sql.query<{ moved: number }>(
+      'select count(*)::int moved from page_versions where monitor_id = $1 and url = any($2::text[]) and last_seen_at > first_seen_at',
+      [monitorId, urls],
+    );
+    expect(seen.moved).toBe(3);
   });
 
   it(`keeps the newest ${PAGE_VERSIONS_KEPT} versions of a page`, async () => {

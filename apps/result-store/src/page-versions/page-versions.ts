@@ -2,15 +2,20 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, constants as zlib } from 'node:zlib';
 import { MONITOR_LIMITS, MonitorChangesQuery, type PageChange, type PageChangeView, RecordPageVersionCommand } from '@lib/contracts';
-import { Injectable } from '@nestjs/common';
+import { GroupedCalls } from '@lib/runtime';
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { createTwoFilesPatch } from 'diff';
 import microdiff from 'microdiff';
 import { configure } from 'safe-stable-stringify';
-import { GONE_HASH, PageVersionStore } from '../persistence/page-versions.store';
+import { TickHeads } from './tick-heads';
+import { GONE_HASH, type LatestVersion, PageVersionStore, type UnchangedCandidate } from '../persistence/page-versions.store';
 
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
 const canonicalJson = configure({ deterministic: true, bigint: false });
+
+/** Sightings of unchanged pages wait this long for company before they are written together. */
+const SIGHTINGS_LINGER_MS = 500;
 
 /** Versions kept per monitored page: the newest, and enough before it to read a page's recent history. */
 export const PAGE_VERSIONS_KEPT = 50;
@@ -28,61 +33,90 @@ interface StoredContent {
  * worker that asks again (after a lost reply or a retried attempt) gets the first answer.
  */
 @Injectable()
-export class PageVersions {
-  constructor(private readonly store: PageVersionStore) {}
+export class PageVersions implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('PageVersions');
+  private readonly heads: TickHeads;
+  /** Pages told "same" from the tick's heads: their versions' last_seen_at, written many to a statement after the answer. */
+  private readonly sightings: GroupedCalls<{ versionId: string; at: Date }, null>;
+  /** A tick's pages arrive together: those seen again unchanged are confirmed many to a statement. */
+  private readonly unchanged: GroupedCalls<UnchangedCandidate, Date | null>;
+
+  constructor(private readonly store: PageVersionStore) {
+    this.heads = new TickHeads((monitorId) => this.store.headsOf(monitorId));
+    this.sightings = new GroupedCalls(
+      async (seen) => (await this.store.seenAgainAll(seen), seen.map(() => null)),
+      1000,
+      SIGHTINGS_LINGER_MS,
+    );
+    this.unchanged = new GroupedCalls((pages) => this.store.seenUnchanged(pages));
+  }
+
+  /** The sightings still waiting are written before the database is released. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.sightings.idle();
+  }
 
   async record(command: RecordPageVersionCommand): Promise<PageChange | null> {
     const seenAt = new Date(command.fetched_at);
-    if (command.content !== null) {
-      const hash = contentHash({ content: command.content, extracted: command.extracted ?? null });
-      const firstSeen = await this.store.seenUnchanged(command.monitor_id, command.url, hash, command.job_id, seenAt);
+    const hash = command.content === null ? GONE_HASH : contentHash({ content: command.content, extracted: command.extracted ?? null });
+    const known = await this.heads.headOf({
+      runId: command.run_id,
+      monitorId: command.monitor_id,
+      url: command.url,
+      jobId: command.job_id,
+      attempt: command.attempt,
+    });
+    const head = known?.head;
+    if (head?.hash === hash) {
+      // last_seen_at is kept for reading a page's history, never for a decision: it is written with
+      // the tick's other sightings, after this answer.
+      void this.sightings
+        .call({ versionId: head.id, at: seenAt })
+        .catch((error: unknown) => this.logger.warn(`sightings: ${String(error)}`));
+      return same(head.firstSeenAt);
+    }
+    // Without the tick's word on the page (a later attempt, a page this job wrote), a page is first
+    // asked as most are: is it its newest version again?
+    if (known === undefined && command.content !== null) {
+      const firstSeen = await this.unchanged.call({
+        monitorId: command.monitor_id,
+        url: command.url,
+        hash,
+        jobId: command.job_id,
+        at: seenAt,
+      });
       if (firstSeen) return same(firstSeen);
     }
-    // Anything else is decided under the page's lock, after a repeat of the job is ruled out.
-    return this.store.transaction(async (tx) => {
-      const recorded = await this.store.changeOfJob(tx, command.job_id);
+    // Anything else is compared with the page's newest version, then written in one statement that
+    // succeeds that version only if nobody did first (PageVersionStore.insertSuccessor).
+    for (let attempt = 1; ; attempt += 1) {
+      const { recorded, latest } = await this.store.latestOf(command.job_id, command.monitor_id, command.url);
       if (recorded) return recorded;
-      const latest = await this.store.latestLocked(tx, command.monitor_id, command.url);
-      const gone = command.content === null;
-      // A page that answered 404 and was never seen has no version to compare: nothing to say.
-      if (gone && (latest === null || latest.contentHash === GONE_HASH)) {
-        if (latest) await this.store.seenAgain(tx, latest.id, seenAt);
-        return latest ? same(latest.firstSeenAt) : null;
+      const comparison = await compared(command, latest);
+      if (comparison.kind === 'nothing') return null;
+      if (comparison.kind === 'same') {
+        await this.store.seenAgain(comparison.versionId, seenAt);
+        return same(comparison.firstSeenAt);
       }
-      const current: StoredContent = { content: command.content ?? '', extracted: command.extracted ?? null };
-      const hash = gone ? GONE_HASH : contentHash(current);
-      if (latest?.contentHash === hash) {
-        await this.store.seenAgain(tx, latest.id, seenAt);
-        return same(latest.firstSeenAt);
-      }
-      const previous = latest && latest.contentHash !== GONE_HASH ? await contentOf(latest.content) : null;
-      const change: PageChange = gone
-        ? { change_status: 'removed', previous_at: latest!.firstSeenAt.toISOString(), diff: null, json_diff: null }
-        : previous === null
-          ? { change_status: 'new', previous_at: latest?.firstSeenAt.toISOString() ?? null, diff: null, json_diff: null }
-          : {
-              change_status: 'changed',
-              previous_at: latest!.firstSeenAt.toISOString(),
-              diff: unifiedDiff(command.url, previous.content, current.content),
-              json_diff: previous.extracted || current.extracted ? fieldDiff(previous.extracted, current.extracted) : null,
-            };
-      await this.store.insertChange(
-        tx,
+      const written = await this.store.insertSuccessor(
         {
+          ...comparison.version,
           clientId: command.client_id,
           monitorId: command.monitor_id,
           url: command.url,
-          hash,
-          content: gone ? Buffer.alloc(0) : await packed(current),
           seenAt,
           jobId: command.job_id,
           runId: command.run_id,
+          previousId: latest?.id ?? null,
         },
-        change,
+        comparison.change,
         PAGE_VERSIONS_KEPT,
       );
-      return change;
-    });
+      if (written) return comparison.change;
+      // Another writer succeeded the version this page was compared with: compare with the new one.
+      if (attempt >= 5)
+        throw new Error(`page ${command.url} of monitor ${command.monitor_id}: its newest version kept moving while it was compared`);
+    }
   }
 
   changes(query: MonitorChangesQuery): Promise<PageChangeView[]> {
@@ -92,6 +126,33 @@ export class PageVersions {
   changesOfTick(runId: string): Promise<PageChangeView[]> {
     return this.store.changesOfRun(runId);
   }
+}
+
+type Comparison =
+  | { kind: 'nothing' }
+  | { kind: 'same'; versionId: string; firstSeenAt: Date }
+  | { kind: 'insert'; change: PageChange; version: { hash: string; content: Buffer } };
+
+/** What a page's record is, against its newest version: nothing to say, the same again, or a new version. */
+async function compared(command: RecordPageVersionCommand, latest: LatestVersion | null): Promise<Comparison> {
+  const gone = command.content === null;
+  // A page that answered 404 and was never seen has no version to compare: nothing to say.
+  if (gone && latest === null) return { kind: 'nothing' };
+  const current: StoredContent = { content: command.content ?? '', extracted: command.extracted ?? null };
+  const hash = gone ? GONE_HASH : contentHash(current);
+  if (latest?.contentHash === hash) return { kind: 'same', versionId: latest.id, firstSeenAt: latest.firstSeenAt };
+  const previous = latest && latest.contentHash !== GONE_HASH ? await contentOf(latest.content) : null;
+  const change: PageChange = gone
+    ? { change_status: 'removed', previous_at: latest!.firstSeenAt.toISOString(), diff: null, json_diff: null }
+    : previous === null
+      ? { change_status: 'new', previous_at: latest?.firstSeenAt.toISOString() ?? null, diff: null, json_diff: null }
+      : {
+          change_status: 'changed',
+          previous_at: latest!.firstSeenAt.toISOString(),
+          diff: unifiedDiff(command.url, previous.content, current.content),
+          json_diff: previous.extracted || current.extracted ? fieldDiff(previous.extracted, current.extracted) : null,
+        };
+  return { kind: 'insert', change, version: { hash, content: gone ? Buffer.alloc(0) : await packed(current) } };
 }
 
 function same(previousAt: Date): PageChange {

@@ -1,6 +1,7 @@
 import type { ChangeStatus, PageChange, PageChangeView } from '@lib/contracts';
-import { DATABASE, type DatabaseConnection, type SqlTransaction } from '@lib/persistence';
+import { DATABASE, type DatabaseConnection } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
+import type { PageHead } from '../page-versions/tick-heads';
 
 /** The newest version of a monitored page, its content still compressed. */
 export interface LatestVersion {
@@ -12,6 +13,22 @@ export interface LatestVersion {
 
 /** A page's version that is a removal: the page answered 404 or 410. */
 export const GONE_HASH = '0'.repeat(64);
+
+/** A page a tick saw, asked whether it is simply its newest version again. */
+export interface UnchangedCandidate {
+  monitorId: string;
+  url: string;
+  hash: string;
+  jobId: string;
+  at: Date;
+}
+
+type LockedPageRow = Partial<ChangeRow> & {
+  id: string | null;
+  content_hash: string | null;
+  content: Uint8Array | null;
+  first_seen_at: Date | string | null;
+};
 
 interface ChangeRow {
   change_status: ChangeStatus;
@@ -28,57 +45,86 @@ interface ChangeRow {
 export class PageVersionStore {
   constructor(@Inject(DATABASE) private readonly db: DatabaseConnection) {}
 
-  transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
-    return this.db.sql.transaction(work);
+  /**
+   * Most pages of most ticks are the same as before: one statement, for every page asked at once,
+   * finds each page's newest version and moves its last_seen_at when it has this hash, unless the
+   * page's job already recorded a change (its repeat). Answers, per page in order, when that version
+   * was first seen, or null when the page is not simply the same (a page asked twice in one
+   * statement is answered once; the other is null and is decided the slow way).
+   */
+  async seenUnchanged(pages: ReadonlyArray<UnchangedCandidate>): Promise<Array<Date | null>> {
+    const rows = await this.db.sql.query<{ n: string | number; first_seen_at: Date | string }>(
+      `with input as (
+         select * from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::timestamptz[]) with ordinality as i(monitor_id, url, hash, job_id, at, n)),
+       latest as (
+         select i.n, v.id, v.content_hash from input i
+         cross join lateral (select id, content_hash from page_versions p where p.monitor_id = i.monitor_id and p.url = i.url order by id desc limit 1) v)
+       update page_versions v set last_seen_at = greatest(v.last_seen_at, i.at)
+       from latest l join input i on i.n = l.n
+       where v.id = l.id and l.content_hash = i.hash
+         and not exists (select 1 from page_changes c where c.job_id = i.job_id)
+       returning i.n, v.first_seen_at`,
+      [pages.map((p) => p.monitorId), pages.map((p) => p.url), pages.map((p) => p.hash), pages.map((p) => p.jobId), pages.map((p) => p.at)],
+    );
+    const answers: Array<Date | null> = pages.map(() => null);
+    for (const row of rows) answers[Number(row.n) - 1] = new Date(row.first_seen_at);
+    return answers;
+  }
+
+  /** Every page of a monitor with its newest version (TickHeads). */
+  async headsOf(monitorId: string): Promise<Array<PageHead & { url: string }>> {
+    const rows = await this.db.sql.query<{ url: string; id: string; content_hash: string; first_seen_at: Date | string; job_id: string }>(
+      `select distinct on (url) url, id::text id, content_hash, first_seen_at, job_id from page_versions
+       where monitor_id = $1 order by url, page_versions.id desc`,
+      [monitorId],
+    );
+    return rows.map((row) => ({
+      url: row.url,
+      id: row.id,
+      hash: row.content_hash,
+      firstSeenAt: new Date(row.first_seen_at),
+      jobId: row.job_id,
+    }));
+  }
+
+  /** Versions seen again, each at its time (moving last_seen_at only ever forward). */
+  async seenAgainAll(sightings: ReadonlyArray<{ versionId: string; at: Date }>): Promise<void> {
+    await this.db.sql.query(
+      `update page_versions v set last_seen_at = greatest(v.last_seen_at, s.at)
+       from (select id, max(at) at from unnest($1::bigint[], $2::timestamptz[]) as i(id, at) group by id) s where v.id = s.id`,
+      [sightings.map((s) => s.versionId), sightings.map((s) => s.at)],
+    );
+  }
+
+  /** The comparison a job's page already had (a worker's repeat), and the page's newest version. */
+  async latestOf(jobId: string, monitorId: string, url: string): Promise<{ recorded: PageChange | null; latest: LatestVersion | null }> {
+    const [row] = await this.db.sql.query<LockedPageRow>(
+      `select c.change_status, c.previous_at, c.diff, c.json_diff, v.id::text id, v.content_hash, v.content, v.first_seen_at
+       from (select 1) one
+       left join page_changes c on c.job_id = $1::uuid
+       left join lateral (select id, content_hash, content, first_seen_at from page_versions where monitor_id = $2::uuid and url = $3::text order by id desc limit 1) v on true`,
+      [jobId, monitorId, url],
+    );
+    const recorded = row?.change_status ? changeOf(row as ChangeRow) : null;
+    const latest =
+      row?.id && row.content_hash && row.content && row.first_seen_at
+        ? { id: row.id, contentHash: row.content_hash, content: Buffer.from(row.content), firstSeenAt: new Date(row.first_seen_at) }
+        : null;
+    return { recorded, latest };
+  }
+
+  /** The page was seen again as its version `versionId` (moving last_seen_at only ever forward). */
+  async seenAgain(versionId: string, at: Date): Promise<void> {
+    await this.db.sql.query('update page_versions set last_seen_at = greatest(last_seen_at, $2) where id = $1', [versionId, at]);
   }
 
   /**
-   * Most pages of most ticks are the same as before: one statement finds the newest version with
-   * this hash and moves its last_seen_at, unless the job already recorded a change (its repeat).
-   * Returns when that version was first seen, or null when the page is not simply the same.
+   * A new version succeeding `previousId` (null for a page's first), its change, and the page's
+   * versions past `keep` dropped, oldest first: one statement, no lock. False when another writer
+   * succeeded that version first (the successor index refused this one): compare again. A job's
+   * second change is refused by page_changes' key and fails the whole statement.
    */
-  async seenUnchanged(monitorId: string, url: string, hash: string, jobId: string, at: Date): Promise<Date | null> {
-    const [row] = await this.db.sql.query<{ first_seen_at: Date | string }>(
-      `with latest as (select id, content_hash from page_versions where monitor_id = $1 and url = $2 order by id desc limit 1)
-       update page_versions v set last_seen_at = greatest(v.last_seen_at, $4)
-       from latest where v.id = latest.id and latest.content_hash = $3
-         and not exists (select 1 from page_changes where job_id = $5)
-       returning v.first_seen_at`,
-      [monitorId, url, hash, at, jobId],
-    );
-    return row ? new Date(row.first_seen_at) : null;
-  }
-
-  /** The comparison a job's page already had (a worker's repeat), or null. */
-  async changeOfJob(tx: SqlTransaction, jobId: string): Promise<PageChange | null> {
-    const [row] = await tx.query<ChangeRow>('select change_status, previous_at, diff, json_diff from page_changes where job_id = $1', [
-      jobId,
-    ]);
-    return row ? changeOf(row) : null;
-  }
-
-  /**
-   * The page's newest version, under a lock on the page (monitor and URL) for the rest of the
-   * transaction: two attempts of one job never both insert a version.
-   */
-  async latestLocked(tx: SqlTransaction, monitorId: string, url: string): Promise<LatestVersion | null> {
-    await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`${monitorId} ${url}`]);
-    const [row] = await tx.query<{ id: string; content_hash: string; content: Uint8Array; first_seen_at: Date | string }>(
-      'select id::text, content_hash, content, first_seen_at from page_versions where monitor_id = $1 and url = $2 order by id desc limit 1',
-      [monitorId, url],
-    );
-    return row
-      ? { id: row.id, contentHash: row.content_hash, content: Buffer.from(row.content), firstSeenAt: new Date(row.first_seen_at) }
-      : null;
-  }
-
-  async seenAgain(tx: SqlTransaction, versionId: string, at: Date): Promise<void> {
-    await tx.query('update page_versions set last_seen_at = greatest(last_seen_at, $2) where id = $1', [versionId, at]);
-  }
-
-  /** A new version and its change; versions past `keep` per page are dropped, oldest first. */
-  async insertChange(
-    tx: SqlTransaction,
+  async insertSuccessor(
     version: {
       clientId: string;
       monitorId: string;
@@ -88,36 +134,41 @@ export class PageVersionStore {
       seenAt: Date;
       jobId: string;
       runId: string;
+      previousId: string | null;
     },
     change: PageChange,
     keep: number,
-  ): Promise<void> {
-    await tx.query(
-      `insert into page_versions (client_id, monitor_id, url, content_hash, content, first_seen_at, last_seen_at, job_id)
-       values ($1, $2, $3, $4, $5, $6, $6, $7)`,
-      [version.clientId, version.monitorId, version.url, version.hash, version.content, version.seenAt, version.jobId],
-    );
-    await tx.query(
-      `insert into page_changes (job_id, run_id, client_id, monitor_id, url, change_status, previous_at, detected_at, diff, json_diff)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb)`,
+  ): Promise<boolean> {
+    // The statement's snapshot does not see the version it inserts: keep − 1 of those before it stay.
+    const [row] = await this.db.sql.query<{ written: boolean }>(
+      `with version as (
+         insert into page_versions (client_id, monitor_id, url, content_hash, content, first_seen_at, last_seen_at, job_id, previous_id)
+         values ($1, $2, $3, $4, $5, $6, $6, $7, $14) on conflict do nothing returning id),
+       change as (
+         insert into page_changes (job_id, run_id, client_id, monitor_id, url, change_status, previous_at, detected_at, diff, json_diff)
+         select $7, $8, $1, $2, $3, $9, $10, $6, $11, $12::jsonb from version),
+       dropped as (
+         delete from page_versions where exists (select 1 from version) and monitor_id = $2 and url = $3 and id < (
+           select id from page_versions where monitor_id = $2 and url = $3 order by id desc offset $13 limit 1))
+       select exists (select 1 from version) written`,
       [
-        version.jobId,
-        version.runId,
         version.clientId,
         version.monitorId,
         version.url,
+        version.hash,
+        version.content,
+        version.seenAt,
+        version.jobId,
+        version.runId,
         change.change_status,
         change.previous_at,
-        version.seenAt,
         change.diff,
         change.json_diff === null ? null : JSON.stringify(change.json_diff),
+        keep - 2,
+        version.previousId ?? '0',
       ],
     );
-    await tx.query(
-      `delete from page_versions where monitor_id = $1 and url = $2 and id < (
-         select id from page_versions where monitor_id = $1 and url = $2 order by id desc offset $3 limit 1)`,
-      [version.monitorId, version.url, keep - 1],
-    );
+    return row.written;
   }
 
   async changesOfMonitor(clientId: string, monitorId: string, limit: number): Promise<PageChangeView[]> {

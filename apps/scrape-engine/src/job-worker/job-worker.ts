@@ -153,7 +153,7 @@ export class JobWorker {
             ? {
                 ...done,
                 result: await this.comparison.compare(
-                  { clientId: claim.client_id, jobId: job_id, url: String(claim.request.url) },
+                  { clientId: claim.client_id, jobId: job_id, attempt, url: String(claim.request.url) },
                   claim.monitor_page,
                   done.facts,
                   done.result,

@@ -23,7 +23,7 @@ export class PageComparison {
   constructor(@Inject(MessageBus) private readonly bus: MessageBus) {}
 
   async compare(
-    job: { clientId: string; jobId: string; url: string },
+    job: { clientId: string; jobId: string; attempt: number; url: string },
     directives: MonitorPageDirectives,
     facts: ScrapeExecutionFacts,
     result: ScrapeResultBody,
@@ -36,6 +36,7 @@ export class PageComparison {
       monitor_id: directives.monitor_id,
       run_id: directives.run_id,
       job_id: job.jobId,
+      attempt: job.attempt,
       url: job.url,
       content: usable ? result.markdown : null,
       extracted: usable ? (result.extracted_data ?? null) : null,

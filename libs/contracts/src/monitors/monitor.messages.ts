@@ -331,6 +331,11 @@ export class RecordPageVersionCommand {
   @IsUUID()
   job_id: string;
 
+  /** The job's attempt: only a first attempt may be told "same" from the tick's heads (result-store's TickHeads). */
+  @IsInt()
+  @Min(1)
+  attempt: number;
+
   @IsString()
   url: string;
 
