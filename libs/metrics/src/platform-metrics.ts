@@ -61,6 +61,18 @@ export class PlatformMetrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
     registers: [this.registry],
   });
+  readonly monitorTicks = new Counter({
+    name: `${PREFIX}monitor_ticks_total`,
+    help: 'Monitor ticks reported, by whether a page of theirs was new, changed or removed (changed) or not (quiet).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly monitorPageChanges = new Counter({
+    name: `${PREFIX}monitor_page_changes_total`,
+    help: 'Monitored pages that ticks reported as new, changed or removed (pages seen the same are not counted).',
+    labelNames: ['change_status'] as const,
+    registers: [this.registry],
+  });
   readonly pageCache = new Counter({
     name: `${PREFIX}page_cache_requests_total`,
     help: 'Sync scrapes that asked the page cache (max_age), by how it answered: hit, revalidated (304), miss (nothing fresh, fetched), stale_refetched (revalidation found the page changed).',

@@ -1,5 +1,5 @@
-import type { PageChangeView } from '@lib/contracts';
-import type { MessageBus } from '@lib/messaging';
+import { OPS_SUBJECTS, type PageChangeView } from '@lib/contracts';
+import type { MessageBus, OpsEventPublisher } from '@lib/messaging';
 import type { DatabaseConnection } from '@lib/persistence';
 import { randomUUID } from 'node:crypto';
 import { MovableClock } from '../../../../test/support/movable-clock';
@@ -22,6 +22,7 @@ describe.each(DATABASE_BACKENDS)('MonitorTicker (%s database)', (backend) => {
   let monitors: MonitorStore;
   const clock = new MovableClock('2026-12-04T10:00:00Z');
   let changesOfTick: (runId: string) => PageChangeView[] = () => [];
+  const published: Array<{ subject: string; event: Record<string, unknown> }> = [];
 
   beforeAll(async () => {
     ({ db, close } = await openTestDatabase(backend, 'monitor-ticker'));
@@ -41,6 +42,7 @@ describe.each(DATABASE_BACKENDS)('MonitorTicker (%s database)', (backend) => {
       new JobStore(db),
       { requestDispatch: () => undefined } as unknown as JobDispatcher,
       { runStarted: () => undefined } as unknown as RunOpsEvents,
+      { publish: (subject: string, event: Record<string, unknown>) => published.push({ subject, event }) } as unknown as OpsEventPublisher,
     );
   }
 
@@ -169,5 +171,14 @@ describe.each(DATABASE_BACKENDS)('MonitorTicker (%s database)', (backend) => {
       [clientId],
     );
     expect(reported.map((r) => r.changes)).toEqual([1, 0, 0]);
+    // One ops event per tick reported, however many replicas passed.
+    const events = published.filter((p) => p.subject === OPS_SUBJECTS.monitorTickReported && p.event.client_id === clientId);
+    expect(events.map((e) => [e.event.monitor_id, e.event.changes, e.event.webhook]).sort()).toEqual(
+      [
+        [always, { new: 0, changed: 0, removed: 0 }, true],
+        [changed, { new: 0, changed: 1, removed: 0 }, true],
+        [quiet, { new: 0, changed: 0, removed: 0 }, false],
+      ].sort(),
+    );
   });
 });

@@ -3,12 +3,15 @@ import {
   MONITOR_PAGE_DIRECTIVES,
   type MonitorPageDirectives,
   nextTickAfter,
+  OPS_SUBJECTS,
+  type PageChangeView,
   RUN_COMPLETION_EVENTS,
   SUBJECTS,
   SUCCESS_RULES,
 } from '@lib/contracts';
-import { MessageBus } from '@lib/messaging';
-import { DATABASE, DatabaseConnection, enqueueWebhook } from '@lib/persistence';
+import { MessageBus, OpsEventPublisher } from '@lib/messaging';
+import { platformMetrics } from '@lib/metrics';
+import { DATABASE, DatabaseConnection, enqueueWebhook, type SqlTransactionScope } from '@lib/persistence';
 import { CLOCK, Clock, PeriodicTask } from '@lib/runtime';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
@@ -47,6 +50,7 @@ export class MonitorTicker implements OnApplicationBootstrap, OnApplicationShutd
     private readonly jobs: JobStore,
     private readonly dispatcher: JobDispatcher,
     private readonly opsEvents: RunOpsEvents,
+    private readonly ops: OpsEventPublisher,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -119,7 +123,9 @@ export class MonitorTicker implements OnApplicationBootstrap, OnApplicationShutd
       const monitor = await this.monitors.lock(tx, tick.clientId, tick.monitorId);
       if (!(await this.monitors.markReported(tx, tick.runId, changes.length, now))) return false;
       // A deleted monitor's last tick is not announced; nobody listens for it any more.
-      if (!monitor?.webhookUrl || (changes.length === 0 && monitor.notify !== 'always')) return true;
+      const announced = Boolean(monitor?.webhookUrl) && (changes.length > 0 || monitor?.notify === 'always');
+      this.tickReported(tx, tick, changes, announced);
+      if (!monitor?.webhookUrl || !announced) return true;
       await enqueueWebhook(tx, {
         id: randomUUID(),
         runId: tick.runId,
@@ -142,6 +148,27 @@ export class MonitorTicker implements OnApplicationBootstrap, OnApplicationShutd
         createdAt: now,
       });
       return true;
+    });
+  }
+
+  /** The tick's ops event and metrics, once its report is committed. */
+  private tickReported(tx: SqlTransactionScope, tick: UnreportedTick, changes: PageChangeView[], webhook: boolean): void {
+    const counts = { new: 0, changed: 0, removed: 0 };
+    for (const change of changes) if (change.change_status !== 'same') counts[change.change_status] += 1;
+    tx.afterCommit(() => {
+      platformMetrics.monitorTicks.inc({ outcome: changes.length > 0 ? 'changed' : 'quiet' });
+      for (const [status, n] of Object.entries(counts)) if (n > 0) platformMetrics.monitorPageChanges.inc({ change_status: status }, n);
+      this.ops.publish(OPS_SUBJECTS.monitorTickReported, {
+        monitor_id: tick.monitorId,
+        tick_id: tick.runId,
+        client_id: tick.clientId,
+        pages: tick.totalRequests,
+        success_requests: tick.successRequests,
+        failed_requests: tick.failedRequests,
+        credits_charged: tick.creditsCharged,
+        changes: counts,
+        webhook,
+      });
     });
   }
 }

@@ -26,6 +26,7 @@ export const OPS_SUBJECTS = {
   browserCrashed: 'ops.scrape-engine.browser-crashed.v1',
   browserRecycled: 'ops.scrape-engine.browser-recycled.v1',
   viabilityCompleted: 'ops.viability-analyzer.analysis-completed.v1',
+  monitorTickReported: 'ops.batch-orchestrator.monitor-tick-reported.v1',
   /** `ops.<context>.service-started.v1` for each context: see serviceLifecycleSubject. */
 } as const;
 
@@ -168,6 +169,21 @@ export class ViabilityCompletedEvent {
   strategies: Record<string, number>;
 }
 
+/** A monitor's tick was reported (its run completed, its changes read, its webhook written or not). */
+export class MonitorTickReportedEvent {
+  monitor_id: string;
+  tick_id: string;
+  client_id: string;
+  pages: number;
+  success_requests: number;
+  failed_requests: number;
+  credits_charged: number;
+  /** Pages per change status this tick: new, changed, removed (same pages are not counted). */
+  changes: Record<'new' | 'changed' | 'removed', number>;
+  /** Whether a `monitor.changed` webhook was written for it. */
+  webhook: boolean;
+}
+
 export class ServiceLifecycleEventPayload {
   /** process.version of the Node.js running it. */
   node_version: string;
@@ -191,5 +207,6 @@ export type OpsEventMap = {
   [OPS_SUBJECTS.browserCrashed]: BrowserCrashedEvent;
   [OPS_SUBJECTS.browserRecycled]: BrowserRecycledEvent;
   [OPS_SUBJECTS.viabilityCompleted]: ViabilityCompletedEvent;
+  [OPS_SUBJECTS.monitorTickReported]: MonitorTickReportedEvent;
 };
 export type OpsSubject = keyof OpsEventMap;
