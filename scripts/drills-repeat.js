@@ -29,6 +29,16 @@ const DRILLS = [
     file: 'test/e2e/fault-injection.e2e-spec.ts',
     name: `kill -9 of ${context} mid-crawl`,
   })),
+  ...['batch-orchestrator', 'scrape-engine', 'result-store', 'Postgres'].map((target) => ({
+    runtime: 'distributed',
+    file: 'test/e2e/fault-injection.e2e-spec.ts',
+    name: `a monitor tick with ${target} killed mid-tick`,
+  })),
+  {
+    runtime: 'distributed',
+    file: 'test/e2e/fault-injection.e2e-spec.ts',
+    name: 'a monitor tick with two orchestrators, one killed (-9) mid-tick',
+  },
   { runtime: 'distributed', file: 'test/e2e/fault-injection.e2e-spec.ts', name: 'kill -9 of webhook-sender with a delivery in flight' },
   { runtime: 'distributed', file: 'test/e2e/fault-injection.e2e-spec.ts', name: 'kill -9 of viability-analyzer mid-analysis' },
   { runtime: 'distributed', file: 'test/e2e/batch-worker-failure.e2e-spec.ts', name: "re-dispatches the dead worker's jobs" },
@@ -40,6 +50,11 @@ const DRILLS = [
   },
   { runtime: 'embedded', file: 'test/e2e/processes.e2e-spec.ts', name: 'finishes a crawl that was under way when the process was killed' },
   { runtime: 'embedded', file: 'test/e2e/processes.e2e-spec.ts', name: "gives a killed (-9) process's credit lease back" },
+  {
+    runtime: 'embedded',
+    file: 'test/e2e/processes.e2e-spec.ts',
+    name: 'finishes a monitor tick that was under way when the process was killed (-9)',
+  },
 ];
 
 function option(name, fallback) {
@@ -97,11 +112,16 @@ for (let n = 1; n <= times; n += 1) {
       else row.failed += 1;
       failedHere ||= !line || line.includes('✕');
       const context = /kill -9 of (\S+)/.exec(drill.name)?.[1];
-      const fault = drill.name.includes('mid-crawl')
-        ? `crawl-kill-${context}`
-        : drill.name.includes('in flight')
-          ? 'kill-webhook-sender-mid-post'
-          : `kill-${context}`;
+      const monitorTarget =
+        /a monitor tick with (\S+) killed/.exec(drill.name)?.[1] ??
+        (drill.name.includes('two orchestrators') ? 'second-orchestrator' : null);
+      const fault = monitorTarget
+        ? `monitor-tick-${monitorTarget}`
+        : drill.name.includes('mid-crawl')
+          ? `crawl-kill-${context}`
+          : drill.name.includes('in flight')
+            ? 'kill-webhook-sender-mid-post'
+            : `kill-${context}`;
       // The embedded drills print when the restarted process served again and when the held work ran again.
       const kind = drill.name.includes('viability') ? 'viability' : drill.name.includes('crawl') ? 'crawl' : null;
       const embedded =
