@@ -4,9 +4,10 @@ import { errorFromResponse, ScrapingApiError } from './errors';
 import type { components, paths } from './generated/api';
 
 type Schemas = components['schemas'];
-export type ScrapeRequest = Schemas['ScrapeRequest'];
-/** A sync scrape: a ScrapeRequest and the page cache's max_age and revalidate. */
+/** A scrape request with the page cache's max_age and revalidate: a sync scrape, a collection's or batch's item. */
 export type SyncScrapeRequest = Schemas['SyncScrapeRequest'];
+/** Spec 2.1's scrape request (what a monitor's `scrape` options are, without the url). */
+export type ScrapeRequest = Omit<SyncScrapeRequest, 'max_age' | 'revalidate'>;
 export type ScrapeResult = Schemas['ScrapeResultBody'];
 export type DownloadRequest = Schemas['DownloadRequest'];
 export type DownloadResult = Schemas['DownloadResultBody'];

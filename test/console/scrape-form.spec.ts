@@ -83,9 +83,9 @@ const documentDefaults: Record<string, unknown> = Object.fromEntries(
   Object.entries(
     (
       JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../sdk/openapi.json'), 'utf8')) as {
-        components: { schemas: { ScrapeRequest: { properties: Record<string, { default?: unknown }> } } };
+        components: { schemas: { SyncScrapeRequest: { properties: Record<string, { default?: unknown }> } } };
       }
-    ).components.schemas.ScrapeRequest.properties,
+    ).components.schemas.SyncScrapeRequest.properties,
   )
     .filter(([, property]) => 'default' in property)
     .map(([name, property]) => [name, property.default]),

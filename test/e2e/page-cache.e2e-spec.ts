@@ -177,7 +177,7 @@ describe.each(runtimesUnderTest('page-cache'))('the page cache — $name', (runt
     expect(site.hitsOf('always')).toBe(before + 1);
   });
 
-  it('refuses a bad max_age with 422 at its field, and max_age where it is not taken (a collection item) rather than ignoring it', async () => {
+  it('refuses a bad max_age with 422 at its field, and in a collection item reports it at the item', async () => {
     for (const max_age of [-1, 2_592_001, 1.5, '60', true]) {
       const res = await scrape({ url: `${site.url}/hit`, max_age, revalidate: 'yes' });
       expect({ max_age, status: res.status }).toEqual({ max_age, status: 422 });
@@ -187,10 +187,102 @@ describe.each(runtimesUnderTest('page-cache'))('the page cache — $name', (runt
     }
     const collection = await http(env.url, '/v1/async/collections', {
       token,
-      json: { name: 'cached', requests: [{ url: `${site.url}/hit`, max_age: 60 }] },
+      json: { name: 'badly-cached', requests: [{ url: `${site.url}/hit`, max_age: -5 }] },
     });
     // A collection reports a bad item rather than refusing the body (spec 4.3): the item is not kept.
     expect(collection.status).toBe(201);
     expect(JSON.stringify(collection.body.invalid_items)).toContain('max_age');
+  });
+
+  /** A collection run to its end: its counters and its jobs' stored results. */
+  const runOf = async (collectionId: string) => {
+    const run = await http(env.url, `/v1/async/collections/${collectionId}/run`, { token, method: 'POST' });
+    expect(run.status).toBe(201);
+    const status = await eventually(
+      async () => {
+        const res = await http(env.url, `/v1/async/collections/${collectionId}/runs/${run.body.run_id}`, { token });
+        return res.body.status === 'completed' ? res.body : false;
+      },
+      { what: 'the collection run completed', timeoutMs: 60_000 },
+    );
+    const items = (await http(env.url, `/v1/jobs?batch_id=${run.body.run_id}`, { token })).body.items as Array<{
+      job_id: string;
+      url: string;
+    }>;
+    const results = await Promise.all(items.map(async (item) => (await http(env.url, `/v1/jobs/${item.job_id}/data`, { token })).body));
+    return { status, results };
+  };
+
+  it("serves a collection run's pages from the cache for 0 credits when its items carry max_age, and revalidates a stale one for 1", async () => {
+    site.pages.set('batch-a', { html: articleHtml('Batch A', 'batch a') });
+    site.pages.set('batch-b', { html: articleHtml('Batch B', 'batch b'), etag: '"b1"' });
+    const created = await http(env.url, '/v1/async/collections', {
+      token,
+      json: {
+        name: 'cached-batch',
+        requests: [
+          { url: `${site.url}/batch-a`, max_age: 3600 },
+          { url: `${site.url}/batch-b`, max_age: 3600 },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.invalid_items).toEqual([]);
+    const first = await runOf(created.body.id);
+    expect(first.status).toMatchObject({ success_requests: 2, credits_charged: 2 });
+    expect(first.results.map((r) => r.cache?.status)).toEqual(['miss', 'miss']);
+    const fetched = site.hitsOf('batch-a') + site.hitsOf('batch-b');
+    // The results are kept after the jobs answer: a sync scrape of the same request finds them.
+    for (const page of ['batch-a', 'batch-b'])
+      await eventually(async () => (await scrape({ url: `${site.url}/${page}`, max_age: 3600 })).body.cached === true, {
+        what: `${page} kept`,
+      });
+    const second = await runOf(created.body.id);
+    expect(second.status).toMatchObject({ success_requests: 2, credits_charged: 0 });
+    for (const result of second.results) {
+      expect(result).toMatchObject({ statusCode: 200, cached: true, cache: { status: 'hit', stored: true } });
+      expect(result.guidance).toMatchObject({ success: true, credits_charged: 0 });
+    }
+    expect(site.hitsOf('batch-a') + site.hitsOf('batch-b')).toBe(fetched);
+
+    // Older than max_age: b's entry is revalidated with its ETag, and the 304 serves it for 1 credit.
+    await sleep(1100);
+    const zero = await http(env.url, '/v1/async/collections', {
+      token,
+      json: { name: 'stale-batch', requests: [{ url: `${site.url}/batch-b`, max_age: 1 }] },
+    });
+    const revalidated = await runOf(zero.body.id);
+    expect(revalidated.status).toMatchObject({ success_requests: 1, credits_charged: 1 });
+    expect(revalidated.results[0]).toMatchObject({ cached: true, cache: { status: 'revalidated' } });
+  });
+
+  it("serves a crawl's pages from the cache when its page options carry max_age", async () => {
+    site.pages.set('crawled', { html: articleHtml('Crawled', 'crawled') });
+    const crawl = async () => {
+      const started = await http(env.url, '/v1/crawl', {
+        token,
+        json: { url: `${site.url}/crawled`, sitemap: 'skip', max_depth: 0, max_pages: 1, scrape: { max_age: 3600 } },
+      });
+      expect(started.status).toBe(202);
+      await eventually(
+        async () => {
+          const res = await http(env.url, `/v1/crawl/${started.body.crawl_id}`, { token });
+          return res.body.state === 'completed';
+        },
+        { what: 'the crawl completed', timeoutMs: 60_000 },
+      );
+      const [page] = (await http(env.url, `/v1/jobs?batch_id=${started.body.crawl_id}`, { token })).body.items as Array<{ job_id: string }>;
+      return (await http(env.url, `/v1/jobs/${page.job_id}/data`, { token })).body;
+    };
+    expect((await crawl()).cache).toMatchObject({ status: 'miss' });
+    const fetched = site.hitsOf('crawled');
+    await eventually(
+      async () => (await scrape({ url: `${site.url}/crawled`, max_age: 3600, include_metadata: true })).body.cached === true,
+      {
+        what: 'the crawled page kept',
+      },
+    );
+    expect(await crawl()).toMatchObject({ cached: true, cache: { status: 'hit' }, guidance: { credits_charged: 0 } });
+    expect(site.hitsOf('crawled')).toBe(fetched);
   });
 });

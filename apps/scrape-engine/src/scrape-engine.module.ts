@@ -5,6 +5,7 @@ import { TargetGuard, targetGuardProvider } from '@lib/target-guard';
 import { Inject, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { JobWorker } from './job-worker/job-worker';
 import { PageComparison } from './page-changes/page-comparison';
+import { JobPageCache } from './job-worker/job-page-cache';
 import { BrowserLauncher } from './browser/browser-launcher';
 import { BrowserPoolGauges, BrowserPoolTelemetry } from './browser/browser-pool-telemetry';
 import { BrowserPool } from './browser/browser-pool';
@@ -106,6 +107,7 @@ import { SimpleScrapeThreads } from './simple-threads/simple-scrape-threads';
     InFlightScrapes,
     JobWorker,
     PageComparison,
+    JobPageCache,
   ],
 })
 export class ScrapeEngineModule implements OnApplicationBootstrap, OnModuleDestroy {

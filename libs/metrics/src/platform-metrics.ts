@@ -75,7 +75,7 @@ export class PlatformMetrics {
   });
   readonly pageCache = new Counter({
     name: `${PREFIX}page_cache_requests_total`,
-    help: 'Sync scrapes that asked the page cache (max_age), by how it answered: hit, revalidated (304), miss (nothing fresh, fetched), stale_refetched (revalidation found the page changed).',
+    help: 'Scrapes that asked the page cache (max_age: sync scrapes at the gateway, batch jobs in scrape-engine), by how it answered: hit, revalidated (304), miss (nothing fresh, fetched), stale_refetched (revalidation found the page changed).',
     labelNames: ['status'] as const,
     registers: [this.registry],
   });

@@ -1688,80 +1688,11 @@ export interface components {
             /** @description Seconds. */
             executionTime: number | null;
         };
-        ScrapeRequest: {
-            /**
-             * @description http or https; non-public targets are refused (422).
-             * @example https://example.com/
-             */
-            url: string;
-            /**
-             * @default html
-             * @enum {string}
-             */
-            format?: "html" | "markdown";
-            /**
-             * @description Beyond the spec. With format=markdown: only the main article (as a reader view finds it: navigation, headers, footers, cookie banners, sidebars, ads and comments dropped), headed by its title. A page with no article is converted whole. html stays the page as served.
-             * @default false
-             */
-            only_main_content?: boolean;
-            /**
-             * @description Beyond the spec. With format=markdown: images as ![alt](absolute-url), or left out when false. Inline data: images are never copied (their alt text stands in).
-             * @default true
-             */
-            include_images?: boolean;
-            /**
-             * @description Beyond the spec. Fill `metadata`: title, description, language, canonical URL, final URL (after redirects) and the links of the page (either format).
-             * @default false
-             */
-            include_metadata?: boolean;
-            /** @default false */
-            browser?: boolean;
-            /**
-             * @default heavy
-             * @enum {string}
-             */
-            browser_type?: "heavy" | "light";
-            use_proxy?: (string | null) | components["schemas"]["ProxyConfig"];
-            /**
-             * @description Full-page PNG, base64. Requires browser=true.
-             * @default false
-             */
-            screenshot?: boolean;
-            /** @description Browser actions (spec 2.3), run in order after the page loads; requires browser=true. The spec leaves two types open; ours: `{"type":"select","selector":"css:…","value":"<option value>"}` chooses an option of a <select>; `{"type":"while","condition":{"selector":"css:…","state":"exists|visible|enabled"} or {"script":"<JS expression>"},"actions":[…],"max_iterations":10}` repeats its actions while the condition holds (max_iterations 1-100, default 10; while nests up to 3 deep). At most 200 declared and 1000 executed actions, 90 s in all. A failing action stops the list: the response keeps the page as it was, action_error names the action (its index path) and why, and guidance.error_type is action_failed. evaluate results go to evaluate_results, one entry per executed evaluate: {action, value, error}. */
-            actions?: (components["schemas"]["ClickAction"] | components["schemas"]["InputAction"] | components["schemas"]["KeyPressAction"] | components["schemas"]["EvaluateAction"] | components["schemas"]["CollectAction"] | components["schemas"]["WaitForSelectorAction"] | components["schemas"]["WaitForTimeoutAction"] | components["schemas"]["SelectAction"] | components["schemas"]["WhileAction"])[] | null;
-            /** @description Output name → selector (css:, xpath:, or a bare //…) or {selector, multiple, attribute}. */
-            extract?: {
-                [key: string]: unknown;
-            } | null;
-            headers?: {
-                [key: string]: string;
-            } | null;
-            cookies?: {
-                [key: string]: string;
-            } | null;
-            /**
-             * @default
-             * @example en-US
-             */
-            language?: string;
-            /**
-             * @default desktop
-             * @enum {string}
-             */
-            window_size?: "desktop" | "mobile" | "any";
-            /** @description Cannot be combined with browser=true. */
-            http_method?: components["schemas"]["HttpMethodSpec"] | null;
-            /** @description Requires browser=true. */
-            network_capture?: components["schemas"]["NetworkCaptureSpec"] | null;
-            /** @default false */
-            retry_on_block?: boolean;
-            custom_id?: string;
-        };
         CollectionBody: {
             /** @default New Collection */
             name?: string;
             /** @description Scrape requests (spec 2.1); each is validated on its own: a bad item is reported in invalid_items or blocked_urls, not refused with the body. */
-            requests?: components["schemas"]["ScrapeRequest"][] | null;
+            requests?: components["schemas"]["SyncScrapeRequest"][] | null;
             /** @description POSTed when a run completes. */
             callback_url?: string | null;
         };
@@ -2097,7 +2028,7 @@ export interface components {
             /** @description Completion webhook; omitted: the project's callback_url. */
             callback_url?: string | null;
             /** @description Scrape requests (spec 2.1) with the project's defaults merged under each; each is validated on its own: a bad item is reported in invalid_items or blocked_urls, not refused with the body. Items repeating an earlier (url, custom_id) of the batch are skipped. */
-            requests?: components["schemas"]["ScrapeRequest"][];
+            requests?: components["schemas"]["SyncScrapeRequest"][];
         };
         BatchWriteReply: {
             /** Format: uuid */
@@ -2138,7 +2069,7 @@ export interface components {
         };
         AppendJobsBody: {
             /** @description Scrape requests (spec 2.1) with the project's defaults merged under each; each is validated on its own: a bad item is reported in invalid_items or blocked_urls, not refused with the body. Items repeating an earlier (url, custom_id) of the batch are skipped. */
-            requests: components["schemas"]["ScrapeRequest"][];
+            requests: components["schemas"]["SyncScrapeRequest"][];
         };
         BatchView: {
             /** Format: uuid */

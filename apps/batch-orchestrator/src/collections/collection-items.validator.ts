@@ -1,4 +1,4 @@
-import { BlockedUrl, InvalidItem, ScrapeRequest, toProblems } from '@lib/contracts';
+import { BlockedUrl, InvalidItem, SyncScrapeRequest, toProblems } from '@lib/contracts';
 import { TargetBlockedError, TargetGuard } from '@lib/target-guard';
 import { Injectable } from '@nestjs/common';
 import { instanceToPlain, plainToInstance } from 'class-transformer';
@@ -24,7 +24,7 @@ const VET_CONCURRENCY = 16;
 
 /**
  * Checks a collection's requests one by one with exactly the sync scrape's rules (the same
- * ScrapeRequest class, the same SSRF guard), so a request that would be refused by
+ * SyncScrapeRequest class, the page cache's max_age included, the same SSRF guard), so a request that would be refused by
  * POST /v1/sync/scrape is refused here too, with its index. Passing items are deduplicated on
  * (url, custom_id): the first occurrence stays.
  */
@@ -52,7 +52,7 @@ export class CollectionItemsValidator {
    */
   async defaultsProblems(defaults: Record<string, unknown>): Promise<string[]> {
     const problems = ['url', 'custom_id'].filter((key) => Object.hasOwn(defaults, key)).map((key) => `${key}: not allowed in defaults`);
-    const request = plainToInstance(ScrapeRequest, { ...defaults, url: 'http://defaults.invalid/' });
+    const request = plainToInstance(SyncScrapeRequest, { ...defaults, url: 'http://defaults.invalid/' });
     const errors = await validate(request, { whitelist: true, forbidNonWhitelisted: true });
     for (const p of toProblems(errors, [])) problems.push(`${p.loc.join('.')}: ${p.msg.replace(/\.$/, '')}`);
     return problems;
@@ -60,7 +60,7 @@ export class CollectionItemsValidator {
 
   async check(items: unknown[]): Promise<ItemsVerdict> {
     const invalid_items: InvalidItem[] = [];
-    const valid: Array<{ index: number; request: ScrapeRequest }> = [];
+    const valid: Array<{ index: number; request: SyncScrapeRequest }> = [];
     for (const [index, item] of items.entries()) {
       const url = typeof (item as { url?: unknown } | null)?.url === 'string' ? (item as { url: string }).url : null;
       if (typeof item !== 'object' || item === null || Array.isArray(item)) {
@@ -71,7 +71,7 @@ export class CollectionItemsValidator {
         });
         continue;
       }
-      const request = plainToInstance(ScrapeRequest, item);
+      const request = plainToInstance(SyncScrapeRequest, item);
       const errors = await validate(request, { whitelist: true, forbidNonWhitelisted: true });
       if (errors.length > 0) {
         const problems = toProblems(errors, []);

@@ -5,7 +5,8 @@ import type { components, paths } from '../../../../sdk/src/generated/api';
 import { sessionToken } from '../session/session-token';
 
 export type Schemas = components['schemas'];
-export type ScrapeRequest = Schemas['ScrapeRequest'];
+/** A collection's item (the page cache's max_age and revalidate included). */
+export type ScrapeRequest = Schemas['SyncScrapeRequest'];
 export type ScrapeResult = Schemas['ScrapeResultBody'];
 
 /** One problem of a 422 answer: where (body, query or path, then the field path) and what. */

@@ -1,6 +1,6 @@
 import type { components } from '../../../../sdk/src/generated/api';
 
-type ScrapeRequest = components['schemas']['ScrapeRequest'];
+type ScrapeRequest = components['schemas']['SyncScrapeRequest'];
 
 /** Options given to every bare URL of a pasted or uploaded list. */
 export interface SharedOptions {

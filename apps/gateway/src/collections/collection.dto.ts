@@ -1,4 +1,4 @@
-import { JOB_ORDERS, JOB_PAGE_LIMITS, JOB_STATUSES, MAX_COLLECTION_REQUESTS, RUN_STATUSES, ScrapeRequest } from '@lib/contracts';
+import { JOB_ORDERS, JOB_PAGE_LIMITS, JOB_STATUSES, MAX_COLLECTION_REQUESTS, RUN_STATUSES, SyncScrapeRequest } from '@lib/contracts';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { queryBoolean } from '../http-errors/query-boolean';
@@ -24,7 +24,7 @@ export class CollectionBody {
   name?: string;
 
   @ApiPropertyOptional({
-    type: ScrapeRequest,
+    type: SyncScrapeRequest,
     isArray: true,
     nullable: true,
     maxItems: MAX_COLLECTION_REQUESTS,

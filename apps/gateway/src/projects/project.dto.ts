@@ -5,7 +5,7 @@ import {
   MAX_BATCH_WRITE_REQUESTS,
   PROJECT_PAGE_LIMITS,
   PROJECT_STATUSES,
-  ScrapeRequest,
+  SyncScrapeRequest,
 } from '@lib/contracts';
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
@@ -126,7 +126,7 @@ export class BatchBody {
   @CallbackUrlField("Completion webhook; omitted: the project's callback_url.")
   callback_url?: string | null;
 
-  @ApiPropertyOptional({ type: ScrapeRequest, isArray: true, maxItems: MAX_BATCH_WRITE_REQUESTS, description: REQUESTS_DESCRIPTION })
+  @ApiPropertyOptional({ type: SyncScrapeRequest, isArray: true, maxItems: MAX_BATCH_WRITE_REQUESTS, description: REQUESTS_DESCRIPTION })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_BATCH_WRITE_REQUESTS, { message: `One write carries at most ${MAX_BATCH_WRITE_REQUESTS} requests.` })
@@ -135,7 +135,7 @@ export class BatchBody {
 
 /** POST /v1/batches/{batch_id}/append-jobs. */
 export class AppendJobsBody {
-  @ApiProperty({ type: ScrapeRequest, isArray: true, maxItems: MAX_BATCH_WRITE_REQUESTS, description: REQUESTS_DESCRIPTION })
+  @ApiProperty({ type: SyncScrapeRequest, isArray: true, maxItems: MAX_BATCH_WRITE_REQUESTS, description: REQUESTS_DESCRIPTION })
   @IsArray()
   @ArrayMaxSize(MAX_BATCH_WRITE_REQUESTS, { message: `One write carries at most ${MAX_BATCH_WRITE_REQUESTS} requests.` })
   requests: unknown[];

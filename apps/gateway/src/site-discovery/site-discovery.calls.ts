@@ -7,7 +7,7 @@ import {
   MAP_LIMITS,
   type MapSiteRequest,
   type MapSiteResult,
-  ScrapeRequest,
+  SyncScrapeRequest,
   SUBJECTS,
   toProblems,
 } from '@lib/contracts';
@@ -118,10 +118,10 @@ function siteAnswered(result: MapSiteResult): boolean {
   );
 }
 
-/** The page options are a ScrapeRequest without its url: validated as one, problems under body.scrape. */
+/** The page options are a scrape request without its url (max_age included: decision 0037): validated as one, problems under body.scrape. */
 async function assertScrapeOptions(request: CrawlRequest): Promise<void> {
   if (!request.scrape) return;
-  const instance = plainToInstance(ScrapeRequest, { ...request.scrape, url: request.url });
+  const instance = plainToInstance(SyncScrapeRequest, { ...request.scrape, url: request.url });
   const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false });
   if (errors.length > 0) throw new RequestValidationError(toProblems(errors, ['body', 'scrape']));
 }

@@ -3,10 +3,10 @@ import {
   deliveredUsableContent,
   DownloadRequest,
   PAGE_CACHE_FIELDS,
+  servedFromCache,
   type PageCacheLookupReply,
   type PageValidators,
   type ScrapeExecutionFacts,
-  type StoredPage,
   SyncScrapeRequest,
   DownloadResultBody,
   ProxyConfig,
@@ -39,30 +39,6 @@ function engineRequestOf(request: ScrapeRequest): Record<string, unknown> {
   const plain = instanceToPlain(request);
   for (const field of PAGE_CACHE_FIELDS) delete plain[field];
   return plain;
-}
-
-/**
- * A stored page as a response: marked cached, its age from when the origin last gave or confirmed
- * it, its guidance telling what this request was charged, and this request's own timings (a hit's
- * are the lookup's; a revalidation's the conditional request's), not the original fetch's.
- */
-function servedFromCache(
-  entry: StoredPage,
-  status: 'hit' | 'revalidated',
-  now: Date,
-  credits: number,
-  timings: ScrapeResultBody['timings'],
-  executionTime: number,
-): ScrapeResultBody {
-  const age = Math.max(0, Math.floor((now.getTime() - Date.parse(entry.validated_at)) / 1000));
-  return {
-    ...entry.result,
-    timings,
-    executionTime: Math.round(executionTime * 1000) / 1000,
-    guidance: { ...entry.result.guidance, credits_charged: credits, credits_refunded: false },
-    cached: true,
-    cache: { status, age, fetched_at: entry.fetched_at, stored: true },
-  };
 }
 
 function round(ms: number): number {

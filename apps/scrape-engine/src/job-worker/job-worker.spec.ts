@@ -24,7 +24,7 @@ describe('JobWorker claims', () => {
         return answer;
       },
     };
-    const worker = new JobWorker({} as never, bus as never, {} as never, {} as never, {} as never);
+    const worker = new JobWorker({} as never, bus as never, {} as never, {} as never, {} as never, {} as never);
     const job = { nak: jest.fn() } as unknown as QueuedJob;
     return { claim: (worker as unknown as { claim: Claim }).claim.bind(worker), job, timeouts };
   }

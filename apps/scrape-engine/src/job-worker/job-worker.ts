@@ -5,6 +5,7 @@ import { PeriodicTask } from '@lib/runtime';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import os from 'node:os';
 import { PageComparison } from '../page-changes/page-comparison';
+import { JobPageCache } from './job-page-cache';
 import { isOutage } from './outages';
 import { ScrapeExecution } from '../sync-scrape/scrape-execution';
 
@@ -53,6 +54,7 @@ export class JobWorker {
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly scrapes: ScrapeExecution,
     private readonly comparison: PageComparison,
+    private readonly pageCache: JobPageCache,
   ) {}
 
   start(): void {
@@ -148,19 +150,23 @@ export class JobWorker {
       // batch concurrency already bounds how many it has), at most until its deadline.
       const tenant = { clientId: claim.client_id, onOverShare: 'wait', waitMs: claim.deadline_ms } as const;
       const { facts, result } = await withDeadline(
-        this.scrapes.run(claim.request, tenant, claim.crawl_page, undefined, claim.monitor_page).then(async (done) =>
-          claim.monitor_page
-            ? {
-                ...done,
-                result: await this.comparison.compare(
-                  { clientId: claim.client_id, jobId: job_id, attempt, url: String(claim.request.url) },
-                  claim.monitor_page,
-                  done.facts,
-                  done.result,
-                ),
-              }
-            : done,
-        ),
+        this.pageCache
+          .through({ clientId: claim.client_id, jobId: job_id }, claim.request, (plain, revalidate) =>
+            this.scrapes.run(plain, tenant, claim.crawl_page, revalidate, claim.monitor_page),
+          )
+          .then(async (done) =>
+            claim.monitor_page
+              ? {
+                  ...done,
+                  result: await this.comparison.compare(
+                    { clientId: claim.client_id, jobId: job_id, attempt, url: String(claim.request.url) },
+                    claim.monitor_page,
+                    done.facts,
+                    done.result,
+                  ),
+                }
+              : done,
+          ),
         claim.deadline_ms,
       );
       report = { ...ref, execution: { facts, result: await this.bus.pack(result) }, execution_time_ms: Date.now() - started };

@@ -38,6 +38,31 @@ export interface StoredPage {
   validated_at: string;
 }
 
+/**
+ * A stored page as a scrape's answer (a sync scrape's or a batch job's): marked cached, its age from
+ * when the origin last gave or confirmed it, its guidance telling what this request was charged,
+ * and this request's own timings (a hit's are the lookup's; a revalidation's the conditional
+ * request's), not the original fetch's.
+ */
+export function servedFromCache(
+  entry: StoredPage,
+  status: 'hit' | 'revalidated',
+  now: Date,
+  credits: number,
+  timings: ScrapeResultBody['timings'],
+  executionTime: number,
+): ScrapeResultBody {
+  const age = Math.max(0, Math.floor((now.getTime() - Date.parse(entry.validated_at)) / 1000));
+  return {
+    ...entry.result,
+    timings,
+    executionTime: Math.round(executionTime * 1000) / 1000,
+    guidance: { ...entry.result.guidance, credits_charged: credits, credits_refunded: false },
+    cached: true,
+    cache: { status, age, fetched_at: entry.fetched_at, stored: true },
+  };
+}
+
 /** Gateway → result-store: keep this result (the bus parks a large one: MessageBus.request) under its key (replacing the entry), with the origin's validators. */
 export class PageCacheStoreCommand {
   @IsString()

@@ -265,9 +265,10 @@ export class ScrapeRequest {
 }
 
 /**
- * POST /v1/sync/scrape's body: a scrape request (spec 2.1) and, beyond the spec, the page cache's
- * two fields (decision 0037). Only the sync scrape takes them; a collection's or a batch's
- * requests are plain ScrapeRequests, so asking one for max_age is refused rather than ignored.
+ * POST /v1/sync/scrape's body, and a collection's, a batch's or a crawl's page request: a scrape
+ * request (spec 2.1) and, beyond the spec, the page cache's two fields (decision 0037). A batch job
+ * asks the cache as the sync scrape does (scrape-engine's JobPageCache). Monitors do not take them:
+ * a monitor compares what it fetched, never what it stored.
  */
 export class SyncScrapeRequest extends ScrapeRequest {
   @ApiPropertyOptional({

@@ -17,7 +17,7 @@ import json
 import sys
 from typing import Any, Sequence, TextIO, cast
 
-from ._generated.models import ScrapeRequest, ScrapeResultBody, ViabilityResult
+from ._generated.models import ScrapeResultBody, SyncScrapeRequest, ViabilityResult
 from .client import RunResult, ScrapingClient
 from .errors import ScrapingApiError
 
@@ -67,7 +67,7 @@ def _scrape(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> in
     return 0
 
 
-def _requests_of(path: str, options: dict[str, Any]) -> list[ScrapeRequest]:
+def _requests_of(path: str, options: dict[str, Any]) -> list[SyncScrapeRequest]:
     """A CSV with a `url` column (and optionally `custom_id`), or one URL per line without a header."""
     with open(path, newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
@@ -79,14 +79,14 @@ def _requests_of(path: str, options: dict[str, Any]) -> list[ScrapeRequest]:
         body = rows[1:]
     else:
         url_at, id_at, body = 0, None, rows
-    requests: list[ScrapeRequest] = []
+    requests: list[SyncScrapeRequest] = []
     for row in body:
         if len(row) <= url_at or not row[url_at].strip():
             continue
         request: dict[str, Any] = {"url": row[url_at].strip(), **options}
         if id_at is not None and len(row) > id_at and row[id_at].strip():
             request["custom_id"] = row[id_at].strip()
-        requests.append(cast(ScrapeRequest, request))
+        requests.append(cast(SyncScrapeRequest, request))
     return requests
 
 

@@ -29,7 +29,6 @@ from ._generated.models import (
     ProjectBody,
     ProjectView,
     RunView,
-    ScrapeRequest,
     ScrapeResultBody,
     SyncScrapeRequest,
     ViabilityResult,
@@ -87,7 +86,7 @@ def _scrape_request(url_or_request: str | SyncScrapeRequest, options: dict[str, 
     return cast(SyncScrapeRequest, {**url_or_request, **options})
 
 
-def _collection_body(name: str, requests: list[ScrapeRequest], callback_url: str | None) -> dict[str, Any]:
+def _collection_body(name: str, requests: list[SyncScrapeRequest], callback_url: str | None) -> dict[str, Any]:
     body: dict[str, Any] = {"name": name, "requests": requests}
     if callback_url is not None:
         body["callback_url"] = callback_url
@@ -190,7 +189,7 @@ class ScrapingClient:
     def create_collection(
         self,
         name: str,
-        requests: list[ScrapeRequest],
+        requests: list[SyncScrapeRequest],
         *,
         callback_url: str | None = None,
         idempotency_key: str | None = None,
@@ -216,7 +215,7 @@ class ScrapingClient:
                 return run
             time.sleep(deadline.next_wait(lambda: f"run {run_id} still {_run_progress(run)}"))
 
-    def run_collection(self, name: str, requests: list[ScrapeRequest], *, timeout: float = 600.0) -> RunView:
+    def run_collection(self, name: str, requests: list[SyncScrapeRequest], *, timeout: float = 600.0) -> RunView:
         """Creates a collection, runs it and waits for the run: the whole asynchronous round in one call."""
         created = self.create_collection(name, requests).value
         if not created["id"]:
@@ -361,7 +360,7 @@ class AsyncScrapingClient:
     async def create_collection(
         self,
         name: str,
-        requests: list[ScrapeRequest],
+        requests: list[SyncScrapeRequest],
         *,
         callback_url: str | None = None,
         idempotency_key: str | None = None,
@@ -385,7 +384,7 @@ class AsyncScrapingClient:
                 return run
             await asyncio.sleep(deadline.next_wait(lambda: f"run {run_id} still {_run_progress(run)}"))
 
-    async def run_collection(self, name: str, requests: list[ScrapeRequest], *, timeout: float = 600.0) -> RunView:
+    async def run_collection(self, name: str, requests: list[SyncScrapeRequest], *, timeout: float = 600.0) -> RunView:
         created = (await self.create_collection(name, requests)).value
         if not created["id"]:
             raise ValueError(f"the collection was not created: {created['message']}")

@@ -443,58 +443,11 @@ class DownloadResultBody(TypedDict):
     executionTime: float | None
 
 
-class _ScrapeRequestRequired(TypedDict):
-    #: http or https; non-public targets are refused (422).
-    url: str
-
-
-class ScrapeRequest(_ScrapeRequestRequired, total=False):
-    format: Literal["html", "markdown"]
-    #: Beyond the spec. With format=markdown: only the main article (as a reader view finds it:
-    #: navigation, headers, footers, cookie banners, sidebars, ads and comments dropped), headed by its
-    #: title. A page with no article is converted whole. html stays the page as served.
-    only_main_content: bool
-    #: Beyond the spec. With format=markdown: images as ![alt](absolute-url), or left out when false.
-    #: Inline data: images are never copied (their alt text stands in).
-    include_images: bool
-    #: Beyond the spec. Fill `metadata`: title, description, language, canonical URL, final URL (after
-    #: redirects) and the links of the page (either format).
-    include_metadata: bool
-    browser: bool
-    browser_type: Literal["heavy", "light"]
-    use_proxy: str | None | ProxyConfig
-    #: Full-page PNG, base64. Requires browser=true.
-    screenshot: bool
-    #: Browser actions (spec 2.3), run in order after the page loads; requires browser=true. The spec
-    #: leaves two types open; ours: `{"type":"select","selector":"css:…","value":"<option value>"}`
-    #: chooses an option of a <select>;
-    #: `{"type":"while","condition":{"selector":"css:…","state":"exists|visible|enabled"} or
-    #: {"script":"<JS expression>"},"actions":[…],"max_iterations":10}` repeats its actions while the
-    #: condition holds (max_iterations 1-100, default 10; while nests up to 3 deep). At most 200
-    #: declared and 1000 executed actions, 90 s in all. A failing action stops the list: the response
-    #: keeps the page as it was, action_error names the action (its index path) and why, and
-    #: guidance.error_type is action_failed. evaluate results go to evaluate_results, one entry per
-    #: executed evaluate: {action, value, error}.
-    actions: list[ClickAction | InputAction | KeyPressAction | EvaluateAction | CollectAction | WaitForSelectorAction | WaitForTimeoutAction | SelectAction | WhileAction] | None
-    #: Output name → selector (css:, xpath:, or a bare //…) or {selector, multiple, attribute}.
-    extract: dict[str, Any] | None
-    headers: dict[str, str] | None
-    cookies: dict[str, str] | None
-    language: str
-    window_size: Literal["desktop", "mobile", "any"]
-    #: Cannot be combined with browser=true.
-    http_method: HttpMethodSpec | None
-    #: Requires browser=true.
-    network_capture: NetworkCaptureSpec | None
-    retry_on_block: bool
-    custom_id: str
-
-
 class CollectionBody(TypedDict, total=False):
     name: str
     #: Scrape requests (spec 2.1); each is validated on its own: a bad item is reported in
     #: invalid_items or blocked_urls, not refused with the body.
-    requests: list[ScrapeRequest] | None
+    requests: list[SyncScrapeRequest] | None
     #: POSTed when a run completes.
     callback_url: str | None
 
@@ -820,7 +773,7 @@ class BatchBody(_BatchBodyRequired, total=False):
     #: Scrape requests (spec 2.1) with the project's defaults merged under each; each is validated on
     #: its own: a bad item is reported in invalid_items or blocked_urls, not refused with the body.
     #: Items repeating an earlier (url, custom_id) of the batch are skipped.
-    requests: list[ScrapeRequest]
+    requests: list[SyncScrapeRequest]
 
 
 class BatchWriteReply(TypedDict):
@@ -858,7 +811,7 @@ class AppendJobsBody(TypedDict):
     #: Scrape requests (spec 2.1) with the project's defaults merged under each; each is validated on
     #: its own: a bad item is reported in invalid_items or blocked_urls, not refused with the body.
     #: Items repeating an earlier (url, custom_id) of the batch are skipped.
-    requests: list[ScrapeRequest]
+    requests: list[SyncScrapeRequest]
 
 
 class BatchView(TypedDict):
