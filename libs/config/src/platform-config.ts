@@ -17,6 +17,8 @@ export interface PlatformConfig {
   webhookRetryDelaysSeconds: number[];
   resultRetentionHours: number;
   listingRetentionDays: number;
+  /** Monitors' history: changes detected, and versions superseded or unseen, longer ago than this are pruned. */
+  monitorHistoryDays: number;
   chromePath: string | null;
   /** chrome-headless-shell for light browsers; null = auto-detect (then Chromium itself). */
   headlessShellPath: string | null;
@@ -218,6 +220,7 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     webhookRetryDelaysSeconds: retryDelays,
     resultRetentionHours: int('RESULT_RETENTION_HOURS', 48, 1, 24 * 365),
     listingRetentionDays: int('LISTING_RETENTION_DAYS', 90, 1, 3650),
+    monitorHistoryDays: int('MONITOR_HISTORY_DAYS', 90, 1, 3650),
     chromePath: str('CHROME_PATH') ?? null,
     headlessShellPath: str('CHROME_HEADLESS_SHELL_PATH') ?? null,
     browserConcurrency: int('BROWSER_CONCURRENCY', 4, 1, 64),

@@ -152,6 +152,37 @@ describe.each(DATABASE_BACKENDS)('PageVersions (%s database)', (backend) => {
     expect(seen.moved).toBe(3);
   });
 
+  it("prunes a monitor's history by age: superseded versions, unseen pages and old changes, never a newest version still seen", async () => {
+    const store = new PageVersionStore(db);
+    const [aged, unseen] = ['https://shop.test/aged', 'https://shop.test/unseen'];
+    await record(aged, 'v1');
+    await record(unseen, 'only');
+    await record(aged, 'v2');
+    const cutoff = new Date(Date.UTC(2026, 11, 4, 10, minute));
+    await record(aged, 'v3');
+    await record(aged, 'v3');
+    await versions.beforeApplicationShutdown();
+    await store.pruneVersionsBefore(cutoff, 10_000);
+    await store.pruneChangesBefore(cutoff, 10_000);
+    const contentsOf = async (url: string) =>
+      (
+        await db.sql.query<{ hash: string }>(
+          'select content_hash hash from page_versions where monitor_id = $1 and url = $2 order by page_versions.id',
+          [monitorId, url],
+        )
+      ).length;
+    // v1 was superseded (by v2) before the cutoff; v2 only after it (by v3), so it stays.
+    expect(await contentsOf(aged)).toBe(2);
+    expect(await contentsOf(unseen)).toBe(0);
+    const changes = await db.sql.query<{ url: string; change_status: string }>(
+      'select url, change_status from page_changes where monitor_id = $1 and url = any($2::text[]) order by detected_at',
+      [monitorId, [aged, unseen]],
+    );
+    expect(changes).toEqual([{ url: aged, change_status: 'changed' }]);
+    // What is left still compares: v3 again is the same.
+    expect(await record(aged, 'v3')).toMatchObject({ change_status: 'same' });
+  });
+
   it(`keeps the newest ${PAGE_VERSIONS_KEPT} versions of a page`, async () => {
     const url = 'https://shop.test/busy';
     for (let i = 0; i < PAGE_VERSIONS_KEPT + 5; i += 1) await record(url, `version ${i}`);

@@ -171,6 +171,34 @@ export class PageVersionStore {
     return row.written;
   }
 
+  /**
+   * Versions of monitored pages from before `before`: a version superseded before then (its page
+   * has a newer version first seen before it), and a page's newest version not seen since then (a
+   * deleted monitor's page, a URL taken out of one). At most `limit`; how many went.
+   */
+  async pruneVersionsBefore(before: Date, limit: number): Promise<number> {
+    const rows = await this.db.sql.query(
+      `delete from page_versions where id in (
+         select v.id from page_versions v
+         where v.first_seen_at < $1
+           and (exists (select 1 from page_versions n where n.monitor_id = v.monitor_id and n.url = v.url and n.id > v.id and n.first_seen_at < $1)
+             or (v.last_seen_at < $1 and not exists (select 1 from page_versions n where n.monitor_id = v.monitor_id and n.url = v.url and n.id > v.id)))
+         limit $2)
+       returning id`,
+      [before, limit],
+    );
+    return rows.length;
+  }
+
+  /** Changes detected before `before`, at most `limit`; how many went. */
+  async pruneChangesBefore(before: Date, limit: number): Promise<number> {
+    const rows = await this.db.sql.query(
+      'delete from page_changes where job_id in (select job_id from page_changes where detected_at < $1 limit $2) returning job_id',
+      [before, limit],
+    );
+    return rows.length;
+  }
+
   async changesOfMonitor(clientId: string, monitorId: string, limit: number): Promise<PageChangeView[]> {
     return viewsOf(
       await this.db.sql.query(

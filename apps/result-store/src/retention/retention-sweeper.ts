@@ -5,6 +5,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { JobResultStore } from '../persistence/job-results.store';
 import { ListedJobStore } from '../persistence/listed-jobs.store';
 import { PageCacheStore } from '../persistence/page-cache.store';
+import { PageVersionStore } from '../persistence/page-versions.store';
 
 // Deleted in slices, so one sweep never holds long locks on a busy table.
 const SLICE = 5000;
@@ -14,7 +15,8 @@ const SLICE = 5000;
  * completed (then the result endpoint answers result_expired); listing rows go
  * LISTING_RETENTION_DAYS after completion (then cursors find an empty page); a page cache entry goes
  * when the origin has not given or confirmed it for the longest max_age (30 days), since no request
- * could be served it any more (a revalidation would save only a 304's worth). Runs stay. Runs on a
+ * could be served it any more (a revalidation would save only a 304's worth); a monitor's history
+ * (its changes, its pages' superseded or unseen versions) after MONITOR_HISTORY_DAYS. Runs stay. Runs on a
  * schedule in every replica; deletes are idempotent, so replicas need no coordination.
  */
 @Injectable()
@@ -26,6 +28,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     private readonly results: JobResultStore,
     private readonly jobs: ListedJobStore,
     private readonly pageCache: PageCacheStore,
+    private readonly pageVersions: PageVersionStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {
@@ -53,11 +56,14 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     const jobs_pruned = await this.sliced((slice) => this.jobs.pruneFinished(listingBefore, slice));
     const cacheBefore = new Date(now - PAGE_CACHE_MAX_AGE_SECONDS * 1000);
     const page_cache_pruned = await this.sliced((slice) => this.pageCache.pruneValidatedBefore(cacheBefore, slice));
-    if (results_pruned + jobs_pruned + page_cache_pruned > 0)
+    const historyBefore = new Date(now - this.config.monitorHistoryDays * 86_400_000);
+    const page_versions_pruned = await this.sliced((slice) => this.pageVersions.pruneVersionsBefore(historyBefore, slice));
+    const page_changes_pruned = await this.sliced((slice) => this.pageVersions.pruneChangesBefore(historyBefore, slice));
+    if (results_pruned + jobs_pruned + page_cache_pruned + page_versions_pruned + page_changes_pruned > 0)
       this.logger.log(
-        `retention: ${results_pruned} result bodies, ${jobs_pruned} listing rows and ${page_cache_pruned} page cache entries pruned`,
+        `retention: ${results_pruned} result bodies, ${jobs_pruned} listing rows, ${page_cache_pruned} page cache entries, ${page_versions_pruned} page versions and ${page_changes_pruned} page changes pruned`,
       );
-    return { results_pruned, jobs_pruned, page_cache_pruned };
+    return { results_pruned, jobs_pruned, page_cache_pruned, page_versions_pruned, page_changes_pruned };
   }
 
   private async sliced(prune: (slice: number) => Promise<number>): Promise<number> {

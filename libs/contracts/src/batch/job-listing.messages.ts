@@ -151,4 +151,8 @@ export interface SweepRetentionReply {
   jobs_pruned: number;
   /** Page cache entries the origin has not given or confirmed for PAGE_CACHE_MAX_AGE_SECONDS: no request can be served them. */
   page_cache_pruned: number;
+  /** Monitored pages' versions superseded (or, a page's newest, not seen) for MONITOR_HISTORY_DAYS. */
+  page_versions_pruned: number;
+  /** Monitors' changes detected more than MONITOR_HISTORY_DAYS ago. */
+  page_changes_pruned: number;
 }
