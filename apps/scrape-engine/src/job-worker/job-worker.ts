@@ -152,7 +152,7 @@ export class JobWorker {
       const { facts, result } = await withDeadline(
         this.pageCache
           .through({ clientId: claim.client_id, jobId: job_id }, claim.request, (plain, revalidate) =>
-            this.scrapes.run(plain, tenant, claim.crawl_page, revalidate, claim.monitor_page),
+            this.scrapes.run(plain, tenant, { crawlPage: claim.crawl_page, revalidate, monitorPage: claim.monitor_page }),
           )
           .then(async (done) =>
             claim.monitor_page

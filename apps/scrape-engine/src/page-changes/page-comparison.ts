@@ -1,4 +1,11 @@
-import { type MonitorPageDirectives, type PageChange, type ScrapeExecutionFacts, type ScrapeResultBody, SUBJECTS } from '@lib/contracts';
+import {
+  deliveredUsableContent,
+  type MonitorPageDirectives,
+  type PageChange,
+  type ScrapeExecutionFacts,
+  type ScrapeResultBody,
+  SUBJECTS,
+} from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { isOutage } from '../job-worker/outages';
@@ -13,8 +20,8 @@ const GONE_STATUSES = new Set([404, 410]);
  * A monitor's page, compared with its version before: the scrape made its markdown as its monitor
  * compares it (ScrapeExecution, with the monitor's directives); result-store keeps the versions and
  * answers with the change (keyed by job: asked again, it answers the same). A page that failed
- * without being gone (a timeout, a block) is not compared: its change is unknown, and the next tick
- * tries again.
+ * without being gone (a timeout, a block, content the success rules refuse) is not compared: its
+ * change is unknown, and the next tick tries again.
  */
 @Injectable()
 export class PageComparison {
@@ -28,7 +35,9 @@ export class PageComparison {
     facts: ScrapeExecutionFacts,
     result: ScrapeResultBody,
   ): Promise<ScrapeResultBody & { change: PageChange | null }> {
-    const usable = facts.billable && result.statusCode >= 200 && result.statusCode < 300 && !facts.block_reason && result.markdown !== null;
+    // What a job counts as a success is what a monitor compares: a 2xx the content rules call a block
+    // or an empty shell is not the page, and comparing it would report a change that is not one.
+    const usable = deliveredUsableContent(facts, result) && result.markdown !== null;
     const gone = facts.billable && GONE_STATUSES.has(result.statusCode);
     if (!usable && !gone) return { ...result, change: null };
     const record = {

@@ -22,6 +22,13 @@ import { PageFormatter } from '../formats/page-formatter';
 import { comparableMarkdown } from '../page-changes/comparable-page';
 
 /** One scrape from a plain request, in the mode it asks for: the same path for sync requests and batch jobs. */
+/** What a scrape is told beyond its request (each optional): see ScrapeExecution.run. */
+export interface ScrapeDirectives {
+  crawlPage?: CrawlPageDirectives;
+  revalidate?: PageValidators;
+  monitorPage?: MonitorPageDirectives;
+}
+
 @Injectable()
 export class ScrapeExecution {
   constructor(
@@ -42,9 +49,7 @@ export class ScrapeExecution {
   async run(
     plain: Record<string, unknown>,
     tenant: BrowserTenant,
-    crawlPage?: CrawlPageDirectives,
-    revalidate?: PageValidators,
-    monitorPage?: MonitorPageDirectives,
+    { crawlPage, revalidate, monitorPage }: ScrapeDirectives = {},
   ): Promise<{ facts: ScrapeExecutionFacts; result: ScrapeResultBody }> {
     const request = await validated(ScrapeRequest, plain);
     const engine = engineOf(request);

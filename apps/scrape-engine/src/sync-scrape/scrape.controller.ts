@@ -29,8 +29,7 @@ export class ScrapeController {
           slots: command.browser_slots,
           onOverShare: command.browser_slots === undefined ? 'wait' : 'refuse',
         },
-        undefined,
-        command.revalidate,
+        { revalidate: command.revalidate },
       );
       return { facts, result: await this.bus.pack(result) };
     });
