@@ -1,3 +1,4 @@
+import { clientPatternProblem } from '@lib/client-patterns';
 import {
   CreateMonitorRequest,
   MonitorDeleted,
@@ -17,7 +18,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { parse } from 'node-html-parser';
-import { RE2 } from 're2-wasm';
 import type { AdmittedCall } from '../admission/caller.decorator';
 import { RequestValidationError } from '../gateway.errors';
 
@@ -120,12 +120,8 @@ async function createProblems(request: CreateMonitorRequest): Promise<Validation
     }
   }
   for (const [i, pattern] of (request.ignore?.patterns ?? []).entries()) {
-    try {
-      // Compiled to be checked, then freed: re2-wasm's heap is fixed and frees nothing by itself.
-      (new RE2(pattern, 'gu') as unknown as { wrapper?: { delete?: () => void } }).wrapper?.delete?.();
-    } catch (error) {
-      problem(['ignore', 'patterns', i], `"${pattern.slice(0, 100)}" is not an RE2 expression: ${(error as Error).message}`);
-    }
+    const wrong = clientPatternProblem(pattern, 'gu');
+    if (wrong !== null) problem(['ignore', 'patterns', i], `"${pattern.slice(0, 100)}" is not an RE2 expression: ${wrong}`);
   }
   return problems;
 }

@@ -1,34 +1,7 @@
 import type { MonitorPageDirectives, ScrapeRequest } from '@lib/contracts';
 import { parse } from 'node-html-parser';
-import { RE2 } from 're2-wasm';
+import { clientPattern } from '@lib/client-patterns';
 import type { PageFormatter } from '../formats/page-formatter';
-
-/**
- * Compiled ignore patterns, by source. re2-wasm keeps each expression in its own fixed wasm heap
- * and frees nothing on its own: compiled once per pattern (monitors repeat theirs every tick), the
- * heap holds the patterns in use rather than one copy per page compared.
- */
-const COMPILED_PATTERNS = new Map<string, RE2>();
-const COMPILED_PATTERNS_KEPT = 1000;
-
-function compiled(pattern: string): RE2 {
-  let expression = COMPILED_PATTERNS.get(pattern);
-  if (!expression) {
-    if (COMPILED_PATTERNS.size >= COMPILED_PATTERNS_KEPT) {
-      for (const old of COMPILED_PATTERNS.values()) releaseExpression(old);
-      COMPILED_PATTERNS.clear();
-    }
-    expression = new RE2(pattern, 'gu');
-    COMPILED_PATTERNS.set(pattern, expression);
-  }
-  expression.lastIndex = 0;
-  return expression;
-}
-
-/** Frees an expression's wasm memory (embind's delete on the wrapper re2-wasm does not expose). */
-export function releaseExpression(expression: RE2): void {
-  (expression as unknown as { wrapper?: { delete?: () => void } }).wrapper?.delete?.();
-}
 
 /**
  * The page as a monitor compares it (decision 0038): the markdown of its HTML without the elements
@@ -61,6 +34,6 @@ export function comparableMarkdown(
     { scriptsRan: request.browser },
   );
   let markdown = formatted.markdown ?? '';
-  for (const pattern of ignore.patterns) markdown = compiled(pattern).replace(markdown, '');
+  for (const pattern of ignore.patterns) markdown = clientPattern(pattern, 'gu').replace(markdown, '');
   return markdown;
 }

@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import { RE2 } from 're2-wasm';
+import { clientPattern, clientPatternProblem } from '@lib/client-patterns';
 import { InvalidScopePatternError } from '../site-discovery.errors';
 import type { NormalUrl } from '@lib/url-normal-form';
 
@@ -97,15 +97,12 @@ function withoutWww(host: string): string {
 /** A glob on the path, or `re:<RE2 expression>` on path and query. Invalid ones are the client's 400. */
 export function compilePattern(pattern: string): Matcher {
   if (pattern.startsWith('re:')) {
-    let expression: RE2;
-    try {
-      expression = new RE2(pattern.slice(3), 'u');
-    } catch (error) {
-      throw new InvalidScopePatternError(`"${pattern.slice(0, 100)}" is not a valid RE2 expression: ${(error as Error).message}`, {
-        pattern,
-      });
-    }
-    return (url) => expression.test(`${url.pathname}${url.search}`);
+    const source = pattern.slice(3);
+    const wrong = clientPatternProblem(source, 'u');
+    if (wrong !== null)
+      throw new InvalidScopePatternError(`"${pattern.slice(0, 100)}" is not a valid RE2 expression: ${wrong}`, { pattern });
+    // Asked of the table at each use, never held: the table frees what it drops (client-patterns).
+    return (url) => clientPattern(source, 'u').test(`${url.pathname}${url.search}`);
   }
   let glob: (path: string) => boolean;
   try {
