@@ -83,8 +83,9 @@ export class Monitors {
   }
 
   async ticks(reference: MonitorReference): Promise<{ ticks: MonitorTickView[] }> {
-    await this.get(reference);
-    return { ticks: await this.store.ticksOf(reference.monitor_id, 100) };
+    // Read side by side; a monitor that is not the client's fails the pair, its ticks never answered.
+    const [, ticks] = await Promise.all([this.get(reference), this.store.ticksOf(reference.monitor_id, 100)]);
+    return { ticks };
   }
 
   /** pause, resume, delete, or tick: due now (the next free moment, once a tick in progress is reported). */
