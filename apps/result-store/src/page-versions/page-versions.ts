@@ -124,6 +124,8 @@ export class PageVersions implements BeforeApplicationShutdown {
   }
 
   changesOfTick(runId: string): Promise<PageChangeView[]> {
+    // Asked by the tick's report, once its run completed: its pages are all recorded.
+    this.heads.forget(runId);
     return this.store.changesOfRun(runId);
   }
 }

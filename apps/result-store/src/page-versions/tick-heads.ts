@@ -7,8 +7,9 @@ export interface PageHead {
   jobId: string;
 }
 
-/** Ticks whose heads a replica keeps: a tick's are read once, at its first page. */
+/** Ticks whose heads a replica keeps, and pages over all of them: a tick's are read once, at its first page. */
 const TICKS_KEPT = 64;
+const PAGES_KEPT = 200_000;
 
 /**
  * The newest version of every page of a monitor, read in one statement when a tick's first page
@@ -20,7 +21,8 @@ const TICKS_KEPT = 64;
  * version after these heads were read.
  */
 export class TickHeads {
-  private readonly ticks = new Map<string, Promise<Map<string, PageHead>>>();
+  private readonly ticks = new Map<string, { heads: Promise<Map<string, PageHead>>; pages: number }>();
+  private pagesHeld = 0;
 
   constructor(private readonly load: (monitorId: string) => Promise<Array<PageHead & { url: string }>>) {}
 
@@ -41,15 +43,43 @@ export class TickHeads {
     return { head: head ?? null };
   }
 
+  /** The tick is over (its report asked for its changes): its heads are not needed any more. */
+  forget(runId: string): void {
+    const tick = this.ticks.get(runId);
+    if (!tick) return;
+    this.ticks.delete(runId);
+    this.pagesHeld -= tick.pages;
+  }
+
+  /** Pages whose heads are held, over every tick kept (bounded by PAGES_KEPT, TICKS_KEPT ticks). */
+  held(): { ticks: number; pages: number } {
+    return { ticks: this.ticks.size, pages: this.pagesHeld };
+  }
+
   private headsOf(runId: string, monitorId: string): Promise<Map<string, PageHead>> {
-    let heads = this.ticks.get(runId);
-    if (!heads) {
-      heads = this.load(monitorId).then((rows) => new Map(rows.map(({ url, ...head }) => [url, head])));
+    const kept = this.ticks.get(runId);
+    if (kept) return kept.heads;
+    const tick = { heads: this.load(monitorId).then((rows) => new Map(rows.map(({ url, ...head }) => [url, head]))), pages: 0 };
+    this.ticks.set(runId, tick);
+    tick.heads.then(
+      (heads) => {
+        if (this.ticks.get(runId) !== tick) return;
+        tick.pages = heads.size;
+        this.pagesHeld += heads.size;
+        this.keepWithinBounds(runId);
+      },
       // A failed read is not kept: the next page of the tick reads again.
-      heads.catch(() => this.ticks.delete(runId));
-      this.ticks.set(runId, heads);
-      if (this.ticks.size > TICKS_KEPT) this.ticks.delete(this.ticks.keys().next().value!);
+      () => this.forget(runId),
+    );
+    this.keepWithinBounds(runId);
+    return tick.heads;
+  }
+
+  /** Oldest ticks first, never `current`: an evicted tick's next page reads its heads again. */
+  private keepWithinBounds(current: string): void {
+    for (const runId of this.ticks.keys()) {
+      if (this.ticks.size <= TICKS_KEPT && this.pagesHeld <= PAGES_KEPT) return;
+      if (runId !== current) this.forget(runId);
     }
-    return heads;
   }
 }
