@@ -92,7 +92,7 @@ export class PageVersions implements BeforeApplicationShutdown {
     for (let attempt = 1; ; attempt += 1) {
       const { recorded, latest } = await this.store.latestOf(command.job_id, command.monitor_id, command.url);
       if (recorded) return recorded;
-      const comparison = await compared(command, latest);
+      const comparison = await compared(command, hash, latest);
       if (comparison.kind === 'nothing') return null;
       if (comparison.kind === 'same') {
         await this.store.seenAgain(comparison.versionId, seenAt);
@@ -135,13 +135,12 @@ type Comparison =
   | { kind: 'same'; versionId: string; firstSeenAt: Date }
   | { kind: 'insert'; change: PageChange; version: { hash: string; content: Buffer } };
 
-/** What a page's record is, against its newest version: nothing to say, the same again, or a new version. */
-async function compared(command: RecordPageVersionCommand, latest: LatestVersion | null): Promise<Comparison> {
+/** What a page's record (its content hashed as `hash`) is, against its newest version: nothing to say, the same again, or a new version. */
+async function compared(command: RecordPageVersionCommand, hash: string, latest: LatestVersion | null): Promise<Comparison> {
   const gone = command.content === null;
   // A page that answered 404 and was never seen has no version to compare: nothing to say.
   if (gone && latest === null) return { kind: 'nothing' };
   const current: StoredContent = { content: command.content ?? '', extracted: command.extracted ?? null };
-  const hash = gone ? GONE_HASH : contentHash(current);
   if (latest?.contentHash === hash) return { kind: 'same', versionId: latest.id, firstSeenAt: latest.firstSeenAt };
   const previous = latest && latest.contentHash !== GONE_HASH ? await contentOf(latest.content) : null;
   const change: PageChange = gone
