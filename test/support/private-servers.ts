@@ -23,6 +23,8 @@ export interface PrivateServer {
   start(): Promise<void>;
   /** Stops it for good and removes its data. */
   dispose(): Promise<void>;
+  /** NATS only: the server's HTTP monitoring address (/connz lists who is connected). */
+  monitorUrl?: string;
 }
 
 export const NATS_SERVER_BINARY = process.env.NATS_SERVER_BINARY ?? '/usr/sbin/nats-server';
@@ -59,16 +61,20 @@ async function killChild(child: ChildProcess | null): Promise<void> {
 /** nats-server with JetStream on its own port and store directory. */
 export async function startPrivateNats(label = 'nats'): Promise<PrivateServer> {
   const port = await freePort();
+  const monitorPort = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `test-${label}-`));
   let child: ChildProcess | null = null;
   const start = async () => {
-    child = spawn(NATS_SERVER_BINARY, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' });
+    child = spawn(NATS_SERVER_BINARY, ['-a', '127.0.0.1', '-p', String(port), '-m', String(monitorPort), '-js', '-sd', dir], {
+      stdio: 'ignore',
+    });
     await waitForPort(port, 15_000, 'nats-server', () => child);
   };
   await start();
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
+    monitorUrl: `http://127.0.0.1:${monitorPort}`,
     kill: () => killChild(child),
     start,
     async dispose() {

@@ -33,6 +33,8 @@ export interface JobQueue {
 // A pull request outlives the worker that made it by at most this (what it receives then is lost to
 // a dead inbox and comes back after the delivery lease).
 const FETCH_EXPIRES_MS = 1000;
+// How long close() lets a drain run before it closes the connection outright.
+const CLOSE_DRAIN_MS = 5000;
 
 /**
  * The distributed runtime's queue: a JetStream work-queue stream with one durable pull consumer
@@ -45,6 +47,8 @@ export class JetStreamJobQueue implements JobQueue {
     nc: import('@nats-io/nats-core').NatsConnection;
     js: import('@nats-io/jetstream').JetStreamClient;
   }> | null = null;
+  /** Closed for good: a consumer's loop ends instead of opening a new connection behind close(). */
+  private closed = false;
 
   /**
    * `deliveryLeaseMs` is JetStream's ack_wait: how long a message stays with a worker that says
@@ -73,13 +77,13 @@ export class JetStreamJobQueue implements JobQueue {
     const slots = new Slots(concurrency);
     let running = true;
     const loop = (async () => {
-      while (running) {
+      while (running && !this.closed) {
         try {
           const { js } = await this.ready();
           const consumer = await js.consumers.get(JOB_QUEUE.stream, JOB_QUEUE.consumer);
-          while (running) {
+          while (running && !this.closed) {
             await slots.free();
-            if (!running) break;
+            if (!running || this.closed) break;
             const batch = await consumer.fetch({ max_messages: slots.available, expires: FETCH_EXPIRES_MS });
             for await (const message of batch) {
               slots.take();
@@ -107,7 +111,7 @@ export class JetStreamJobQueue implements JobQueue {
             }
           }
         } catch (error) {
-          if (!running) break;
+          if (!running || this.closed) break;
           this.logger.warn(`job queue consumer: ${error instanceof Error ? error.message : String(error)}; retrying in 1 s`);
           await new Promise((r) => setTimeout(r, 1000));
         }
@@ -122,13 +126,21 @@ export class JetStreamJobQueue implements JobQueue {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (!this.connection) return;
     const { nc } = await this.connection.catch(() => ({ nc: null }));
     this.connection = null;
-    await nc?.drain().catch(() => undefined);
+    if (!nc) return;
+    // A drain waits on the server; a shutdown does not wait on it past the bound (what is unacked comes back after one lease).
+    let bound: NodeJS.Timeout | undefined;
+    const drained = nc.drain().catch(() => undefined);
+    const timedOut = new Promise<'timed-out'>((resolve) => (bound = setTimeout(() => resolve('timed-out'), CLOSE_DRAIN_MS)));
+    if ((await Promise.race([drained, timedOut])) === 'timed-out') await nc.close().catch(() => undefined);
+    clearTimeout(bound);
   }
 
   private ready() {
+    if (this.closed) return Promise.reject(new Error('job queue closed'));
     this.connection ??= (async () => {
       const { connect } = await import('@nats-io/transport-node');
       const { jetstream, jetstreamManager, AckPolicy, RetentionPolicy, StorageType } = await import('@nats-io/jetstream');
