@@ -133,6 +133,81 @@ describe.each(runtimesUnderTest('monitors'))('monitors — $name', (runtime) => 
     expect(receiver.received.filter((r) => r.path === '/monitor')).toHaveLength(2);
   });
 
+  it('over a crawl scope: each tick crawls it; a page no longer linked is removed, a newly linked one new', async () => {
+    // The catalogue's links are in its nav, which the ignore rules leave out: only the pages' own text is compared.
+    const catalogue = (linked: string[]) =>
+      articleHtml('Catalogue', 'all our items').replace(
+        '<body>',
+        `<body><nav>${linked.map((name) => `<a href="/${name}">${name}</a>`).join(' ')}</nav>`,
+      );
+    site.pages.set('cat', { html: catalogue(['cat-a', 'cat-b', 'cat-c']) });
+    for (const name of ['cat-a', 'cat-b', 'cat-c', 'cat-d']) site.pages.set(name, { html: articleHtml(name, `${name} as it was`) });
+    const created = await api('/v1/monitors', {
+      json: {
+        crawl: { url: `${site.url}/cat`, max_depth: 1, sitemap: 'skip' },
+        schedule: { interval_seconds: 3600 },
+        ignore: { selectors: ['nav'] },
+        webhook_url: `${receiver.url}/crawl-monitor`,
+      },
+    });
+    expect(created.status).toBe(201);
+    // max_pages is the plan's pages per monitor when not given (growth: 1,000).
+    expect(created.body).toMatchObject({ urls: [], crawl: { url: `${site.url}/cat`, max_depth: 1, max_pages: 1000 } });
+    const monitorId: string = created.body.id;
+
+    const [first] = await completedTicks(monitorId, 1);
+    expect(first).toMatchObject({ pages: 4, changes: 4, error: null });
+    expect(Object.values(await pageChanges(first.tick_id)).map((c) => c?.change_status)).toEqual(['new', 'new', 'new', 'new']);
+
+    // cat-c stays on the site (200) but is no longer linked; cat-d is linked now; cat-a's text changes.
+    site.pages.set('cat', { html: catalogue(['cat-a', 'cat-b', 'cat-d']) });
+    site.pages.set('cat-a', { html: articleHtml('cat-a', 'cat-a as it is now') });
+    await api(`/v1/monitors/${monitorId}/tick`, { method: 'POST' });
+    const second = (await completedTicks(monitorId, 2))[0];
+    expect(second).toMatchObject({ pages: 4, changes: 3 });
+    const secondPages = await pageChanges(second.tick_id);
+    expect(Object.keys(secondPages).sort()).toEqual(['cat', 'cat-a', 'cat-b', 'cat-d']);
+    expect([secondPages.cat?.change_status, secondPages['cat-b']?.change_status]).toEqual(['same', 'same']);
+    expect(secondPages['cat-a']?.change_status).toBe('changed');
+    expect(secondPages['cat-d']?.change_status).toBe('new');
+    const changes = (await api(`/v1/monitors/${monitorId}/changes?limit=10`)).body.changes as Array<Record<string, unknown>>;
+    const removed = changes.filter((c) => c.change_status === 'removed');
+    expect(removed).toEqual([expect.objectContaining({ url: `${site.url}/cat-c`, tick_id: second.tick_id, job_id: null })]);
+    const hook = await eventually(async () => {
+      const sent = receiver.received.filter((r) => r.path === '/crawl-monitor');
+      return sent.length >= 2 ? JSON.parse(sent[1].raw) : false;
+    });
+    expect(
+      (hook.changes as Array<{ url: string; change_status: string; results_path: string | null }>)
+        .map((c) => [c.url.split('/').pop(), c.change_status, c.results_path === null])
+        .sort(),
+    ).toEqual([
+      ['cat-a', 'changed', false],
+      ['cat-c', 'removed', true],
+      ['cat-d', 'new', false],
+    ]);
+
+    // Unchanged again: cat-c is not removed twice, and a tick whose crawl failed a page removes nothing.
+    site.pages.delete('cat-b');
+    site.pages.set('cat-b', { html: '', status: 500 });
+    await api(`/v1/monitors/${monitorId}/tick`, { method: 'POST' });
+    const third = (await completedTicks(monitorId, 3))[0];
+    expect(third).toMatchObject({ changes: 0 });
+  });
+
+  it('a crawl-scope tick whose start page robots.txt disallows scrapes nothing, charges nothing and removes nothing', async () => {
+    site.pages.set('robots.txt', { html: 'User-agent: *\nDisallow: /private' });
+    site.pages.set('private', { html: articleHtml('Private', 'private') });
+    const created = await api('/v1/monitors', {
+      json: { crawl: { url: `${site.url}/private`, sitemap: 'skip' }, schedule: { interval_seconds: 3600 } },
+    });
+    expect(created.status).toBe(201);
+    const [first] = await completedTicks(created.body.id, 1);
+    // robots.txt disallows the start page: the crawl ends at once with nothing scraped, so nothing is compared or charged.
+    expect(first).toMatchObject({ pages: 0, changes: 0, credits_charged: 0 });
+    site.pages.delete('robots.txt');
+  });
+
   it('pauses before the next tick, refuses a tick while paused, resumes on the schedule, and deletes', async () => {
     site.pages.set('paused', { html: articleHtml('Paused', 'paused') });
     const created = await api('/v1/monitors', {
@@ -168,6 +243,12 @@ describe.each(runtimesUnderTest('monitors'))('monitors — $name', (runtime) => 
       [{ extract: 'h1' }, 'body.extract'],
       [{ urls: Array.from({ length: 1001 }, (_, i) => `${site.url}/p${i}`) }, 'body.urls'],
       [{ urls: ['ftp://example.com/'] }, 'body.urls'],
+      [{ crawl: { url: `${site.url}/cat` } }, 'body.urls'],
+      [{ urls: undefined, crawl: { url: `${site.url}/cat`, include_paths: ['re:[z-a]'] } }, 'body.crawl.include_paths.0'],
+      [{ urls: undefined, crawl: { url: `${site.url}/cat`, exclude_paths: ['re:(open'] } }, 'body.crawl.exclude_paths.0'],
+      [{ urls: undefined, crawl: { url: `${site.url}/cat`, max_pages: 5000 } }, 'body.crawl.max_pages'],
+      [{ urls: undefined, crawl: { url: 'ftp://example.com/' } }, 'body.crawl.url'],
+      [{ urls: undefined }, 'body.urls'],
     ];
     for (const [change, field] of refused) {
       const res = await api('/v1/monitors', { json: { ...base, ...change } });

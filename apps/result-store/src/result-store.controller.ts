@@ -11,6 +11,7 @@ import {
   MonitorTickReference,
   PageCacheConfirmCommand,
   RecordPageVersionCommand,
+  RecordUnseenPagesCommand,
   PageCacheLookupQuery,
   PageCacheStoreCommand,
   ReplyOf,
@@ -85,6 +86,11 @@ export class ResultStoreController {
   @MessagePattern(SUBJECTS.pageVersions.changes)
   async changes(@Payload() query: MonitorChangesQuery): Promise<ReplyOf<typeof SUBJECTS.pageVersions.changes>> {
     return { changes: await this.versions.changes(query) };
+  }
+
+  @MessagePattern(SUBJECTS.pageVersions.recordUnseen)
+  recordUnseen(@Payload() command: RecordUnseenPagesCommand): Promise<ReplyOf<typeof SUBJECTS.pageVersions.recordUnseen>> {
+    return this.versions.recordUnseen(command);
   }
 
   @MessagePattern(SUBJECTS.pageVersions.changesOfTick)

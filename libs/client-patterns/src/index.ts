@@ -1,1 +1,2 @@
 export * from './client-patterns';
+export * from './path-patterns';

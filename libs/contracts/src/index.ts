@@ -15,6 +15,7 @@ export * from './scrape/download-request';
 export * from './scrape/page-cache-terms';
 export * from './scrape/page-cache.messages';
 export * from './monitors/monitor.messages';
+export * from './monitors/page-change';
 export * from './batch/collection.messages';
 export * from './batch/job-execution.messages';
 export * from './batch/job-listing.messages';

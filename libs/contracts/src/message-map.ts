@@ -35,13 +35,14 @@ import type {
   MonitorChangesQuery,
   MonitorReference,
   MonitorTickReference,
+  RecordUnseenPagesCommand,
   MonitorTickView,
   MonitorTransitionCommand,
   MonitorView,
-  PageChange,
   PageChangeView,
   RecordPageVersionCommand,
 } from './monitors/monitor.messages';
+import type { PageChange } from './monitors/page-change';
 import type { HealthQuery, HealthReport } from './health/health.messages';
 import type {
   DownloadResultBody,
@@ -211,6 +212,7 @@ export type RequestReplyMap = {
   [SUBJECTS.pageVersions.record]: { request: RecordPageVersionCommand; reply: { change: PageChange | null } };
   [SUBJECTS.pageVersions.changes]: { request: MonitorChangesQuery; reply: { changes: PageChangeView[] } };
   [SUBJECTS.pageVersions.changesOfTick]: { request: MonitorTickReference; reply: { changes: PageChangeView[] } };
+  [SUBJECTS.pageVersions.recordUnseen]: { request: RecordUnseenPagesCommand; reply: { removed: number } };
   [SUBJECTS.pageCache.lookup]: { request: PageCacheLookupQuery; reply: PageCacheLookupReply };
   [SUBJECTS.pageCache.store]: { request: PageCacheStoreCommand; reply: { stored: boolean } };
   [SUBJECTS.pageCache.confirm]: { request: PageCacheConfirmCommand; reply: { entry: StoredPage | null } };

@@ -121,6 +121,8 @@ export const SUBJECTS = {
     changes: 'result-store.page-changes.list.query.v1',
     /** A tick's changed pages (the tick reporter's webhook). */
     changesOfTick: 'result-store.page-changes.of-tick.query.v1',
+    /** A complete crawl-scope tick's pages it did not find, removed (idempotent: a page removed once is not again). */
+    recordUnseen: 'result-store.page-version.record-unseen.command.v1',
   },
   /** The page cache (decision 0037): result-store keeps the last result of each client's request. */
   pageCache: {

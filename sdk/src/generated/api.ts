@@ -2822,6 +2822,63 @@ export interface components {
             created_at: number;
             completed_at?: number | null;
         };
+        MonitorCrawlScope: {
+            /**
+             * @description Where discovery starts: an http(s) URL on a public host.
+             * @example https://example.com/
+             */
+            url: string;
+            /**
+             * @description Also the start host's subdomains (blog.example.com for example.com; www. is ignored when comparing).
+             * @default false
+             */
+            include_subdomains?: boolean;
+            /**
+             * @description Further host names in scope (exact, lower case; no scheme or path).
+             * @example [
+             *       "docs.example.com"
+             *     ]
+             */
+            domains?: string[];
+            /**
+             * @description Only URLs matching one of these. Each is a glob matched against the URL path (`*` within a segment, `**` across segments, e.g. `/blog/**`), or a regular expression written `re:<expression>` matched against path and query (RE2 syntax: linear time, no lookaround or backreferences).
+             * @example [
+             *       "/blog/**"
+             *     ]
+             */
+            include_paths?: string[];
+            /**
+             * @description No URL matching one of these; exclusion wins over inclusion. Each is a glob matched against the URL path (`*` within a segment, `**` across segments, e.g. `/blog/**`), or a regular expression written `re:<expression>` matched against path and query (RE2 syntax: linear time, no lookaround or backreferences).
+             * @example [
+             *       "/tag/*"
+             *     ]
+             */
+            exclude_paths?: string[];
+            /**
+             * @description include: sitemaps and links; skip: links only; only: sitemaps only (no page is fetched).
+             * @default include
+             * @enum {string}
+             */
+            sitemap?: "include" | "skip" | "only";
+            /**
+             * @description Link hops from the start URL whose pages are fetched for links (0: the start page only). URLs found on the last fetched level are listed, not fetched.
+             * @default 2
+             */
+            max_depth?: number;
+            /**
+             * @description More pages to start from besides url (at most 100), in scope and allowed like any link; the scope's hosts are url's.
+             * @example [
+             *       "https://example.com/blog/",
+             *       "https://example.com/docs/"
+             *     ]
+             */
+            start_urls?: string[];
+            /**
+             * @description The most pages scraped.
+             * @default 100
+             */
+            max_pages?: number;
+        };
         MonitorSchedule: {
             /** @description Seconds between ticks; at least the plan’s minimum interval. */
             interval_seconds?: number;
@@ -2860,12 +2917,14 @@ export interface components {
             /** @example competitor prices */
             name?: string;
             /**
-             * @description The pages to watch (at most the plan’s monitor_urls).
+             * @description The pages to watch (at most the plan’s monitor_urls); or `crawl` instead.
              * @example [
              *       "https://example.com/pricing"
              *     ]
              */
-            urls: string[];
+            urls?: string[];
+            /** @description Instead of urls: a crawl scope each tick crawls (as POST /v1/crawl; max_pages at most the plan’s monitor_urls, and by default). A page a complete tick no longer finds is `removed`. */
+            crawl?: components["schemas"]["MonitorCrawlScope"];
             schedule: components["schemas"]["MonitorSchedule"];
             /**
              * @description The scrape options of spec 2.1 for every page (any ScrapeRequest field but url and format: a monitor compares markdown).
@@ -2901,7 +2960,10 @@ export interface components {
             name: string | null;
             /** @enum {string} */
             state: "active" | "paused";
+            /** @description The pages watched; empty for a crawl-scope monitor (its ticks list what they found). */
             urls: string[];
+            /** @description The crawl scope each tick crawls; null for a URL monitor. */
+            crawl: components["schemas"]["MonitorCrawlScope"] | null;
             schedule: components["schemas"]["MonitorSchedule"];
             /** @description The scrape options of every page. */
             scrape: {
@@ -2948,6 +3010,8 @@ export interface components {
             credits_charged: number;
             /** @description Pages new, changed or removed (null until the tick completes). */
             changes: number | null;
+            /** @description Why the tick scraped nothing: its crawl scope was refused when it started (a start URL no longer allowed). Null otherwise. */
+            error: string | null;
         };
         MonitorTickList: {
             ticks: components["schemas"]["MonitorTickView"][];
@@ -2960,9 +3024,9 @@ export interface components {
             tick_id: string;
             /**
              * Format: uuid
-             * @description GET /v1/jobs/{job_id}/data: the page and its diff.
+             * @description GET /v1/jobs/{job_id}/data: the page and its diff. Null for a page removed because a complete tick of a crawl-scope monitor no longer found it (no job fetched it).
              */
-            job_id: string;
+            job_id: string | null;
             detected_at: string;
             /** @description When the version before this one was first seen. */
             previous_at: string | null;

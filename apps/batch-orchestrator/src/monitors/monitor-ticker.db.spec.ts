@@ -60,6 +60,7 @@ describe.each(DATABASE_BACKENDS)('MonitorTicker (%s database)', (backend) => {
         name: null,
         state: 'active',
         urls: ['https://example.com/a', 'https://example.com/b'],
+        crawl: null,
         schedule,
         scrape: {},
         extract: null,

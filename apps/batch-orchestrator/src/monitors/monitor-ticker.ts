@@ -1,5 +1,6 @@
 import {
   CONTENT_RULES_VERSION,
+  type CrawlRequest,
   MONITOR_PAGE_DIRECTIVES,
   type MonitorPageDirectives,
   nextTickAfter,
@@ -9,6 +10,7 @@ import {
   SUBJECTS,
   SUCCESS_RULES,
 } from '@lib/contracts';
+import { RemoteAppError } from '@lib/errors';
 import { MessageBus, OpsEventPublisher } from '@lib/messaging';
 import { platformMetrics } from '@lib/metrics';
 import { DATABASE, DatabaseConnection, enqueueWebhook, type SqlTransactionScope } from '@lib/persistence';
@@ -22,10 +24,19 @@ import { type MonitorRow, MonitorStore, type UnreportedTick } from '../persisten
 import { RunStore } from '../persistence/runs.store';
 import { RUN_KIND_RULES } from '../runs/run-kind-rules';
 
+/** Errors that refuse a crawl's start for good (its scope or its target), not an outage. */
+const REFUSALS = /^(discovery|target)\./;
 /** How often every replica looks for due monitors and completed ticks. */
 const TICK_PASS_MS = 1000;
 /** Ticks opened, and completed ticks reported, per pass at most (the rest wait a second). */
 const PER_PASS = 50;
+/**
+ * A crawl-scope tick whose crawl has not started this long after the tick opened is started again
+ * (the replica that opened it died, or site-discovery was away): past a start's own sitemap read.
+ */
+const CRAWL_START_RETRY_MS = 20_000;
+/** A crawl's start reads robots.txt and the sitemaps first (site-discovery bounds that at 15 s). */
+const CRAWL_START_TIMEOUT_MS = 60_000;
 
 /**
  * The monitors' scheduler and tick reporter, in every batch-orchestrator replica (decision 0038).
@@ -66,10 +77,12 @@ export class MonitorTicker implements OnApplicationBootstrap, OnApplicationShutd
     void this.schedule.runNow().catch((error: unknown) => this.logger.warn(`pass failed: ${String(error)}`));
   }
 
-  /** One pass: open the ticks due, report the ticks completed. */
+  /** One pass: open the ticks due, start the crawls of crawl-scope ticks that lost theirs, report the ticks completed. */
   async pass(): Promise<{ opened: number; reported: number }> {
     let opened = 0;
     while (opened < PER_PASS && (await this.openNextTick())) opened += 1;
+    const retryBefore = new Date(this.clock.now().getTime() - CRAWL_START_RETRY_MS);
+    for (const tick of await this.monitors.awaitingCrawl(retryBefore, PER_PASS)) await this.startCrawl(tick.monitor, tick.runId);
     let reported = 0;
     for (const tick of await this.monitors.unreported(PER_PASS)) if (await this.report(tick)) reported += 1;
     return { opened, reported };
@@ -77,11 +90,13 @@ export class MonitorTicker implements OnApplicationBootstrap, OnApplicationShutd
 
   private async openNextTick(): Promise<boolean> {
     const now = this.clock.now();
-    const clientId = await this.db.sql.transaction(async (tx) => {
+    const opened = await this.db.sql.transaction(async (tx) => {
       const monitor = await this.monitors.lockDue(tx, now);
       if (!monitor) return null;
       const runId = randomUUID();
       await this.monitors.startTick(tx, monitor, runId, now, nextTickAfter(monitor.schedule, now));
+      // A crawl scope's pages are found by its crawl, whose run is the tick's: started once this commits.
+      if (monitor.crawl) return { monitor, runId, crawl: true };
       await this.runs.insert(tx, {
         id: runId,
         kind: 'monitor',
@@ -109,14 +124,53 @@ export class MonitorTicker implements OnApplicationBootstrap, OnApplicationShutd
         projectId: null,
         totalRequests: monitor.urls.length,
       });
-      return monitor.clientId;
+      return { monitor, runId, crawl: false };
     });
-    if (clientId === null) return false;
-    this.dispatcher.requestDispatch(clientId);
+    if (opened === null) return false;
+    if (opened.crawl) await this.startCrawl(opened.monitor, opened.runId);
+    else this.dispatcher.requestDispatch(opened.monitor.clientId);
     return true;
   }
 
+  /**
+   * A crawl-scope tick's crawl, started on site-discovery under the tick's id (a repeat answers the
+   * crawl it already is). A refusal (the start URL is no longer allowed, robots.txt disallows
+   * reading it) ends the tick with its reason and no change; anything else is tried again by a
+   * later pass (awaitingCrawl).
+   */
+  private async startCrawl(monitor: MonitorRow, runId: string): Promise<void> {
+    try {
+      await this.bus.request(
+        SUBJECTS.discovery.crawlCreate,
+        {
+          client_id: monitor.clientId,
+          robots_override_allowed: false,
+          max_concurrency: monitor.maxConcurrency,
+          monthly_credits: monitor.monthlyCredits,
+          crawl_id: runId,
+          request: { ...(monitor.crawl as unknown as CrawlRequest), scrape: pageRequestOf(monitor, runId) },
+        },
+        { correlationId: `tick:${runId}`, timeoutMs: CRAWL_START_TIMEOUT_MS },
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (!(error instanceof RemoteAppError && REFUSALS.test(error.code))) {
+        this.logger.warn(`tick ${runId} of monitor ${monitor.id}: its crawl did not start (${message}); trying again`);
+        return;
+      }
+      const ended = await this.db.sql.transaction((tx) => this.monitors.endWithoutRun(tx, runId, message, this.clock.now()));
+      if (ended) this.logger.warn(`tick ${runId} of monitor ${monitor.id}: its crawl was refused (${message})`);
+    }
+  }
+
   private async report(tick: UnreportedTick): Promise<boolean> {
+    const monitor = await this.monitors.find(tick.clientId, tick.monitorId);
+    if (monitor?.crawl && (await this.foundEverything(tick)))
+      await this.bus.request(
+        SUBJECTS.pageVersions.recordUnseen,
+        { client_id: tick.clientId, monitor_id: tick.monitorId, run_id: tick.runId },
+        { timeoutMs: 30_000 },
+      );
     const { changes } = await this.bus.request(SUBJECTS.pageVersions.changesOfTick, { run_id: tick.runId }, { timeoutMs: 10_000 });
     const now = this.clock.now();
     return this.db.sql.transaction(async (tx) => {
@@ -141,7 +195,8 @@ export class MonitorTicker implements OnApplicationBootstrap, OnApplicationShutd
           success_requests: tick.successRequests,
           failed_requests: tick.failedRequests,
           credits_charged: tick.creditsCharged,
-          changes: changes.map((change) => ({ ...change, results_path: `/v1/jobs/${change.job_id}/data` })),
+          // A page no longer found has no job: nothing to read but its URL and when it was last there.
+          changes: changes.map((change) => ({ ...change, results_path: change.job_id ? `/v1/jobs/${change.job_id}/data` : null })),
           results_path: `/v1/jobs?batch_id=${tick.runId}`,
           timestamp: now.toISOString(),
         },
@@ -149,6 +204,22 @@ export class MonitorTicker implements OnApplicationBootstrap, OnApplicationShutd
       });
       return true;
     });
+  }
+
+  /**
+   * Whether a crawl-scope tick found every page its scope holds, so a page it did not see is gone
+   * from the site: its crawl completed (not cancelled, not stopped by robots.txt or an empty start),
+   * no page failed or timed out (a failed page's links are unknown), and none was left out for
+   * max_pages. Any doubt leaves the monitor's pages as they were.
+   */
+  private async foundEverything(tick: UnreportedTick): Promise<boolean> {
+    if (tick.state !== 'completed' || tick.failedRequests > 0 || tick.timeoutRequests > 0) return false;
+    const crawl = await this.bus.request(
+      SUBJECTS.discovery.crawlGet,
+      { client_id: tick.clientId, crawl_id: tick.runId },
+      { timeoutMs: 10_000 },
+    );
+    return crawl.state === 'completed' && crawl.zero_pages_reason === null && crawl.skipped.over_limit === 0;
   }
 
   /** The tick's ops event and metrics, once its report is committed. */
@@ -173,12 +244,21 @@ export class MonitorTicker implements OnApplicationBootstrap, OnApplicationShutd
   }
 }
 
-/** A monitor's page as a job's request: its scrape options, its URL, HTML (a monitor compares its own markdown), and its directives. */
-function pageRequestOf(monitor: MonitorRow, runId: string, url: string): Record<string, unknown> {
-  const directives: MonitorPageDirectives = { monitor_id: monitor.id, run_id: runId, ignore: monitor.ignore };
+/**
+ * A monitor's page as a job's request: its scrape options, its URL, HTML (a monitor compares its own
+ * markdown), and its directives. Without a URL: the scrape options of every page of a crawl-scope
+ * tick's crawl (which adds each page's URL).
+ */
+function pageRequestOf(monitor: MonitorRow, runId: string, url?: string): Record<string, unknown> {
+  const directives: MonitorPageDirectives = {
+    monitor_id: monitor.id,
+    run_id: runId,
+    ignore: monitor.ignore,
+    ...(monitor.crawl ? { crawl_scope: true } : {}),
+  };
   return {
     ...monitor.scrape,
-    url,
+    ...(url === undefined ? {} : { url }),
     format: 'html',
     ...(monitor.extract ? { extract: monitor.extract } : {}),
     [MONITOR_PAGE_DIRECTIVES]: directives,

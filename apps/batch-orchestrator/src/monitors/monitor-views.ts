@@ -7,6 +7,7 @@ export function monitorViewOf(row: MonitorRow): MonitorView {
     name: row.name,
     state: row.state,
     urls: row.urls,
+    crawl: (row.crawl as MonitorView['crawl']) ?? null,
     schedule: row.schedule,
     scrape: row.scrape,
     extract: row.extract,

@@ -1,6 +1,8 @@
 import {
+  CRAWL_LIMITS,
   CreateMonitorCommand,
   ListMonitorsQuery,
+  type MonitorCrawlScope,
   MonitorReference,
   MonitorTickView,
   MonitorTransitionCommand,
@@ -37,7 +39,8 @@ export class Monitors {
     const id = randomUUID();
     const request = command.request;
     // The same SSRF guard as every scrape (each tick's fetch is vetted again): refused here, with a clear 422, rather than failing every tick.
-    await this.targets.vetAll([...new Set(request.urls)]);
+    const urls = [...new Set(request.urls ?? [])];
+    await this.targets.vetAll(request.crawl ? [request.crawl.url, ...(request.crawl.start_urls ?? [])] : urls);
     await this.targets.vetCallback(request.webhook_url ?? null);
     await this.db.sql.transaction(async (tx) => {
       const count = await this.store.countOf(tx, command.client_id);
@@ -54,7 +57,8 @@ export class Monitors {
         clientId: command.client_id,
         name: request.name ?? null,
         state: 'active',
-        urls: [...new Set(request.urls)],
+        urls,
+        crawl: request.crawl ? crawlScopeOf(request.crawl, command.max_pages) : null,
         schedule,
         scrape: request.scrape ?? {},
         extract: request.extract ?? null,
@@ -116,4 +120,10 @@ export class Monitors {
     if (command.action === 'tick') this.ticker.wake();
     return this.get(command);
   }
+}
+
+/** The scope as stored: what the client gave, with max_pages at most the plan's pages per monitor (and that by default). */
+function crawlScopeOf(scope: MonitorCrawlScope, maxPages: number): Record<string, unknown> {
+  const most = Math.min(maxPages, CRAWL_LIMITS.pages.max);
+  return { ...scope, max_pages: Math.min(scope.max_pages ?? most, most) };
 }

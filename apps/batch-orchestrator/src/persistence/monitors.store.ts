@@ -8,6 +8,8 @@ export interface MonitorRow {
   name: string | null;
   state: MonitorState;
   urls: string[];
+  /** A crawl scope each tick crawls (MonitorCrawlScope); null for a URL monitor. */
+  crawl: Record<string, unknown> | null;
   schedule: StoredSchedule;
   scrape: Record<string, unknown>;
   extract: Record<string, unknown> | null;
@@ -23,9 +25,11 @@ export interface MonitorRow {
   createdAt: Date;
 }
 
-const COLUMNS = `id, client_id "clientId", name, state, urls, schedule, scrape, extract, ignore_rules "ignore", webhook_url "webhookUrl",
+const COLUMNS = `id, client_id "clientId", name, state, urls, crawl, schedule, scrape, extract, ignore_rules "ignore", webhook_url "webhookUrl",
   notify, max_concurrency "maxConcurrency", monthly_credits "monthlyCredits", next_tick_at "nextTickAt", last_tick_at "lastTickAt",
   running_tick_id "runningTickId", ticks, created_at "createdAt"`;
+/** The same, of `monitors m` in a join. */
+const MONITOR_COLUMNS = COLUMNS.replace(/(^|,\s*)([a-z_]+)/g, '$1m.$2');
 
 /** A completed tick whose webhook is not written yet (the tick reporter's outbox). */
 export interface UnreportedTick {
@@ -37,6 +41,13 @@ export interface UnreportedTick {
   totalRequests: number;
   successRequests: number;
   failedRequests: number;
+  timeoutRequests: number;
+}
+
+/** A crawl-scope monitor's tick whose crawl has not started yet (its start was lost or is being retried). */
+export interface TickAwaitingCrawl {
+  runId: string;
+  monitor: MonitorRow;
 }
 
 /**
@@ -51,8 +62,8 @@ export class MonitorStore {
   async insert(tx: SqlTransaction, row: Omit<MonitorRow, 'lastTickAt' | 'runningTickId' | 'ticks'>): Promise<void> {
     await tx.query(
       `insert into monitors (id, client_id, name, state, urls, schedule, scrape, extract, ignore_rules, webhook_url, notify,
-         max_concurrency, monthly_credits, next_tick_at, created_at)
-       values ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8::jsonb, $9::jsonb, $10, $11, $12, $13, $14, $15)`,
+         max_concurrency, monthly_credits, next_tick_at, created_at, crawl)
+       values ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8::jsonb, $9::jsonb, $10, $11, $12, $13, $14, $15, $16::jsonb)`,
       [
         row.id,
         row.clientId,
@@ -69,6 +80,7 @@ export class MonitorStore {
         row.monthlyCredits,
         row.nextTickAt,
         row.createdAt,
+        row.crawl === null ? null : storableJson(row.crawl),
       ],
     );
   }
@@ -144,7 +156,8 @@ export class MonitorStore {
   async unreported(limit: number): Promise<UnreportedTick[]> {
     return this.db.sql.query<UnreportedTick>(
       `select t.run_id "runId", t.monitor_id "monitorId", t.client_id "clientId", r.state, r.credits_charged "creditsCharged",
-              r.total_requests "totalRequests", r.success_requests "successRequests", r.failed_requests "failedRequests"
+              r.total_requests "totalRequests", r.success_requests "successRequests", r.failed_requests "failedRequests",
+              r.timeout_requests "timeoutRequests"
        from monitor_ticks t join runs r on r.id = t.run_id
        where t.reported_at is null and r.status = 'completed'
        order by t.started_at limit $1`,
@@ -163,6 +176,29 @@ export class MonitorStore {
     return true;
   }
 
+  /**
+   * Crawl-scope ticks started before `before` whose crawl (their run) does not exist yet, with their
+   * monitor: the ticker starts them again (a start is idempotent by the tick's id).
+   */
+  async awaitingCrawl(before: Date, limit: number): Promise<TickAwaitingCrawl[]> {
+    const rows = await this.db.sql.query<MonitorRow & { tickRunId: string }>(
+      `select t.run_id "tickRunId", ${MONITOR_COLUMNS}
+       from monitor_ticks t join monitors m on m.id = t.monitor_id
+       where t.reported_at is null and t.started_at < $1 and m.crawl is not null
+         and not exists (select 1 from runs r where r.id = t.run_id)
+       order by t.started_at limit $2`,
+      [before, limit],
+    );
+    return rows.map(({ tickRunId, ...row }) => ({ runId: tickRunId, monitor: normalised(row) }));
+  }
+
+  /** A tick that will have no run (its crawl was refused): reported with no change and why, and its monitor may tick again. */
+  async endWithoutRun(tx: SqlTransaction, runId: string, error: string, now: Date): Promise<boolean> {
+    if (!(await this.markReported(tx, runId, 0, now))) return false;
+    await tx.query('update monitor_ticks set error = $2 where run_id = $1', [runId, error.slice(0, 1000)]);
+    return true;
+  }
+
   async ticksOf(monitorId: string, limit: number): Promise<MonitorTickView[]> {
     const rows = await this.db.sql.query<{
       run_id: string;
@@ -172,19 +208,29 @@ export class MonitorStore {
       total_requests: number;
       credits_charged: number;
       changes: number | null;
+      error: string | null;
+      reported_at: Date | string | null;
     }>(
-      `select t.run_id, r.status, t.started_at, r.completed_at, r.total_requests, r.credits_charged, t.changes
-       from monitor_ticks t join runs r on r.id = t.run_id where t.monitor_id = $1 order by t.started_at desc limit $2`,
+      // A crawl-scope tick has no run until its crawl starts, and none at all when it was refused.
+      `select t.run_id, r.status, t.started_at, r.completed_at, coalesce(r.total_requests, 0) total_requests,
+              coalesce(r.credits_charged, 0) credits_charged, t.changes, t.error, t.reported_at
+       from monitor_ticks t left join runs r on r.id = t.run_id where t.monitor_id = $1 order by t.started_at desc limit $2`,
       [monitorId, limit],
     );
     return rows.map((row) => ({
       tick_id: row.run_id,
-      status: row.status === 'completed' ? 'completed' : 'in_progress',
+      status: row.status === 'completed' || row.error !== null ? 'completed' : 'in_progress',
       started_at: new Date(row.started_at).toISOString(),
-      completed_at: row.completed_at === null ? null : new Date(row.completed_at).toISOString(),
+      completed_at:
+        row.completed_at !== null
+          ? new Date(row.completed_at).toISOString()
+          : row.error !== null && row.reported_at !== null
+            ? new Date(row.reported_at).toISOString()
+            : null,
       pages: row.total_requests,
       credits_charged: row.credits_charged,
       changes: row.changes,
+      error: row.error,
     }));
   }
 }
@@ -194,6 +240,7 @@ function normalised(row: MonitorRow): MonitorRow {
     ...row,
     nextTickAt: row.nextTickAt === null ? null : new Date(row.nextTickAt),
     lastTickAt: row.lastTickAt === null ? null : new Date(row.lastTickAt),
+    crawl: row.crawl ?? null,
     createdAt: new Date(row.createdAt),
   };
 }

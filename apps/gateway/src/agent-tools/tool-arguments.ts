@@ -3,6 +3,7 @@ import {
   DEFAULT_VIABILITY_DEPTH,
   PAGE_CACHE_MAX_AGE_SECONDS,
   MapSiteRequest,
+  MonitorCrawlScope,
   SyncScrapeRequest,
   toProblems,
   VIABILITY_DEPTHS,
@@ -10,7 +11,7 @@ import {
   type ValidationProblem,
 } from '@lib/contracts';
 import { IntersectionType, PickType } from '@nestjs/swagger';
-import { plainToInstance } from 'class-transformer';
+import { plainToInstance, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -28,6 +29,8 @@ import {
   Min,
   MinLength,
   validate,
+  ValidateIf,
+  ValidateNested,
 } from 'class-validator';
 import { capProblems, inputShapeProblems } from '../http-errors/input-shape';
 import { DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, MIN_CHARS } from './text-window';
@@ -171,13 +174,20 @@ export function mapRequestOf(args: MapSiteArguments): MapSiteRequest {
 
 /** Tools without arguments still refuse unknown ones: a misspelt argument is an error, never ignored. */
 export class CreateMonitorArguments {
-  @IsArray()
+  @ValidateIf((args: CreateMonitorArguments) => args.crawl === undefined || args.urls !== undefined)
+  @IsArray({ message: 'urls must be an array (or give crawl instead).' })
   @ArrayMinSize(1)
   @ArrayMaxSize(1000)
   @IsString({ each: true })
   @MaxLength(8192, { each: true })
   @Matches(/^https?:\/\/[^\s/?#]+/i, { each: true, message: 'each of urls must be an http or https URL.' })
-  urls: string[];
+  urls?: string[];
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => MonitorCrawlScope)
+  crawl?: MonitorCrawlScope;
 
   @IsInt()
   @Min(60)

@@ -1,4 +1,4 @@
-import { clientPatternProblem } from '@lib/client-patterns';
+import { clientPatternProblem, compilePathPattern } from '@lib/client-patterns';
 import {
   CreateMonitorRequest,
   MonitorDeleted,
@@ -46,6 +46,7 @@ export class MonitorCalls {
         max_concurrency: caller.client.limits.batchConcurrency,
         monthly_credits: caller.client.limits.monthlyCredits,
         max_monitors: allowance.monitors,
+        max_pages: allowance.urlsPerMonitor,
       },
       { correlationId: caller.requestId, timeoutMs: CREATE_TIMEOUT_MS },
     );
@@ -114,8 +115,13 @@ async function createProblems(request: CreateMonitorRequest): Promise<Validation
     const instance = plainToInstance(ScrapeRequest, { ...options, url: 'http://monitor.invalid/' });
     const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false });
     problems.push(...toProblems(errors, ['body', 'scrape']));
-    if ('url' in request.scrape) problem(['scrape', 'url'], 'the pages are `urls`; leave url out of scrape.');
+    if ('url' in request.scrape) problem(['scrape', 'url'], 'the pages are `urls` (or `crawl`); leave url out of scrape.');
   }
+  for (const field of ['include_paths', 'exclude_paths'] as const)
+    for (const [i, pattern] of (request.crawl?.[field] ?? []).entries()) {
+      const compiled = compilePathPattern(pattern);
+      if ('problem' in compiled) problem(['crawl', field, i], compiled.problem);
+    }
   const probe = parse('<html><body></body></html>');
   for (const [i, selector] of (request.ignore?.selectors ?? []).entries()) {
     try {
@@ -137,7 +143,13 @@ function planProblems(
   allowance: { urlsPerMonitor: number; minIntervalSeconds: number },
 ): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
-  const urls = new Set(request.urls).size;
+  const urls = new Set(request.urls ?? []).size;
+  if (request.crawl?.max_pages !== undefined && request.crawl.max_pages > allowance.urlsPerMonitor)
+    problems.push({
+      loc: ['body', 'crawl', 'max_pages'],
+      msg: `This plan allows ${allowance.urlsPerMonitor} pages per monitor; max_pages ${request.crawl.max_pages} given.`,
+      type: 'value_error',
+    });
   if (urls > allowance.urlsPerMonitor)
     problems.push({
       loc: ['body', 'urls'],

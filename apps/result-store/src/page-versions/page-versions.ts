@@ -1,14 +1,27 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, constants as zlib } from 'node:zlib';
-import { MONITOR_LIMITS, MonitorChangesQuery, type PageChange, type PageChangeView, RecordPageVersionCommand } from '@lib/contracts';
+import {
+  MONITOR_LIMITS,
+  MonitorChangesQuery,
+  type PageChange,
+  type PageChangeView,
+  RecordPageVersionCommand,
+  RecordUnseenPagesCommand,
+} from '@lib/contracts';
 import { GroupedCalls } from '@lib/runtime';
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { createTwoFilesPatch } from 'diff';
 import microdiff from 'microdiff';
 import { configure } from 'safe-stable-stringify';
 import { TickHeads } from './tick-heads';
-import { GONE_HASH, type LatestVersion, PageVersionStore, type UnchangedCandidate } from '../persistence/page-versions.store';
+import {
+  GONE_HASH,
+  type LatestVersion,
+  PageVersionStore,
+  type Sighting,
+  type UnchangedCandidate,
+} from '../persistence/page-versions.store';
 
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
@@ -37,7 +50,7 @@ export class PageVersions implements BeforeApplicationShutdown {
   private readonly logger = new Logger('PageVersions');
   private readonly heads: TickHeads;
   /** Pages told "same" from the tick's heads: their versions' last_seen_at, written many to a statement after the answer. */
-  private readonly sightings: GroupedCalls<{ versionId: string; at: Date }, null>;
+  private readonly sightings: GroupedCalls<Sighting, null>;
   /** A tick's pages arrive together: those seen again unchanged are confirmed many to a statement. */
   private readonly unchanged: GroupedCalls<UnchangedCandidate, Date | null>;
 
@@ -68,11 +81,15 @@ export class PageVersions implements BeforeApplicationShutdown {
     });
     const head = known?.head;
     if (head?.hash === hash) {
-      // last_seen_at is kept for reading a page's history, never for a decision: it is written with
-      // the tick's other sightings, after this answer.
-      void this.sightings
-        .call({ versionId: head.id, at: seenAt })
-        .catch((error: unknown) => this.logger.warn(`sightings: ${String(error)}`));
+      const sighting = { versionId: head.id, at: seenAt, runId: command.run_id };
+      // A crawl-scope tick's report decides which pages it did not see: the sighting is written first.
+      if (command.crawl_scope === true) {
+        await this.store.seenAgain(sighting);
+        return same(head.firstSeenAt);
+      }
+      // Otherwise the sighting is kept for reading a page's history, never for a decision: it is
+      // written with the tick's other sightings, after this answer.
+      void this.sightings.call(sighting).catch((error: unknown) => this.logger.warn(`sightings: ${String(error)}`));
       return same(head.firstSeenAt);
     }
     // Without the tick's word on the page (a later attempt, a page this job wrote), a page is first
@@ -83,6 +100,7 @@ export class PageVersions implements BeforeApplicationShutdown {
         url: command.url,
         hash,
         jobId: command.job_id,
+        runId: command.run_id,
         at: seenAt,
       });
       if (firstSeen) return same(firstSeen);
@@ -95,7 +113,7 @@ export class PageVersions implements BeforeApplicationShutdown {
       const comparison = await compared(command, hash, latest);
       if (comparison.kind === 'nothing') return null;
       if (comparison.kind === 'same') {
-        await this.store.seenAgain(comparison.versionId, seenAt);
+        await this.store.seenAgain({ versionId: comparison.versionId, at: seenAt, runId: command.run_id });
         return same(comparison.firstSeenAt);
       }
       const written = await this.store.insertSuccessor(
@@ -121,6 +139,18 @@ export class PageVersions implements BeforeApplicationShutdown {
 
   changes(query: MonitorChangesQuery): Promise<PageChangeView[]> {
     return this.store.changesOfMonitor(query.client_id, query.monitor_id, query.limit);
+  }
+
+  /** A complete crawl-scope tick: the monitor's pages it did not see are removed (once: asked again, none more). */
+  async recordUnseen(command: RecordUnseenPagesCommand): Promise<{ removed: number }> {
+    // Every page of the tick was recorded before its run completed, its sighting written (crawl_scope).
+    const removed = await this.store.removeUnseen({
+      clientId: command.client_id,
+      monitorId: command.monitor_id,
+      runId: command.run_id,
+      at: new Date(),
+    });
+    return { removed };
   }
 
   changesOfTick(runId: string): Promise<PageChangeView[]> {

@@ -20,7 +20,16 @@ export interface UnchangedCandidate {
   url: string;
   hash: string;
   jobId: string;
+  /** The tick (its run) that saw it. */
+  runId: string;
   at: Date;
+}
+
+/** A version seen again by a tick (its run), at its time. */
+export interface Sighting {
+  versionId: string;
+  at: Date;
+  runId: string;
 }
 
 type LockedPageRow = Partial<ChangeRow> & {
@@ -55,16 +64,23 @@ export class PageVersionStore {
   async seenUnchanged(pages: ReadonlyArray<UnchangedCandidate>): Promise<Array<Date | null>> {
     const rows = await this.db.sql.query<{ n: string | number; first_seen_at: Date | string }>(
       `with input as (
-         select * from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::timestamptz[]) with ordinality as i(monitor_id, url, hash, job_id, at, n)),
+         select * from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::timestamptz[], $6::uuid[]) with ordinality as i(monitor_id, url, hash, job_id, at, run_id, n)),
        latest as (
          select i.n, v.id, v.content_hash from input i
          cross join lateral (select id, content_hash from page_versions p where p.monitor_id = i.monitor_id and p.url = i.url order by id desc limit 1) v)
-       update page_versions v set last_seen_at = greatest(v.last_seen_at, i.at)
+       update page_versions v set last_seen_at = greatest(v.last_seen_at, i.at), last_run_id = i.run_id
        from latest l join input i on i.n = l.n
        where v.id = l.id and l.content_hash = i.hash
          and not exists (select 1 from page_changes c where c.job_id = i.job_id)
        returning i.n, v.first_seen_at`,
-      [pages.map((p) => p.monitorId), pages.map((p) => p.url), pages.map((p) => p.hash), pages.map((p) => p.jobId), pages.map((p) => p.at)],
+      [
+        pages.map((p) => p.monitorId),
+        pages.map((p) => p.url),
+        pages.map((p) => p.hash),
+        pages.map((p) => p.jobId),
+        pages.map((p) => p.at),
+        pages.map((p) => p.runId),
+      ],
     );
     const answers: Array<Date | null> = pages.map(() => null);
     for (const row of rows) answers[Number(row.n) - 1] = new Date(row.first_seen_at);
@@ -87,12 +103,14 @@ export class PageVersionStore {
     }));
   }
 
-  /** Versions seen again, each at its time (moving last_seen_at only ever forward). */
-  async seenAgainAll(sightings: ReadonlyArray<{ versionId: string; at: Date }>): Promise<void> {
+  /** Versions seen again, each at its time by its tick (moving last_seen_at only ever forward). */
+  async seenAgainAll(sightings: ReadonlyArray<Sighting>): Promise<void> {
     await this.db.sql.query(
-      `update page_versions v set last_seen_at = greatest(v.last_seen_at, s.at)
-       from (select id, max(at) at from unnest($1::bigint[], $2::timestamptz[]) as i(id, at) group by id) s where v.id = s.id`,
-      [sightings.map((s) => s.versionId), sightings.map((s) => s.at)],
+      `update page_versions v set last_seen_at = greatest(v.last_seen_at, s.at), last_run_id = s.run_id
+       from (select distinct on (id) id, at, run_id from unnest($1::bigint[], $2::timestamptz[], $3::uuid[]) as i(id, at, run_id)
+             order by id, at desc) s
+       where v.id = s.id`,
+      [sightings.map((s) => s.versionId), sightings.map((s) => s.at), sightings.map((s) => s.runId)],
     );
   }
 
@@ -113,9 +131,42 @@ export class PageVersionStore {
     return { recorded, latest };
   }
 
-  /** The page was seen again as its version `versionId` (moving last_seen_at only ever forward). */
-  async seenAgain(versionId: string, at: Date): Promise<void> {
-    await this.db.sql.query('update page_versions set last_seen_at = greatest(last_seen_at, $2) where id = $1', [versionId, at]);
+  /** The page was seen again as its version `versionId` by a tick (moving last_seen_at only ever forward). */
+  async seenAgain(sighting: Sighting): Promise<void> {
+    await this.db.sql.query('update page_versions set last_seen_at = greatest(last_seen_at, $2), last_run_id = $3 where id = $1', [
+      sighting.versionId,
+      sighting.at,
+      sighting.runId,
+    ]);
+  }
+
+  /**
+   * Every page of the monitor whose newest version is not a removal and was not seen by this tick:
+   * removed, as a version and a change each, in one statement; how many. Each change's job id is
+   * made from the tick and the URL (no job fetched it), so asking again removes nothing twice: a
+   * page removed is a removal now, and the successor index refuses a second one.
+   */
+  async removeUnseen(command: { clientId: string; monitorId: string; runId: string; at: Date }): Promise<number> {
+    const [row] = await this.db.sql.query<{ n: number }>(
+      `with heads as (
+         select distinct on (url) id, url, content_hash, first_seen_at, last_run_id from page_versions
+         where monitor_id = $2::uuid order by url, page_versions.id desc),
+       unseen as (
+         select id, url, first_seen_at, md5($3::text || ' ' || url)::uuid job_id from heads
+         where content_hash <> $5::char(64) and last_run_id is distinct from $3::uuid),
+       version as (
+         insert into page_versions (client_id, monitor_id, url, content_hash, content, first_seen_at, last_seen_at, job_id, previous_id, last_run_id)
+         select $1::text, $2::uuid, url, $5::char(64), ''::bytea, $4::timestamptz, $4::timestamptz, job_id, id, $3::uuid from unseen
+         on conflict do nothing returning url),
+       change as (
+         insert into page_changes (job_id, run_id, client_id, monitor_id, url, change_status, previous_at, detected_at, diff, json_diff, unseen)
+         select u.job_id, $3::uuid, $1::text, $2::uuid, u.url, 'removed', u.first_seen_at, $4::timestamptz, null, null, true
+         from unseen u join version v on v.url = u.url
+         on conflict do nothing returning 1)
+       select count(*)::int n from change`,
+      [command.clientId, command.monitorId, command.runId, command.at, GONE_HASH],
+    );
+    return row.n;
   }
 
   /**
@@ -142,8 +193,8 @@ export class PageVersionStore {
     // The statement's snapshot does not see the version it inserts: keep − 1 of those before it stay.
     const [row] = await this.db.sql.query<{ written: boolean }>(
       `with version as (
-         insert into page_versions (client_id, monitor_id, url, content_hash, content, first_seen_at, last_seen_at, job_id, previous_id)
-         values ($1, $2, $3, $4, $5, $6, $6, $7, $14) on conflict do nothing returning id),
+         insert into page_versions (client_id, monitor_id, url, content_hash, content, first_seen_at, last_seen_at, job_id, previous_id, last_run_id)
+         values ($1, $2, $3, $4, $5, $6, $6, $7, $14, $8) on conflict do nothing returning id),
        change as (
          insert into page_changes (job_id, run_id, client_id, monitor_id, url, change_status, previous_at, detected_at, diff, json_diff)
          select $7, $8, $1, $2, $3, $9, $10, $6, $11, $12::jsonb from version),
@@ -202,7 +253,7 @@ export class PageVersionStore {
   async changesOfMonitor(clientId: string, monitorId: string, limit: number): Promise<PageChangeView[]> {
     return viewsOf(
       await this.db.sql.query(
-        `select url, change_status, run_id, job_id, detected_at, previous_at from page_changes
+        `select url, change_status, run_id, job_id, detected_at, previous_at, unseen from page_changes
          where client_id = $1 and monitor_id = $2 order by detected_at desc, job_id limit $3`,
         [clientId, monitorId, limit],
       ),
@@ -212,7 +263,7 @@ export class PageVersionStore {
   async changesOfRun(runId: string): Promise<PageChangeView[]> {
     return viewsOf(
       await this.db.sql.query(
-        'select url, change_status, run_id, job_id, detected_at, previous_at from page_changes where run_id = $1 order by url',
+        'select url, change_status, run_id, job_id, detected_at, previous_at, unseen from page_changes where run_id = $1 order by url',
         [runId],
       ),
     );
@@ -233,7 +284,7 @@ function viewsOf(rows: Array<Record<string, unknown>>): PageChangeView[] {
     url: row.url as string,
     change_status: row.change_status as ChangeStatus,
     tick_id: row.run_id as string,
-    job_id: row.job_id as string,
+    job_id: row.unseen === true ? null : (row.job_id as string),
     detected_at: new Date(row.detected_at as string).toISOString(),
     previous_at: row.previous_at === null ? null : new Date(row.previous_at as string).toISOString(),
   }));

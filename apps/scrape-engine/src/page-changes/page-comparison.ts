@@ -50,6 +50,7 @@ export class PageComparison {
       content: usable ? result.markdown : null,
       extracted: usable ? (result.extracted_data ?? null) : null,
       fetched_at: new Date().toISOString(),
+      ...(directives.crawl_scope === true ? { crawl_scope: true } : {}),
     };
     // Through an outage of result-store or the database the page is not fetched again: its record is
     // asked again (keyed by job, a repeat answers the same) until RECORD_PATIENCE_MS has passed.

@@ -43,6 +43,9 @@ export class CrawlLauncher {
   ) {}
 
   async create(command: CreateCrawlCommand): Promise<CrawlView> {
+    // A monitor's tick names its crawl: asked again (a retried start), the crawl it already is.
+    const known = command.crawl_id ? await this.store.find(command.client_id, command.crawl_id) : null;
+    if (known) return viewOf(known, null);
     const request = command.request;
     if (request.page_webhooks && !request.callback_url)
       throw new InvalidCrawlError('page_webhooks needs a callback_url: the crawl.page webhooks are POSTed there.', {
@@ -58,7 +61,7 @@ export class CrawlLauncher {
         page_credits: pageCredits,
       });
     const maxPages = Math.min(request.max_pages ?? CRAWL_LIMITS.pages.default, byCredits);
-    const id = randomUUID();
+    const id = command.crawl_id ?? randomUUID();
     const plan = { max_concurrency: command.max_concurrency, monthly_credits: command.monthly_credits };
     const stored = { id, url: start.url, request: { ...request, scrape, plan }, maxDepth: request.max_depth ?? CRAWL_LIMITS.depth.default };
     const rules = this.rulebook.rulesFor(stored);

@@ -1,5 +1,4 @@
-import picomatch from 'picomatch';
-import { clientPattern, clientPatternProblem } from '@lib/client-patterns';
+import { compilePathPattern } from '@lib/client-patterns';
 import { InvalidScopePatternError } from '../site-discovery.errors';
 import type { NormalUrl } from '@lib/url-normal-form';
 
@@ -96,27 +95,7 @@ function withoutWww(host: string): string {
 
 /** A glob on the path, or `re:<RE2 expression>` on path and query. Invalid ones are the client's 400. */
 export function compilePattern(pattern: string): Matcher {
-  if (pattern.startsWith('re:')) {
-    const source = pattern.slice(3);
-    const wrong = clientPatternProblem(source, 'u');
-    if (wrong !== null)
-      throw new InvalidScopePatternError(`"${pattern.slice(0, 100)}" is not a valid RE2 expression: ${wrong}`, { pattern });
-    // Asked of the table at each use, never held: the table frees what it drops (client-patterns).
-    return (url) => clientPattern(source, 'u').test(`${url.pathname}${url.search}`);
-  }
-  let glob: (path: string) => boolean;
-  try {
-    glob = picomatch(pattern.startsWith('/') ? pattern : `/${pattern}`, { dot: true });
-  } catch (error) {
-    throw new InvalidScopePatternError(`"${pattern.slice(0, 100)}" is not a valid glob: ${(error as Error).message}`, { pattern });
-  }
-  return (url) => glob(decodeSafely(url.pathname));
-}
-
-function decodeSafely(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
+  const compiled = compilePathPattern(pattern);
+  if ('problem' in compiled) throw new InvalidScopePatternError(compiled.problem, { pattern });
+  return compiled.matches;
 }

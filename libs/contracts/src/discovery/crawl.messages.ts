@@ -152,6 +152,14 @@ export class CreateCrawlCommand {
   @ValidateNested()
   @Type(() => CrawlRequest)
   request: CrawlRequest;
+
+  /**
+   * The crawl's id (and its run's), given when the crawl is a crawl-scope monitor's tick: a create
+   * repeated with an id already stored answers that crawl and changes nothing.
+   */
+  @IsOptional()
+  @IsUUID()
+  crawl_id?: string;
 }
 
 export class CrawlReference {

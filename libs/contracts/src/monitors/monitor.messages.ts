@@ -1,9 +1,10 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsObject,
@@ -17,13 +18,13 @@ import {
   Min,
   ValidateIf,
   ValidateNested,
+  type ValidationArguments,
+  registerDecorator,
 } from 'class-validator';
+import { CrawlRequest } from '../discovery/crawl.messages';
 import { openObject } from '../response-schema';
 import { IsExtractionMap } from '../scrape/scrape-request-rules';
-
-/** What a monitor's page is, compared with the version before it (issue 63). */
-export const CHANGE_STATUSES = ['new', 'same', 'changed', 'removed'] as const;
-export type ChangeStatus = (typeof CHANGE_STATUSES)[number];
+import { CHANGE_STATUSES, type ChangeStatus } from './page-change';
 
 export const MONITOR_STATES = ['active', 'paused'] as const;
 export type MonitorState = (typeof MONITOR_STATES)[number];
@@ -51,6 +52,44 @@ export interface MonitorPageDirectives {
   /** The tick's run. */
   run_id: string;
   ignore: { selectors: string[]; patterns: string[] };
+  /** The monitor watches a crawl scope: a page's sighting is written before its record answers (a complete tick's unseen pages are removed). */
+  crawl_scope?: boolean;
+}
+
+/**
+ * A monitor's crawl scope: each tick crawls it as POST /v1/crawl would (the same scope rules,
+ * robots.txt, politeness, depth and page bounds) and compares the pages it finds; a page a complete
+ * tick no longer finds is `removed`. robots.txt is always obeyed, and the crawl's own webhooks and
+ * credit cap are the monitor's (webhook_url, the plan).
+ */
+export class MonitorCrawlScope extends PickType(CrawlRequest, [
+  'url',
+  'include_subdomains',
+  'domains',
+  'include_paths',
+  'exclude_paths',
+  'sitemap',
+  'max_depth',
+  'start_urls',
+  'max_pages',
+] as const) {}
+
+/** `urls` or `crawl`, exactly one of them: put on both. */
+function OneOfUrlsOrCrawl(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'oneOfUrlsOrCrawl',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: 'give the pages to watch as urls or as a crawl scope, not both.' },
+      constraints: [],
+      validator: {
+        validate: (_value: unknown, args: ValidationArguments) => {
+          const request = args.object as { urls?: unknown; crawl?: unknown };
+          return !(request.urls !== undefined && request.crawl !== undefined);
+        },
+      },
+    });
 }
 
 /** A tick's schedule: a fixed interval, or a cron expression (5 or 6 fields) in a time zone. */
@@ -113,18 +152,32 @@ export class CreateMonitorRequest {
   @Length(1, 200)
   name?: string;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     type: [String],
     example: ['https://example.com/pricing'],
-    description: 'The pages to watch (at most the plan’s monitor_urls).',
+    description: 'The pages to watch (at most the plan’s monitor_urls); or `crawl` instead.',
   })
-  @IsArray()
+  @ValidateIf((request: CreateMonitorRequest) => request.crawl === undefined || request.urls !== undefined)
+  @OneOfUrlsOrCrawl()
+  @IsArray({ message: 'urls must be an array (or give a crawl scope instead).' })
   @ArrayMinSize(1)
   @ArrayMaxSize(10_000)
   @IsString({ each: true })
   @MaxLength(8192, { each: true })
   @Matches(/^https?:\/\/[^\s/?#]+/i, { each: true, message: 'each of urls must be an http or https URL.' })
-  urls: string[];
+  urls?: string[];
+
+  @ApiPropertyOptional({
+    type: MonitorCrawlScope,
+    description:
+      'Instead of urls: a crawl scope each tick crawls (as POST /v1/crawl; max_pages at most the plan’s monitor_urls, and by default). A page a complete tick no longer finds is `removed`.',
+  })
+  @IsOptional()
+  @OneOfUrlsOrCrawl()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => MonitorCrawlScope)
+  crawl?: MonitorCrawlScope;
 
   @ApiProperty({ type: MonitorSchedule })
   @IsObject()
@@ -182,8 +235,10 @@ export class MonitorView {
   name: string | null;
   @ApiProperty({ enum: MONITOR_STATES })
   state: MonitorState;
-  @ApiProperty({ type: [String] })
+  @ApiProperty({ type: [String], description: 'The pages watched; empty for a crawl-scope monitor (its ticks list what they found).' })
   urls: string[];
+  @ApiProperty({ type: MonitorCrawlScope, nullable: true, description: 'The crawl scope each tick crawls; null for a URL monitor.' })
+  crawl: MonitorCrawlScope | null;
   @ApiProperty({ type: MonitorSchedule })
   schedule: MonitorSchedule;
   @ApiProperty(openObject('The scrape options of every page.'))
@@ -224,6 +279,13 @@ export class MonitorTickView {
   credits_charged: number;
   @ApiProperty({ type: 'integer', nullable: true, description: 'Pages new, changed or removed (null until the tick completes).' })
   changes: number | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'Why the tick scraped nothing: its crawl scope was refused when it started (a start URL no longer allowed). Null otherwise.',
+  })
+  error: string | null;
 }
 
 /** One page that changed, as the changes listing and the webhook show it. */
@@ -234,8 +296,14 @@ export class PageChangeView {
   change_status: ChangeStatus;
   @ApiProperty({ format: 'uuid' })
   tick_id: string;
-  @ApiProperty({ format: 'uuid', description: 'GET /v1/jobs/{job_id}/data: the page and its diff.' })
-  job_id: string;
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description:
+      'GET /v1/jobs/{job_id}/data: the page and its diff. Null for a page removed because a complete tick of a crawl-scope monitor no longer found it (no job fetched it).',
+  })
+  job_id: string | null;
   @ApiProperty()
   detected_at: string;
   @ApiProperty({ type: String, nullable: true, description: 'When the version before this one was first seen.' })
@@ -245,23 +313,6 @@ export class PageChangeView {
 export class MonitorChangesPage {
   @ApiProperty({ type: [PageChangeView] })
   changes: PageChangeView[];
-}
-
-/** The comparison of a page with its version before (on the job's result as `change`). */
-export class PageChange {
-  @ApiProperty({ enum: CHANGE_STATUSES })
-  change_status: ChangeStatus;
-  @ApiProperty({ type: String, nullable: true, description: 'When the previous version was first seen (null for new).' })
-  previous_at: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'changed: a unified diff of the markdown as compared (ignore rules applied).' })
-  diff: string | null;
-  @ApiProperty({
-    nullable: true,
-    type: 'array',
-    items: { type: 'object', additionalProperties: true },
-    description: 'changed, with extract: [{type: CREATE|REMOVE|CHANGE, path, value, oldValue}] per field.',
-  })
-  json_diff: Array<Record<string, unknown>> | null;
 }
 
 // ---- messages between contexts ----
@@ -287,6 +338,11 @@ export class CreateMonitorCommand {
   @IsInt()
   @Min(0)
   max_monitors: number;
+
+  /** The plan's most pages per monitor: a crawl scope's max_pages (and its default). */
+  @IsInt()
+  @Min(1)
+  max_pages: number;
 }
 
 export class MonitorReference {
@@ -350,6 +406,17 @@ export class RecordPageVersionCommand {
 
   @IsString()
   fetched_at: string;
+
+  /** A crawl-scope monitor's page: its sighting is written before the answer (MonitorPageDirectives.crawl_scope). */
+  @IsOptional()
+  @IsBoolean()
+  crawl_scope?: boolean;
+}
+
+/** A complete tick of a crawl-scope monitor: its pages it did not see are removed (batch-orchestrator → result-store). */
+export class RecordUnseenPagesCommand extends MonitorReference {
+  @IsUUID()
+  run_id: string;
 }
 
 /** One tick, by its run id (the tick reporter asks for its changed pages). */

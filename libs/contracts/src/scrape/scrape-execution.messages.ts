@@ -5,7 +5,7 @@ import type { BillableMode } from '../billing/credit-reservation.messages';
 import { GUIDANCE_ERROR_TYPES, type GuidanceErrorType } from './guidance';
 import { RESOURCE_TYPES } from './scrape-request';
 import { PageCacheReport, type PageValidators } from './page-cache-terms';
-import { PageChange } from '../monitors/monitor.messages';
+import { PageChange } from '../monitors/page-change';
 
 /** Work for scrape-engine on behalf of one client's request. */
 export class EngineCommand {

@@ -13,10 +13,10 @@ function createMonitorTool(schemaOf: SchemaOf): ToolDefinition {
     title: 'Watch pages for changes',
     description:
       `Watch pages on a schedule: every tick scrapes them (${CREDIT_COST.simple_request} credit a page, ${CREDIT_COST.browser_request} with browser=true) and compares each with its version before, leaving out what ignore_selectors and ignore_patterns match (adverts, clocks). ` +
-      'The first tick runs now (every page new). Read what changed with monitor_changes.',
+      'Give the pages as urls, or as a crawl scope each tick crawls (a page a complete tick no longer finds is removed). The first tick runs now (every page new). Read what changed with monitor_changes.',
     inputSchema: {
       type: 'object',
-      required: ['urls', 'interval_seconds'],
+      required: ['interval_seconds'],
       additionalProperties: false,
       properties: {
         urls: {
@@ -24,7 +24,24 @@ function createMonitorTool(schemaOf: SchemaOf): ToolDefinition {
           minItems: 1,
           maxItems: 1000,
           items: { type: 'string', maxLength: 8192 },
-          description: 'The pages to watch.',
+          description: 'The pages to watch (or crawl instead).',
+        },
+        crawl: {
+          type: 'object',
+          required: ['url'],
+          additionalProperties: false,
+          description: 'Instead of urls: the site scope each tick crawls.',
+          properties: {
+            url: { type: 'string', maxLength: 8192, description: 'Where each tick starts.' },
+            max_pages: {
+              type: 'integer',
+              minimum: 1,
+              description: "The most pages a tick scrapes (at most, and by default, the plan's pages per monitor).",
+            },
+            max_depth: { type: 'integer', minimum: 0, description: 'Link hops from the start page and the sitemaps.' },
+            include_paths: { type: 'array', items: { type: 'string' }, description: 'Path globs (or re:<RE2>) a page must match.' },
+            exclude_paths: { type: 'array', items: { type: 'string' }, description: 'Path globs (or re:<RE2>) a page must not match.' },
+          },
         },
         interval_seconds: { type: 'integer', minimum: 60, description: "Seconds between ticks (at least the plan's minimum)." },
         name: { type: 'string', maxLength: 200 },

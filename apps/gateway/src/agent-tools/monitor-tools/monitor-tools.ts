@@ -24,9 +24,11 @@ export class MonitorTools {
     const parsed = await argumentsOf(CreateMonitorArguments, raw);
     if (!parsed.ok) return invalidArguments('create_monitor', parsed.problems);
     const args = parsed.value;
+    if (args.urls !== undefined && args.crawl !== undefined)
+      return invalidArguments('create_monitor', [{ loc: ['crawl'], msg: 'give urls or crawl, not both.', type: 'value_error' }]);
     const request = plainToInstance(CreateMonitorRequest, {
       name: args.name,
-      urls: args.urls,
+      ...(args.crawl ? { crawl: args.crawl } : { urls: args.urls }),
       schedule: { interval_seconds: args.interval_seconds },
       ...(args.browser ? { scrape: { browser: true } } : {}),
       ...(args.extract ? { extract: args.extract } : {}),
@@ -37,7 +39,7 @@ export class MonitorTools {
       content: [
         {
           type: 'text',
-          text: `Monitor ${monitor.id} watches ${monitor.urls.length} pages every ${args.interval_seconds} s; its first tick runs now. Call monitor_changes with monitor_id "${monitor.id}" to read what changed.`,
+          text: `Monitor ${monitor.id} watches ${monitor.crawl ? `the pages a crawl of ${monitor.crawl.url} finds (at most ${monitor.crawl.max_pages})` : `${monitor.urls.length} pages`} every ${args.interval_seconds} s; its first tick runs now. Call monitor_changes with monitor_id "${monitor.id}" to read what changed.`,
         },
       ],
       structuredContent: { monitor },
@@ -54,6 +56,8 @@ export class MonitorTools {
     const changed = changes.filter((c) => c.change_status === 'changed');
     const share = Math.floor(DIFF_BUDGET / Math.max(1, changed.length));
     for (const change of changed) {
+      // A `changed` page always has its job (only a removal may have none).
+      if (change.job_id === null) continue;
       const reply = await this.bus.request(
         SUBJECTS.jobs.data,
         { client_id: admission.client.id, job_id: change.job_id },

@@ -1461,6 +1461,39 @@ class CrawlView(_CrawlViewRequired, total=False):
     completed_at: float | None
 
 
+class _MonitorCrawlScopeRequired(TypedDict):
+    #: Where discovery starts: an http(s) URL on a public host.
+    url: str
+
+
+class MonitorCrawlScope(_MonitorCrawlScopeRequired, total=False):
+    #: Also the start host's subdomains (blog.example.com for example.com; www. is ignored when
+    #: comparing).
+    include_subdomains: bool
+    #: Further host names in scope (exact, lower case; no scheme or path).
+    domains: list[str]
+    #: Only URLs matching one of these. Each is a glob matched against the URL path (`*` within a
+    #: segment, `**` across segments, e.g. `/blog/**`), or a regular expression written
+    #: `re:<expression>` matched against path and query (RE2 syntax: linear time, no lookaround or
+    #: backreferences).
+    include_paths: list[str]
+    #: No URL matching one of these; exclusion wins over inclusion. Each is a glob matched against the
+    #: URL path (`*` within a segment, `**` across segments, e.g. `/blog/**`), or a regular expression
+    #: written `re:<expression>` matched against path and query (RE2 syntax: linear time, no lookaround
+    #: or backreferences).
+    exclude_paths: list[str]
+    #: include: sitemaps and links; skip: links only; only: sitemaps only (no page is fetched).
+    sitemap: Literal["include", "skip", "only"]
+    #: Link hops from the start URL whose pages are fetched for links (0: the start page only). URLs
+    #: found on the last fetched level are listed, not fetched.
+    max_depth: float
+    #: More pages to start from besides url (at most 100), in scope and allowed like any link; the
+    #: scope's hosts are url's.
+    start_urls: list[str]
+    #: The most pages scraped.
+    max_pages: float
+
+
 class MonitorSchedule(TypedDict, total=False):
     #: Seconds between ticks; at least the plan’s minimum interval.
     interval_seconds: int
@@ -1479,13 +1512,16 @@ class MonitorIgnoreRules(TypedDict, total=False):
 
 
 class _CreateMonitorRequestRequired(TypedDict):
-    #: The pages to watch (at most the plan’s monitor_urls).
-    urls: list[str]
     schedule: MonitorSchedule
 
 
 class CreateMonitorRequest(_CreateMonitorRequestRequired, total=False):
     name: str
+    #: The pages to watch (at most the plan’s monitor_urls); or `crawl` instead.
+    urls: list[str]
+    #: Instead of urls: a crawl scope each tick crawls (as POST /v1/crawl; max_pages at most the plan’s
+    #: monitor_urls, and by default). A page a complete tick no longer finds is `removed`.
+    crawl: MonitorCrawlScope
     #: The scrape options of spec 2.1 for every page (any ScrapeRequest field but url and format: a
     #: monitor compares markdown).
     scrape: dict[str, Any]
@@ -1503,7 +1539,10 @@ class MonitorView(TypedDict):
     id: str
     name: str | None
     state: Literal["active", "paused"]
+    #: The pages watched; empty for a crawl-scope monitor (its ticks list what they found).
     urls: list[str]
+    #: The crawl scope each tick crawls; null for a URL monitor.
+    crawl: MonitorCrawlScope | None
     schedule: MonitorSchedule
     #: The scrape options of every page.
     scrape: dict[str, Any]
@@ -1540,6 +1579,9 @@ class MonitorTickView(TypedDict):
     credits_charged: int
     #: Pages new, changed or removed (null until the tick completes).
     changes: int | None
+    #: Why the tick scraped nothing: its crawl scope was refused when it started (a start URL no longer
+    #: allowed). Null otherwise.
+    error: str | None
 
 
 class MonitorTickList(TypedDict):
@@ -1550,8 +1592,9 @@ class PageChangeView(TypedDict):
     url: str
     change_status: Literal["new", "same", "changed", "removed"]
     tick_id: str
-    #: GET /v1/jobs/{job_id}/data: the page and its diff.
-    job_id: str
+    #: GET /v1/jobs/{job_id}/data: the page and its diff. Null for a page removed because a complete
+    #: tick of a crawl-scope monitor no longer found it (no job fetched it).
+    job_id: str | None
     detected_at: str
     #: When the version before this one was first seen.
     previous_at: str | None
