@@ -66,6 +66,18 @@ def test_a_monitor_from_the_cli_and_its_changes(platform: str, site: str, token:
     assert json.loads(listed.getvalue())[0]["url"] == f"{site}/page"
 
 
+def test_a_crawl_scope_monitor_from_the_cli(platform: str, site: str, token: str) -> None:
+    out = io.StringIO()
+    assert main(["--url", platform, "monitor", f"{site}/page", "--crawl", "--max-pages", "5", "--max-depth", "0", "--every", "3600"], out=out, client=ScrapingClient(token, platform)) == 0
+    monitor = json.loads(out.getvalue())
+    assert monitor["crawl"]["url"] == f"{site}/page" and monitor["crawl"]["max_pages"] == 5 and monitor["urls"] == []
+    with ScrapingClient(token, platform) as client:
+        deadline = time.monotonic() + 20
+        while not client.monitor_changes(monitor["id"]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert [(c["url"], c["change_status"]) for c in client.monitor_changes(monitor["id"])] == [(f"{site}/page", "new")]
+
+
 def test_creates_runs_waits_and_iterates_a_collection(platform: str, site: str, token: str) -> None:
     with ScrapingClient(token, platform) as client:
         run = client.run_collection("python", [{"url": f"{site}/page"}, {"url": f"{site}/other"}, {"url": f"{site}/status/404"}])

@@ -7,6 +7,11 @@ import { Field, formatTime, ProblemNotice } from '../ui/widgets';
 import { sideBySide } from './side-by-side';
 
 type Monitor = Schemas['MonitorView'];
+
+/** What a monitor watches, in a few words: its pages, or the crawl each tick makes. */
+function pagesOf(m: Monitor): string {
+  return m.crawl ? `crawl of ${m.crawl.url} (at most ${m.crawl.max_pages ?? '?'} pages)` : `${m.urls.length} pages`;
+}
 type PageChange = { change_status: string; previous_at: string | null; diff: string | null; json_diff: unknown[] | null };
 
 const lines = (text: string) =>
@@ -69,9 +74,9 @@ export function MonitorsPage({ monitorId, jobId }: { monitorId: string | undefin
         caption="Monitors"
         rows={monitors.data?.monitors ?? []}
         columns={[
-          { label: 'Monitor', rowHeader: true, cell: (m: Monitor) => <a href={`#/monitors/${m.id}`}>{m.name ?? m.urls[0]}</a> },
+          { label: 'Monitor', rowHeader: true, cell: (m: Monitor) => <a href={`#/monitors/${m.id}`}>{m.name ?? m.crawl?.url ?? m.urls[0]}</a> },
           { label: 'State', cell: (m: Monitor) => m.state },
-          { label: 'Pages', cell: (m: Monitor) => m.urls.length },
+          { label: 'Pages', cell: (m: Monitor) => pagesOf(m) },
           { label: 'Ticks', cell: (m: Monitor) => m.ticks },
           { label: 'Next tick', cell: (m: Monitor) => formatTime(m.next_tick_at) },
         ]}
@@ -116,7 +121,7 @@ function MonitorView({ monitorId, jobId }: { monitorId: string; jobId: string | 
       {m && (
         <>
           <p>
-            <span class="badge">{m.state}</span> {m.urls.length} pages · next tick {formatTime(m.next_tick_at)} · last{' '}
+            <span class="badge">{m.state}</span> {pagesOf(m)} · next tick {formatTime(m.next_tick_at)} · last{' '}
             {formatTime(m.last_tick_at)}
           </p>
           <div class="actions">

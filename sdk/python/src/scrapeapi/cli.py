@@ -4,6 +4,7 @@
     scrapeapi collect FILE.csv [--markdown] [--browser heavy|light] [--name NAME] [--output json|markdown]
     scrapeapi viability URL… [--depth quick|standard|full] [--output json|markdown]
     scrapeapi monitor URL… --every SECONDS [--ignore-selector CSS]… [--ignore-pattern RE2]… [--webhook URL]
+    scrapeapi monitor URL --crawl [--max-pages N] [--max-depth N] --every SECONDS …   (the pages a crawl from URL finds, each tick)
     scrapeapi changes MONITOR_ID [--limit N]
 
 Errors print the contract's error_code and detail on stderr and exit 1 (2 for usage errors).
@@ -128,8 +129,15 @@ def _viability(client: ScrapingClient, args: argparse.Namespace, out: TextIO) ->
 
 
 def _monitor(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> int:
+    if args.crawl and len(args.urls) != 1:
+        raise SystemExit("scrapeapi monitor --crawl: give one start URL")
+    scope: dict[str, Any] = {"url": args.urls[0]}
+    if args.max_pages is not None:
+        scope["max_pages"] = args.max_pages
+    if args.max_depth is not None:
+        scope["max_depth"] = args.max_depth
     request: dict[str, Any] = {
-        "urls": args.urls,
+        **({"crawl": scope} if args.crawl else {"urls": args.urls}),
         "schedule": {"interval_seconds": args.every},
         "ignore": {"selectors": args.ignore_selector or [], "patterns": args.ignore_pattern or []},
     }
@@ -177,6 +185,9 @@ def _parser() -> argparse.ArgumentParser:
     monitor.add_argument("--ignore-selector", action="append", metavar="CSS", help="an element that is not a change")
     monitor.add_argument("--ignore-pattern", action="append", metavar="RE2", help="text that is not a change (a clock)")
     monitor.add_argument("--webhook", metavar="URL", help="where monitor.changed goes")
+    monitor.add_argument("--crawl", action="store_true", help="watch the pages a crawl from URL finds each tick (a page no longer found is removed)")
+    monitor.add_argument("--max-pages", type=int, metavar="N", help="with --crawl: the most pages a tick scrapes")
+    monitor.add_argument("--max-depth", type=int, metavar="N", help="with --crawl: link hops from URL")
 
     changes = commands.add_parser("changes", help="the pages of a monitor that changed, newest first")
     changes.add_argument("monitor_id")
