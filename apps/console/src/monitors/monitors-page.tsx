@@ -74,7 +74,11 @@ export function MonitorsPage({ monitorId, jobId }: { monitorId: string | undefin
         caption="Monitors"
         rows={monitors.data?.monitors ?? []}
         columns={[
-          { label: 'Monitor', rowHeader: true, cell: (m: Monitor) => <a href={`#/monitors/${m.id}`}>{m.name ?? m.crawl?.url ?? m.urls[0]}</a> },
+          {
+            label: 'Monitor',
+            rowHeader: true,
+            cell: (m: Monitor) => <a href={`#/monitors/${m.id}`}>{m.name ?? m.crawl?.url ?? m.urls[0]}</a>,
+          },
           { label: 'State', cell: (m: Monitor) => m.state },
           { label: 'Pages', cell: (m: Monitor) => pagesOf(m) },
           { label: 'Ticks', cell: (m: Monitor) => m.ticks },
@@ -121,8 +125,7 @@ function MonitorView({ monitorId, jobId }: { monitorId: string; jobId: string | 
       {m && (
         <>
           <p>
-            <span class="badge">{m.state}</span> {pagesOf(m)} · next tick {formatTime(m.next_tick_at)} · last{' '}
-            {formatTime(m.last_tick_at)}
+            <span class="badge">{m.state}</span> {pagesOf(m)} · next tick {formatTime(m.next_tick_at)} · last {formatTime(m.last_tick_at)}
           </p>
           <div class="actions">
             {m.state === 'active' && (
