@@ -1,4 +1,5 @@
-import { OPS_SUBJECTS, type PageChangeView } from '@lib/contracts';
+import { OPS_SUBJECTS, type PageChangeView, SUBJECTS } from '@lib/contracts';
+import { RemoteAppError } from '@lib/errors';
 import type { MessageBus, OpsEventPublisher } from '@lib/messaging';
 import type { DatabaseConnection } from '@lib/persistence';
 import { randomUUID } from 'node:crypto';
@@ -22,6 +23,9 @@ describe.each(DATABASE_BACKENDS)('MonitorTicker (%s database)', (backend) => {
   let monitors: MonitorStore;
   const clock = new MovableClock('2026-12-04T10:00:00Z');
   let changesOfTick: (runId: string) => PageChangeView[] = () => [];
+  /** Crawls asked of site-discovery (crawl-scope ticks), and how it answers them. */
+  const crawlStarts: Array<Record<string, unknown>> = [];
+  let startCrawl: () => unknown = () => ({});
   const published: Array<{ subject: string; event: Record<string, unknown> }> = [];
 
   beforeAll(async () => {
@@ -32,7 +36,13 @@ describe.each(DATABASE_BACKENDS)('MonitorTicker (%s database)', (backend) => {
 
   /** A replica's ticker: its own instance over the same database, as another process's would be. */
   function replica(): MonitorTicker {
-    const bus = { request: async (_subject: string, query: { run_id: string }) => ({ changes: changesOfTick(query.run_id) }) };
+    const bus = {
+      request: async (subject: string, query: { run_id: string }) => {
+        if (subject !== SUBJECTS.discovery.crawlCreate) return { changes: changesOfTick(query.run_id) };
+        crawlStarts.push(query);
+        return startCrawl();
+      },
+    };
     return new MonitorTicker(
       db,
       clock,
@@ -181,5 +191,62 @@ describe.each(DATABASE_BACKENDS)('MonitorTicker (%s database)', (backend) => {
         [quiet, { new: 0, changed: 0, removed: 0 }, false],
       ].sort(),
     );
+  });
+
+  it('starts a crawl-scope tick’s crawl under the tick’s id, again when that start was lost, and ends a refused one with its reason', async () => {
+    const clientId = `crawl-${randomUUID().slice(0, 8)}`;
+    const id = await monitor(clientId, { interval_seconds: 3600 }, clock.now(), {
+      urls: [],
+      crawl: { url: 'https://example.com/', max_pages: 10 },
+    });
+    crawlStarts.length = 0;
+    // The first answer is lost (site-discovery away): no run comes of it.
+    startCrawl = () => {
+      throw new Error('transport timeout');
+    };
+    await replica().pass();
+    const [{ run_id: tickId }] = await db.sql.query<{ run_id: string }>('select run_id from monitor_ticks where monitor_id = $1', [id]);
+    expect(crawlStarts).toEqual([
+      expect.objectContaining({
+        client_id: clientId,
+        crawl_id: tickId,
+        robots_override_allowed: false,
+        request: expect.objectContaining({
+          url: 'https://example.com/',
+          max_pages: 10,
+          scrape: expect.objectContaining({
+            format: 'html',
+            monitor_page: { monitor_id: id, run_id: tickId, ignore: expect.anything(), crawl_scope: true },
+          }),
+        }),
+      }),
+    ]);
+    // The tick has no run of its own: its crawl's run is opened by site-discovery under the tick's id.
+    expect(await db.sql.query('select id from runs where id = $1', [tickId])).toEqual([]);
+
+    // Within the retry delay nobody starts it again; past it, any replica does (a start under the same id is idempotent).
+    clock.advance(10_000);
+    await replica().pass();
+    expect(crawlStarts).toHaveLength(1);
+    clock.advance(11_000);
+    await replica().pass();
+    expect(crawlStarts.map((start) => start.crawl_id)).toEqual([tickId, tickId]);
+
+    // Refused for good: the tick ends with the reason and no change, and the monitor may tick again.
+    startCrawl = () => {
+      throw new RemoteAppError({ code: 'target.blocked', message: 'example.com resolves to a private address' });
+    };
+    clock.advance(21_000);
+    await replica().pass();
+    const [tick] = await monitors.ticksOf(id, 10);
+    expect(tick).toMatchObject({
+      tick_id: tickId,
+      status: 'completed',
+      pages: 0,
+      changes: 0,
+      error: 'example.com resolves to a private address',
+    });
+    expect((await monitors.find(clientId, id))?.runningTickId).toBeNull();
+    startCrawl = () => ({});
   });
 });

@@ -183,6 +183,38 @@ describe.each(DATABASE_BACKENDS)('PageVersions (%s database)', (backend) => {
     expect(await record(aged, 'v3')).toMatchObject({ change_status: 'same' });
   });
 
+  it("removes a crawl-scope monitor's pages a tick did not see, once, however each seen page was told 'same'", async () => {
+    const scoped = randomUUID();
+    const [first, second] = [randomUUID(), randomUUID()];
+    const seen = (url: string, runId: string, attempt = 1) =>
+      versions.record({
+        client_id: 'versions',
+        monitor_id: scoped,
+        run_id: runId,
+        job_id: randomUUID(),
+        attempt,
+        url,
+        content: `the page ${url}`,
+        extracted: null,
+        fetched_at: new Date().toISOString(),
+        crawl_scope: true,
+      });
+    for (const page of ['a', 'b', 'c']) expect(await seen(`https://site.test/${page}`, first)).toMatchObject({ change_status: 'new' });
+    // Nothing unseen in the tick that saw every page.
+    expect(await versions.recordUnseen({ client_id: 'versions', monitor_id: scoped, run_id: first })).toEqual({ removed: 0 });
+    // The next tick sees a from the tick's heads (a first attempt) and b as a retried attempt (the store's path); c not at all.
+    expect(await seen('https://site.test/a', second)).toMatchObject({ change_status: 'same' });
+    expect(await seen('https://site.test/b', second, 2)).toMatchObject({ change_status: 'same' });
+    expect(await versions.recordUnseen({ client_id: 'versions', monitor_id: scoped, run_id: second })).toEqual({ removed: 1 });
+    expect(await versions.recordUnseen({ client_id: 'versions', monitor_id: scoped, run_id: second })).toEqual({ removed: 0 });
+    expect(await versions.changesOfTick(second)).toEqual([
+      expect.objectContaining({ url: 'https://site.test/c', change_status: 'removed', tick_id: second, job_id: null }),
+    ]);
+    // A page removed is not removed again by a later tick that does not see it either; seen again, it is new.
+    const third = randomUUID();
+    expect(await seen('https://site.test/c', third)).toMatchObject({ change_status: 'new' });
+  });
+
   it(`keeps the newest ${PAGE_VERSIONS_KEPT} versions of a page`, async () => {
     const url = 'https://shop.test/busy';
     for (let i = 0; i < PAGE_VERSIONS_KEPT + 5; i += 1) await record(url, `version ${i}`);
