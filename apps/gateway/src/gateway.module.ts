@@ -44,7 +44,7 @@ import { SyncScrapeController } from './sync-scrape/sync-scrape.controller';
 import { EngineWatch } from './sync-scrape/engine-watch';
 import { InFlightEventsController } from './sync-scrape/in-flight-events.controller';
 import { SyncScrapeHandler } from './sync-scrape/sync-scrape.handler';
-import { PageCacheCalls } from './sync-scrape/page-cache-calls';
+import { PageCacheClient } from '@lib/page-cache';
 import { ClientStore } from './persistence/clients.store';
 import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
 
@@ -91,7 +91,7 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     { provide: QuotaCache, useFactory: () => new QuotaCache() },
     PlatformHealth,
     SyncScrapeHandler,
-    PageCacheCalls,
+    PageCacheClient,
     MonitorCalls,
     EngineWatch,
     IdempotencyKeys,

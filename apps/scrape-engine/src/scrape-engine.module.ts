@@ -6,6 +6,7 @@ import { Inject, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs
 import { JobWorker } from './job-worker/job-worker';
 import { PageComparison } from './page-changes/page-comparison';
 import { JobPageCache } from './job-worker/job-page-cache';
+import { PageCacheClient } from '@lib/page-cache';
 import { BrowserLauncher } from './browser/browser-launcher';
 import { BrowserPoolGauges, BrowserPoolTelemetry } from './browser/browser-pool-telemetry';
 import { BrowserPool } from './browser/browser-pool';
@@ -108,6 +109,7 @@ import { SimpleScrapeThreads } from './simple-threads/simple-scrape-threads';
     JobWorker,
     PageComparison,
     JobPageCache,
+    PageCacheClient,
   ],
 })
 export class ScrapeEngineModule implements OnApplicationBootstrap, OnModuleDestroy {

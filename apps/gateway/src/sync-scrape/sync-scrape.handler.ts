@@ -3,10 +3,7 @@ import {
   deliveredUsableContent,
   DownloadRequest,
   PAGE_CACHE_FIELDS,
-  servedFromCache,
-  type PageCacheLookupReply,
   type PageValidators,
-  type ScrapeExecutionFacts,
   SyncScrapeRequest,
   DownloadResultBody,
   ProxyConfig,
@@ -25,7 +22,7 @@ import { WorkerLostError } from '@lib/errors';
 import { ChargedExecution } from '../credits/charged-execution';
 import { CountryProxyNotApprovedError } from '../gateway.errors';
 import { EngineWatch } from './engine-watch';
-import { PageCacheCalls } from './page-cache-calls';
+import { PageCacheClient, type PageCacheMiss } from '@lib/page-cache';
 
 // Longer than the engine's own budget (simple: 30 s per attempt with retries and backoff; browser:
 // queue wait, 30 s load, 90 s of actions, extraction), so the engine, not the transport, decides
@@ -41,10 +38,6 @@ function engineRequestOf(request: ScrapeRequest): Record<string, unknown> {
   return plain;
 }
 
-function round(ms: number): number {
-  return Math.round(ms * 10) / 10;
-}
-
 /** POST /v1/sync/scrape and /v1/sync/download: checks that need no fetch, then a charged engine call. */
 @Injectable()
 export class SyncScrapeHandler {
@@ -52,7 +45,7 @@ export class SyncScrapeHandler {
     @Inject(MessageBus) private readonly bus: MessageBus,
     private readonly charged: ChargedExecution,
     private readonly engines: EngineWatch,
-    private readonly pageCache: PageCacheCalls,
+    private readonly pageCache: PageCacheClient,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -67,19 +60,18 @@ export class SyncScrapeHandler {
     const plain = engineRequestOf(request);
     const maxAge = 'max_age' in request ? request.max_age : undefined;
     if (maxAge === undefined) return this.fetched(plain, request.browser, admission, null);
+    const caller = { clientId: admission.client.id, correlationId: admission.requestId };
     const lookupStarted = performance.now();
-    const lookup = await this.pageCache.lookup(admission, plain, maxAge);
+    const lookup = await this.pageCache.lookup(caller, plain, maxAge);
     if (lookup === null) return this.fetched(plain, request.browser, admission, null);
     if (lookup.state === 'fresh') {
-      this.pageCache.counted('hit');
       admission.timings.mark('validation');
-      const ms = performance.now() - lookupStarted;
-      const served = servedFromCache(lookup.entry, 'hit', this.clock.now(), 0, { total_ms: round(ms) }, ms / 1000);
+      const served = this.pageCache.hit(lookup.entry, lookupStarted);
       await this.charged.free(admission);
       return served;
     }
-    const revalidate = (request as SyncScrapeRequest).revalidate !== false && lookup.state === 'stale' ? lookup.validators : null;
-    return this.fetched(plain, request.browser, admission, { lookup, revalidate });
+    const miss = this.pageCache.missOf(lookup, String(plain.url), (request as SyncScrapeRequest).revalidate);
+    return this.fetched(plain, request.browser, admission, miss);
   }
 
   /** One charged engine call; with the page cache, a 304 serves the stored page and a usable answer is kept. */
@@ -87,7 +79,7 @@ export class SyncScrapeHandler {
     plain: Record<string, unknown>,
     browser: boolean,
     admission: AdmittedCall,
-    cache: { lookup: PageCacheLookupReply; revalidate: PageValidators | null } | null,
+    miss: PageCacheMiss | null,
   ): Promise<ScrapeResultBody> {
     const cost = browser ? CREDIT_COST.browser_request : CREDIT_COST.simple_request;
     return this.charged.run(admission, 'sync-scrape', cost, async () => {
@@ -98,41 +90,14 @@ export class SyncScrapeHandler {
         const reply = await this.callEngine(SUBJECTS.scrape.execute, command, admission);
         return { facts: reply.facts, result: await this.bus.unpack(reply.result) };
       };
-      let { facts, result } = await ask(cache?.revalidate ?? null);
-      if (cache && facts.not_modified) {
-        const now = this.clock.now();
-        const entry = await this.pageCache.confirm(admission, cache.lookup.key, now);
-        if (entry) {
-          this.pageCache.counted('revalidated');
-          const served = servedFromCache(entry, 'revalidated', now, facts.credits, result.timings, result.executionTime);
-          return { facts, result: served, outcome: { success: true, executionMs: result.timings.total_ms } };
-        }
-        // Pruned between the lookup and the 304: nothing to serve, so the page is fetched after all.
-        ({ facts, result } = await ask(null));
-      } else if (cache) {
-        this.pageCache.counted(cache.revalidate ? 'stale_refetched' : 'miss');
-      }
-      if (cache) result = this.kept(admission, cache.lookup.key, plain, facts, result);
-      return {
-        facts,
-        result,
-        outcome: { success: deliveredUsableContent(facts, result), executionMs: result.timings.total_ms },
-      };
+      const scraped = await ask(miss?.revalidate ?? null);
+      const { facts, result } = miss
+        ? await this.pageCache.settle({ clientId: admission.client.id, correlationId: admission.requestId }, miss, scraped, () => ask(null))
+        : scraped;
+      // A 304 served from the cache is a success: the stored page is what the client gets.
+      const success = result.cached === true || deliveredUsableContent(facts, result);
+      return { facts, result, outcome: { success, executionMs: result.timings.total_ms } };
     });
-  }
-
-  /** A fetched result, kept for the next request when it is usable (never a failure or a block), with its `cache` report. */
-  private kept(
-    admission: AdmittedCall,
-    key: string,
-    plain: Record<string, unknown>,
-    facts: ScrapeExecutionFacts,
-    result: ScrapeResultBody,
-  ): ScrapeResultBody {
-    const usable = deliveredUsableContent(facts, result);
-    const now = this.clock.now();
-    if (usable) this.pageCache.keep(admission, key, String(plain.url), result, facts.validators ?? null, now);
-    return { ...result, cached: false, cache: { status: 'miss', age: 0, fetched_at: now.toISOString(), stored: usable } };
   }
 
   async download(request: DownloadRequest, admission: AdmittedCall): Promise<DownloadResultBody> {
