@@ -3114,6 +3114,20 @@ export interface components {
             /** @description True when the whole page was converted instead (nothing set apart, or too little kept; guidance says which). */
             whole_page: boolean;
         };
+        DocumentFacts: {
+            /** @enum {string} */
+            format: "pdf";
+            title: string | null;
+            author: string | null;
+            /** @description When the file says it was created (ISO 8601). */
+            created: string | null;
+            language: string | null;
+            page_count: number;
+            /** @description Pages read into the result (at most 2,000). */
+            pages_read: number;
+            /** @description The PDF has no text layer (a scan): its pages are images, and the result holds no text from them. */
+            ocr_required: boolean;
+        };
         PageMetadata: {
             /** @description <title>, else og:title. */
             title: string | null;
@@ -3142,6 +3156,8 @@ export interface components {
             page_type?: "article" | "forum" | "product" | "collection" | "listing" | "documentation" | "service" | null;
             /** @description With only_main_content and format=markdown: what main-content extraction found and left out; else null. */
             main_content?: components["schemas"]["MainContentReport"] | null;
+            /** @description A document (a PDF) read into markdown: its own title, author, dates, pages, and whether it needs OCR. Absent for a web page. */
+            document?: components["schemas"]["DocumentFacts"] | null;
         };
         ActionFailure: {
             /** @example actions[2] */

@@ -20,6 +20,8 @@ import { FetchedResponse, SimpleFetcher } from '@lib/http-fetch';
 import { FetchFailure, ProxyFailure } from '@lib/http-fetch';
 import { attemptWithRetries } from '../scrape-attempts/scrape-attempts';
 import { comparableMarkdown } from '../page-changes/comparable-page';
+import { documentKindOf } from '../documents/document-kinds';
+import { readPdf } from '../documents/pdf-document';
 import { assembleScrapeResult, type ShapedBody } from '../scrape-attempts/scrape-result-assembly';
 
 export interface SimpleScrapeOptions {
@@ -97,7 +99,7 @@ export class SimpleScrapeExecutor {
     const { answer: response } = outcome;
     const navigationMs = performance.now() - navigationStarted;
     const extractionStarted = performance.now();
-    const { notes, ...body } = response ? this.shape(request, response) : { ...noPageContent(), notes: [] };
+    const { notes, ...body } = response ? await this.shape(request, response) : { ...noPageContent(), notes: [] };
     if (options.monitorIgnore && response?.text != null && body.html !== null)
       body.markdown = comparableMarkdown(this.formatter, request, response.text, response.url, options.monitorIgnore);
     const extractionMs = performance.now() - extractionStarted;
@@ -123,7 +125,7 @@ export class SimpleScrapeExecutor {
     return { facts, result };
   }
 
-  private shape(request: ScrapeRequest, response: FetchedResponse): ShapedBody & { notes: string[] } {
+  private async shape(request: ScrapeRequest, response: FetchedResponse): Promise<ShapedBody & { notes: string[] }> {
     const base = {
       screenshot: null,
       evaluate_results: null,
@@ -133,6 +135,8 @@ export class SimpleScrapeExecutor {
       metadata: null,
       notes: [],
     };
+    const document = documentKindOf(response.contentType, response.body, response.url);
+    if (document === 'pdf' && response.statusCode >= 200 && response.statusCode < 300) return this.document(request, response, base);
     if (response.text === null) {
       return { ...base, html: '', markdown: null, extracted_data: null, body_base64: response.body.toString('base64') };
     }
@@ -156,7 +160,46 @@ export class SimpleScrapeExecutor {
       notes: formatted.notes,
     };
   }
+
+  /**
+   * A PDF read into markdown, HTML and text on this engine thread (never the event loop), with its
+   * metadata; a scan without a text layer says it needs OCR instead of answering nothing.
+   */
+  private async document(
+    request: ScrapeRequest,
+    response: FetchedResponse,
+    base: Omit<ShapedBody, 'html' | 'markdown' | 'extracted_data' | 'body_base64'> & { notes: string[] },
+  ): Promise<ShapedBody & { notes: string[] }> {
+    const read = await readPdf(response.body, { wanted: () => true, max: DOCUMENT_MAX_PAGES });
+    const notes = [
+      ...(read.ocrRequired ? ['ocr_required: the PDF has no text layer (a scan); its pages are images'] : []),
+      ...(read.pages.length < read.metadata.page_count
+        ? [`document cut at ${read.pages.length} of ${read.metadata.page_count} pages`]
+        : []),
+    ];
+    return {
+      ...base,
+      content_type: 'application/pdf',
+      html: request.format === 'html' ? read.html : null,
+      markdown: request.format === 'markdown' ? read.markdown : null,
+      extracted_data: null,
+      body_base64: null,
+      metadata: {
+        title: read.metadata.title,
+        description: null,
+        language: read.metadata.language,
+        canonical_url: null,
+        final_url: response.url,
+        links: read.links,
+        document: { format: 'pdf', ...read.metadata, pages_read: read.pages.length, ocr_required: read.ocrRequired },
+      },
+      notes,
+    };
+  }
 }
+
+/** The most pages of one document read (the rest are left out, and said so). */
+const DOCUMENT_MAX_PAGES = 2000;
 
 function definedHeaders(headers: FetchedResponse['headers']): Record<string, string | string[]> {
   return Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined));

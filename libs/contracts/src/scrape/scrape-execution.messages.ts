@@ -179,6 +179,26 @@ export class MainContentReport {
   whole_page: boolean;
 }
 
+/** What a document (a PDF) says of itself, on its scrape's metadata (issue 64). */
+export class DocumentFacts {
+  @ApiProperty({ enum: ['pdf'] })
+  format: 'pdf';
+  @ApiProperty({ type: String, nullable: true })
+  title: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  author: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'When the file says it was created (ISO 8601).' })
+  created: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  language: string | null;
+  @ApiProperty({ type: 'integer' })
+  page_count: number;
+  @ApiProperty({ type: 'integer', description: 'Pages read into the result (at most 2,000).' })
+  pages_read: number;
+  @ApiProperty({ description: 'The PDF has no text layer (a scan): its pages are images, and the result holds no text from them.' })
+  ocr_required: boolean;
+}
+
 export class PageMetadata {
   @ApiProperty({ type: String, nullable: true, description: '<title>, else og:title.' })
   title: string | null;
@@ -218,6 +238,14 @@ export class PageMetadata {
     ),
   )
   main_content?: MainContentReport | null;
+
+  @ApiPropertyOptional({
+    type: DocumentFacts,
+    nullable: true,
+    description:
+      'A document (a PDF) read into markdown: its own title, author, dates, pages, and whether it needs OCR. Absent for a web page.',
+  })
+  document?: DocumentFacts | null;
 }
 
 /**

@@ -1672,6 +1672,21 @@ class MainContentReport(TypedDict):
     whole_page: bool
 
 
+class DocumentFacts(TypedDict):
+    format: Literal["pdf"]
+    title: str | None
+    author: str | None
+    #: When the file says it was created (ISO 8601).
+    created: str | None
+    language: str | None
+    page_count: int
+    #: Pages read into the result (at most 2,000).
+    pages_read: int
+    #: The PDF has no text layer (a scan): its pages are images, and the result holds no text from
+    #: them.
+    ocr_required: bool
+
+
 class _PageMetadataRequired(TypedDict):
     #: <title>, else og:title.
     title: str | None
@@ -1698,6 +1713,9 @@ class PageMetadata(_PageMetadataRequired, total=False):
     #: With only_main_content and format=markdown: what main-content extraction found and left out;
     #: else null.
     main_content: MainContentReport | None
+    #: A document (a PDF) read into markdown: its own title, author, dates, pages, and whether it needs
+    #: OCR. Absent for a web page.
+    document: DocumentFacts | None
 
 
 class ActionFailure(TypedDict):

@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { dateOf, readPdf } from './pdf-document';
+
+const fixture = (name: string) => new Uint8Array(fs.readFileSync(path.join(__dirname, '../../../../test/fixtures/documents', name)));
+const everyPage = { wanted: () => true, max: 1000 };
+
+/** PDFs printed by Chromium from HTML beside them (bench/src/document-fixtures.ts): what the reader must give back. */
+describe('readPdf', () => {
+  it('reads a report: headings by size, paragraphs, lists, a link, page markers, and no running header or footer', async () => {
+    const doc = await readPdf(fixture('report.pdf'), everyPage);
+    expect(doc.metadata).toMatchObject({ title: 'Quarterly report', page_count: doc.pages.length });
+    expect(doc.pages.length).toBeGreaterThanOrEqual(2);
+    expect(doc.markdown).toMatch(/^<!-- page 1 -->\n\n# Quarterly report\n/);
+    const headings = doc.markdown.split('\n').filter((l) => l.startsWith('#'));
+    expect(headings).toEqual(['# Quarterly report', '## Revenue', '### By region', '## Costs', '## Outlook']);
+    expect(doc.markdown).toContain('- Hardware sales grew\n- Services held steady\n- Licences fell slightly');
+    expect(doc.markdown).toContain('1. Staff\n2. Premises\n3. Travel');
+    expect(doc.markdown).toContain('[our investor pages](https://example.com/investors)');
+    expect(doc.markdown).not.toMatch(/Confidential|ACME Corp/);
+    expect(doc.markdown).toContain(
+      'Revenue paragraph 6: the figures for this part of the year are set out here in plain words, with enough text to fill a real page of a real report.',
+    );
+    expect(doc.ocrRequired).toBe(false);
+  });
+
+  it('reads two columns left first, then right', async () => {
+    const doc = await readPdf(fixture('two-columns.pdf'), everyPage);
+    const order = [
+      '# A study in two columns',
+      '## Left begins',
+      'Method paragraph 1',
+      'Method paragraph 5',
+      '## Results',
+      'Result paragraph 5',
+    ].map((s) => doc.markdown.indexOf(s));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it('says a scan needs OCR instead of returning nothing', async () => {
+    const doc = await readPdf(fixture('scanned.pdf'), everyPage);
+    expect(doc.ocrRequired).toBe(true);
+  });
+
+  it('reads only the pages asked, within max', async () => {
+    const doc = await readPdf(fixture('report.pdf'), { wanted: (n) => n >= 2, max: 1 });
+    expect(doc.pages).toEqual([2]);
+    expect(doc.markdown).toMatch(/^<!-- page 2 -->/);
+  });
+
+  it('refuses what is not a PDF as corrupt', async () => {
+    await expect(readPdf(new TextEncoder().encode('%PDF-1.7 nothing else'), everyPage)).rejects.toMatchObject({
+      reason: 'document_corrupt',
+    });
+  });
+
+  it('reads PDF dates', () => {
+    expect(dateOf("D:20261206013000+01'00'")).toBe('2026-12-06T00:30:00.000Z');
+    expect(dateOf('D:2026')).toBe('2026-01-01T00:00:00.000Z');
+    expect(dateOf('yesterday')).toBeNull();
+  });
+});

@@ -1,0 +1,237 @@
+import { importEsm } from '@lib/runtime';
+import {
+  type Block,
+  blocksOf,
+  bodySizeOf,
+  furnitureKey,
+  furnitureOf,
+  headingLevelsOf,
+  type Line,
+  linesOf,
+  readingOrder,
+  type TextRun,
+} from './pdf-layout';
+
+/** What pdf.js is asked for: the little of its API this reader uses. */
+interface PdfJs {
+  getDocument(source: Record<string, unknown>): { promise: Promise<PdfDoc>; destroy(): Promise<void> };
+}
+interface PdfDoc {
+  numPages: number;
+  getMetadata(): Promise<{ info?: Record<string, unknown> }>;
+  getPage(n: number): Promise<PdfPage>;
+  destroy(): Promise<void>;
+}
+interface PdfPage {
+  view: number[];
+  getTextContent(): Promise<{ items: Array<{ str?: string; transform?: number[]; width?: number; height?: number }> }>;
+  getAnnotations(): Promise<Array<{ subtype?: string; url?: string; rect?: number[] }>>;
+  cleanup(): void;
+}
+
+/** Why a document could not be read: its file says so, not the fetch. */
+export class DocumentUnreadableError extends Error {
+  constructor(
+    readonly reason: 'document_encrypted' | 'document_corrupt',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface DocumentMetadata {
+  title: string | null;
+  author: string | null;
+  /** ISO 8601, when the file says. */
+  created: string | null;
+  language: string | null;
+  page_count: number;
+}
+
+/** A document read: its markdown (with a `<!-- page N -->` marker before each page), plain text, simple HTML, and what it says of itself. */
+export interface ReadDocument {
+  markdown: string;
+  text: string;
+  html: string;
+  metadata: DocumentMetadata;
+  /** The pages read (within max_pages and the ranges asked). */
+  pages: number[];
+  /** No text layer to speak of: the pages are images (a scan) and need OCR to be read. */
+  ocrRequired: boolean;
+  /** The http(s) links of the pages read, first occurrence order. */
+  links: string[];
+}
+
+/** Characters a page of a scan has at most (a stamp, a page number): below this on every page, the document needs OCR. */
+const SCAN_CHARS_PER_PAGE = 20;
+
+let pdfjs: Promise<PdfJs> | null = null;
+
+/**
+ * A PDF's text layer read into markdown (decision 0039): pdf.js parses the file (never evaluating
+ * its JavaScript or fonts as code: isEvalSupported false), each page's text runs are laid out by
+ * pdf-layout (lines, columns, blocks), headings are told by font size against the body's, running
+ * headers and footers repeated on most pages are dropped, link annotations become markdown links.
+ */
+export async function readPdf(bytes: Uint8Array, pages: { wanted: (n: number) => boolean; max: number }): Promise<ReadDocument> {
+  pdfjs ??= importEsm<PdfJs>('pdfjs-dist/legacy/build/pdf.mjs');
+  const lib = await pdfjs;
+  const task = lib.getDocument({
+    // pdf.js transfers (detaches) the buffer it is given: a copy keeps the caller's.
+    data: new Uint8Array(bytes),
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    stopAtErrors: false,
+    verbosity: 0,
+  });
+  let doc: PdfDoc;
+  try {
+    doc = await task.promise;
+  } catch (error) {
+    await task.destroy().catch(() => undefined);
+    const name = (error as { name?: string }).name;
+    if (name === 'PasswordException') throw new DocumentUnreadableError('document_encrypted', 'The PDF is encrypted with a password.');
+    throw new DocumentUnreadableError('document_corrupt', `The PDF could not be parsed: ${(error as Error).message}`);
+  }
+  try {
+    const read: Array<{ n: number; lines: Line[]; height: number; width: number }> = [];
+    const hrefs = new Set<string>();
+    for (let n = 1; n <= doc.numPages && read.length < pages.max; n += 1) {
+      if (!pages.wanted(n)) continue;
+      const page = await doc.getPage(n);
+      const [x0, y0, x1, y1] = page.view;
+      const [content, annotations] = await Promise.all([page.getTextContent(), page.getAnnotations().catch(() => [])]);
+      const links = annotations.filter((a) => a.subtype === 'Link' && a.url && a.rect).map((a) => ({ href: a.url!, rect: a.rect! }));
+      for (const link of links) if (/^https?:\/\//i.test(link.href) && hrefs.size < 1000) hrefs.add(link.href);
+      const runs: TextRun[] = [];
+      for (const item of content.items) {
+        if (typeof item.str !== 'string' || !item.transform) continue;
+        const [a, b, , d, e, f] = item.transform;
+        const size = Math.hypot(a, b) || Math.abs(d) || item.height || 0;
+        runs.push(
+          ...linkedParts({ text: item.str, x: e, y: f, width: item.width ?? 0, size }, links).map((r) => ({
+            ...r,
+            x: r.x - x0,
+            y: r.y - y0,
+          })),
+        );
+      }
+      read.push({ n, lines: linesOf(runs), height: y1 - y0, width: x1 - x0 });
+      page.cleanup();
+    }
+    const furniture = furnitureOf(read);
+    const kept = read.map((page) => ({
+      ...page,
+      lines: readingOrder(
+        page.lines.filter((l) => !(inMargin(l, page.height) && furniture.has(furnitureKey(l.text)))),
+        page.width,
+      ),
+    }));
+    const all = kept.flatMap((p) => p.lines);
+    const body = bodySizeOf(all);
+    const levels = headingLevelsOf(all, body);
+    const pageBlocks = kept.map((page) => ({ n: page.n, blocks: blocksOf(page.lines, body, levels) }));
+    const info: Record<string, unknown> = (await doc.getMetadata().catch(() => ({ info: {} }))).info ?? {};
+    const chars = all.reduce((sum, l) => sum + l.text.length, 0);
+    return {
+      markdown: pageBlocks.map((p) => [`<!-- page ${p.n} -->`, ...markdownBlocks(p.blocks)].join('\n\n')).join('\n\n') + '\n',
+      text: pageBlocks.map((p) => p.blocks.map((b) => b.text).join('\n\n')).join('\n\n') + '\n',
+      html: pageBlocks.map((p) => `<section data-page="${p.n}">${p.blocks.map(htmlOf).join('')}</section>`).join('\n'),
+      metadata: {
+        title: stringOf(info.Title),
+        author: stringOf(info.Author),
+        created: dateOf(info.CreationDate),
+        language: stringOf(info.Language) ?? stringOf(info.Lang),
+        page_count: doc.numPages,
+      },
+      pages: read.map((p) => p.n),
+      ocrRequired: read.length > 0 && chars < SCAN_CHARS_PER_PAGE * read.length,
+      links: [...hrefs],
+    };
+  } finally {
+    await doc.destroy().catch(() => undefined);
+  }
+}
+
+/**
+ * A run split where a link annotation covers part of it ("Read more at [our pages]."): pdf.js gives a
+ * line as one run, the annotation only a rectangle; characters are taken as evenly wide.
+ */
+export function linkedParts(run: TextRun, links: Array<{ href: string; rect: number[] }>): TextRun[] {
+  const link = links.find((l) => run.y >= l.rect[1] - 2 && run.y <= l.rect[3] + 2 && l.rect[0] < run.x + run.width && l.rect[2] > run.x);
+  if (!link || run.text.length === 0 || run.width <= 0) return [run];
+  const perChar = run.width / run.text.length;
+  // Snapped to the nearest word boundaries: an estimate a character off would cut a word.
+  const from = nearestBoundary(run.text, Math.round((link.rect[0] - run.x) / perChar), 'start');
+  const to = nearestBoundary(run.text, Math.round((link.rect[2] - run.x) / perChar), 'end');
+  if (to <= from) return [run];
+  const part = (a: number, b: number, href?: string): TextRun[] =>
+    b > a
+      ? [
+          {
+            text: run.text.slice(a, b),
+            x: run.x + a * perChar,
+            y: run.y,
+            width: (b - a) * perChar,
+            size: run.size,
+            ...(href ? { href } : {}),
+          },
+        ]
+      : [];
+  return [...part(0, from), ...part(from, to, link.href), ...part(to, run.text.length)];
+}
+
+function nearestBoundary(text: string, at: number, side: 'start' | 'end'): number {
+  const isBoundary = (i: number) =>
+    i <= 0 ||
+    i >= text.length ||
+    (side === 'start' ? /\s/.test(text[i - 1]) && !/\s/.test(text[i]) : !/\s/.test(text[i - 1]) && /[\s.,;:!?)]/.test(text[i]));
+  for (let d = 0; d <= 3; d += 1) {
+    if (isBoundary(at - d)) return Math.max(0, at - d);
+    if (isBoundary(at + d)) return Math.min(text.length, at + d);
+  }
+  return Math.max(0, Math.min(text.length, at));
+}
+
+/** Where running headers and footers are: the top and bottom tenth of the page. */
+function inMargin(line: Line, height: number): boolean {
+  return line.y > height * 0.9 || line.y < height * 0.1;
+}
+
+/** Blocks as markdown: list items of one list together, everything else a paragraph apart. */
+function markdownBlocks(blocks: Block[]): string[] {
+  const out: string[] = [];
+  for (const [i, block] of blocks.entries()) {
+    const previous = blocks[i - 1];
+    if (block.kind === 'list-item' && previous?.kind === 'list-item' && out.length > 0) out[out.length - 1] += `\n${block.markdown}`;
+    else out.push(block.markdown);
+  }
+  return out;
+}
+
+function htmlOf(block: Block): string {
+  const text = escapeHtml(block.text);
+  if (block.kind === 'heading') return `<h${block.level}>${text}</h${block.level}>`;
+  if (block.kind === 'list-item') return `<li>${text}</li>`;
+  return `<p>${text}</p>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+}
+
+function stringOf(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+/** A PDF date (D:YYYYMMDDHHmmSS+HH'mm') as ISO 8601; null when it is not one. */
+export function dateOf(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const m = /^D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz]|[+-]\d{2}'?\d{2}'?)?/.exec(value);
+  if (!m) return null;
+  const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00', zone] = m;
+  const offset = !zone || /z/i.test(zone) ? 'Z' : `${zone.slice(0, 3)}:${zone.replace(/'/g, '').slice(3, 5) || '00'}`;
+  const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}

@@ -1,0 +1,316 @@
+/**
+ * A PDF page's text layer as pdf.js gives it — runs of text, each at a position in a font size — laid
+ * out as a reader reads it: runs joined into lines, lines into columns (a gutter no line crosses
+ * splits a page's body in two), columns into blocks, blocks told apart as headings (by font size
+ * against the document's body size), list items (by their markers) and paragraphs. Pure functions
+ * over plain numbers: the reader (pdf-document.ts) feeds them, the tests feed them directly.
+ */
+
+/** One run of text: its string, its baseline's left end (PDF units, origin bottom-left), its width and font size. */
+export interface TextRun {
+  text: string;
+  x: number;
+  y: number;
+  width: number;
+  size: number;
+  /** A link annotation covering the run, if any. */
+  href?: string;
+}
+
+export interface Line {
+  text: string;
+  x: number;
+  right: number;
+  y: number;
+  size: number;
+  /** The column's left and right edges (set by readingOrder): where a line starts indented, or ends early. */
+  left?: number;
+  edge?: number;
+  /** Runs with their links, in order (for markdown links). */
+  runs: TextRun[];
+}
+
+export type Block =
+  | { kind: 'heading'; level: number; text: string; markdown: string }
+  | { kind: 'list-item'; ordered: boolean; text: string; markdown: string }
+  | { kind: 'paragraph'; text: string; markdown: string };
+
+const BULLETS = /^[•·▪◦●■□○–—*-]\s*/u;
+const ORDERED = /^(\d{1,3}|[a-z])[.)]\s+/i;
+
+/**
+ * Runs into lines, in the order the file draws them: a run on the baseline of the line being drawn
+ * (within half a font size) and near it joins it; anything else starts a line. Most files draw text
+ * in reading order (a browser's or a word processor's print does), and that order is kept: sorting
+ * by position would interleave what the file already had right. Columns are told apart after
+ * (readingOrder); lines drawn in no sensible order (a page drawn bottom first) are sorted there.
+ */
+export function linesOf(runs: TextRun[]): Line[] {
+  const lines: Line[] = [];
+  for (const run of runs) {
+    if (run.text === '' || (run.text.trim() === '' && run.text !== ' ')) continue;
+    const line = lines[lines.length - 1];
+    if (line && Math.abs(line.y - run.y) <= Math.max(1, Math.min(line.size, run.size) * 0.5) && overlapsNot(line, run)) {
+      line.runs.push(run);
+      line.size = Math.max(line.size, run.size);
+    } else lines.push({ text: '', x: run.x, right: run.x + run.width, y: run.y, size: run.size, runs: [run] });
+  }
+  for (const line of lines) {
+    line.runs.sort((a, b) => a.x - b.x);
+    line.x = line.runs[0].x;
+    line.right = Math.max(...line.runs.map((r) => r.x + r.width));
+    line.text = joinRuns(line.runs).trim();
+  }
+  const kept = lines.filter((l) => l.text !== '');
+  return drawnInOrder(kept) ? kept : kept.sort((a, b) => b.y - a.y || a.x - b.x);
+}
+
+/** Whether a page's lines go down the page (within each column) more often than they jump back up. */
+function drawnInOrder(lines: Line[]): boolean {
+  let down = 0;
+  let up = 0;
+  for (let i = 1; i < lines.length; i += 1) {
+    if (lines[i].y < lines[i - 1].y) down += 1;
+    else if (lines[i].y > lines[i - 1].y) up += 1;
+  }
+  return up <= 1 + down * 0.2;
+}
+
+/** A run far to the right or left of a line belongs to another column's line on the same baseline, not this one. */
+function overlapsNot(line: Line, run: TextRun): boolean {
+  const left = Math.min(...line.runs.map((r) => r.x));
+  const right = Math.max(...line.runs.map((r) => r.x + r.width));
+  const gap = run.x >= left ? run.x - right : left - (run.x + run.width);
+  return gap < run.size * 1.5;
+}
+
+function joinRuns(runs: TextRun[]): string {
+  let text = '';
+  let end = Number.NEGATIVE_INFINITY;
+  for (const run of runs) {
+    const gap = run.x - end;
+    if (text !== '' && !/\s$/.test(text) && !/^\s/.test(run.text) && gap > run.size * 0.15) text += ' ';
+    text += run.text;
+    end = run.x + run.width;
+  }
+  return text.replace(/\s+/g, ' ');
+}
+
+/**
+ * A page's lines in reading order: when a vertical gutter in the middle of the page is crossed by
+ * no line of a stretch of the page, that stretch is read left column first, then right; lines that
+ * span the page (a title over two columns) keep their place.
+ */
+export function readingOrder(lines: Line[], pageWidth: number): Line[] {
+  const gutter = gutterOf(lines, pageWidth);
+  if (gutter === null) return withEdges(lines, [lines]);
+  withEdges(lines, [
+    lines.filter((l) => l.right <= gutter),
+    lines.filter((l) => l.x >= gutter),
+    lines.filter((l) => l.x < gutter && l.right > gutter),
+  ]);
+  const ordered: Line[] = [];
+  let stretch: Line[] = [];
+  const flush = () => {
+    ordered.push(...stretch.filter((l) => l.right <= gutter), ...stretch.filter((l) => l.x >= gutter));
+    stretch = [];
+  };
+  for (const line of lines) {
+    if (line.x < gutter && line.right > gutter) {
+      flush();
+      ordered.push(line);
+    } else stretch.push(line);
+  }
+  flush();
+  return ordered;
+}
+
+/** Each line told its column's edges: the left edge most of its long lines start at, the right edge most of them reach. */
+function withEdges(lines: Line[], columns: Line[][]): Line[] {
+  for (const column of columns) {
+    const long = column.filter((l) => l.text.length >= 20);
+    const sample = long.length > 0 ? long : column;
+    if (sample.length === 0) continue;
+    const left = modeOf(sample.map((l) => Math.round(l.x)));
+    const rights = sample.map((l) => l.right).sort((a, b) => a - b);
+    const edge = rights[Math.floor(rights.length * 0.9)] ?? rights[rights.length - 1];
+    for (const line of column) {
+      line.left = left;
+      line.edge = edge;
+    }
+  }
+  return lines;
+}
+
+function modeOf(values: number[]): number {
+  const counts = new Map<number, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0][0];
+}
+
+/** The x of a gutter between two columns, or null: a band in the middle third no line crosses, with lines on both sides. */
+function gutterOf(lines: Line[], pageWidth: number): number | null {
+  if (lines.length < 6) return null;
+  const from = pageWidth / 3;
+  const to = (2 * pageWidth) / 3;
+  const step = 2;
+  let best: { x: number; width: number } | null = null;
+  let start: number | null = null;
+  for (let x = from; x <= to; x += step) {
+    const crossed = lines.filter((l) => l.x < x && l.right > x).length;
+    // A title or a figure caption may cross; a body of two columns leaves the gutter nearly empty.
+    const free = crossed <= Math.max(1, lines.length * 0.1);
+    if (free && start === null) start = x;
+    if ((!free || x + step > to) && start !== null) {
+      const width = x - start;
+      if (!best || width > best.width) best = { x: start + width / 2, width };
+      start = null;
+    }
+  }
+  if (!best || best.width < 8) return null;
+  const left = lines.filter((l) => l.right <= best!.x).length;
+  const right = lines.filter((l) => l.x >= best!.x).length;
+  return left >= 3 && right >= 3 ? best.x : null;
+}
+
+/** The body font size of a document: the size most of its characters are set in. */
+export function bodySizeOf(lines: Line[]): number {
+  const chars = new Map<number, number>();
+  for (const line of lines) {
+    const size = Math.round(line.size * 2) / 2;
+    chars.set(size, (chars.get(size) ?? 0) + line.text.length);
+  }
+  let body = 0;
+  let most = -1;
+  for (const [size, n] of chars)
+    if (n > most) {
+      most = n;
+      body = size;
+    }
+  return body || 12;
+}
+
+/** The heading levels of a document: each size clearly above the body's, largest first (level 1), at most six. */
+export function headingLevelsOf(lines: Line[], bodySize: number): Map<number, number> {
+  const sizes = [
+    ...new Set(lines.filter((l) => l.size >= bodySize * 1.15 && l.text.length <= 200).map((l) => Math.round(l.size * 2) / 2)),
+  ].sort((a, b) => b - a);
+  return new Map(sizes.slice(0, 6).map((size, i) => [size, i + 1]));
+}
+
+/** A page's ordered lines as blocks: lines of one size close together are one block; a heading or a list marker starts a new one. */
+export function blocksOf(lines: Line[], bodySize: number, levels: Map<number, number>): Block[] {
+  const blocks: Block[] = [];
+  let current: { lines: Line[]; level: number | null } | null = null;
+  const flush = () => {
+    if (current) blocks.push(blockOf(current.lines, current.level));
+    current = null;
+  };
+  for (const line of lines) {
+    const level = levels.get(Math.round(line.size * 2) / 2) ?? null;
+    const previous: Line | undefined = current ? current.lines[current.lines.length - 1] : undefined;
+    const gap = previous ? previous.y - line.y : 0;
+    const startsItem = BULLETS.test(line.text) || ORDERED.test(line.text);
+    // A line that stops well short of its column's edge ends its paragraph (or its list item).
+    const endedEarly = previous !== undefined && previous.edge !== undefined && previous.right < previous.edge - previous.size * 2;
+    const continues =
+      current !== null &&
+      previous !== undefined &&
+      current.level === level &&
+      gap > 0 &&
+      gap <= Math.max(previous.size, line.size) * 1.7 &&
+      !startsItem &&
+      !endedEarly &&
+      Math.abs(line.size - previous.size) < 0.75;
+    if (!continues) {
+      flush();
+      current = { lines: [line], level };
+    } else current!.lines.push(line);
+  }
+  flush();
+  return listedByIndent(blocks);
+}
+
+/**
+ * Blocks indented past their column's left edge, two or more in a row, with no marker of their own
+ * in the text layer (a browser or a word processor draws bullets as shapes): a list.
+ */
+function listedByIndent(blocks: Array<Block & { indented?: boolean }>): Block[] {
+  return blocks.map((block, i) => {
+    const { indented, ...plain } = block;
+    const neighbour = blocks[i - 1]?.indented === true || blocks[i + 1]?.indented === true;
+    if (!indented || !neighbour || plain.kind !== 'paragraph') return plain;
+    return { kind: 'list-item', ordered: false, text: plain.text, markdown: `- ${plain.markdown.replace(/^\\/, '')}` };
+  });
+}
+
+function blockOf(lines: Line[], level: number | null): Block & { indented?: boolean } {
+  const text = joinLines(lines.map((l) => l.text));
+  const markdown = joinLines(lines.map(markdownOf));
+  if (level !== null && text.length <= 200) return { kind: 'heading', level, text, markdown: `${'#'.repeat(level)} ${markdown}` };
+  const bullet = BULLETS.exec(text);
+  if (bullet)
+    return { kind: 'list-item', ordered: false, text: text.slice(bullet[0].length), markdown: `- ${markdown.replace(BULLETS, '')}` };
+  const ordered = ORDERED.exec(text);
+  if (ordered) return { kind: 'list-item', ordered: true, text, markdown: `${ordered[1]}. ${markdown.replace(ORDERED, '')}` };
+  const first = lines[0];
+  const indented = first.left !== undefined && first.x > first.left + first.size * 1.2;
+  return { kind: 'paragraph', text, markdown: escapeLeading(markdown), ...(indented ? { indented } : {}) };
+}
+
+/** Lines of one block: a word broken at a line's end by a hyphen is joined again. */
+function joinLines(lines: string[]): string {
+  let out = '';
+  for (const line of lines) {
+    if (out === '') out = line;
+    else if (/[a-z]-$/.test(out) && /^[a-z]/.test(line)) out = out.slice(0, -1) + line;
+    else out += ` ${line}`;
+  }
+  return out;
+}
+
+/** A line as markdown: runs under one link annotation become one link. */
+function markdownOf(line: Line): string {
+  const pieces: TextRun[] = [];
+  let i = 0;
+  const runs = line.runs;
+  while (i < runs.length) {
+    const href = runs[i].href;
+    let j = i;
+    while (j + 1 < runs.length && runs[j + 1].href === href) j += 1;
+    const group = runs.slice(i, j + 1);
+    const text = joinRuns(group);
+    const end = group[group.length - 1].x + group[group.length - 1].width;
+    // Spaces at a link's ends go outside its brackets.
+    const [, lead, inner, trail] = /^(\s*)([\s\S]*?)(\s*)$/.exec(text)!;
+    const piece =
+      href && inner ? `${lead}[${inner.replace(/[[\]]/g, '\\$&')}](${href.replace(/[()\s]/g, encodeURIComponent)})${trail}` : text;
+    pieces.push({ text: piece, x: group[0].x, y: line.y, width: end - group[0].x, size: group[0].size });
+    i = j + 1;
+  }
+  return joinRuns(pieces).trim();
+}
+
+/** A paragraph that would read as markdown syntax at its start (`# `, `> `, `1. `) is escaped. */
+function escapeLeading(markdown: string): string {
+  return markdown.replace(/^(#{1,6}\s|>|\d+[.)]\s|[-+*]\s)/, '\\$1');
+}
+
+/**
+ * Lines repeated at the top or bottom of most pages (a running title, "Confidential · page 3") are
+ * the document's furniture, not its text: their text with digits as # appears on at least half of
+ * the pages (and two), within the top or bottom 10% of the page.
+ */
+export function furnitureOf(pages: Array<{ lines: Line[]; height: number }>): Set<string> {
+  if (pages.length < 2) return new Set();
+  const seen = new Map<string, number>();
+  for (const page of pages) {
+    const keys = new Set(page.lines.filter((l) => l.y > page.height * 0.9 || l.y < page.height * 0.1).map((l) => furnitureKey(l.text)));
+    for (const key of keys) seen.set(key, (seen.get(key) ?? 0) + 1);
+  }
+  return new Set([...seen].filter(([, n]) => n >= Math.max(2, Math.ceil(pages.length / 2))).map(([key]) => key));
+}
+
+export function furnitureKey(text: string): string {
+  return text.replace(/\d+/g, '#').replace(/\s+/g, ' ').trim().toLowerCase();
+}
