@@ -23,6 +23,8 @@ describe.each(runtimesUnderTest('documents'))('documents — $name', (runtime) =
     // /<file>?type=<content type>: the fixture with the Content-Type asked (none when empty).
     const server = http_.createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://site');
+      if (url.pathname === '/broken.pdf')
+        return res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.7\n1 0 obj << broken');
       const file = path.join(FIXTURES, path.basename(url.pathname));
       if (!fs.existsSync(file)) return res.writeHead(404).end();
       const type = url.searchParams.get('type') ?? 'application/pdf';
@@ -66,5 +68,13 @@ describe.each(runtimesUnderTest('documents'))('documents — $name', (runtime) =
     const res = await scrape({ url: `${site.url}/scanned.pdf`, format: 'markdown' });
     expect(res.status).toBe(200);
     expect(res.body.metadata.document).toMatchObject({ ocr_required: true });
+  });
+
+  it('answers a PDF it cannot read with its bytes and why, never a 500', async () => {
+    const res = await scrape({ url: `${site.url}/broken.pdf`, format: 'markdown' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ content_type: 'application/pdf', markdown: null });
+    expect(Buffer.from(res.body.body_base64, 'base64').toString()).toContain('%PDF-1.7');
+    expect(res.body.metadata?.document ?? null).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { dateOf, readPdf } from './pdf-document';
+import fc from 'fast-check';
+import { dateOf, DocumentUnreadableError, readPdf } from './pdf-document';
 
 const fixture = (name: string) => new Uint8Array(fs.readFileSync(path.join(__dirname, '../../../../test/fixtures/documents', name)));
 const everyPage = { wanted: () => true, max: 1000 };
@@ -54,6 +55,32 @@ describe('readPdf', () => {
       reason: 'document_corrupt',
     });
   });
+
+  it('answers any file that starts like a PDF with a reading or a typed refusal, never another error (property)', async () => {
+    const header = new TextEncoder().encode('%PDF-1.7\n');
+    const real = fixture('report.pdf');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 2000 }).map((tail) => new Uint8Array([...header, ...tail])),
+          // A real file with bytes overwritten somewhere: a broken object, a broken stream.
+          fc.tuple(fc.integer({ min: 0, max: real.length - 1 }), fc.uint8Array({ minLength: 1, maxLength: 64 })).map(([at, junk]) => {
+            const copy = new Uint8Array(real);
+            copy.set(junk.subarray(0, real.length - at), at);
+            return copy;
+          }),
+        ),
+        async (bytes) => {
+          const outcome = await readPdf(bytes, everyPage).then(
+            (doc) => ({ read: typeof doc.markdown === 'string' }),
+            (error: unknown) => ({ refused: error instanceof DocumentUnreadableError }),
+          );
+          expect(outcome).toEqual(expect.objectContaining(Object.keys(outcome)[0] === 'read' ? { read: true } : { refused: true }));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  }, 60_000);
 
   it('reads PDF dates', () => {
     expect(dateOf("D:20261206013000+01'00'")).toBe('2026-12-06T00:30:00.000Z');

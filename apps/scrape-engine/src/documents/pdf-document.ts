@@ -95,6 +95,18 @@ export async function readPdf(bytes: Uint8Array, pages: { wanted: (n: number) =>
     throw new DocumentUnreadableError('document_corrupt', `The PDF could not be parsed: ${(error as Error).message}`);
   }
   try {
+    return await readOpened(doc, pages);
+  } catch (error) {
+    // A file that opened but breaks on a page (a malformed stream, a missing object) is corrupt, whatever pdf.js calls it.
+    if (error instanceof DocumentUnreadableError) throw error;
+    throw new DocumentUnreadableError('document_corrupt', `The PDF could not be read: ${(error as Error).message}`);
+  } finally {
+    await doc.destroy().catch(() => undefined);
+  }
+}
+
+async function readOpened(doc: PdfDoc, pages: { wanted: (n: number) => boolean; max: number }): Promise<ReadDocument> {
+  {
     const read: Array<{ n: number; lines: Line[]; height: number; width: number }> = [];
     const hrefs = new Set<string>();
     for (let n = 1; n <= doc.numPages && read.length < pages.max; n += 1) {
@@ -149,8 +161,6 @@ export async function readPdf(bytes: Uint8Array, pages: { wanted: (n: number) =>
       ocrRequired: read.length > 0 && chars < SCAN_CHARS_PER_PAGE * read.length,
       links: [...hrefs],
     };
-  } finally {
-    await doc.destroy().catch(() => undefined);
   }
 }
 

@@ -21,7 +21,7 @@ import { FetchFailure, ProxyFailure } from '@lib/http-fetch';
 import { attemptWithRetries } from '../scrape-attempts/scrape-attempts';
 import { comparableMarkdown } from '../page-changes/comparable-page';
 import { documentKindOf } from '../documents/document-kinds';
-import { readPdf } from '../documents/pdf-document';
+import { DocumentUnreadableError, readPdf } from '../documents/pdf-document';
 import { assembleScrapeResult, type ShapedBody } from '../scrape-attempts/scrape-result-assembly';
 
 export interface SimpleScrapeOptions {
@@ -136,7 +136,22 @@ export class SimpleScrapeExecutor {
       notes: [],
     };
     const document = documentKindOf(response.contentType, response.body, response.url);
-    if (document === 'pdf' && response.statusCode >= 200 && response.statusCode < 300) return this.document(request, response, base);
+    if (document === 'pdf' && response.statusCode >= 200 && response.statusCode < 300) {
+      try {
+        return await this.document(request, response, base);
+      } catch (error) {
+        if (!(error instanceof DocumentUnreadableError)) throw error;
+        // What could not be read is still what the server sent: its bytes, and why they were not read.
+        return {
+          ...base,
+          html: '',
+          markdown: null,
+          extracted_data: null,
+          body_base64: response.body.toString('base64'),
+          notes: [`${error.reason}: ${error.message}`],
+        };
+      }
+    }
     if (response.text === null) {
       return { ...base, html: '', markdown: null, extracted_data: null, body_base64: response.body.toString('base64') };
     }
