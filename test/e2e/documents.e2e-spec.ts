@@ -7,6 +7,7 @@ import { type InProcessPlatform, startInProcessPlatform } from './support/in-pro
 import { runtimesUnderTest } from './support/runtimes';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'documents');
+const METRICS = 'metrics_token_for_documents_0123456789';
 
 /**
  * Documents through the scrape API (issue 64), end to end over HTTP in both runtimes: a PDF comes
@@ -33,7 +34,7 @@ describe.each(runtimesUnderTest('documents'))('documents — $name', (runtime) =
     site = await listenOnLoopback(server);
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
-    env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}` });
+    env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, METRICS_TOKEN: METRICS });
     token = (await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'growth' } })).body.token;
   });
   afterAll(async () => {
@@ -76,5 +77,28 @@ describe.each(runtimesUnderTest('documents'))('documents — $name', (runtime) =
     expect(res.body).toMatchObject({ content_type: 'application/pdf', markdown: null });
     expect(Buffer.from(res.body.body_base64, 'base64').toString()).toContain('%PDF-1.7');
     expect(res.body.metadata?.document ?? null).toBeNull();
+  });
+
+  // Embedded only: one process holds the engine's metrics (distributed, they are on the engine's own port).
+  (runtime.mode === 'embedded' ? it : it.skip)('counts documents by outcome and their pages', async () => {
+    const series = async () =>
+      (await (await fetch(`${env.url}/metrics`, { headers: { authorization: `Bearer ${METRICS}` } })).text()).split('\n');
+    const value = (lines: string[], name: string) =>
+      Number(
+        lines
+          .find((l) => l.startsWith(name))
+          ?.split(' ')
+          .pop() ?? 0,
+      );
+    const before = await series();
+    await scrape({ url: `${site.url}/report.pdf` });
+    await scrape({ url: `${site.url}/broken.pdf` });
+    const after = await series();
+    const read = 'scrape_platform_documents_total{format="pdf",outcome="read"}';
+    const unreadable = 'scrape_platform_documents_total{format="pdf",outcome="unreadable"}';
+    const pages = 'scrape_platform_document_pages_total{format="pdf"}';
+    expect(value(after, read) - value(before, read)).toBe(1);
+    expect(value(after, unreadable) - value(before, unreadable)).toBe(1);
+    expect(value(after, pages) - value(before, pages)).toBeGreaterThanOrEqual(2);
   });
 });

@@ -73,6 +73,18 @@ export class PlatformMetrics {
     labelNames: ['change_status'] as const,
     registers: [this.registry],
   });
+  readonly documents = new Counter({
+    name: `${PREFIX}documents_total`,
+    help: 'Documents (PDF) a scrape answered with, by format and outcome: read, ocr_required (a scan: no text layer), unreadable (corrupt or encrypted: its bytes answered).',
+    labelNames: ['format', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly documentPages = new Counter({
+    name: `${PREFIX}document_pages_total`,
+    help: 'Pages of documents read into markdown, by format.',
+    labelNames: ['format'] as const,
+    registers: [this.registry],
+  });
   readonly pageCache = new Counter({
     name: `${PREFIX}page_cache_requests_total`,
     help: 'Scrapes that asked the page cache (max_age: sync scrapes at the gateway, batch jobs in scrape-engine), by how it answered: hit, revalidated (304), miss (nothing fresh, fetched), stale_refetched (revalidation found the page changed).',

@@ -29,6 +29,10 @@ export async function measuredScrape<T extends { facts: ScrapeExecutionFacts; re
         ok ? null : typeof result.guidance?.error_type === 'string' ? result.guidance.error_type : null,
       ),
     });
+    if (facts.document) {
+      platformMetrics.documents.inc({ format: facts.document.format, outcome: facts.document.outcome });
+      if (facts.document.pages > 0) platformMetrics.documentPages.inc({ format: facts.document.format }, facts.document.pages);
+    }
     return done;
   } catch (error) {
     platformMetrics.scrapes.inc({ mode, outcome: 'error', error_type: 'none' });

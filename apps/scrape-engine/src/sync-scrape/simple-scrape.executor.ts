@@ -99,7 +99,7 @@ export class SimpleScrapeExecutor {
     const { answer: response } = outcome;
     const navigationMs = performance.now() - navigationStarted;
     const extractionStarted = performance.now();
-    const { notes, ...body } = response ? await this.shape(request, response) : { ...noPageContent(), notes: [] };
+    const { notes, document, ...body } = response ? await this.shape(request, response) : { ...noPageContent(), notes: [], document: null };
     if (options.monitorIgnore && response?.text != null && body.html !== null)
       body.markdown = comparableMarkdown(this.formatter, request, response.text, response.url, options.monitorIgnore);
     const extractionMs = performance.now() - extractionStarted;
@@ -122,10 +122,11 @@ export class SimpleScrapeExecutor {
       ? { headers: definedHeaders(response.headers), redirects: response.redirects, final_url: response.url }
       : null;
     facts.validators = validatorsOf(response?.headers);
+    if (document) facts.document = document;
     return { facts, result };
   }
 
-  private async shape(request: ScrapeRequest, response: FetchedResponse): Promise<ShapedBody & { notes: string[] }> {
+  private async shape(request: ScrapeRequest, response: FetchedResponse): Promise<Shaped> {
     const base = {
       screenshot: null,
       evaluate_results: null,
@@ -149,6 +150,7 @@ export class SimpleScrapeExecutor {
           extracted_data: null,
           body_base64: response.body.toString('base64'),
           notes: [`${error.reason}: ${error.message}`],
+          document: { format: 'pdf', outcome: 'unreadable', pages: 0 },
         };
       }
     }
@@ -184,7 +186,7 @@ export class SimpleScrapeExecutor {
     request: ScrapeRequest,
     response: FetchedResponse,
     base: Omit<ShapedBody, 'html' | 'markdown' | 'extracted_data' | 'body_base64'> & { notes: string[] },
-  ): Promise<ShapedBody & { notes: string[] }> {
+  ): Promise<Shaped> {
     const read = await readPdf(response.body, { wanted: () => true, max: DOCUMENT_MAX_PAGES });
     const notes = [
       ...(read.ocrRequired ? ['ocr_required: the PDF has no text layer (a scan); its pages are images'] : []),
@@ -209,9 +211,13 @@ export class SimpleScrapeExecutor {
         document: { format: 'pdf', ...read.metadata, pages_read: read.pages.length, ocr_required: read.ocrRequired },
       },
       notes,
+      document: { format: 'pdf', outcome: read.ocrRequired ? 'ocr_required' : 'read', pages: read.pages.length },
     };
   }
 }
+
+/** A response shaped as the API answers it, with the notes for its guidance and what a document was. */
+type Shaped = ShapedBody & { notes: string[]; document?: ScrapeExecutionFacts['document'] };
 
 /** The most pages of one document read (the rest are left out, and said so). */
 const DOCUMENT_MAX_PAGES = 2000;

@@ -399,6 +399,8 @@ export interface ScrapeExecutionFacts {
   validators?: PageValidators | null;
   /** A revalidation the origin answered 304: nothing was fetched; the stored page stands. */
   not_modified?: boolean;
+  /** The answer was a document (a PDF): read (with its pages), a scan that needs OCR, or a file that could not be read. */
+  document?: { format: 'pdf'; outcome: 'read' | 'ocr_required' | 'unreadable'; pages: number } | null;
 }
 
 export interface AnsweredResponse {
