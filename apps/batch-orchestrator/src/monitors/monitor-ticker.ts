@@ -164,8 +164,7 @@ export class MonitorTicker implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async report(tick: UnreportedTick): Promise<boolean> {
-    const monitor = await this.monitors.find(tick.clientId, tick.monitorId);
-    if (monitor?.crawl && (await this.foundEverything(tick)))
+    if (tick.crawlScope && (await this.foundEverything(tick)))
       await this.bus.request(
         SUBJECTS.pageVersions.recordUnseen,
         { client_id: tick.clientId, monitor_id: tick.monitorId, run_id: tick.runId },

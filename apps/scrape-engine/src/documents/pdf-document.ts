@@ -106,62 +106,60 @@ export async function readPdf(bytes: Uint8Array, pages: { wanted: (n: number) =>
 }
 
 async function readOpened(doc: PdfDoc, pages: { wanted: (n: number) => boolean; max: number }): Promise<ReadDocument> {
-  {
-    const read: Array<{ n: number; lines: Line[]; height: number; width: number }> = [];
-    const hrefs = new Set<string>();
-    for (let n = 1; n <= doc.numPages && read.length < pages.max; n += 1) {
-      if (!pages.wanted(n)) continue;
-      const page = await doc.getPage(n);
-      const [x0, y0, x1, y1] = page.view;
-      const [content, annotations] = await Promise.all([page.getTextContent(), page.getAnnotations().catch(() => [])]);
-      const links = annotations.filter((a) => a.subtype === 'Link' && a.url && a.rect).map((a) => ({ href: a.url!, rect: a.rect! }));
-      for (const link of links) if (/^https?:\/\//i.test(link.href) && hrefs.size < 1000) hrefs.add(link.href);
-      const runs: TextRun[] = [];
-      for (const item of content.items) {
-        if (typeof item.str !== 'string' || !item.transform) continue;
-        const [a, b, , d, e, f] = item.transform;
-        const size = Math.hypot(a, b) || Math.abs(d) || item.height || 0;
-        runs.push(
-          ...linkedParts({ text: item.str, x: e, y: f, width: item.width ?? 0, size }, links).map((r) => ({
-            ...r,
-            x: r.x - x0,
-            y: r.y - y0,
-          })),
-        );
-      }
-      read.push({ n, lines: linesOf(runs), height: y1 - y0, width: x1 - x0 });
-      page.cleanup();
+  const read: Array<{ n: number; lines: Line[]; height: number; width: number }> = [];
+  const hrefs = new Set<string>();
+  for (let n = 1; n <= doc.numPages && read.length < pages.max; n += 1) {
+    if (!pages.wanted(n)) continue;
+    const page = await doc.getPage(n);
+    const [x0, y0, x1, y1] = page.view;
+    const [content, annotations] = await Promise.all([page.getTextContent(), page.getAnnotations().catch(() => [])]);
+    const links = annotations.filter((a) => a.subtype === 'Link' && a.url && a.rect).map((a) => ({ href: a.url!, rect: a.rect! }));
+    for (const link of links) if (/^https?:\/\//i.test(link.href) && hrefs.size < 1000) hrefs.add(link.href);
+    const runs: TextRun[] = [];
+    for (const item of content.items) {
+      if (typeof item.str !== 'string' || !item.transform) continue;
+      const [a, b, , d, e, f] = item.transform;
+      const size = Math.hypot(a, b) || Math.abs(d) || item.height || 0;
+      runs.push(
+        ...linkedParts({ text: item.str, x: e, y: f, width: item.width ?? 0, size }, links).map((r) => ({
+          ...r,
+          x: r.x - x0,
+          y: r.y - y0,
+        })),
+      );
     }
-    const furniture = furnitureOf(read);
-    const kept = read.map((page) => ({
-      ...page,
-      lines: readingOrder(
-        page.lines.filter((l) => !(inMargin(l, page.height) && furniture.has(furnitureKey(l.text)))),
-        page.width,
-      ),
-    }));
-    const all = kept.flatMap((p) => p.lines);
-    const body = bodySizeOf(all);
-    const levels = headingLevelsOf(all, body);
-    const pageBlocks = kept.map((page) => ({ n: page.n, blocks: blocksOf(page.lines, body, levels) }));
-    const info: Record<string, unknown> = (await doc.getMetadata().catch(() => ({ info: {} }))).info ?? {};
-    const chars = all.reduce((sum, l) => sum + l.text.length, 0);
-    return {
-      markdown: pageBlocks.map((p) => [`<!-- page ${p.n} -->`, ...markdownBlocks(p.blocks)].join('\n\n')).join('\n\n') + '\n',
-      text: pageBlocks.map((p) => p.blocks.map((b) => b.text).join('\n\n')).join('\n\n') + '\n',
-      html: pageBlocks.map((p) => `<section data-page="${p.n}">${p.blocks.map(htmlOf).join('')}</section>`).join('\n'),
-      metadata: {
-        title: stringOf(info.Title),
-        author: stringOf(info.Author),
-        created: dateOf(info.CreationDate),
-        language: stringOf(info.Language) ?? stringOf(info.Lang),
-        page_count: doc.numPages,
-      },
-      pages: read.map((p) => p.n),
-      ocrRequired: read.length > 0 && chars < SCAN_CHARS_PER_PAGE * read.length,
-      links: [...hrefs],
-    };
+    read.push({ n, lines: linesOf(runs), height: y1 - y0, width: x1 - x0 });
+    page.cleanup();
   }
+  const furniture = furnitureOf(read);
+  const kept = read.map((page) => ({
+    ...page,
+    lines: readingOrder(
+      page.lines.filter((l) => !(inMargin(l, page.height) && furniture.has(furnitureKey(l.text)))),
+      page.width,
+    ),
+  }));
+  const all = kept.flatMap((p) => p.lines);
+  const body = bodySizeOf(all);
+  const levels = headingLevelsOf(all, body);
+  const pageBlocks = kept.map((page) => ({ n: page.n, blocks: blocksOf(page.lines, body, levels) }));
+  const info: Record<string, unknown> = (await doc.getMetadata().catch(() => ({ info: {} }))).info ?? {};
+  const chars = all.reduce((sum, l) => sum + l.text.length, 0);
+  return {
+    markdown: pageBlocks.map((p) => [`<!-- page ${p.n} -->`, ...markdownBlocks(p.blocks)].join('\n\n')).join('\n\n') + '\n',
+    text: pageBlocks.map((p) => p.blocks.map((b) => b.text).join('\n\n')).join('\n\n') + '\n',
+    html: pageBlocks.map((p) => `<section data-page="${p.n}">${p.blocks.map(htmlOf).join('')}</section>`).join('\n'),
+    metadata: {
+      title: stringOf(info.Title),
+      author: stringOf(info.Author),
+      created: dateOf(info.CreationDate),
+      language: stringOf(info.Language) ?? stringOf(info.Lang),
+      page_count: doc.numPages,
+    },
+    pages: read.map((p) => p.n),
+    ocrRequired: read.length > 0 && chars < SCAN_CHARS_PER_PAGE * read.length,
+    links: [...hrefs],
+  };
 }
 
 /**

@@ -53,12 +53,12 @@ export function linesOf(runs: TextRun[]): Line[] {
     if (line && Math.abs(line.y - run.y) <= Math.max(1, Math.min(line.size, run.size) * 0.5) && overlapsNot(line, run)) {
       line.runs.push(run);
       line.size = Math.max(line.size, run.size);
+      line.x = Math.min(line.x, run.x);
+      line.right = Math.max(line.right, run.x + run.width);
     } else lines.push({ text: '', x: run.x, right: run.x + run.width, y: run.y, size: run.size, runs: [run] });
   }
   for (const line of lines) {
     line.runs.sort((a, b) => a.x - b.x);
-    line.x = line.runs[0].x;
-    line.right = Math.max(...line.runs.map((r) => r.x + r.width));
     line.text = joinRuns(line.runs).trim();
   }
   const kept = lines.filter((l) => l.text !== '');
@@ -78,9 +78,7 @@ function drawnInOrder(lines: Line[]): boolean {
 
 /** A run far to the right or left of a line belongs to another column's line on the same baseline, not this one. */
 function overlapsNot(line: Line, run: TextRun): boolean {
-  const left = Math.min(...line.runs.map((r) => r.x));
-  const right = Math.max(...line.runs.map((r) => r.x + r.width));
-  const gap = run.x >= left ? run.x - right : left - (run.x + run.width);
+  const gap = run.x >= line.x ? run.x - line.right : line.x - (run.x + run.width);
   return gap < run.size * 1.5;
 }
 

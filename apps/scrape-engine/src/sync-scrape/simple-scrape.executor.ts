@@ -145,18 +145,13 @@ export class SimpleScrapeExecutor {
         // What could not be read is still what the server sent: its bytes, and why they were not read.
         return {
           ...base,
-          html: '',
-          markdown: null,
-          extracted_data: null,
-          body_base64: response.body.toString('base64'),
+          ...bytesOf(response),
           notes: [`${error.reason}: ${error.message}`],
           document: { format: 'pdf', outcome: 'unreadable', pages: 0 },
         };
       }
     }
-    if (response.text === null) {
-      return { ...base, html: '', markdown: null, extracted_data: null, body_base64: response.body.toString('base64') };
-    }
+    if (response.text === null) return { ...base, ...bytesOf(response) };
     const isHtml = response.contentType === null || /html|xml/i.test(response.contentType);
     if (!isHtml)
       return {
@@ -221,6 +216,11 @@ type Shaped = ShapedBody & { notes: string[]; document?: ScrapeExecutionFacts['d
 
 /** The most pages of one document read (the rest are left out, and said so). */
 const DOCUMENT_MAX_PAGES = 2000;
+
+/** A body answered as the bytes it is (binary, or a document that could not be read). */
+function bytesOf(response: FetchedResponse): Pick<ShapedBody, 'html' | 'markdown' | 'extracted_data' | 'body_base64'> {
+  return { html: '', markdown: null, extracted_data: null, body_base64: response.body.toString('base64') };
+}
 
 function definedHeaders(headers: FetchedResponse['headers']): Record<string, string | string[]> {
   return Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined));
