@@ -149,7 +149,7 @@ export async function documentsBench(): Promise<DocumentRow[]> {
     const theirs = { text: [] as number[], headings: [] as Array<number | null>, pages: 0, ms: 0 };
     for (const doc of docs) {
       let started = performance.now();
-      const read = await readPdf(doc.pdf, { wanted: () => true, max: 10_000 });
+      const read = await readPdf(doc.pdf, { wanted: () => true, max: 10_000, deadline: Infinity });
       ours.ms += performance.now() - started;
       ours.pages += read.pages.length;
       ours.text.push(textSimilarity(doc.truth, read.markdown));

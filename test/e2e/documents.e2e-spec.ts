@@ -26,6 +26,11 @@ describe.each(runtimesUnderTest('documents'))('documents — $name', (runtime) =
       const url = new URL(req.url ?? '/', 'http://site');
       if (url.pathname === '/broken.pdf')
         return res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.7\n1 0 obj << broken');
+      // Declares 2 MB (over DOCUMENT_MAX_BYTES below) and sends a few bytes, then waits: only the header can end it early.
+      if (url.pathname === '/huge.pdf')
+        return void res
+          .writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(2 * 1024 * 1024) })
+          .write('%PDF-1.7\n');
       const file = path.join(FIXTURES, path.basename(url.pathname));
       if (!fs.existsSync(file)) return res.writeHead(404).end();
       const type = url.searchParams.get('type') ?? 'application/pdf';
@@ -34,7 +39,12 @@ describe.each(runtimesUnderTest('documents'))('documents — $name', (runtime) =
     site = await listenOnLoopback(server);
     const prepared = await runtime.prepare();
     cleanup = prepared.cleanup;
-    env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port}`, METRICS_TOKEN: METRICS });
+    env = await startInProcessPlatform({
+      ...prepared.env,
+      TARGET_ALLOWLIST: `127.0.0.1:${site.port}`,
+      METRICS_TOKEN: METRICS,
+      DOCUMENT_MAX_BYTES: String(1024 * 1024),
+    });
     token = (await http(env.url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'growth' } })).body.token;
   });
   afterAll(async () => {
@@ -77,6 +87,51 @@ describe.each(runtimesUnderTest('documents'))('documents — $name', (runtime) =
     expect(res.body).toMatchObject({ content_type: 'application/pdf', markdown: null });
     expect(Buffer.from(res.body.body_base64, 'base64').toString()).toContain('%PDF-1.7');
     expect(res.body.metadata?.document ?? null).toBeNull();
+    // Typed, not a success, charged as the answer it was (the site sent a file), and no retry advised.
+    expect(res.body.guidance).toMatchObject({
+      success: false,
+      error_type: 'document_corrupt',
+      credits_charged: 1,
+      suggested_request: null,
+    });
+    expect(res.headers.get('x-credits-charged')).toBe('1');
+  });
+
+  it('charges a credit per page read, and reads only the pages asked', async () => {
+    const all = await scrape({ url: `${site.url}/report.pdf`, format: 'markdown' });
+    const pages = all.body.metadata.document.pages_read as number;
+    expect(pages).toBeGreaterThanOrEqual(2);
+    expect([all.body.guidance.credits_charged, all.headers.get('x-credits-charged')]).toEqual([pages, String(pages)]);
+
+    const second = await scrape({ url: `${site.url}/report.pdf`, format: 'markdown', pages: '2' });
+    expect(second.body.markdown).toMatch(/^<!-- page 2 -->/);
+    expect(second.body.markdown).not.toContain('<!-- page 1 -->');
+    expect(second.body.metadata.document).toMatchObject({ pages_read: 1, page_count: pages });
+    expect(second.headers.get('x-credits-charged')).toBe('1');
+
+    const first = await scrape({ url: `${site.url}/report.pdf`, format: 'markdown', max_pages: 1 });
+    expect(first.body.metadata.document.pages_read).toBe(1);
+    expect(first.body.guidance.next_steps.join(' ')).toMatch(/cut at max_pages: 1 pages read of/);
+  });
+
+  it('refuses a bad pages value at its field, and max_pages past the cap', async () => {
+    for (const [body, field] of [
+      [{ pages: '5-3' }, 'pages'],
+      [{ pages: '0' }, 'pages'],
+      [{ pages: 'first' }, 'pages'],
+      [{ max_pages: 0 }, 'max_pages'],
+      [{ max_pages: 2001 }, 'max_pages'],
+    ] as const) {
+      const res = await scrape({ url: `${site.url}/report.pdf`, ...body });
+      expect({ body, status: res.status, loc: res.body.detail?.[0]?.loc }).toEqual({ body, status: 422, loc: ['body', field] });
+    }
+  });
+
+  it('refuses a document whose Content-Length is over the cap at its headers, uncharged', async () => {
+    const res = await scrape({ url: `${site.url}/huge.pdf`, format: 'markdown' });
+    expect(res.status).toBe(200);
+    expect(res.body.guidance).toMatchObject({ success: false, error_type: 'body_too_large', credits_charged: 0 });
+    expect(res.body.message).toMatch(/declares 2097152 bytes \(Content-Length\), over the 1048576-byte cap/);
   });
 
   // Embedded only: one process holds the engine's metrics (distributed, they are on the engine's own port).

@@ -32,6 +32,8 @@ export interface PlatformConfig {
   browserNavigationTimeoutMs: number;
   /** A browser page's documents, scripts and data together, decoded bytes (media: 5×), before it is stopped as body_too_large. */
   browserPageMaxBytes: number;
+  /** A document's bytes (PDF, Office, OpenDocument, EPUB, RTF by its Content-Type) in simple mode; pages keep 10 MB. */
+  documentMaxBytes: number;
   /** A browser page's rendered document (characters), measured before it is read, else body_too_large. */
   browserPageMaxHtmlChars: number;
   /** Launch both browser kinds at start, so the first request does not pay for the launch. */
@@ -228,6 +230,7 @@ export function loadPlatformConfig(env: Env = process.env): PlatformConfig {
     browserRecycleAfter: int('BROWSER_RECYCLE_AFTER', 200, 1, 100_000),
     browserNavigationTimeoutMs: int('BROWSER_NAVIGATION_TIMEOUT_MS', 30_000, 1000, 120_000),
     browserPageMaxBytes: int('BROWSER_PAGE_MAX_BYTES', 10 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024),
+    documentMaxBytes: int('DOCUMENT_MAX_BYTES', 50 * 1024 * 1024, 1024 * 1024, 1024 * 1024 * 1024),
     browserPageMaxHtmlChars: int('BROWSER_PAGE_MAX_HTML_CHARS', 10 * 1024 * 1024, 1024 * 1024, 256 * 1024 * 1024),
     browserWarm: browserWarmRaw === 'true' || browserWarmRaw === '1',
     browserIdleCloseMs: int('BROWSER_IDLE_CLOSE_SECONDS', 60, 0, 86_400) * 1000,

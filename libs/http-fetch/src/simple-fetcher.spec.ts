@@ -114,7 +114,7 @@ describe(SimpleFetcher.name, () => {
     let url: string;
     let fetcherHere: SimpleFetcher;
     let accepted = '';
-    const routes: Record<string, { encoding: string; body: Buffer; contentLength?: number }> = {};
+    const routes: Record<string, { encoding: string; body: Buffer; contentLength?: number; contentType?: string; hang?: boolean }> = {};
     beforeAll(async () => {
       const zeros = zlib.gzipSync(Buffer.alloc(16 * 1024 * 1024), { level: 9 });
       const bomb = Buffer.concat(Array.from({ length: 64 }, () => zeros)); // 1 GiB of zeros in ~1 MB
@@ -125,6 +125,10 @@ describe(SimpleFetcher.name, () => {
       routes['/page'] = { encoding: 'br, gzip', body: zlib.gzipSync(zlib.brotliCompressSync(Buffer.from('<p>Two layers</p>'))) };
       routes['/raw-deflate'] = { encoding: 'deflate', body: zlib.deflateRawSync(Buffer.from('<p>raw deflate</p>')) };
       routes['/unknown'] = { encoding: 'compress', body: Buffer.from('x') };
+      // Declares 1 GB, sends 10 bytes and keeps the connection: only the header can end this early.
+      routes['/declared-huge'] = { encoding: 'identity', body: Buffer.from('0123456789'), contentLength: 1 << 30, hang: true };
+      routes['/pdf-300k'] = { encoding: 'identity', body: Buffer.alloc(300_000, 32), contentType: 'application/pdf' };
+      routes['/html-300k'] = { encoding: 'identity', body: Buffer.alloc(300_000, 32) };
       server = net.createServer((socket) => {
         let head = '';
         socket.on('data', (chunk) => {
@@ -135,11 +139,12 @@ describe(SimpleFetcher.name, () => {
           if (!route) return void socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n');
           const length = route.contentLength ?? route.body.length;
           socket.write(
-            `HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-encoding: ${route.encoding}\r\n` +
+            `HTTP/1.1 200 OK\r\ncontent-type: ${route.contentType ?? 'text/html'}\r\ncontent-encoding: ${route.encoding}\r\n` +
               (length >= 0 ? `content-length: ${length}\r\n` : '') +
               'connection: close\r\n\r\n',
           );
-          socket.end(route.body);
+          if (route.hang) socket.write(route.body);
+          else socket.end(route.body);
         });
         socket.on('error', () => undefined);
       });
@@ -149,6 +154,19 @@ describe(SimpleFetcher.name, () => {
       fetcherHere = new SimpleFetcher(new TargetGuard(new TargetAllowlist([`127.0.0.1:${port}`])));
     });
     afterAll(() => new Promise((r) => server.close(r)));
+
+    it('refuses a body whose Content-Length is over the cap at its headers, not after reading the cap', async () => {
+      const refused = fetcherHere.fetch({ url: `${url}/declared-huge`, totalTimeoutMs: 10_000 });
+      await expect(refused).rejects.toBeInstanceOf(BodyTooLarge);
+      await expect(refused).rejects.toThrow(/declares 1073741824 bytes \(Content-Length\)/);
+    });
+
+    it('gives a declared document its own cap, and everything else the page cap', async () => {
+      const caps = { maxBodyBytes: 100_000, maxDocumentBytes: 1_000_000 };
+      expect((await fetcherHere.fetch({ url: `${url}/pdf-300k`, ...caps })).body.length).toBe(300_000);
+      await expect(fetcherHere.fetch({ url: `${url}/html-300k`, ...caps })).rejects.toBeInstanceOf(BodyTooLarge);
+      await expect(fetcherHere.fetch({ url: `${url}/pdf-300k`, maxBodyBytes: 100_000 })).rejects.toBeInstanceOf(BodyTooLarge);
+    });
 
     it.each(['/bomb', '/bomb-chunked'])('answers a 1 GiB gzip bomb (%s) body_too_large within the memory budget', async (path) => {
       global.gc?.();

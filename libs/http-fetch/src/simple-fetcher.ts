@@ -33,6 +33,11 @@ export interface SimpleFetchRequest {
   connectTimeoutMs?: number;
   totalTimeoutMs?: number;
   maxBodyBytes?: number;
+  /**
+   * The cap for a response whose Content-Type declares a document (PDF, Office, OpenDocument,
+   * EPUB, RTF): documents are larger than pages. Default: maxBodyBytes.
+   */
+  maxDocumentBytes?: number;
   maxRedirects?: number;
   /**
    * false: a 3xx is returned as it is (its Location in `headers`) for the caller to vet and follow
@@ -54,6 +59,16 @@ export interface FetchedResponse {
   timings: { proxy_ms: number; navigation_ms: number; total_ms: number };
 }
 
+/** Media types that declare a document (the engine reads them, decision 0039): their own byte cap. */
+const DOCUMENT_MEDIA_TYPE =
+  /^application\/(pdf|x-pdf|msword|rtf|epub\+zip|vnd\.openxmlformats-officedocument\.[a-z.]+|vnd\.oasis\.opendocument\.[a-z.]+|vnd\.ms-(excel|powerpoint))$|^text\/rtf$/;
+
+/** The byte cap of a response with this Content-Type. */
+function capOf(settings: { maxBodyBytes: number; maxDocumentBytes?: number }, contentType: string | string[] | undefined): number {
+  const declared = (Array.isArray(contentType) ? contentType[0] : contentType)?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return settings.maxDocumentBytes !== undefined && DOCUMENT_MEDIA_TYPE.test(declared) ? settings.maxDocumentBytes : settings.maxBodyBytes;
+}
+
 export const FETCH_DEFAULTS = { connectTimeoutMs: 10_000, totalTimeoutMs: 30_000, maxBodyBytes: 10 * 1024 * 1024, maxRedirects: 10 };
 
 type GotScraping = (
@@ -61,6 +76,7 @@ type GotScraping = (
   options: Record<string, unknown>,
 ) => Promise<{ statusCode: number; statusMessage?: string; headers: Record<string, string | string[] | undefined>; rawBody: Buffer }> & {
   on(event: 'downloadProgress', fn: (p: { transferred: number }) => void): void;
+  on(event: 'request', fn: (request: import('node:http').ClientRequest) => void): void;
   cancel(): void;
 };
 
@@ -119,7 +135,7 @@ export class SimpleFetcher {
       }
       let body: Buffer;
       try {
-        body = await decodeBody(response.rawBody, response.headers['content-encoding'], settings.maxBodyBytes);
+        body = await decodeBody(response.rawBody, response.headers['content-encoding'], capOf(settings, response.headers['content-type']));
       } catch (error) {
         // The same failure, with the timings up to it (spec 2.7: present on errors too).
         if (error instanceof BodyTooLarge) throw new BodyTooLarge(error.message, this.timings(started));
@@ -182,17 +198,28 @@ export class SimpleFetcher {
       timeout: { connect: Math.min(settings.connectTimeoutMs, remainingMs), request: remainingMs },
       https: { rejectUnauthorized: true },
     });
-    let tooLarge = false;
+    let tooLarge: string | null = null;
+    let cap = settings.maxBodyBytes;
+    const refuse = (why: string) => {
+      tooLarge = why;
+      call.cancel();
+    };
+    // Headers first: a declared length past the cap is refused before its body is read, not after the
+    // cap's worth. (got's own 'response' event comes once the body is in; the socket's comes first.)
+    call.on('request', (request) =>
+      request.once('response', (response) => {
+        cap = capOf(settings, response.headers['content-type']);
+        const declared = Number(response.headers['content-length']);
+        if (declared > cap) refuse(`The response declares ${declared} bytes (Content-Length), over the ${cap}-byte cap.`);
+      }),
+    );
     call.on('downloadProgress', (progress) => {
-      if (progress.transferred > settings.maxBodyBytes) {
-        tooLarge = true;
-        call.cancel();
-      }
+      if (!tooLarge && progress.transferred > cap) refuse(`The response body exceeds ${cap} bytes.`);
     });
     try {
       return await call;
     } catch (error) {
-      if (tooLarge) throw new BodyTooLarge(`The response body exceeds ${settings.maxBodyBytes} bytes.`, this.timings(started));
+      if (tooLarge) throw new BodyTooLarge(tooLarge, this.timings(started));
       throw classify(error, Boolean(request.proxyUrl), this.timings(started));
     }
   }

@@ -1536,6 +1536,16 @@ export interface components {
             network_capture?: components["schemas"]["NetworkCaptureSpec"] | null;
             /** @default false */
             retry_on_block?: boolean;
+            /**
+             * @description Beyond the spec. When the URL serves a document (PDF, DOCX, XLSX, PPTX, CSV…): the pages to read, counted from 1 — "3", "3-10", "12-" (to the end), comma-separated (at most 100 ranges). For a spreadsheet a page is a sheet, for slides a slide. Absent: every page, up to max_pages. No effect on HTML.
+             * @example 1-3,7,10-
+             */
+            pages?: string;
+            /**
+             * @description Beyond the spec. When the URL serves a document: the most pages read (after `pages`); the rest are left out and said so in the notes. A document costs one credit per page read (a simple request's credit covers the first), so this bounds the cost.
+             * @default 2000
+             */
+            max_pages?: number;
             custom_id?: string;
             /** @description Beyond the spec. Seconds: a result of the same request (same URL after normalisation and every option that changes the result) stored at most this long ago is returned from the page cache, with cached=true, for 0 credits. Older, and the origin gave an ETag or Last-Modified: it is asked with a conditional GET (never a browser); a 304 returns the stored result for 1 credit in either mode. Otherwise the page is fetched and charged as usual, and kept for the next request (never a failed or blocked result). 0: always fetch, and keep the result. Absent: the cache is not used. Per client; at most 30 days. */
             max_age?: number;
@@ -1602,7 +1612,7 @@ export interface components {
              * @description dns_error, connection_error, timeout, proxy_error, tls_error, too_many_redirects, body_too_large, target_blocked, fetch_error (never charged); http_4xx, http_5xx, captcha, cloudflare_challenge, challenge, hard_block, soft_block, empty_shell (charged); browser_unavailable, browser_busy, browser_error, action_failed; batch jobs that never ran to an answer: worker_failure, timeout, quota_exceeded (never charged).
              * @enum {string|null}
              */
-            error_type: "dns_error" | "connection_error" | "timeout" | "proxy_error" | "tls_error" | "too_many_redirects" | "body_too_large" | "target_blocked" | "fetch_error" | "http_4xx" | "http_5xx" | "captcha" | "cloudflare_challenge" | "challenge" | "hard_block" | "soft_block" | "empty_shell" | "browser_unavailable" | "browser_busy" | "browser_error" | "action_failed" | "worker_failure" | "quota_exceeded" | null;
+            error_type: "dns_error" | "connection_error" | "timeout" | "proxy_error" | "tls_error" | "too_many_redirects" | "body_too_large" | "target_blocked" | "fetch_error" | "http_4xx" | "http_5xx" | "captcha" | "cloudflare_challenge" | "challenge" | "hard_block" | "soft_block" | "empty_shell" | "document_encrypted" | "document_corrupt" | "document_too_large" | "browser_unavailable" | "browser_busy" | "browser_error" | "action_failed" | "worker_failure" | "quota_exceeded" | null;
             /** @description The anti-bot or CAPTCHA provider behind a block, when recognised. */
             error_provider: string | null;
             credits_charged: number;

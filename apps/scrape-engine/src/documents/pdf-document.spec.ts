@@ -4,7 +4,21 @@ import fc from 'fast-check';
 import { dateOf, DocumentUnreadableError, readPdf } from './pdf-document';
 
 const fixture = (name: string) => new Uint8Array(fs.readFileSync(path.join(__dirname, '../../../../test/fixtures/documents', name)));
-const everyPage = { wanted: () => true, max: 1000 };
+const everyPage = { wanted: () => true, max: 1000, deadline: Infinity };
+
+/** A hand-made PDF: its objects as written, with the cross-reference table that finds them. */
+function handMadePdf(objects: string[]): Uint8Array {
+  let file = '%PDF-1.4\n';
+  const offsets = objects.map((object, i) => {
+    const at = file.length;
+    file += `${i + 1} 0 obj\n${object}\nendobj\n`;
+    return at;
+  });
+  const xref = file.length;
+  file += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((at) => `${String(at).padStart(10, '0')} 00000 n \n`).join('')}`;
+  file += `trailer\n<</Size ${objects.length + 1}/Root 1 0 R>>\nstartxref\n${xref}\n%%EOF\n`;
+  return new TextEncoder().encode(file);
+}
 
 /** PDFs printed by Chromium from HTML beside them (bench/src/document-fixtures.ts): what the reader must give back. */
 describe('readPdf', () => {
@@ -45,9 +59,48 @@ describe('readPdf', () => {
   });
 
   it('reads only the pages asked, within max', async () => {
-    const doc = await readPdf(fixture('report.pdf'), { wanted: (n) => n >= 2, max: 1 });
+    const doc = await readPdf(fixture('report.pdf'), { wanted: (n) => n >= 2, max: 1, deadline: Infinity });
     expect(doc.pages).toEqual([2]);
     expect(doc.markdown).toMatch(/^<!-- page 2 -->/);
+    expect(doc.cut).toBe(doc.metadata.page_count > 2 ? 'max_pages' : null);
+    const all = await readPdf(fixture('report.pdf'), everyPage);
+    expect(all.cut).toBeNull();
+    const first = await readPdf(fixture('report.pdf'), { wanted: () => true, max: 1, deadline: Infinity });
+    expect([first.pages, first.cut]).toEqual([[1], 'max_pages']);
+  });
+
+  it('stops at its time budget and says so', async () => {
+    const doc = await readPdf(fixture('report.pdf'), { wanted: () => true, max: 1000, deadline: performance.now() - 1 });
+    expect([doc.pages, doc.cut]).toEqual([[], 'time']);
+  });
+
+  it('refuses a PDF declaring 100,000 pages before reading one (a page-tree bomb)', async () => {
+    const kids = Array.from({ length: 100_000 }, () => '3 0 R').join(' ');
+    const bomb = handMadePdf([
+      '<</Type/Catalog/Pages 2 0 R>>',
+      `<</Type/Pages/Count 100000/Kids[${kids}]>>`,
+      '<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>>',
+    ]);
+    await expect(readPdf(bomb, everyPage)).rejects.toMatchObject({
+      reason: 'document_too_large',
+      message: expect.stringContaining('100000 pages'),
+    });
+  });
+
+  it('answers a PDF of deeply nested objects with a reading or a typed refusal, on a stack that survives', async () => {
+    for (const depth of [1_000, 100_000]) {
+      const nested = '['.repeat(depth) + ']'.repeat(depth);
+      const deep = handMadePdf([
+        '<</Type/Catalog/Pages 2 0 R>>',
+        '<</Type/Pages/Count 1/Kids[3 0 R]>>',
+        `<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Deep ${nested}>>`,
+      ]);
+      const outcome = await readPdf(deep, everyPage).then(
+        (doc) => `read ${doc.pages.length}`,
+        (error: unknown) => (error instanceof DocumentUnreadableError ? error.reason : `untyped ${String(error)}`),
+      );
+      expect(outcome).toMatch(/^(read \d+|document_corrupt|document_too_large)$/);
+    }
   });
 
   it('refuses what is not a PDF as corrupt', async () => {

@@ -11,6 +11,8 @@ import {
   readingOrder,
   type TextRun,
 } from './pdf-layout';
+import { DOCUMENT_MAX_DECLARED_PAGES, type DocumentPages, DocumentUnreadableError, type ReadDocument } from './document-reading';
+export { DocumentUnreadableError } from './document-reading';
 
 /** What pdf.js is asked for: the little of its API this reader uses. */
 interface PdfJs {
@@ -29,39 +31,6 @@ interface PdfPage {
   cleanup(): void;
 }
 
-/** Why a document could not be read: its file says so, not the fetch. */
-export class DocumentUnreadableError extends Error {
-  constructor(
-    readonly reason: 'document_encrypted' | 'document_corrupt',
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export interface DocumentMetadata {
-  title: string | null;
-  author: string | null;
-  /** ISO 8601, when the file says. */
-  created: string | null;
-  language: string | null;
-  page_count: number;
-}
-
-/** A document read: its markdown (with a `<!-- page N -->` marker before each page), plain text, simple HTML, and what it says of itself. */
-export interface ReadDocument {
-  markdown: string;
-  text: string;
-  html: string;
-  metadata: DocumentMetadata;
-  /** The pages read (within max_pages and the ranges asked). */
-  pages: number[];
-  /** No text layer to speak of: the pages are images (a scan) and need OCR to be read. */
-  ocrRequired: boolean;
-  /** The http(s) links of the pages read, first occurrence order. */
-  links: string[];
-}
-
 /** Characters a page of a scan has at most (a stamp, a page number): below this on every page, the document needs OCR. */
 const SCAN_CHARS_PER_PAGE = 20;
 
@@ -73,7 +42,7 @@ let pdfjs: Promise<PdfJs> | null = null;
  * pdf-layout (lines, columns, blocks), headings are told by font size against the body's, running
  * headers and footers repeated on most pages are dropped, link annotations become markdown links.
  */
-export async function readPdf(bytes: Uint8Array, pages: { wanted: (n: number) => boolean; max: number }): Promise<ReadDocument> {
+export async function readPdf(bytes: Uint8Array, pages: DocumentPages): Promise<ReadDocument> {
   pdfjs ??= importEsm<PdfJs>('pdfjs-dist/legacy/build/pdf.mjs');
   const lib = await pdfjs;
   const task = lib.getDocument({
@@ -94,6 +63,13 @@ export async function readPdf(bytes: Uint8Array, pages: { wanted: (n: number) =>
     if (name === 'PasswordException') throw new DocumentUnreadableError('document_encrypted', 'The PDF is encrypted with a password.');
     throw new DocumentUnreadableError('document_corrupt', `The PDF could not be parsed: ${(error as Error).message}`);
   }
+  if (doc.numPages > DOCUMENT_MAX_DECLARED_PAGES) {
+    await doc.destroy().catch(() => undefined);
+    throw new DocumentUnreadableError(
+      'document_too_large',
+      `The PDF declares ${doc.numPages} pages, more than the ${DOCUMENT_MAX_DECLARED_PAGES} a document may have here.`,
+    );
+  }
   try {
     return await readOpened(doc, pages);
   } catch (error) {
@@ -105,11 +81,20 @@ export async function readPdf(bytes: Uint8Array, pages: { wanted: (n: number) =>
   }
 }
 
-async function readOpened(doc: PdfDoc, pages: { wanted: (n: number) => boolean; max: number }): Promise<ReadDocument> {
+async function readOpened(doc: PdfDoc, pages: DocumentPages): Promise<ReadDocument> {
   const read: Array<{ n: number; lines: Line[]; height: number; width: number }> = [];
   const hrefs = new Set<string>();
-  for (let n = 1; n <= doc.numPages && read.length < pages.max; n += 1) {
+  let cut: ReadDocument['cut'] = null;
+  for (let n = 1; n <= doc.numPages; n += 1) {
     if (!pages.wanted(n)) continue;
+    if (read.length >= pages.max) {
+      cut = 'max_pages';
+      break;
+    }
+    if (performance.now() > pages.deadline) {
+      cut = 'time';
+      break;
+    }
     const page = await doc.getPage(n);
     const [x0, y0, x1, y1] = page.view;
     const [content, annotations] = await Promise.all([page.getTextContent(), page.getAnnotations().catch(() => [])]);
@@ -157,6 +142,7 @@ async function readOpened(doc: PdfDoc, pages: { wanted: (n: number) => boolean; 
       page_count: doc.numPages,
     },
     pages: read.map((p) => p.n),
+    cut,
     ocrRequired: read.length > 0 && chars < SCAN_CHARS_PER_PAGE * read.length,
     links: [...hrefs],
   };

@@ -23,7 +23,7 @@ export interface AnswerStatus {
  * The last step every engine shares: from the attempts' outcome and the shaped body to the spec
  * 2.7 response (status, message, timings, captcha flag) with its guidance and format notes, and
  * the facts billing and the job listing go by. Credits are the engine's (ENGINES) when the site
- * answered, nothing otherwise. `adjust` lets an engine refine the guidance before format notes
+ * answered — or `credits` when the answer costs more (a document's pages) — nothing otherwise. `adjust` lets an engine refine the guidance before format notes
  * are added (the browser: a failed action outranks "usable").
  */
 export function assembleScrapeResult<A, F extends AttemptFailure & { errorType: FailureType }>(input: {
@@ -37,11 +37,12 @@ export function assembleScrapeResult<A, F extends AttemptFailure & { errorType: 
   totalMs: number;
   targetHost: string;
   advisor: GuidanceAdvisor;
+  credits?: number;
   adjust?: (guidance: Guidance) => Guidance;
 }): { facts: ScrapeExecutionFacts; result: ScrapeResultBody } {
   const { outcome, answered, engine } = input;
   const { verdict, failure, attempts } = outcome;
-  const credits = answered ? engine.credits : 0;
+  const credits = answered ? Math.max(engine.credits, input.credits ?? 0) : 0;
   const scrapeOutcome: ScrapeOutcome =
     answered && verdict
       ? { kind: 'response', statusCode: answered.statusCode, verdict, attempts }

@@ -31,7 +31,10 @@ export type ThreadReply =
   | { id: number; error: SerializedAppError | { message: string } }
   | { id: 0; ready: true };
 
-export function simpleScrapeExecutorFor(config: Pick<PlatformConfig, 'targetAllowlist' | 'proxyPool'>, reader: MainContentReader) {
+export function simpleScrapeExecutorFor(
+  config: Pick<PlatformConfig, 'targetAllowlist' | 'proxyPool' | 'documentMaxBytes'>,
+  reader: MainContentReader,
+) {
   const guard = new TargetGuard(new TargetAllowlist(config.targetAllowlist));
   const extractor = new SelectorExtractor();
   return new SimpleScrapeExecutor(
@@ -42,6 +45,7 @@ export function simpleScrapeExecutorFor(config: Pick<PlatformConfig, 'targetAllo
     new PageFormatter(new MarkdownConverter(reader), extractor),
     extractor,
     new GuidanceAdvisor(),
+    config,
   );
 }
 

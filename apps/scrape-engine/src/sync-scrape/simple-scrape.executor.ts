@@ -1,13 +1,17 @@
 import {
+  DOCUMENT_MAX_PAGES,
+  isPageWanted,
   type MonitorPageDirectives,
   noPageContent,
+  pageRangesOf,
   type ScrapeExecutionFacts,
   type ScrapeRequest,
   type ScrapeResultBody,
   validatorsOf,
 } from '@lib/contracts';
 import { TargetGuard } from '@lib/target-guard';
-import { Injectable } from '@nestjs/common';
+import { PLATFORM_CONFIG, type PlatformConfig } from '@lib/config';
+import { Inject, Injectable } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { ContentValidator } from '../content-validation/content-validator';
 import { InvalidSelectorError, SelectorExtractor } from '../extraction/selector-extractor';
@@ -22,6 +26,7 @@ import { attemptWithRetries } from '../scrape-attempts/scrape-attempts';
 import { comparableMarkdown } from '../page-changes/comparable-page';
 import { documentKindOf } from '../documents/document-kinds';
 import { DocumentUnreadableError, readPdf } from '../documents/pdf-document';
+import type { DocumentUnreadableReason } from '../documents/document-reading';
 import { assembleScrapeResult, type ShapedBody } from '../scrape-attempts/scrape-result-assembly';
 
 export interface SimpleScrapeOptions {
@@ -49,6 +54,7 @@ export class SimpleScrapeExecutor {
     private readonly formatter: PageFormatter,
     private readonly extractor: SelectorExtractor,
     private readonly advisor: GuidanceAdvisor,
+    @Inject(PLATFORM_CONFIG) private readonly config: Pick<PlatformConfig, 'documentMaxBytes'>,
   ) {}
 
   async execute(
@@ -83,6 +89,7 @@ export class SimpleScrapeExecutor {
             windowSize: request.window_size,
             proxyUrl,
             followRedirects: options.followRedirects,
+            maxDocumentBytes: this.config.documentMaxBytes,
           },
           attempt === 1 ? firstHop : undefined,
         ),
@@ -117,12 +124,15 @@ export class SimpleScrapeExecutor {
       totalMs,
       targetHost: firstHop.hostname,
       advisor: this.advisor,
+      // A document read costs a credit per page read (decision 0039); the request's credit covers the first.
+      credits: document?.outcome === 'unreadable' ? undefined : document?.pages,
+      adjust: document?.outcome === 'unreadable' ? (guidance) => unreadableGuidance(guidance, document.reason) : undefined,
     });
     facts.response = response
       ? { headers: definedHeaders(response.headers), redirects: response.redirects, final_url: response.url }
       : null;
     facts.validators = validatorsOf(response?.headers);
-    if (document) facts.document = document;
+    if (document) facts.document = { format: document.format, outcome: document.outcome, pages: document.pages };
     return { facts, result };
   }
 
@@ -147,7 +157,7 @@ export class SimpleScrapeExecutor {
           ...base,
           ...bytesOf(response),
           notes: [`${error.reason}: ${error.message}`],
-          document: { format: 'pdf', outcome: 'unreadable', pages: 0 },
+          document: { format: 'pdf', outcome: 'unreadable', pages: 0, reason: error.reason },
         };
       }
     }
@@ -182,11 +192,20 @@ export class SimpleScrapeExecutor {
     response: FetchedResponse,
     base: Omit<ShapedBody, 'html' | 'markdown' | 'extracted_data' | 'body_base64'> & { notes: string[] },
   ): Promise<Shaped> {
-    const read = await readPdf(response.body, { wanted: () => true, max: DOCUMENT_MAX_PAGES });
+    const ranges = request.pages ? pageRangesOf(request.pages) : null;
+    if (typeof ranges === 'string') throw new InvalidScrapeRequestError(ranges, { field: 'pages' });
+    const read = await readPdf(response.body, {
+      wanted: (page) => isPageWanted(ranges, page),
+      max: request.max_pages ?? DOCUMENT_MAX_PAGES,
+      deadline: performance.now() + DOCUMENT_READ_BUDGET_MS,
+    });
     const notes = [
       ...(read.ocrRequired ? ['ocr_required: the PDF has no text layer (a scan); its pages are images'] : []),
-      ...(read.pages.length < read.metadata.page_count
-        ? [`document cut at ${read.pages.length} of ${read.metadata.page_count} pages`]
+      ...(read.cut === 'max_pages' ? [`document cut at max_pages: ${read.pages.length} pages read of ${read.metadata.page_count}`] : []),
+      ...(read.cut === 'time'
+        ? [
+            `document cut at its ${DOCUMENT_READ_BUDGET_MS / 1000} s budget: ${read.pages.length} pages read of ${read.metadata.page_count}; ask for the rest with pages`,
+          ]
         : []),
     ];
     return {
@@ -211,11 +230,40 @@ export class SimpleScrapeExecutor {
   }
 }
 
-/** A response shaped as the API answers it, with the notes for its guidance and what a document was. */
-type Shaped = ShapedBody & { notes: string[]; document?: ScrapeExecutionFacts['document'] };
+/** How long one document's pages are read before the rest are left out (said so, with the pages read). */
+const DOCUMENT_READ_BUDGET_MS = 20_000;
 
-/** The most pages of one document read (the rest are left out, and said so). */
-const DOCUMENT_MAX_PAGES = 2000;
+/** A response shaped as the API answers it, with the notes for its guidance and what a document was. */
+type Shaped = ShapedBody & {
+  notes: string[];
+  document?: NonNullable<ScrapeExecutionFacts['document']> & { reason?: DocumentUnreadableReason };
+};
+
+/**
+ * A document the site sent that cannot be read: not a success (its bytes are answered, as sent),
+ * charged as the answer it was, and no retry reads it.
+ */
+function unreadableGuidance(
+  guidance: ScrapeResultBody['guidance'],
+  reason: DocumentUnreadableReason | undefined,
+): ScrapeResultBody['guidance'] {
+  const why = reason ?? 'document_corrupt';
+  return {
+    ...guidance,
+    success: false,
+    error_type: why,
+    error_provider: null,
+    next_steps: [UNREADABLE_NEXT_STEP[why]],
+    suggested_request: null,
+    stop_reason: 'Fetching it again returns the same file; retrying will not help.',
+  };
+}
+
+const UNREADABLE_NEXT_STEP: Record<DocumentUnreadableReason, string> = {
+  document_encrypted: 'The document is password-protected: it cannot be read without its password. Its bytes are in body_base64.',
+  document_corrupt: 'The document is damaged or not what its type says: its bytes are in body_base64 for a look.',
+  document_too_large: 'The document is past what is read here (pages declared, or bytes once expanded): its bytes are in body_base64.',
+};
 
 /** A body answered as the bytes it is (binary, or a document that could not be read). */
 function bytesOf(response: FetchedResponse): Pick<ShapedBody, 'html' | 'markdown' | 'extracted_data' | 'body_base64'> {

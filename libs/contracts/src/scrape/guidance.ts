@@ -26,6 +26,10 @@ export const SCRAPE_ERROR_TYPES = [
   'hard_block',
   'soft_block',
   'empty_shell',
+  // A document the site sent that cannot be read (its bytes are still answered).
+  'document_encrypted',
+  'document_corrupt',
+  'document_too_large',
   // Browser mode.
   'browser_unavailable',
   'browser_busy',

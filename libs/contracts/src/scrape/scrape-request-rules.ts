@@ -1,4 +1,5 @@
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
+import { pageRangesOf } from '../documents/page-ranges';
 
 /** A property validator from a predicate and a message (the class-validator plumbing, once). */
 function fieldRule(
@@ -141,3 +142,10 @@ export function IsBrowserActionList(types: readonly string[], options?: Validati
 function isUnset(value: unknown): boolean {
   return value === undefined || value === null || value === false || (Array.isArray(value) && value.length === 0);
 }
+
+/** A document's `pages`: ranges counted from 1 ("3", "3-10", "12-"), never backwards. */
+export const IsPageRanges = fieldRule(
+  'isPageRanges',
+  (value) => value === null || value === undefined || (typeof value === 'string' && typeof pageRangesOf(value) !== 'string'),
+  (args) => (typeof args.value === 'string' ? (pageRangesOf(args.value) as string) : 'pages must be a string such as "3-10".'),
+);

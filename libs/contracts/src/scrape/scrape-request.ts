@@ -27,6 +27,7 @@ import {
 import {
   IsBrowserActionList,
   IsExtractionMap,
+  IsPageRanges,
   IsProxySelection,
   IsStringMap,
   NotWithBrowser,
@@ -34,6 +35,7 @@ import {
   RequiresBrowser,
 } from './scrape-request-rules';
 import { PAGE_CACHE_MAX_AGE_SECONDS } from './page-cache-terms';
+import { DOCUMENT_MAX_PAGES } from '../documents/page-ranges';
 
 export const FORMATS = ['html', 'markdown'] as const;
 export const BROWSER_TYPES = ['heavy', 'light'] as const;
@@ -256,6 +258,31 @@ export class ScrapeRequest {
   @IsOptional()
   @IsBoolean()
   retry_on_block: boolean = false;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    example: '1-3,7,10-',
+    description:
+      'Beyond the spec. When the URL serves a document (PDF, DOCX, XLSX, PPTX, CSV…): the pages to read, counted from 1 — "3", "3-10", "12-" (to the end), comma-separated (at most 100 ranges). For a spreadsheet a page is a sheet, for slides a slide. Absent: every page, up to max_pages. No effect on HTML.',
+  })
+  @IsOptional()
+  @IsString()
+  @IsPageRanges()
+  pages?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: DOCUMENT_MAX_PAGES,
+    default: DOCUMENT_MAX_PAGES,
+    description:
+      "Beyond the spec. When the URL serves a document: the most pages read (after `pages`); the rest are left out and said so in the notes. A document costs one credit per page read (a simple request's credit covers the first), so this bounds the cost.",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(DOCUMENT_MAX_PAGES)
+  max_pages?: number;
 
   @ApiPropertyOptional({ maxLength: 255 })
   @IsOptional()

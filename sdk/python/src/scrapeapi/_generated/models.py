@@ -280,6 +280,15 @@ class SyncScrapeRequest(_SyncScrapeRequestRequired, total=False):
     #: Requires browser=true.
     network_capture: NetworkCaptureSpec | None
     retry_on_block: bool
+    #: Beyond the spec. When the URL serves a document (PDF, DOCX, XLSX, PPTX, CSV…): the pages to
+    #: read, counted from 1 — "3", "3-10", "12-" (to the end), comma-separated (at most 100 ranges).
+    #: For a spreadsheet a page is a sheet, for slides a slide. Absent: every page, up to max_pages. No
+    #: effect on HTML.
+    pages: str
+    #: Beyond the spec. When the URL serves a document: the most pages read (after `pages`); the rest
+    #: are left out and said so in the notes. A document costs one credit per page read (a simple
+    #: request's credit covers the first), so this bounds the cost.
+    max_pages: int
     custom_id: str
     #: Beyond the spec. Seconds: a result of the same request (same URL after normalisation and every
     #: option that changes the result) stored at most this long ago is returned from the page cache,
@@ -348,7 +357,7 @@ class ScrapeGuidance(TypedDict):
     #: cloudflare_challenge, challenge, hard_block, soft_block, empty_shell (charged);
     #: browser_unavailable, browser_busy, browser_error, action_failed; batch jobs that never ran to an
     #: answer: worker_failure, timeout, quota_exceeded (never charged).
-    error_type: Literal["dns_error", "connection_error", "timeout", "proxy_error", "tls_error", "too_many_redirects", "body_too_large", "target_blocked", "fetch_error", "http_4xx", "http_5xx", "captcha", "cloudflare_challenge", "challenge", "hard_block", "soft_block", "empty_shell", "browser_unavailable", "browser_busy", "browser_error", "action_failed", "worker_failure", "quota_exceeded", None] | None
+    error_type: Literal["dns_error", "connection_error", "timeout", "proxy_error", "tls_error", "too_many_redirects", "body_too_large", "target_blocked", "fetch_error", "http_4xx", "http_5xx", "captcha", "cloudflare_challenge", "challenge", "hard_block", "soft_block", "empty_shell", "document_encrypted", "document_corrupt", "document_too_large", "browser_unavailable", "browser_busy", "browser_error", "action_failed", "worker_failure", "quota_exceeded", None] | None
     #: The anti-bot or CAPTCHA provider behind a block, when recognised.
     error_provider: str | None
     credits_charged: int

@@ -1,0 +1,40 @@
+/** The most pages one document read reads (the rest are left out, and said so). */
+export const DOCUMENT_MAX_PAGES = 2000;
+
+/** A `pages` value: 1-based pages and ranges, "3", "3-10", "12-" (to the end), comma-separated. */
+export const PAGE_RANGES_PATTERN = /^\s*\d{1,6}\s*(-\s*\d{0,6}\s*)?(,\s*\d{1,6}\s*(-\s*\d{0,6}\s*)?)*$/;
+
+/** At most this many ranges in one `pages` value (a bound on the work of asking). */
+export const PAGE_RANGES_MAX = 100;
+
+export interface PageRange {
+  first: number;
+  /** null: to the document's end. */
+  last: number | null;
+}
+
+/**
+ * The ranges of a `pages` value, or why it is not one: pages count from 1, a range never runs
+ * backwards, and there are at most PAGE_RANGES_MAX of them.
+ */
+export function pageRangesOf(value: string): PageRange[] | string {
+  if (value.length > 1000 || !PAGE_RANGES_PATTERN.test(value))
+    return 'pages must be page numbers and ranges counted from 1, comma-separated: "3", "3-10", "12-" (to the end).';
+  const parts = value.split(',');
+  if (parts.length > PAGE_RANGES_MAX) return `pages takes at most ${PAGE_RANGES_MAX} ranges.`;
+  const ranges: PageRange[] = [];
+  for (const part of parts) {
+    const [from, to] = part.split('-').map((side) => side.trim());
+    const first = Number(from);
+    const last = to === undefined ? first : to === '' ? null : Number(to);
+    if (first < 1 || (last !== null && last < 1)) return 'pages count from 1.';
+    if (last !== null && last < first) return `pages: the range ${part.trim()} runs backwards.`;
+    ranges.push({ first, last });
+  }
+  return ranges;
+}
+
+/** Whether page `page` (from 1) is among `ranges` (every page when null). */
+export function isPageWanted(ranges: readonly PageRange[] | null, page: number): boolean {
+  return ranges === null || ranges.some((range) => page >= range.first && (range.last === null || page <= range.last));
+}
