@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import http_ from 'node:http';
 import path from 'node:path';
+import { handMadeZip } from '../support/hand-made-zip';
 import { listenOnLoopback } from '../support/loopback-server';
 import { http } from './support/http';
 import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
@@ -8,6 +9,9 @@ import { runtimesUnderTest } from './support/runtimes';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'documents');
 const METRICS = 'metrics_token_for_documents_0123456789';
+const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+/** word/document.xml inflating to 210 MB from about 200 KB. */
+const zipBomb = handMadeZip([{ name: 'word/document.xml', data: Buffer.alloc(210 * 1024 * 1024) }]);
 
 /**
  * Documents through the scrape API (issue 64), end to end over HTTP in both runtimes: a PDF comes
@@ -26,6 +30,8 @@ describe.each(runtimesUnderTest('documents'))('documents — $name', (runtime) =
       const url = new URL(req.url ?? '/', 'http://site');
       if (url.pathname === '/broken.pdf')
         return res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.7\n1 0 obj << broken');
+      if (url.pathname === '/prices.csv') return res.writeHead(200, { 'content-type': 'text/csv' }).end('item,price\nApple,1.20\n');
+      if (url.pathname === '/bomb.docx') return res.writeHead(200, { 'content-type': DOCX }).end(zipBomb);
       // Declares 2 MB (over DOCUMENT_MAX_BYTES below) and sends a few bytes, then waits: only the header can end it early.
       if (url.pathname === '/huge.pdf')
         return void res
@@ -73,6 +79,39 @@ describe.each(runtimesUnderTest('documents'))('documents — $name', (runtime) =
     }
     const html = await scrape({ url: `${site.url}/report.pdf`, format: 'html' });
     expect(html.body.html).toContain('<h1>Quarterly report</h1>');
+  });
+
+  it('reads Word, slides, workbooks, OpenDocument, EPUB, RTF and CSV through the same scrape, by type, bytes or name', async () => {
+    const docx = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+    for (const [file, type, format, pageCount] of [
+      ['price-list.docx', docx, 'docx', 1],
+      ['price-list.docx', 'application/octet-stream', 'docx', 1],
+      ['price-list.odt', '', 'odt', 1],
+      ['price-list.epub', 'application/epub+zip', 'epub', 1],
+      ['price-list.rtf', 'application/rtf', 'rtf', 1],
+      ['stock.xlsx', 'application/octet-stream', 'xlsx', 2],
+    ] as const) {
+      const res = await scrape({ url: `${site.url}/${file}?type=${encodeURIComponent(type)}`, format: 'markdown' });
+      expect({ file, type, status: res.status, success: res.body.guidance?.success }).toEqual({ file, type, status: 200, success: true });
+      expect(res.body.markdown).toMatch(/^<!-- page 1 -->\n/);
+      expect(res.body.metadata.document).toMatchObject({ format, page_count: pageCount, pages_read: pageCount });
+      expect(res.body.body_base64 ?? null).toBeNull();
+    }
+    const slides = await scrape({ url: `${site.url}/price-list.pptx?type=`, format: 'markdown', pages: '2-3' });
+    expect(slides.body.metadata.document).toMatchObject({ format: 'pptx', pages_read: 2, pages_charged: 2 });
+    expect(slides.body.markdown).toMatch(/^<!-- page 2 -->/);
+    expect(slides.headers.get('x-credits-charged')).toBe('2');
+    const sheet = await scrape({ url: `${site.url}/stock.xlsx?type=`, format: 'html', pages: '1' });
+    expect(sheet.body.html).toContain('<th>Item</th><th>Price</th><th>Since</th>');
+    expect(sheet.body.content_type).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    const csv = await scrape({ url: `${site.url}/prices.csv`, format: 'markdown' });
+    expect(csv.body.markdown).toBe('<!-- page 1 -->\n\n| item | price |\n| --- | --- |\n| Apple | 1.20 |\n');
+  });
+
+  it('refuses a zip bomb dressed as a DOCX as document_too_large', async () => {
+    const res = await scrape({ url: `${site.url}/bomb.docx`, format: 'markdown' });
+    expect(res.body.guidance).toMatchObject({ success: false, error_type: 'document_too_large', credits_charged: 1 });
+    expect(res.body.guidance.next_steps.join(' ')).toMatch(/past what is read here/);
   });
 
   it('says a scanned PDF needs OCR instead of answering an empty page in silence', async () => {

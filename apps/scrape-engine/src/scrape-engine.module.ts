@@ -27,6 +27,7 @@ import { ScrapeController } from './sync-scrape/scrape.controller';
 import { ScrapeExecution } from './sync-scrape/scrape-execution';
 import { PageRevalidation } from './page-revalidation/page-revalidation';
 import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
+import { DocumentThreads } from './documents/document-threads';
 import { SimpleScrapeThreads } from './simple-threads/simple-scrape-threads';
 
 /**
@@ -44,6 +45,11 @@ import { SimpleScrapeThreads } from './simple-threads/simple-scrape-threads';
     SelectorExtractor,
     PageFormatter,
     GuidanceAdvisor,
+    {
+      provide: DocumentThreads,
+      inject: [PLATFORM_CONFIG],
+      useFactory: (config: PlatformConfig) => new DocumentThreads(config.memoryReclaimIdleMs || 30_000),
+    },
     SimpleScrapeExecutor,
     {
       provide: SimpleScrapeThreads,

@@ -22,7 +22,7 @@ export * from './batch/job-listing.messages';
 export * from './batch/project.messages';
 export * from './batch/run-kinds';
 export * from './scrape/success-criterion';
-export * from './documents/page-ranges';
+export * from './documents/document-terms';
 export * from './validation-problems';
 export * from './webhooks/webhook.messages';
 export * from './proxy/country-proxy.messages';

@@ -55,10 +55,15 @@ require(entry);
  * A worker thread running `entry` (a module of this codebase, by its full path, `.js` in dist and
  * `.ts` under ts-jest: pass `path.extname(__filename)` along), with `workerData` as the module reads it.
  */
-export function startSourceThread(entry: string, workerData: Record<string, unknown>): Worker {
+export function startSourceThread(
+  entry: string,
+  workerData: Record<string, unknown>,
+  options: { resourceLimits?: import('node:worker_threads').ResourceLimits } = {},
+): Worker {
   const fromSource = entry.endsWith('.ts');
   return new Worker(BOOTSTRAP, {
     eval: true,
+    resourceLimits: options.resourceLimits,
     workerData: {
       ...workerData,
       sourceThread: {

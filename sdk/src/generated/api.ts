@@ -3126,16 +3126,19 @@ export interface components {
         };
         DocumentFacts: {
             /** @enum {string} */
-            format: "pdf";
+            format: "pdf" | "docx" | "xlsx" | "pptx" | "odt" | "ods" | "odp" | "epub" | "rtf" | "csv";
             title: string | null;
             author: string | null;
             /** @description When the file says it was created (ISO 8601). */
             created: string | null;
             language: string | null;
+            /** @description Pages (a PDF), slides (a presentation), sheets (a spreadsheet); 1 for a flowing document. */
             page_count: number;
-            /** @description Pages read into the result (at most 2,000). */
+            /** @description Pages, slides or sheets read into the result (at most 2,000). */
             pages_read: number;
-            /** @description The PDF has no text layer (a scan): its pages are images, and the result holds no text from them. */
+            /** @description The pages charged, one credit each: pages_read, or for a flowing document its text at 3,000 characters to a page (at least 1). */
+            pages_charged?: number;
+            /** @description A PDF with no text layer (a scan): its pages are images, and the result holds no text from them. false for other formats. */
             ocr_required: boolean;
         };
         PageMetadata: {
@@ -3166,7 +3169,7 @@ export interface components {
             page_type?: "article" | "forum" | "product" | "collection" | "listing" | "documentation" | "service" | null;
             /** @description With only_main_content and format=markdown: what main-content extraction found and left out; else null. */
             main_content?: components["schemas"]["MainContentReport"] | null;
-            /** @description A document (a PDF) read into markdown: its own title, author, dates, pages, and whether it needs OCR. Absent for a web page. */
+            /** @description A document (PDF, Word, spreadsheet, slides, OpenDocument, EPUB, RTF, CSV) read into markdown: its own title, author, dates, pages, and whether it needs OCR. Absent for a web page. */
             document?: components["schemas"]["DocumentFacts"] | null;
         };
         ActionFailure: {

@@ -43,10 +43,19 @@ export interface ReadDocument {
   metadata: DocumentMetadata;
   /** The pages read (within max_pages and the ranges asked). */
   pages: number[];
+  /** The pages charged (a credit each): the pages read, or a flowing document's text by DOCUMENT_PAGE_CHARACTERS. */
+  charged: number;
   /** Why wanted pages were left unread: the page cap, the time budget, or null when none were. */
   cut: 'max_pages' | 'time' | null;
   /** No text layer to speak of: the pages are images (a scan) and need OCR to be read. */
   ocrRequired: boolean;
   /** The http(s) links of the pages read, first occurrence order. */
   links: string[];
+}
+
+/** Why reading stops before the next wanted page, if it does: `max` pages read already, or the time budget spent. */
+export function stopBefore(pages: DocumentPages, readSoFar: number): ReadDocument['cut'] {
+  if (readSoFar >= pages.max) return 'max_pages';
+  if (performance.now() > pages.deadline) return 'time';
+  return null;
 }

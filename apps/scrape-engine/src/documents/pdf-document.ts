@@ -11,7 +11,13 @@ import {
   readingOrder,
   type TextRun,
 } from './pdf-layout';
-import { DOCUMENT_MAX_DECLARED_PAGES, type DocumentPages, DocumentUnreadableError, type ReadDocument } from './document-reading';
+import {
+  DOCUMENT_MAX_DECLARED_PAGES,
+  type DocumentPages,
+  DocumentUnreadableError,
+  type ReadDocument,
+  stopBefore,
+} from './document-reading';
 export { DocumentUnreadableError } from './document-reading';
 
 /** What pdf.js is asked for: the little of its API this reader uses. */
@@ -87,14 +93,8 @@ async function readOpened(doc: PdfDoc, pages: DocumentPages): Promise<ReadDocume
   let cut: ReadDocument['cut'] = null;
   for (let n = 1; n <= doc.numPages; n += 1) {
     if (!pages.wanted(n)) continue;
-    if (read.length >= pages.max) {
-      cut = 'max_pages';
-      break;
-    }
-    if (performance.now() > pages.deadline) {
-      cut = 'time';
-      break;
-    }
+    cut = stopBefore(pages, read.length);
+    if (cut) break;
     const page = await doc.getPage(n);
     const [x0, y0, x1, y1] = page.view;
     const [content, annotations] = await Promise.all([page.getTextContent(), page.getAnnotations().catch(() => [])]);
@@ -142,6 +142,7 @@ async function readOpened(doc: PdfDoc, pages: DocumentPages): Promise<ReadDocume
       page_count: doc.numPages,
     },
     pages: read.map((p) => p.n),
+    charged: read.length,
     cut,
     ocrRequired: read.length > 0 && chars < SCAN_CHARS_PER_PAGE * read.length,
     links: [...hrefs],

@@ -11,6 +11,7 @@ import { MarkdownConverter } from '../formats/markdown-converter';
 import { PageFormatter } from '../formats/page-formatter';
 import { GuidanceAdvisor } from '../guidance/guidance-advisor';
 import { ProxyRotation } from '../proxy-rotation/proxy-rotation';
+import { DocumentThreads } from '../documents/document-threads';
 import { SimpleScrapeExecutor, type SimpleScrapeOptions } from '../sync-scrape/simple-scrape.executor';
 
 /**
@@ -32,7 +33,7 @@ export type ThreadReply =
   | { id: 0; ready: true };
 
 export function simpleScrapeExecutorFor(
-  config: Pick<PlatformConfig, 'targetAllowlist' | 'proxyPool' | 'documentMaxBytes'>,
+  config: Pick<PlatformConfig, 'targetAllowlist' | 'proxyPool' | 'documentMaxBytes' | 'memoryReclaimIdleMs'>,
   reader: MainContentReader,
 ) {
   const guard = new TargetGuard(new TargetAllowlist(config.targetAllowlist));
@@ -46,6 +47,7 @@ export function simpleScrapeExecutorFor(
     extractor,
     new GuidanceAdvisor(),
     config,
+    new DocumentThreads(config.memoryReclaimIdleMs || 30_000),
   );
 }
 

@@ -1,6 +1,5 @@
 import {
   DOCUMENT_MAX_PAGES,
-  isPageWanted,
   type MonitorPageDirectives,
   noPageContent,
   pageRangesOf,
@@ -24,9 +23,9 @@ import { FetchedResponse, SimpleFetcher } from '@lib/http-fetch';
 import { FetchFailure, ProxyFailure } from '@lib/http-fetch';
 import { attemptWithRetries } from '../scrape-attempts/scrape-attempts';
 import { comparableMarkdown } from '../page-changes/comparable-page';
-import { documentKindOf } from '../documents/document-kinds';
-import { DocumentUnreadableError, readPdf } from '../documents/pdf-document';
-import type { DocumentUnreadableReason } from '../documents/document-reading';
+import { type DocumentKind, documentKindOf, mediaTypeOf } from '../documents/document-kinds';
+import { type DocumentUnreadableReason, DocumentUnreadableError } from '../documents/document-reading';
+import { DocumentThreads } from '../documents/document-threads';
 import { assembleScrapeResult, type ShapedBody } from '../scrape-attempts/scrape-result-assembly';
 
 export interface SimpleScrapeOptions {
@@ -55,6 +54,7 @@ export class SimpleScrapeExecutor {
     private readonly extractor: SelectorExtractor,
     private readonly advisor: GuidanceAdvisor,
     @Inject(PLATFORM_CONFIG) private readonly config: Pick<PlatformConfig, 'documentMaxBytes'>,
+    private readonly documents: DocumentThreads,
   ) {}
 
   async execute(
@@ -125,7 +125,7 @@ export class SimpleScrapeExecutor {
       targetHost: firstHop.hostname,
       advisor: this.advisor,
       // A document read costs a credit per page read (decision 0039); the request's credit covers the first.
-      credits: document?.outcome === 'unreadable' ? undefined : document?.pages,
+      credits: document?.charged,
       adjust: document?.outcome === 'unreadable' ? (guidance) => unreadableGuidance(guidance, document.reason) : undefined,
     });
     facts.response = response
@@ -146,10 +146,10 @@ export class SimpleScrapeExecutor {
       metadata: null,
       notes: [],
     };
-    const document = documentKindOf(response.contentType, response.body, response.url);
-    if (document === 'pdf' && response.statusCode >= 200 && response.statusCode < 300) {
+    const kind = documentKindOf(response.contentType, response.body, response.url);
+    if (kind && response.statusCode >= 200 && response.statusCode < 300) {
       try {
-        return await this.document(request, response, base);
+        return await this.document(kind, request, response, base);
       } catch (error) {
         if (!(error instanceof DocumentUnreadableError)) throw error;
         // What could not be read is still what the server sent: its bytes, and why they were not read.
@@ -157,7 +157,7 @@ export class SimpleScrapeExecutor {
           ...base,
           ...bytesOf(response),
           notes: [`${error.reason}: ${error.message}`],
-          document: { format: 'pdf', outcome: 'unreadable', pages: 0, reason: error.reason },
+          document: { format: kind, outcome: 'unreadable', pages: 0, reason: error.reason },
         };
       }
     }
@@ -184,20 +184,22 @@ export class SimpleScrapeExecutor {
   }
 
   /**
-   * A PDF read into markdown, HTML and text on this engine thread (never the event loop), with its
-   * metadata; a scan without a text layer says it needs OCR instead of answering nothing.
+   * A document (PDF, Office, OpenDocument, EPUB, RTF, CSV) read into markdown, HTML and text on
+   * this engine thread (never the event loop), with its metadata; a PDF scan without a text layer
+   * says it needs OCR instead of answering nothing.
    */
   private async document(
+    kind: DocumentKind,
     request: ScrapeRequest,
     response: FetchedResponse,
     base: Omit<ShapedBody, 'html' | 'markdown' | 'extracted_data' | 'body_base64'> & { notes: string[] },
   ): Promise<Shaped> {
     const ranges = request.pages ? pageRangesOf(request.pages) : null;
     if (typeof ranges === 'string') throw new InvalidScrapeRequestError(ranges, { field: 'pages' });
-    const read = await readPdf(response.body, {
-      wanted: (page) => isPageWanted(ranges, page),
+    const read = await this.documents.read(kind, response.body, {
+      ranges,
       max: request.max_pages ?? DOCUMENT_MAX_PAGES,
-      deadline: performance.now() + DOCUMENT_READ_BUDGET_MS,
+      budgetMs: DOCUMENT_READ_BUDGET_MS,
     });
     const notes = [
       ...(read.ocrRequired ? ['ocr_required: the PDF has no text layer (a scan); its pages are images'] : []),
@@ -210,7 +212,7 @@ export class SimpleScrapeExecutor {
     ];
     return {
       ...base,
-      content_type: 'application/pdf',
+      content_type: mediaTypeOf(kind),
       html: request.format === 'html' ? read.html : null,
       markdown: request.format === 'markdown' ? read.markdown : null,
       extracted_data: null,
@@ -222,10 +224,16 @@ export class SimpleScrapeExecutor {
         canonical_url: null,
         final_url: response.url,
         links: read.links,
-        document: { format: 'pdf', ...read.metadata, pages_read: read.pages.length, ocr_required: read.ocrRequired },
+        document: {
+          format: kind,
+          ...read.metadata,
+          pages_read: read.pages.length,
+          pages_charged: read.charged,
+          ocr_required: read.ocrRequired,
+        },
       },
       notes,
-      document: { format: 'pdf', outcome: read.ocrRequired ? 'ocr_required' : 'read', pages: read.pages.length },
+      document: { format: kind, outcome: read.ocrRequired ? 'ocr_required' : 'read', pages: read.pages.length, charged: read.charged },
     };
   }
 }
@@ -236,7 +244,7 @@ const DOCUMENT_READ_BUDGET_MS = 20_000;
 /** A response shaped as the API answers it, with the notes for its guidance and what a document was. */
 type Shaped = ShapedBody & {
   notes: string[];
-  document?: NonNullable<ScrapeExecutionFacts['document']> & { reason?: DocumentUnreadableReason };
+  document?: NonNullable<ScrapeExecutionFacts['document']> & { reason?: DocumentUnreadableReason; charged?: number };
 };
 
 /**

@@ -1,3 +1,4 @@
+import { DOCUMENT_FORMATS, type DocumentFormat } from '../documents/document-terms';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsInt, IsObject, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { ANY_JSON_VALUE, anyJsonValue, nullableObject, openObject } from '../response-schema';
@@ -179,10 +180,10 @@ export class MainContentReport {
   whole_page: boolean;
 }
 
-/** What a document (a PDF) says of itself, on its scrape's metadata (issue 64). */
+/** What a document (PDF, Office, OpenDocument, EPUB, RTF, CSV) says of itself, on its scrape's metadata (issue 64). */
 export class DocumentFacts {
-  @ApiProperty({ enum: ['pdf'] })
-  format: 'pdf';
+  @ApiProperty({ enum: DOCUMENT_FORMATS })
+  format: DocumentFormat;
   @ApiProperty({ type: String, nullable: true })
   title: string | null;
   @ApiProperty({ type: String, nullable: true })
@@ -191,11 +192,23 @@ export class DocumentFacts {
   created: string | null;
   @ApiProperty({ type: String, nullable: true })
   language: string | null;
-  @ApiProperty({ type: 'integer' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Pages (a PDF), slides (a presentation), sheets (a spreadsheet); 1 for a flowing document.',
+  })
   page_count: number;
-  @ApiProperty({ type: 'integer', description: 'Pages read into the result (at most 2,000).' })
+  @ApiProperty({ type: 'integer', description: 'Pages, slides or sheets read into the result (at most 2,000).' })
   pages_read: number;
-  @ApiProperty({ description: 'The PDF has no text layer (a scan): its pages are images, and the result holds no text from them.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    description:
+      'The pages charged, one credit each: pages_read, or for a flowing document its text at 3,000 characters to a page (at least 1).',
+  })
+  pages_charged?: number;
+  @ApiProperty({
+    description:
+      'A PDF with no text layer (a scan): its pages are images, and the result holds no text from them. false for other formats.',
+  })
   ocr_required: boolean;
 }
 
@@ -243,7 +256,7 @@ export class PageMetadata {
     type: DocumentFacts,
     nullable: true,
     description:
-      'A document (a PDF) read into markdown: its own title, author, dates, pages, and whether it needs OCR. Absent for a web page.',
+      'A document (PDF, Word, spreadsheet, slides, OpenDocument, EPUB, RTF, CSV) read into markdown: its own title, author, dates, pages, and whether it needs OCR. Absent for a web page.',
   })
   document?: DocumentFacts | null;
 }
@@ -399,8 +412,8 @@ export interface ScrapeExecutionFacts {
   validators?: PageValidators | null;
   /** A revalidation the origin answered 304: nothing was fetched; the stored page stands. */
   not_modified?: boolean;
-  /** The answer was a document (a PDF): read (with its pages), a scan that needs OCR, or a file that could not be read. */
-  document?: { format: 'pdf'; outcome: 'read' | 'ocr_required' | 'unreadable'; pages: number } | null;
+  /** The answer was a document: read (with its pages), a scan that needs OCR, or a file that could not be read. */
+  document?: { format: DocumentFormat; outcome: 'read' | 'ocr_required' | 'unreadable'; pages: number } | null;
 }
 
 export interface AnsweredResponse {

@@ -1,5 +1,5 @@
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
-import { pageRangesOf } from '../documents/page-ranges';
+import { pageRangesOf } from '../documents/document-terms';
 
 /** A property validator from a predicate and a message (the class-validator plumbing, once). */
 function fieldRule(

@@ -35,7 +35,7 @@ import {
   RequiresBrowser,
 } from './scrape-request-rules';
 import { PAGE_CACHE_MAX_AGE_SECONDS } from './page-cache-terms';
-import { DOCUMENT_MAX_PAGES } from '../documents/page-ranges';
+import { DOCUMENT_MAX_PAGES } from '../documents/document-terms';
 
 export const FORMATS = ['html', 'markdown'] as const;
 export const BROWSER_TYPES = ['heavy', 'light'] as const;

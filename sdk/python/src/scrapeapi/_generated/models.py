@@ -1681,19 +1681,26 @@ class MainContentReport(TypedDict):
     whole_page: bool
 
 
-class DocumentFacts(TypedDict):
-    format: Literal["pdf"]
+class _DocumentFactsRequired(TypedDict):
+    format: Literal["pdf", "docx", "xlsx", "pptx", "odt", "ods", "odp", "epub", "rtf", "csv"]
     title: str | None
     author: str | None
     #: When the file says it was created (ISO 8601).
     created: str | None
     language: str | None
+    #: Pages (a PDF), slides (a presentation), sheets (a spreadsheet); 1 for a flowing document.
     page_count: int
-    #: Pages read into the result (at most 2,000).
+    #: Pages, slides or sheets read into the result (at most 2,000).
     pages_read: int
-    #: The PDF has no text layer (a scan): its pages are images, and the result holds no text from
-    #: them.
+    #: A PDF with no text layer (a scan): its pages are images, and the result holds no text from them.
+    #: false for other formats.
     ocr_required: bool
+
+
+class DocumentFacts(_DocumentFactsRequired, total=False):
+    #: The pages charged, one credit each: pages_read, or for a flowing document its text at 3,000
+    #: characters to a page (at least 1).
+    pages_charged: int
 
 
 class _PageMetadataRequired(TypedDict):
@@ -1722,8 +1729,8 @@ class PageMetadata(_PageMetadataRequired, total=False):
     #: With only_main_content and format=markdown: what main-content extraction found and left out;
     #: else null.
     main_content: MainContentReport | None
-    #: A document (a PDF) read into markdown: its own title, author, dates, pages, and whether it needs
-    #: OCR. Absent for a web page.
+    #: A document (PDF, Word, spreadsheet, slides, OpenDocument, EPUB, RTF, CSV) read into markdown:
+    #: its own title, author, dates, pages, and whether it needs OCR. Absent for a web page.
     document: DocumentFacts | None
 
 

@@ -1,3 +1,14 @@
+/**
+ * The documents read into markdown (decision 0039). A "page" is a PDF's page, a presentation's
+ * slide or a spreadsheet's sheet; a flowing document (Word, OpenDocument text, EPUB, RTF, CSV)
+ * is one part, counted for billing by its text (DOCUMENT_PAGE_CHARACTERS to a page).
+ */
+export const DOCUMENT_FORMATS = ['pdf', 'docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'epub', 'rtf', 'csv'] as const;
+export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
+
+/** Characters of text that count as one page of a flowing document (about a printed page). */
+export const DOCUMENT_PAGE_CHARACTERS = 3000;
+
 /** The most pages one document read reads (the rest are left out, and said so). */
 export const DOCUMENT_MAX_PAGES = 2000;
 

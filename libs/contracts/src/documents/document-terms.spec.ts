@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { isPageWanted, pageRangesOf } from './page-ranges';
+import { isPageWanted, pageRangesOf } from './document-terms';
 
 describe('pageRangesOf', () => {
   it('reads what it writes: any list of forward ranges, however spaced', () => {
