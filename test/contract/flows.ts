@@ -74,6 +74,18 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
     throw new Error('screenshot without browser was not a validation error');
   const downloaded = ok('download', await client.POST('/v1/sync/download', { body: { url: ctx.pageUrl } }));
   if (downloaded.content === null || downloaded.statusCode !== 200) throw new Error('download');
+  // A document the client already has: the raw body with its type.
+  const converted = ok(
+    'convert document',
+    await client.POST('/v1/documents/convert', {
+      params: { query: { filename: 'prices.csv' } },
+      body: 'item,price\nApple,1.20\n',
+      bodySerializer: (body) => body,
+      headers: { 'content-type': 'text/csv' },
+    }),
+  );
+  if (converted.document.format !== 'csv' || converted.credits_charged !== 1 || !converted.markdown?.includes('| Apple | 1.20 |'))
+    throw new Error('convert document');
 
   // Collections.
   const collection = ok(

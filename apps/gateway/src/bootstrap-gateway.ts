@@ -5,6 +5,7 @@ import { platformMetrics } from '@lib/metrics';
 import { announceServiceStarted, type Clock, withPlatformModules } from '@lib/runtime';
 import fastifyHelmet from '@fastify/helmet';
 import { NestFactory } from '@nestjs/core';
+import { installDocumentUploadParser } from './documents/document-upload.parser';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -88,6 +89,7 @@ export async function startGateway(config: PlatformConfig, bus?: InProcessBus, c
   // First of the request hooks: everything after it runs in the request's correlation scope.
   installRequestCorrelation(fastify);
   installJsonBodyParser(fastify);
+  installDocumentUploadParser(fastify, config.documentMaxBytes);
   serveConsole(fastify, locateConsoleBuild());
   fastify.decorateRequest('admission', null as never);
   // Admission runs before body parsing: auth and rate limits apply even to malformed requests.

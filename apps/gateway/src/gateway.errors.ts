@@ -52,3 +52,13 @@ export class JobResultUnavailableError extends AppError {
 export class FeatureNotAvailableError extends AppError {
   readonly code = 'auth.feature_missing';
 }
+
+/** An upload past DOCUMENT_MAX_BYTES (POST /v1/documents/convert): refused at its Content-Length, or as it streams. */
+export class UploadTooLargeError extends AppError {
+  readonly code = 'document.too_large';
+}
+
+/** A body POST /v1/documents/convert cannot take: not a document type, or no file in the form. */
+export class UnsupportedUploadError extends AppError {
+  readonly code = 'document.unsupported';
+}

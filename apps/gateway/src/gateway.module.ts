@@ -40,6 +40,7 @@ import { OperationsController } from './operations/operations.controller';
 import { PlatformHealth } from './health/platform-health';
 import { OPENAPI_DOCUMENT, OpenApiController } from './openapi/openapi.controller';
 import { PlansController } from './plans/plans.controller';
+import { DocumentsController } from './documents/documents.controller';
 import { SyncScrapeController } from './sync-scrape/sync-scrape.controller';
 import { EngineWatch } from './sync-scrape/engine-watch';
 import { InFlightEventsController } from './sync-scrape/in-flight-events.controller';
@@ -60,6 +61,7 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     RotateTokenController,
     OpenApiController,
     SyncScrapeController,
+    DocumentsController,
     CollectionsController,
     RunsController,
     ProjectsController,

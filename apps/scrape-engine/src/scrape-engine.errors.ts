@@ -27,3 +27,19 @@ export class BrowserCapacityExhaustedError extends AppError {
     super(message, { retry_after_seconds: retryAfterSeconds });
   }
 }
+
+/** An uploaded file is not a document this service reads (POST /v1/documents/convert). */
+export class UnsupportedDocumentError extends AppError {
+  readonly code = 'document.unsupported';
+}
+
+/** An uploaded document that cannot be read, by why: its password, its damage, or past a cap of its kind. */
+export class DocumentEncryptedError extends AppError {
+  readonly code = 'document.encrypted';
+}
+export class DocumentCorruptError extends AppError {
+  readonly code = 'document.corrupt';
+}
+export class DocumentTooLargeError extends AppError {
+  readonly code = 'document.too_large';
+}

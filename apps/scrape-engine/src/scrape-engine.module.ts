@@ -28,6 +28,8 @@ import { ScrapeExecution } from './sync-scrape/scrape-execution';
 import { PageRevalidation } from './page-revalidation/page-revalidation';
 import { SimpleScrapeExecutor } from './sync-scrape/simple-scrape.executor';
 import { DocumentThreads } from './documents/document-threads';
+import { DocumentConversion } from './document-conversion/document-conversion';
+import { DocumentConversionController } from './document-conversion/document-conversion.controller';
 import { SimpleScrapeThreads } from './simple-threads/simple-scrape-threads';
 
 /**
@@ -35,7 +37,7 @@ import { SimpleScrapeThreads } from './simple-threads/simple-scrape-threads';
  * pool), for sync requests (request/reply) and for batch jobs (taken from the job queue).
  */
 @Module({
-  controllers: [createHealthController('scrape-engine'), ScrapeController],
+  controllers: [createHealthController('scrape-engine'), ScrapeController, DocumentConversionController],
   providers: [
     targetGuardProvider,
     { provide: SimpleFetcher, inject: [TargetGuard], useFactory: (guard: TargetGuard) => new SimpleFetcher(guard) },
@@ -51,6 +53,7 @@ import { SimpleScrapeThreads } from './simple-threads/simple-scrape-threads';
       useFactory: (config: PlatformConfig) => new DocumentThreads(config.memoryReclaimIdleMs || 30_000),
     },
     SimpleScrapeExecutor,
+    DocumentConversion,
     {
       provide: SimpleScrapeThreads,
       inject: [SimpleScrapeExecutor, PLATFORM_CONFIG],

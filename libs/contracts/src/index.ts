@@ -23,6 +23,7 @@ export * from './batch/project.messages';
 export * from './batch/run-kinds';
 export * from './scrape/success-criterion';
 export * from './documents/document-terms';
+export * from './documents/document-conversion.messages';
 export * from './validation-problems';
 export * from './webhooks/webhook.messages';
 export * from './proxy/country-proxy.messages';

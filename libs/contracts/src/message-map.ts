@@ -1,3 +1,4 @@
+import type { ConvertDocumentCommand, DocumentConversionResult } from './documents/document-conversion.messages';
 import type { MessageContext } from './bounded-contexts';
 import type {
   ChargeLeasedCreditsCommand,
@@ -168,6 +169,10 @@ export type RequestReplyMap = {
   [SUBJECTS.scrape.download]: {
     request: ExecuteDownloadCommand;
     reply: { facts: ScrapeExecutionFacts; result: Packed<DownloadResultBody> };
+  };
+  [SUBJECTS.scrape.convertDocument]: {
+    request: ConvertDocumentCommand;
+    reply: { facts: ScrapeExecutionFacts; result: Packed<DocumentConversionResult> };
   };
   [SUBJECTS.billing.quotaQuery]: { request: QuotaQuery; reply: QuotaState };
   [SUBJECTS.billing.creditsReserve]: { request: ReserveCreditsCommand; reply: ReserveCreditsReply };

@@ -23,6 +23,8 @@ export const SUBJECTS = {
     execute: 'scrape-engine.scrape.execute.command.v1',
     /** Download one file (spec 2.9); the content may be parked in the transfer store. */
     download: 'scrape-engine.download.execute.command.v1',
+    /** Read one uploaded document (POST /v1/documents/convert); the file travels parked when large. */
+    convertDocument: 'scrape-engine.document.convert.command.v1',
     /**
      * Every second, each scrape-engine replica names the sync requests it is working on (fan-out
      * to every gateway): a request that stops being named has lost its engine.

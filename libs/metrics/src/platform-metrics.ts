@@ -75,8 +75,21 @@ export class PlatformMetrics {
   });
   readonly documents = new Counter({
     name: `${PREFIX}documents_total`,
-    help: 'Documents (PDF) a scrape answered with, by format and outcome: read, ocr_required (a scan: no text layer), unreadable (corrupt or encrypted: its bytes answered).',
+    help: 'Documents read (scraped, or uploaded to /v1/documents/convert), by format and outcome: read, ocr_required (a PDF scan: no text layer), unreadable (refused: document_refusals_total says why).',
     labelNames: ['format', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly documentRefusals = new Counter({
+    name: `${PREFIX}document_refusals_total`,
+    help: 'Documents refused, by format and reason: document_encrypted, document_corrupt, document_too_large (pages declared, bytes once inflated, memory, or the time budget).',
+    labelNames: ['format', 'reason'] as const,
+    registers: [this.registry],
+  });
+  readonly documentSeconds = new Histogram({
+    name: `${PREFIX}document_read_seconds`,
+    help: 'Time to read one document into markdown (on its document thread, waiting for the thread included), by format.',
+    labelNames: ['format'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30],
     registers: [this.registry],
   });
   readonly documentPages = new Counter({

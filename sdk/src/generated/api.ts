@@ -190,6 +190,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/documents/convert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert a document you already have (PDF, DOCX, XLSX, PPTX, ODT, ODS, ODP, EPUB, RTF, CSV) to markdown or HTML, as a scrape of its URL would.
+         * @description The file is the raw body with its Content-Type (options as query parameters), or multipart/form-data with the file in the field "file" (options as form fields or query parameters). At most DOCUMENT_MAX_BYTES (50 MB): a larger Content-Length is answered 413 document_too_large before the body is read. A credit per page read (slides and sheets are pages; a flowing document a page per 3,000 characters), at least 1. A file that is not a document answers 415 unsupported_document; one that cannot be read 422 document_encrypted or document_corrupt, or 413 document_too_large (a zip bomb, a 50,000-page PDF, past its time or memory budget); none of them is charged.
+         */
+        post: operations["Documents_convert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/async/collections": {
         parameters: {
             query?: never;
@@ -1698,6 +1718,43 @@ export interface components {
             /** @description Seconds. */
             executionTime: number | null;
         };
+        DocumentFacts: {
+            /** @enum {string} */
+            format: "pdf" | "docx" | "xlsx" | "pptx" | "odt" | "ods" | "odp" | "epub" | "rtf" | "csv";
+            title: string | null;
+            author: string | null;
+            /** @description When the file says it was created (ISO 8601). */
+            created: string | null;
+            language: string | null;
+            /** @description Pages (a PDF), slides (a presentation), sheets (a spreadsheet); 1 for a flowing document. */
+            page_count: number;
+            /** @description Pages, slides or sheets read into the result (at most 2,000). */
+            pages_read: number;
+            /** @description The pages charged, one credit each: pages_read, or for a flowing document its text at 3,000 characters to a page (at least 1). */
+            pages_charged?: number;
+            /** @description A PDF with no text layer (a scan): its pages are images, and the result holds no text from them. false for other formats. */
+            ocr_required: boolean;
+        };
+        DocumentConversionResult: {
+            /**
+             * @description The media type of the format read (the upload's own may be vague).
+             * @example application/pdf
+             */
+            content_type: string;
+            /** @description With format=markdown: the document, with a `<!-- page N -->` marker before each page. */
+            markdown: string | null;
+            /** @description With format=html. */
+            html: string | null;
+            document: components["schemas"]["DocumentFacts"];
+            /** @description The http(s) links of the pages read. */
+            links: string[];
+            /** @description What was left out and why (a cut at max_pages or at the time budget, a scan that needs OCR). */
+            notes: string[];
+            /** @description A credit per page read (per 3,000 characters for a flowing document), at least 1. */
+            credits_charged: number;
+            /** @description Milliseconds the reading took. */
+            execution_ms: number;
+        };
         CollectionBody: {
             /** @default New Collection */
             name?: string;
@@ -3124,23 +3181,6 @@ export interface components {
             /** @description True when the whole page was converted instead (nothing set apart, or too little kept; guidance says which). */
             whole_page: boolean;
         };
-        DocumentFacts: {
-            /** @enum {string} */
-            format: "pdf" | "docx" | "xlsx" | "pptx" | "odt" | "ods" | "odp" | "epub" | "rtf" | "csv";
-            title: string | null;
-            author: string | null;
-            /** @description When the file says it was created (ISO 8601). */
-            created: string | null;
-            language: string | null;
-            /** @description Pages (a PDF), slides (a presentation), sheets (a spreadsheet); 1 for a flowing document. */
-            page_count: number;
-            /** @description Pages, slides or sheets read into the result (at most 2,000). */
-            pages_read: number;
-            /** @description The pages charged, one credit each: pages_read, or for a flowing document its text at 3,000 characters to a page (at least 1). */
-            pages_charged?: number;
-            /** @description A PDF with no text layer (a scan): its pages are images, and the result holds no text from them. false for other formats. */
-            ocr_required: boolean;
-        };
         PageMetadata: {
             /** @description <title>, else og:title. */
             title: string | null;
@@ -3862,8 +3902,149 @@ export interface components {
                 };
             };
         };
-        /** @description Bad Request: request validation (every problem in `detail`); or error_code bad_request, bad_url. */
+        /** @description Bad Request: error_code bad_request, bad_url, invalid_json, invalid_request. */
         BadRequest3: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "bad_request" | "bad_url" | "invalid_json" | "invalid_request";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Payload Too Large: error_code document_too_large, payload_too_large. */
+        PayloadTooLarge2: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "document_too_large" | "payload_too_large";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Unsupported Media Type: error_code unsupported_document, unsupported_media_type. */
+        UnsupportedMediaType2: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "unsupported_document" | "unsupported_media_type";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code document_corrupt, document_encrypted, invalid_scrape_request. */
+        UnprocessableEntity3: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationErrorBody"] | {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "document_corrupt" | "document_encrypted" | "invalid_scrape_request";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Service Unavailable: error_code scrape_engine_lost, service_unavailable. */
+        ServiceUnavailable4: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "scrape_engine_lost" | "service_unavailable";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Bad Request: request validation (every problem in `detail`); or error_code bad_request, bad_url. */
+        BadRequest4: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3891,7 +4072,7 @@ export interface components {
             };
         };
         /** @description Bad Request: request validation (every problem in `detail`); or error_code bad_request, bad_url, invalid_collection, invalid_idempotency_key, invalid_json. */
-        BadRequest4: {
+        BadRequest5: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3947,7 +4128,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: error_code idempotency_key_reused, target_blocked. */
-        UnprocessableEntity3: {
+        UnprocessableEntity4: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4003,7 +4184,7 @@ export interface components {
             };
         };
         /** @description Bad Request: request validation (every problem in `detail`); or error_code bad_request, bad_url, invalid_collection, invalid_json. */
-        BadRequest5: {
+        BadRequest6: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4031,7 +4212,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code target_blocked. */
-        UnprocessableEntity4: {
+        UnprocessableEntity5: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4143,7 +4324,7 @@ export interface components {
             };
         };
         /** @description Bad Request: request validation (every problem in `detail`); or error_code bad_request, bad_url, invalid_cursor. */
-        BadRequest6: {
+        BadRequest7: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4199,7 +4380,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_project, target_blocked. */
-        UnprocessableEntity5: {
+        UnprocessableEntity6: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4255,7 +4436,7 @@ export interface components {
             };
         };
         /** @description Bad Request: error_code bad_request, bad_url, invalid_batch, invalid_idempotency_key, invalid_json. */
-        BadRequest7: {
+        BadRequest8: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4339,7 +4520,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code idempotency_key_reused, target_blocked. */
-        UnprocessableEntity6: {
+        UnprocessableEntity7: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4395,7 +4576,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code idempotency_key_reused. */
-        UnprocessableEntity7: {
+        UnprocessableEntity8: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4591,7 +4772,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code unknown_country. */
-        UnprocessableEntity8: {
+        UnprocessableEntity9: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4647,7 +4828,7 @@ export interface components {
             };
         };
         /** @description Bad Request: request validation (every problem in `detail`); or error_code bad_request, bad_url, invalid_request. */
-        BadRequest8: {
+        BadRequest9: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4703,7 +4884,7 @@ export interface components {
             };
         };
         /** @description Bad Request: error_code bad_request, bad_url, invalid_json, invalid_pattern. */
-        BadRequest9: {
+        BadRequest10: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4759,7 +4940,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_crawl, target_blocked. */
-        UnprocessableEntity9: {
+        UnprocessableEntity10: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4843,7 +5024,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code target_blocked, validation_error. */
-        UnprocessableEntity10: {
+        UnprocessableEntity11: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4899,7 +5080,7 @@ export interface components {
             };
         };
         /** @description Bad Request: error_code bad_request, bad_url, invalid_request. */
-        BadRequest10: {
+        BadRequest11: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4955,7 +5136,7 @@ export interface components {
             };
         };
         /** @description Bad Request: the MCP transport (a JSON-RPC error, id null): not a JSON-RPC message, a batch over the SDK's limit, or an unsupported MCP-Protocol-Version header; or error_code bad_request, bad_url, invalid_json. */
-        BadRequest11: {
+        BadRequest12: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5489,6 +5670,65 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    Documents_convert: {
+        parameters: {
+            query?: {
+                /** @description What the document is converted to. */
+                format?: "markdown" | "html";
+                /** @description The pages (slides, sheets) to read, counted from 1, as for a scrape. */
+                pages?: string;
+                max_pages?: number;
+                /** @description The file's name: its extension tells the format when the Content-Type is application/octet-stream and the bytes do not. */
+                filename?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/pdf": string;
+                "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                "application/vnd.openxmlformats-officedocument.presentationml.presentation": string;
+                "application/vnd.oasis.opendocument.text": string;
+                "application/epub+zip": string;
+                "application/rtf": string;
+                "text/csv": string;
+                "application/octet-stream": string;
+                "multipart/form-data": string;
+            };
+        };
+        responses: {
+            /** @description The document as markdown (or HTML) with what it says of itself and the credits charged. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentConversionResult"];
+                };
+            };
+            400: components["responses"]["BadRequest3"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge2"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType2"];
+            422: components["responses"]["UnprocessableEntity3"];
+            429: components["responses"]["TooManyRequests3"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable4"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     Collections_list: {
         parameters: {
             query?: {
@@ -5520,7 +5760,7 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionView"][];
                 };
             };
-            400: components["responses"]["BadRequest3"];
+            400: components["responses"]["BadRequest4"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
@@ -5582,14 +5822,14 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionWriteReply"];
                 };
             };
-            400: components["responses"]["BadRequest4"];
+            400: components["responses"]["BadRequest5"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict2"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity3"];
+            422: components["responses"]["UnprocessableEntity4"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5666,14 +5906,14 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionUpdateReply"];
                 };
             };
-            400: components["responses"]["BadRequest5"];
+            400: components["responses"]["BadRequest6"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound2"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity4"];
+            422: components["responses"]["UnprocessableEntity5"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5871,7 +6111,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunList"];
                 };
             };
-            400: components["responses"]["BadRequest3"];
+            400: components["responses"]["BadRequest4"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound2"];
             408: components["responses"]["RequestTimeout"];
@@ -6032,7 +6272,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobListingPage"];
                 };
             };
-            400: components["responses"]["BadRequest6"];
+            400: components["responses"]["BadRequest7"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound4"];
             408: components["responses"]["RequestTimeout"];
@@ -6137,7 +6377,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectList"];
                 };
             };
-            400: components["responses"]["BadRequest6"];
+            400: components["responses"]["BadRequest7"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
@@ -6198,7 +6438,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity5"];
+            422: components["responses"]["UnprocessableEntity6"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6564,7 +6804,7 @@ export interface operations {
                     "application/json": components["schemas"]["BatchWriteReply"];
                 };
             };
-            400: components["responses"]["BadRequest7"];
+            400: components["responses"]["BadRequest8"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound7"];
             408: components["responses"]["RequestTimeout"];
@@ -6572,7 +6812,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity6"];
+            422: components["responses"]["UnprocessableEntity7"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6642,7 +6882,7 @@ export interface operations {
                     "application/json": components["schemas"]["BatchWriteReply"];
                 };
             };
-            400: components["responses"]["BadRequest7"];
+            400: components["responses"]["BadRequest8"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound8"];
             408: components["responses"]["RequestTimeout"];
@@ -6650,7 +6890,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity7"];
+            422: components["responses"]["UnprocessableEntity8"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7107,7 +7347,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientJobPage"];
                 };
             };
-            400: components["responses"]["BadRequest6"];
+            400: components["responses"]["BadRequest7"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound10"];
             408: components["responses"]["RequestTimeout"];
@@ -7516,7 +7756,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity8"];
+            422: components["responses"]["UnprocessableEntity9"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7637,7 +7877,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity8"];
+            422: components["responses"]["UnprocessableEntity9"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7675,7 +7915,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillingReply"];
                 };
             };
-            400: components["responses"]["BadRequest3"];
+            400: components["responses"]["BadRequest4"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
@@ -7721,7 +7961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientMetricsReply"];
                 };
             };
-            400: components["responses"]["BadRequest8"];
+            400: components["responses"]["BadRequest9"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
@@ -7762,7 +8002,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlatformMetricsReply"];
                 };
             };
-            400: components["responses"]["BadRequest8"];
+            400: components["responses"]["BadRequest9"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
@@ -7802,7 +8042,7 @@ export interface operations {
                     "application/json": components["schemas"]["ViabilityRunList"];
                 };
             };
-            400: components["responses"]["BadRequest6"];
+            400: components["responses"]["BadRequest7"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
@@ -8005,14 +8245,14 @@ export interface operations {
                     "application/json": components["schemas"]["MapSiteResult"];
                 };
             };
-            400: components["responses"]["BadRequest9"];
+            400: components["responses"]["BadRequest10"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden4"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity4"];
+            422: components["responses"]["UnprocessableEntity5"];
             429: components["responses"]["TooManyRequests3"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8048,14 +8288,14 @@ export interface operations {
                     "application/json": components["schemas"]["CrawlView"];
                 };
             };
-            400: components["responses"]["BadRequest9"];
+            400: components["responses"]["BadRequest10"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden4"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity9"];
+            422: components["responses"]["UnprocessableEntity10"];
             429: components["responses"]["TooManyRequests3"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8298,7 +8538,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity10"];
+            422: components["responses"]["UnprocessableEntity11"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8577,7 +8817,7 @@ export interface operations {
                     "application/json": components["schemas"]["MonitorChangesPage"];
                 };
             };
-            400: components["responses"]["BadRequest10"];
+            400: components["responses"]["BadRequest11"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound16"];
             408: components["responses"]["RequestTimeout"];
@@ -8620,7 +8860,7 @@ export interface operations {
                     "application/json": components["schemas"]["CrawlWebhookDeliveries"];
                 };
             };
-            400: components["responses"]["BadRequest6"];
+            400: components["responses"]["BadRequest7"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound15"];
             408: components["responses"]["RequestTimeout"];
@@ -8798,7 +9038,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest11"];
+            400: components["responses"]["BadRequest12"];
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];

@@ -15,16 +15,20 @@ export interface HttpResult<T = any> {
 export async function http<T = any>(
   baseUrl: string,
   path: string,
-  init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {},
+  init: { method?: string; token?: string; json?: unknown; body?: string | Uint8Array | FormData; headers?: Record<string, string> } = {},
 ): Promise<HttpResult<T>> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
-  let body: string | undefined = init.body;
+  let body: string | Uint8Array | FormData | undefined = init.body;
   if (init.json !== undefined) {
     headers['content-type'] ??= 'application/json';
     body = JSON.stringify(init.json);
   }
-  const response = await fetch(`${baseUrl}${path}`, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body });
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: init.method ?? (body !== undefined ? 'POST' : 'GET'),
+    headers,
+    body: body as BodyInit | undefined,
+  });
   const text = await response.text();
   let parsed: unknown = text;
   try {

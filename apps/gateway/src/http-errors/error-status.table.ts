@@ -61,6 +61,11 @@ export const HTTP_ERROR_TABLE = {
   // interval and URL limits are validation problems at their field (422).
   'monitor.not_found': { status: 404, errorCode: 'monitor_not_found' },
   'monitor.limit_reached': { status: 403, errorCode: 'monitor_limit_reached' },
+  // Documents (decision 0039): an upload that is not one 415, past the size or a cap of its kind 413, unreadable 422.
+  'document.unsupported': { status: 415, errorCode: 'unsupported_document' },
+  'document.too_large': { status: 413, errorCode: 'document_too_large' },
+  'document.encrypted': { status: 422, errorCode: 'document_encrypted' },
+  'document.corrupt': { status: 422, errorCode: 'document_corrupt' },
   'idempotency.invalid_key': { status: 400, errorCode: 'invalid_idempotency_key' },
   'idempotency.key_reused': { status: 422, errorCode: 'idempotency_key_reused' },
   'idempotency.in_flight': { status: 409, errorCode: 'idempotency_key_in_flight' },

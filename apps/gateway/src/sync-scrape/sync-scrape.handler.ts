@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type DocumentConversionResult,
+  type UploadedDocumentRequest,
   deliveredUsableContent,
   DownloadRequest,
   PAGE_CACHE_FIELDS,
@@ -29,7 +31,7 @@ import { PageCacheClient, type PageCacheMiss } from '@lib/page-cache';
 // when a scrape has failed. A dead engine is noticed much sooner, by EngineWatch.
 const ENGINE_RPC_TIMEOUT_MS = 300_000;
 
-type EngineSubject = typeof SUBJECTS.scrape.execute | typeof SUBJECTS.scrape.download;
+type EngineSubject = typeof SUBJECTS.scrape.execute | typeof SUBJECTS.scrape.download | typeof SUBJECTS.scrape.convertDocument;
 
 /** The request as the engine takes it: a ScrapeRequest, without the page cache's own fields. */
 function engineRequestOf(request: ScrapeRequest): Record<string, unknown> {
@@ -110,6 +112,19 @@ export class SyncScrapeHandler {
         result,
         outcome: { success: deliveredUsableContent(reply.facts, result), executionMs: (result.executionTime ?? 0) * 1000 },
       };
+    });
+  }
+
+  /**
+   * POST /v1/documents/convert: the file read on an engine, held at one credit and charged a
+   * credit per page read (what its facts say); a file that cannot be read is refused there with a
+   * typed 4xx and releases the hold.
+   */
+  async convertDocument(upload: UploadedDocumentRequest, admission: AdmittedCall): Promise<DocumentConversionResult> {
+    return this.charged.run(admission, 'document-convert', CREDIT_COST.simple_request, async () => {
+      const reply = await this.callEngine(SUBJECTS.scrape.convertDocument, this.command(upload, admission), admission);
+      const result = await this.bus.unpack(reply.result);
+      return { facts: reply.facts, result, outcome: { success: true, executionMs: result.execution_ms } };
     });
   }
 

@@ -6,6 +6,9 @@
 /** encrypted: a password is needed; corrupt: not the format it says; too_large: past a cap of its own kind (pages, expanded bytes). */
 export type DocumentUnreadableReason = 'document_encrypted' | 'document_corrupt' | 'document_too_large';
 
+/** How long one document's pages are read before the rest are left out (said so, with the pages read). */
+export const DOCUMENT_READ_BUDGET_MS = 20_000;
+
 /** A document declaring more pages than this is refused before any page is read (a page-tree bomb). */
 export const DOCUMENT_MAX_DECLARED_PAGES = 50_000;
 
@@ -58,4 +61,14 @@ export function stopBefore(pages: DocumentPages, readSoFar: number): ReadDocumen
   if (readSoFar >= pages.max) return 'max_pages';
   if (performance.now() > pages.deadline) return 'time';
   return null;
+}
+
+/** What a reading left out and why, as notes for the answer: a scan, a cut at max_pages or at the time budget. */
+export function readingNotes(read: ReadDocument): string[] {
+  const of = `${read.pages.length} pages read of ${read.metadata.page_count}`;
+  return [
+    ...(read.ocrRequired ? ['ocr_required: the PDF has no text layer (a scan); its pages are images'] : []),
+    ...(read.cut === 'max_pages' ? [`document cut at max_pages: ${of}`] : []),
+    ...(read.cut === 'time' ? [`document cut at its ${DOCUMENT_READ_BUDGET_MS / 1000} s budget: ${of}; ask for the rest with pages`] : []),
+  ];
 }

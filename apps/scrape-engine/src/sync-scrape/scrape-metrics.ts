@@ -29,10 +29,7 @@ export async function measuredScrape<T extends { facts: ScrapeExecutionFacts; re
         ok ? null : typeof result.guidance?.error_type === 'string' ? result.guidance.error_type : null,
       ),
     });
-    if (facts.document) {
-      platformMetrics.documents.inc({ format: facts.document.format, outcome: facts.document.outcome });
-      if (facts.document.pages > 0) platformMetrics.documentPages.inc({ format: facts.document.format }, facts.document.pages);
-    }
+    if (facts.document) countDocument(facts.document);
     return done;
   } catch (error) {
     platformMetrics.scrapes.inc({ mode, outcome: 'error', error_type: 'none' });
@@ -40,4 +37,13 @@ export async function measuredScrape<T extends { facts: ScrapeExecutionFacts; re
   } finally {
     platformMetrics.scrapeDuration.observe({ mode }, (performance.now() - started) / 1000);
   }
+}
+
+/** Counts one document read or refused (documents_total, document_pages_total, document_refusals_total, document_read_seconds). */
+export function countDocument(document: NonNullable<ScrapeExecutionFacts['document']>): void {
+  const { format } = document;
+  platformMetrics.documents.inc({ format, outcome: document.outcome });
+  if (document.pages > 0) platformMetrics.documentPages.inc({ format }, document.pages);
+  if (document.reason) platformMetrics.documentRefusals.inc({ format, reason: document.reason });
+  if (document.read_ms !== undefined) platformMetrics.documentSeconds.observe({ format }, document.read_ms / 1000);
 }

@@ -24,7 +24,12 @@ import { FetchFailure, ProxyFailure } from '@lib/http-fetch';
 import { attemptWithRetries } from '../scrape-attempts/scrape-attempts';
 import { comparableMarkdown } from '../page-changes/comparable-page';
 import { type DocumentKind, documentKindOf, mediaTypeOf } from '../documents/document-kinds';
-import { type DocumentUnreadableReason, DocumentUnreadableError } from '../documents/document-reading';
+import {
+  DOCUMENT_READ_BUDGET_MS,
+  type DocumentUnreadableReason,
+  DocumentUnreadableError,
+  readingNotes,
+} from '../documents/document-reading';
 import { DocumentThreads } from '../documents/document-threads';
 import { assembleScrapeResult, type ShapedBody } from '../scrape-attempts/scrape-result-assembly';
 
@@ -132,7 +137,14 @@ export class SimpleScrapeExecutor {
       ? { headers: definedHeaders(response.headers), redirects: response.redirects, final_url: response.url }
       : null;
     facts.validators = validatorsOf(response?.headers);
-    if (document) facts.document = { format: document.format, outcome: document.outcome, pages: document.pages };
+    if (document)
+      facts.document = {
+        format: document.format,
+        outcome: document.outcome,
+        pages: document.pages,
+        reason: document.reason ?? null,
+        read_ms: document.read_ms,
+      };
     return { facts, result };
   }
 
@@ -148,6 +160,7 @@ export class SimpleScrapeExecutor {
     };
     const kind = documentKindOf(response.contentType, response.body, response.url);
     if (kind && response.statusCode >= 200 && response.statusCode < 300) {
+      const readStarted = performance.now();
       try {
         return await this.document(kind, request, response, base);
       } catch (error) {
@@ -157,7 +170,7 @@ export class SimpleScrapeExecutor {
           ...base,
           ...bytesOf(response),
           notes: [`${error.reason}: ${error.message}`],
-          document: { format: kind, outcome: 'unreadable', pages: 0, reason: error.reason },
+          document: { format: kind, outcome: 'unreadable', pages: 0, reason: error.reason, read_ms: performance.now() - readStarted },
         };
       }
     }
@@ -196,20 +209,13 @@ export class SimpleScrapeExecutor {
   ): Promise<Shaped> {
     const ranges = request.pages ? pageRangesOf(request.pages) : null;
     if (typeof ranges === 'string') throw new InvalidScrapeRequestError(ranges, { field: 'pages' });
+    const readStarted = performance.now();
     const read = await this.documents.read(kind, response.body, {
       ranges,
       max: request.max_pages ?? DOCUMENT_MAX_PAGES,
       budgetMs: DOCUMENT_READ_BUDGET_MS,
     });
-    const notes = [
-      ...(read.ocrRequired ? ['ocr_required: the PDF has no text layer (a scan); its pages are images'] : []),
-      ...(read.cut === 'max_pages' ? [`document cut at max_pages: ${read.pages.length} pages read of ${read.metadata.page_count}`] : []),
-      ...(read.cut === 'time'
-        ? [
-            `document cut at its ${DOCUMENT_READ_BUDGET_MS / 1000} s budget: ${read.pages.length} pages read of ${read.metadata.page_count}; ask for the rest with pages`,
-          ]
-        : []),
-    ];
+    const notes = readingNotes(read);
     return {
       ...base,
       content_type: mediaTypeOf(kind),
@@ -233,13 +239,16 @@ export class SimpleScrapeExecutor {
         },
       },
       notes,
-      document: { format: kind, outcome: read.ocrRequired ? 'ocr_required' : 'read', pages: read.pages.length, charged: read.charged },
+      document: {
+        format: kind,
+        outcome: read.ocrRequired ? 'ocr_required' : 'read',
+        pages: read.pages.length,
+        charged: read.charged,
+        read_ms: performance.now() - readStarted,
+      },
     };
   }
 }
-
-/** How long one document's pages are read before the rest are left out (said so, with the pages read). */
-const DOCUMENT_READ_BUDGET_MS = 20_000;
 
 /** A response shaped as the API answers it, with the notes for its guidance and what a document was. */
 type Shaped = ShapedBody & {

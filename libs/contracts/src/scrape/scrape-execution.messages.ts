@@ -413,7 +413,15 @@ export interface ScrapeExecutionFacts {
   /** A revalidation the origin answered 304: nothing was fetched; the stored page stands. */
   not_modified?: boolean;
   /** The answer was a document: read (with its pages), a scan that needs OCR, or a file that could not be read. */
-  document?: { format: DocumentFormat; outcome: 'read' | 'ocr_required' | 'unreadable'; pages: number } | null;
+  document?: {
+    format: DocumentFormat;
+    outcome: 'read' | 'ocr_required' | 'unreadable';
+    pages: number;
+    /** Why an unreadable one was refused (document_encrypted, document_corrupt, document_too_large). */
+    reason?: string | null;
+    /** How long its reading took, ms. */
+    read_ms?: number;
+  } | null;
 }
 
 export interface AnsweredResponse {

@@ -452,6 +452,46 @@ class DownloadResultBody(TypedDict):
     executionTime: float | None
 
 
+class _DocumentFactsRequired(TypedDict):
+    format: Literal["pdf", "docx", "xlsx", "pptx", "odt", "ods", "odp", "epub", "rtf", "csv"]
+    title: str | None
+    author: str | None
+    #: When the file says it was created (ISO 8601).
+    created: str | None
+    language: str | None
+    #: Pages (a PDF), slides (a presentation), sheets (a spreadsheet); 1 for a flowing document.
+    page_count: int
+    #: Pages, slides or sheets read into the result (at most 2,000).
+    pages_read: int
+    #: A PDF with no text layer (a scan): its pages are images, and the result holds no text from them.
+    #: false for other formats.
+    ocr_required: bool
+
+
+class DocumentFacts(_DocumentFactsRequired, total=False):
+    #: The pages charged, one credit each: pages_read, or for a flowing document its text at 3,000
+    #: characters to a page (at least 1).
+    pages_charged: int
+
+
+class DocumentConversionResult(TypedDict):
+    #: The media type of the format read (the upload's own may be vague).
+    content_type: str
+    #: With format=markdown: the document, with a `<!-- page N -->` marker before each page.
+    markdown: str | None
+    #: With format=html.
+    html: str | None
+    document: DocumentFacts
+    #: The http(s) links of the pages read.
+    links: list[str]
+    #: What was left out and why (a cut at max_pages or at the time budget, a scan that needs OCR).
+    notes: list[str]
+    #: A credit per page read (per 3,000 characters for a flowing document), at least 1.
+    credits_charged: int
+    #: Milliseconds the reading took.
+    execution_ms: int
+
+
 class CollectionBody(TypedDict, total=False):
     name: str
     #: Scrape requests (spec 2.1); each is validated on its own: a bad item is reported in
@@ -1679,28 +1719,6 @@ class MainContentReport(TypedDict):
     #: True when the whole page was converted instead (nothing set apart, or too little kept; guidance
     #: says which).
     whole_page: bool
-
-
-class _DocumentFactsRequired(TypedDict):
-    format: Literal["pdf", "docx", "xlsx", "pptx", "odt", "ods", "odp", "epub", "rtf", "csv"]
-    title: str | None
-    author: str | None
-    #: When the file says it was created (ISO 8601).
-    created: str | None
-    language: str | None
-    #: Pages (a PDF), slides (a presentation), sheets (a spreadsheet); 1 for a flowing document.
-    page_count: int
-    #: Pages, slides or sheets read into the result (at most 2,000).
-    pages_read: int
-    #: A PDF with no text layer (a scan): its pages are images, and the result holds no text from them.
-    #: false for other formats.
-    ocr_required: bool
-
-
-class DocumentFacts(_DocumentFactsRequired, total=False):
-    #: The pages charged, one credit each: pages_read, or for a flowing document its text at 3,000
-    #: characters to a page (at least 1).
-    pages_charged: int
 
 
 class _PageMetadataRequired(TypedDict):

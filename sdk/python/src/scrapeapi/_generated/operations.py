@@ -21,6 +21,7 @@ OPERATIONS: dict[str, tuple[str, str, int | None]] = {
     "open_api_get": ("GET", "/v1/openapi.json", 200),
     "sync_scrape_scrape": ("POST", "/v1/sync/scrape", 200),
     "sync_scrape_download": ("POST", "/v1/sync/download", 200),
+    "documents_convert": ("POST", "/v1/documents/convert", 200),
     "collections_create": ("POST", "/v1/async/collections", 201),
     "collections_list": ("GET", "/v1/async/collections", 200),
     "collections_get": ("GET", "/v1/async/collections/{collection_id}", 200),
@@ -143,6 +144,10 @@ class Operations:
     def sync_scrape_download(self, body: DownloadRequest) -> DownloadResultBody:
         """POST /v1/sync/download: Download one file (spec 2.9): base64 content with its detected MIME type."""
         return cast("DownloadResultBody", self._transport.request("POST", "/v1/sync/download", body=body))
+
+    def documents_convert(self, *, format: Literal["markdown", "html"] | None = None, pages: str | None = None, max_pages: int | None = None, filename: str | None = None) -> DocumentConversionResult:
+        """POST /v1/documents/convert: Convert a document you already have (PDF, DOCX, XLSX, PPTX, ODT, ODS, ODP, EPUB, RTF, CSV) to markdown or HTML, as a scrape of its URL would."""
+        return cast("DocumentConversionResult", self._transport.request("POST", "/v1/documents/convert", query={"format": format, "pages": pages, "max_pages": max_pages, "filename": filename}))
 
     def collections_create(self, body: CollectionBody, *, idempotency_key: str | None = None) -> CollectionWriteReply:
         """POST /v1/async/collections: Create a collection (spec 2.11/2.12)."""
@@ -465,6 +470,10 @@ class AsyncOperations:
     async def sync_scrape_download(self, body: DownloadRequest) -> DownloadResultBody:
         """POST /v1/sync/download: Download one file (spec 2.9): base64 content with its detected MIME type."""
         return cast("DownloadResultBody", await self._transport.request("POST", "/v1/sync/download", body=body))
+
+    async def documents_convert(self, *, format: Literal["markdown", "html"] | None = None, pages: str | None = None, max_pages: int | None = None, filename: str | None = None) -> DocumentConversionResult:
+        """POST /v1/documents/convert: Convert a document you already have (PDF, DOCX, XLSX, PPTX, ODT, ODS, ODP, EPUB, RTF, CSV) to markdown or HTML, as a scrape of its URL would."""
+        return cast("DocumentConversionResult", await self._transport.request("POST", "/v1/documents/convert", query={"format": format, "pages": pages, "max_pages": max_pages, "filename": filename}))
 
     async def collections_create(self, body: CollectionBody, *, idempotency_key: str | None = None) -> CollectionWriteReply:
         """POST /v1/async/collections: Create a collection (spec 2.11/2.12)."""

@@ -1,0 +1,102 @@
+import {
+  CONTENT_RULES_VERSION,
+  DOCUMENT_MAX_PAGES,
+  type DocumentConversionResult,
+  pageRangesOf,
+  type ScrapeExecutionFacts,
+  type UploadedDocumentRequest,
+} from '@lib/contracts';
+import { Injectable } from '@nestjs/common';
+import { countDocument } from '../sync-scrape/scrape-metrics';
+import { documentKindOf, mediaTypeOf } from '../documents/document-kinds';
+import {
+  DOCUMENT_READ_BUDGET_MS,
+  DocumentUnreadableError,
+  type DocumentUnreadableReason,
+  readingNotes,
+} from '../documents/document-reading';
+import { DocumentThreads } from '../documents/document-threads';
+import {
+  DocumentCorruptError,
+  DocumentEncryptedError,
+  DocumentTooLargeError,
+  InvalidScrapeRequestError,
+  UnsupportedDocumentError,
+} from '../scrape-engine.errors';
+
+const REFUSALS: Record<DocumentUnreadableReason, new (message: string) => Error> = {
+  document_encrypted: DocumentEncryptedError,
+  document_corrupt: DocumentCorruptError,
+  document_too_large: DocumentTooLargeError,
+};
+
+/**
+ * POST /v1/documents/convert on the engine: a file a client already has, read as a scraped
+ * document is (its format by Content-Type, bytes or file name; on a document thread), charged a
+ * credit per page read. A file that cannot be read is the client's to fix: a typed 4xx, never
+ * charged.
+ */
+@Injectable()
+export class DocumentConversion {
+  constructor(private readonly documents: DocumentThreads) {}
+
+  async convert(upload: UploadedDocumentRequest): Promise<{ facts: ScrapeExecutionFacts; result: DocumentConversionResult }> {
+    const started = performance.now();
+    const bytes = Buffer.from(upload.bytes_base64, 'base64');
+    const name = `https://upload.invalid/${encodeURIComponent(upload.filename ?? 'upload')}`;
+    const kind = documentKindOf(upload.media_type, bytes, name);
+    if (!kind)
+      throw new UnsupportedDocumentError(
+        `The file is not a document this service reads (PDF, DOCX, XLSX, PPTX, ODT, ODS, ODP, EPUB, RTF, CSV): its type is ${upload.media_type ?? 'not given'} and its bytes and name do not tell one.`,
+      );
+    const ranges = upload.pages ? pageRangesOf(upload.pages) : null;
+    if (typeof ranges === 'string') throw new InvalidScrapeRequestError(ranges, { field: 'pages' });
+    let read;
+    try {
+      read = await this.documents.read(kind, bytes, {
+        ranges,
+        max: upload.max_pages ?? DOCUMENT_MAX_PAGES,
+        budgetMs: DOCUMENT_READ_BUDGET_MS,
+      });
+    } catch (error) {
+      if (!(error instanceof DocumentUnreadableError)) throw error;
+      countDocument({ format: kind, outcome: 'unreadable', pages: 0, reason: error.reason, read_ms: performance.now() - started });
+      throw new REFUSALS[error.reason](error.message);
+    }
+    const credits = Math.max(1, read.charged);
+    const notes = readingNotes(read);
+    const facts: ScrapeExecutionFacts = {
+      billable: true,
+      credits,
+      mode: 'simple',
+      target_domain: 'upload',
+      status_code: 200,
+      block_reason: null,
+      protection_stack: [],
+      rule_hits: [],
+      rules_version: CONTENT_RULES_VERSION,
+      proxy: null,
+      attempts: 1,
+      document: {
+        format: kind,
+        outcome: read.ocrRequired ? 'ocr_required' : 'read',
+        pages: read.pages.length,
+        read_ms: performance.now() - started,
+      },
+    };
+    countDocument(facts.document!);
+    return {
+      facts,
+      result: {
+        content_type: mediaTypeOf(kind),
+        markdown: upload.format === 'html' ? null : read.markdown,
+        html: upload.format === 'html' ? read.html : null,
+        document: { format: kind, ...read.metadata, pages_read: read.pages.length, pages_charged: credits, ocr_required: read.ocrRequired },
+        links: read.links,
+        notes,
+        credits_charged: credits,
+        execution_ms: Math.round(performance.now() - started),
+      },
+    };
+  }
+}
