@@ -154,6 +154,8 @@ function operationsOf(document) {
       if (content['application/json']) returns = typeOf(content['application/json'].schema);
       else if (content['text/plain']) returns = 'str';
       const body = operation.requestBody?.content?.['application/json']?.schema;
+      // A file as the body (a document upload): the bytes and their media type.
+      const file = !body && Object.values(operation.requestBody?.content ?? {}).some((c) => c.schema?.format === 'binary');
       operations.push({
         id: operation.operationId,
         name: methodName(operation.operationId),
@@ -167,6 +169,7 @@ function operationsOf(document) {
         query: (operation.parameters ?? []).filter((p) => p.in === 'query'),
         header: (operation.parameters ?? []).filter((p) => p.in === 'header'),
         body: body ? { type: typeOf(body), required: operation.requestBody.required !== false } : null,
+        file,
         returns,
       });
     }
@@ -178,7 +181,9 @@ function signatureOf(op) {
   const args = ['self'];
   for (const p of op.path) args.push(`${parameterName(p.name)}: str`);
   if (op.body && op.body.required) args.push(`body: ${op.body.type}`);
+  if (op.file) args.push('file: bytes');
   const keywords = [];
+  if (op.file) keywords.push('content_type: str = "application/octet-stream"');
   if (op.body && !op.body.required) keywords.push(`body: ${op.body.type} | None = None`);
   for (const p of [...op.query, ...op.header]) keywords.push(`${parameterName(p.name)}: ${typeOf(p.schema)} | None = None`);
   if (keywords.length > 0) args.push('*', ...keywords);
@@ -191,6 +196,7 @@ function callOf(op) {
   if (op.query.length > 0) parts.push(`query={${op.query.map((p) => `${literal(p.name)}: ${parameterName(p.name)}`).join(', ')}}`);
   if (op.header.length > 0) parts.push(`headers={${op.header.map((p) => `${literal(p.name)}: ${parameterName(p.name)}`).join(', ')}}`);
   if (op.body) parts.push('body=body');
+  if (op.file) parts.push('content=file', 'content_type=content_type');
   if (op.text) parts.push('text=True');
   return parts.join(', ');
 }

@@ -62,6 +62,18 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
     expect(result.guidance.credits_charged).toBe(1);
   });
 
+  it('converts a document it already has, typed by its Blob or its name, and a refusal as a typed error', async () => {
+    const csv = new TextEncoder().encode('item,price\nApple,1.20\n');
+    const converted = await sdk.convertDocument(new Blob([csv], { type: 'text/csv' }));
+    expect(converted).toMatchObject({ content_type: 'text/csv', credits_charged: 1, document: { format: 'csv' } });
+    expect(converted.markdown).toContain('| Apple | 1.20 |');
+    const named = await sdk.convertDocument(csv, { filename: 'prices.csv', format: 'html' });
+    expect(named.html).toContain('<th>item</th>');
+    const refused = await sdk.convertDocument(new TextEncoder().encode('no document'), { filename: 'notes.txt' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ScrapingApiError);
+    expect(refused).toMatchObject({ status: 415, errorCode: 'unsupported_document' });
+  });
+
   it('throws ScrapingApiError carrying error_code, problems and the status', async () => {
     const invalid = await sdk.scrape({ url: `${site.url}/page`, screenshot: true }).catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(ScrapingApiError);

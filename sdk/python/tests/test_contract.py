@@ -46,7 +46,10 @@ def _document_operations() -> list[tuple[str, str, str, dict[str, Any]]]:
 
 def _arguments(op: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
     args = [f"id-{p['name']}" for p in op.get("parameters", []) if p["in"] == "path"]
-    if op.get("requestBody", {}).get("required", True) and op.get("requestBody"):
+    content = op.get("requestBody", {}).get("content", {})
+    if any(c.get("schema", {}).get("format") == "binary" for c in content.values()) and "application/json" not in content:
+        args.append(b"probe")
+    elif op.get("requestBody", {}).get("required", True) and op.get("requestBody"):
         args.append({"probe": True})
     return args, {}
 

@@ -78,6 +78,23 @@ def test_a_crawl_scope_monitor_from_the_cli(platform: str, site: str, token: str
         assert [(c["url"], c["change_status"]) for c in client.monitor_changes(monitor["id"])] == [(f"{site}/page", "new")]
 
 
+def test_converts_a_document_from_the_client_and_the_cli(platform: str, site: str, token: str, tmp_path: Path) -> None:
+    csv_file = tmp_path / "prices.csv"
+    csv_file.write_text("item,price\nApple,1.20\n")
+    with ScrapingClient(token, platform) as client:
+        converted = client.convert_document(csv_file)
+        assert converted["document"]["format"] == "csv"
+        assert converted["markdown"] == "<!-- page 1 -->\n\n| item | price |\n| --- | --- |\n| Apple | 1.20 |\n"
+        assert client.last_usage.credits_charged == 1
+        html = client.convert_document(b"a;b\n1;2\n", filename="t.csv", format="html")
+        assert "<th>a</th><th>b</th>" in (html["html"] or "")
+        with pytest.raises(ValidationError):
+            client.convert_document(csv_file, pages="5-3")
+    out = io.StringIO()
+    assert main(["--url", platform, "convert", str(csv_file)], out=out, client=ScrapingClient(token, platform)) == 0
+    assert "| Apple | 1.20 |" in out.getvalue()
+
+
 def test_creates_runs_waits_and_iterates_a_collection(platform: str, site: str, token: str) -> None:
     with ScrapingClient(token, platform) as client:
         run = client.run_collection("python", [{"url": f"{site}/page"}, {"url": f"{site}/other"}, {"url": f"{site}/status/404"}])

@@ -75,11 +75,15 @@ def _prepared(
     query: Mapping[str, Any] | None,
     headers: Mapping[str, str | None] | None,
     body: Any,
+    content: bytes | None = None,
+    content_type: str | None = None,
 ) -> dict[str, Any]:
-    """The URL, query, headers and JSON content of one request, the same for every attempt and both clients."""
-    content = None if body is None else json.dumps(body).encode()
+    """The URL, query, headers and content (JSON, or a file's bytes) of one request, the same for every attempt and both clients."""
     sent = _headers_of(options, headers)
     if content is not None:
+        sent["content-type"] = content_type or "application/octet-stream"
+    elif body is not None:
+        content = json.dumps(body).encode()
         sent["content-type"] = "application/json"
     return {"url": _url_of(template, path), "params": _query_of(query), "headers": sent, "content": content}
 
@@ -125,9 +129,11 @@ class SyncTransport:
         query: Mapping[str, Any] | None = None,
         headers: Mapping[str, str | None] | None = None,
         body: Any = None,
+        content: bytes | None = None,
+        content_type: str | None = None,
         text: bool = False,
     ) -> Exchange:
-        prepared = _prepared(self.options, template, path, query, headers, body)
+        prepared = _prepared(self.options, template, path, query, headers, body, content, content_type)
         for attempt in range(self.options.max_retries + 1):
             response = self._client.request(method, **prepared)
             wait = _wait_of(response, attempt, self.options)
@@ -161,9 +167,11 @@ class AsyncTransport:
         query: Mapping[str, Any] | None = None,
         headers: Mapping[str, str | None] | None = None,
         body: Any = None,
+        content: bytes | None = None,
+        content_type: str | None = None,
         text: bool = False,
     ) -> Exchange:
-        prepared = _prepared(self.options, template, path, query, headers, body)
+        prepared = _prepared(self.options, template, path, query, headers, body, content, content_type)
         for attempt in range(self.options.max_retries + 1):
             response = await self._client.request(method, **prepared)
             wait = _wait_of(response, attempt, self.options)

@@ -152,6 +152,17 @@ def _changes(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> i
     return 0
 
 
+def _convert(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> int:
+    result = client.convert_document(args.file, format="html" if args.html else "markdown", pages=args.pages, max_pages=args.max_pages)
+    if args.output == "json":
+        _print_json(result, out)
+    else:
+        out.write(result.get("markdown") or result.get("html") or "")
+    for note in result.get("notes", []):
+        sys.stderr.write(f"scrapeapi: {note}\n")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scrapeapi", description="The scraping API from a shell (token: SCRAPING_API_TOKEN).")
     parser.add_argument("--url", dest="base_url", help="the service (default: SCRAPING_API_URL or http://localhost:8080)")
@@ -189,6 +200,13 @@ def _parser() -> argparse.ArgumentParser:
     monitor.add_argument("--max-pages", type=int, metavar="N", help="with --crawl: the most pages a tick scrapes")
     monitor.add_argument("--max-depth", type=int, metavar="N", help="with --crawl: link hops from URL")
 
+    convert = commands.add_parser("convert", help="a document you have (PDF, DOCX, XLSX, PPTX, ODT, EPUB, RTF, CSV) as markdown")
+    convert.add_argument("file", metavar="FILE")
+    convert.add_argument("--html", action="store_true", help="HTML instead of markdown")
+    convert.add_argument("--pages", metavar="RANGES", help='pages, slides or sheets to read, from 1: "3", "3-10", "12-"')
+    convert.add_argument("--max-pages", type=int, metavar="N", help="the most pages read (a credit each)")
+    convert.add_argument("--output", choices=["json", "markdown"], default="markdown")
+
     changes = commands.add_parser("changes", help="the pages of a monitor that changed, newest first")
     changes.add_argument("monitor_id")
     changes.add_argument("--limit", type=int, default=100)
@@ -201,7 +219,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, client: S
     own = client is None
     client = client or ScrapingClient(base_url=args.base_url)
     try:
-        handler = {"scrape": _scrape, "collect": _collect, "viability": _viability, "monitor": _monitor, "changes": _changes}[args.command]
+        handler = {"scrape": _scrape, "collect": _collect, "viability": _viability, "monitor": _monitor, "changes": _changes, "convert": _convert}[args.command]
         return handler(client, args, out)
     except ScrapingApiError as error:
         sys.stderr.write(f"scrapeapi: {error}\n")

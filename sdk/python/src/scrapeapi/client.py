@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import mimetypes
 import os
 import time
 import uuid
@@ -19,6 +20,7 @@ from ._generated.models import (
     CrawlWebhookDelivery,
     CreateMonitorRequest,
     CreditSummary,
+    DocumentConversionResult,
     JobListingItem,
     JobResultBody,
     MapSiteRequest,
@@ -78,6 +80,18 @@ def _options(base_url: str | None, token: str | None, timeout: float, max_retrie
         max_retries=max_retries,
         max_retry_wait=max_retry_wait,
     )
+
+
+def _document(file: str | os.PathLike[str] | bytes, filename: str | None, content_type: str | None) -> tuple[bytes, str | None, str]:
+    """A file's bytes, its name and its media type (told by the name when not given; octet-stream lets the service tell by the bytes)."""
+    if isinstance(file, bytes):
+        data, name = file, filename
+    else:
+        with open(file, "rb") as handle:
+            data = handle.read()
+        name = filename or os.path.basename(os.fspath(file))
+    guessed = mimetypes.guess_type(name)[0] if name else None
+    return data, name, content_type or guessed or "application/octet-stream"
 
 
 def _scrape_request(url_or_request: str | SyncScrapeRequest, options: dict[str, Any]) -> SyncScrapeRequest:
@@ -307,6 +321,20 @@ class ScrapingClient:
         """Pages new, changed or removed, newest first."""
         return self.api.monitors_changes(monitor_id, limit=limit)["changes"]
 
+    def convert_document(
+        self,
+        file: str | os.PathLike[str] | bytes,
+        *,
+        filename: str | None = None,
+        content_type: str | None = None,
+        format: Literal["markdown", "html"] | None = None,
+        pages: str | None = None,
+        max_pages: int | None = None,
+    ) -> DocumentConversionResult:
+        """A document you already have (a path or its bytes) as markdown or HTML (POST /v1/documents/convert): a credit per page read."""
+        data, name, media_type = _document(file, filename, content_type)
+        return self.api.documents_convert(data, content_type=media_type, format=format, pages=pages, max_pages=max_pages, filename=name)
+
     def wait_for_crawl(self, crawl_id: str, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> CrawlView:
         """Polls the crawl until it has ended; its pages are then `all_jobs(batch_id=crawl_id)`."""
         deadline = _Deadline(poll_interval, timeout)
@@ -441,6 +469,19 @@ class AsyncScrapingClient:
 
     async def monitor_changes(self, monitor_id: str, *, limit: int = 100) -> list[PageChangeView]:
         return (await self.api.monitors_changes(monitor_id, limit=limit))["changes"]
+
+    async def convert_document(
+        self,
+        file: str | os.PathLike[str] | bytes,
+        *,
+        filename: str | None = None,
+        content_type: str | None = None,
+        format: Literal["markdown", "html"] | None = None,
+        pages: str | None = None,
+        max_pages: int | None = None,
+    ) -> DocumentConversionResult:
+        data, name, media_type = _document(file, filename, content_type)
+        return await self.api.documents_convert(data, content_type=media_type, format=format, pages=pages, max_pages=max_pages, filename=name)
 
     async def wait_for_crawl(self, crawl_id: str, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> CrawlView:
         deadline = _Deadline(poll_interval, timeout)
