@@ -186,7 +186,9 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
       'language',
       'max_age',
       'max_chars',
+      'max_pages',
       'offset',
+      'pages',
       'retry_on_block',
       'screenshot',
       'url',
@@ -208,6 +210,17 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     expect(validScrape({ url: 'https://example.com/', bogus: true })).toBe(false);
     expect(tools.find((t) => t.name === 'discover')!.annotations!.openWorldHint).toBe(true);
     expect(tools.find((t) => t.name === 'check_billing')!.annotations).toMatchObject({ openWorldHint: false, idempotentHint: true });
+  });
+
+  it('scrape_as_markdown reads a document by pages, a credit per page', async () => {
+    const second = await call('scrape_as_markdown', { url: `${site.url}/report.pdf`, pages: '2' });
+    expect(second.isError).toBe(false);
+    const markdown = (second.structuredContent as { markdown: string; credits_charged: number }).markdown;
+    expect(markdown).toContain('<!-- page 2 -->');
+    expect(markdown).not.toContain('<!-- page 1 -->');
+    expect((second.structuredContent as { credits_charged: number }).credits_charged).toBe(1);
+    const refused = await call('scrape_as_markdown', { url: `${site.url}/report.pdf`, pages: '3-1' });
+    expect(refused.isError).toBe(true);
   });
 
   it('scrape_as_markdown: main content by default with the title and the final URL after redirects; full_page for everything', async () => {

@@ -1,11 +1,13 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { listenOnLoopback } from './loopback-server';
 
 /**
  * A local target site for tests (127.0.0.1 only). Routes:
  * /echo (method, headers, body as JSON), /page (an article), /redirect/:n (n hops then /page),
  * /redirect-to?url= (302 there), /see-other (303 to /echo), /slow?ms=, /big?bytes=,
- * /file.pdf (binary), /latin1 (ISO-8859-1 text), /status/:code, /flaky-block?key=&n= (403 n times,
+ * /file.pdf (binary), /report.pdf (a three-page report, test/fixtures/documents), /latin1 (ISO-8859-1 text), /status/:code, /flaky-block?key=&n= (403 n times,
  * then the article), /captcha (a reCAPTCHA wall), /news (an article in a real page's chrome:
  * navigation, cookie banner, sidebar, footer, images, a table without header row and an empty one),
  * /boot-data (a forum thread whose posts are only in __NEXT_DATA__: an empty shell in simple mode).
@@ -93,6 +95,10 @@ export async function startFixtureSite(): Promise<FixtureSite> {
         res
           .writeHead(200, { 'content-type': 'application/pdf' })
           .end(Buffer.from('%PDF-1.4\n%\u00e2\u00e3\n1 0 obj\n<<>>\nendobj\n\u0000\u0001binary', 'latin1'));
+      } else if (url.pathname === '/report.pdf') {
+        res
+          .writeHead(200, { 'content-type': 'application/pdf' })
+          .end(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'documents', 'report.pdf')));
       } else if (url.pathname === '/latin1') {
         res.writeHead(200, { 'content-type': 'text/html; charset=iso-8859-1' }).end(Buffer.from('<p>Caf\u00e9 cr\u00e8me</p>', 'latin1'));
       } else if (url.pathname === '/flaky-block') {

@@ -1,5 +1,7 @@
 import {
   CrawlRequest,
+  DOCUMENT_MAX_PAGES,
+  IsPageRanges,
   DEFAULT_VIABILITY_DEPTH,
   PAGE_CACHE_MAX_AGE_SECONDS,
   MapSiteRequest,
@@ -49,6 +51,8 @@ export const AGENT_SCRAPE_FIELDS = [
   'window_size',
   'retry_on_block',
   'max_age',
+  'pages',
+  'max_pages',
 ] as const;
 
 class ContentWindowArguments {
@@ -84,6 +88,17 @@ export class ScrapeAsMarkdownArguments extends ContentWindowArguments {
   @IsOptional()
   @IsBoolean()
   full_page?: boolean;
+
+  @IsOptional()
+  @IsString()
+  @IsPageRanges()
+  pages?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(DOCUMENT_MAX_PAGES)
+  max_pages?: number;
 
   @IsOptional()
   @IsInt()
@@ -262,6 +277,8 @@ export function markdownRequestOf(args: ScrapeAsMarkdownArguments): SyncScrapeRe
   return plainToInstance(SyncScrapeRequest, {
     max_age: args.max_age,
     url: args.url,
+    pages: args.pages,
+    max_pages: args.max_pages,
     format: 'markdown',
     only_main_content: args.full_page !== true,
     include_metadata: true,

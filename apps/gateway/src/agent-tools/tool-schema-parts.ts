@@ -81,6 +81,9 @@ function nullable(schema: Schema): Schema {
 
 // What a model reads to decide: when to use the field, what it costs. Fields not named here keep the REST description.
 export const SCRAPE_FIELD_DESCRIPTIONS: Partial<Record<(typeof AGENT_SCRAPE_FIELDS)[number], string>> = {
+  pages:
+    'For a document (PDF, Word, slides, spreadsheet): the pages, slides or sheets to read, from 1 — "1-5", "8", "20-". Read a long document in parts this way: each call charges a credit per page it reads.',
+  max_pages: 'For a document: the most pages read (a credit each). Default 2000.',
   url: 'The page to fetch: a public http or https URL. Private, loopback and cloud-metadata addresses are refused.',
   format:
     'html (default): the page as served; markdown: the whole page converted to markdown. For reading an article, prefer the scrape_as_markdown tool.',

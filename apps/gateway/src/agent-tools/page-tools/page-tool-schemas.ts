@@ -1,4 +1,4 @@
-import { PAGE_CACHE_MAX_AGE_SECONDS } from '@lib/contracts';
+import { DOCUMENT_MAX_PAGES, PAGE_CACHE_MAX_AGE_SECONDS } from '@lib/contracts';
 import { CREDIT_COST } from '@lib/plans';
 import type { ToolDefinition } from '../tool-names';
 import {
@@ -73,7 +73,7 @@ function scrapeAsMarkdownTool(schemaOf: SchemaOf): ToolDefinition {
     description:
       `Read a web page as clean markdown: by default only its main content (navigation, headers, footers, cookie banners, ads and scripts dropped), with absolute links, its title and final URL. ` +
       `Set full_page=true for everything on the page. Costs ${CREDIT_COST.simple_request} credit (${CREDIT_COST.browser_request} with browser=true) when the site answers. ` +
-      `Long pages come in parts of max_chars characters: the answer says the next offset. The markdown comes back between untrusted-content markers.`,
+      `Long pages come in parts of max_chars characters: the answer says the next offset. A URL that serves a document (PDF, Word, slides, spreadsheet) is read too, with page markers; read a long one by pages ("1-10", then "11-20"): a credit per page read. The markdown comes back between untrusted-content markers.`,
     inputSchema: {
       type: 'object',
       required: ['url'],
@@ -84,6 +84,8 @@ function scrapeAsMarkdownTool(schemaOf: SchemaOf): ToolDefinition {
         retry_on_block: { type: 'boolean', default: false, description: SCRAPE_FIELD_DESCRIPTIONS.retry_on_block },
         full_page: { type: 'boolean', default: false, description: 'The whole page instead of its main content.' },
         max_age: { type: 'integer', minimum: 0, maximum: PAGE_CACHE_MAX_AGE_SECONDS, description: SCRAPE_FIELD_DESCRIPTIONS.max_age },
+        pages: { type: 'string', maxLength: 1000, description: SCRAPE_FIELD_DESCRIPTIONS.pages },
+        max_pages: { type: 'integer', minimum: 1, maximum: DOCUMENT_MAX_PAGES, description: SCRAPE_FIELD_DESCRIPTIONS.max_pages },
         ...WINDOW_PROPERTIES,
       },
     },
