@@ -1,6 +1,7 @@
 import { articleHtml, type ChangingSite, startChangingSite } from '../support/changing-site';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { eventually } from './support/eventually';
+import { completedTicks as ticksOf } from './support/monitor-ticks';
 import { http } from './support/http';
 import { type InProcessPlatform, startInProcessPlatform } from './support/in-process-platform';
 import { runtimesUnderTest } from './support/runtimes';
@@ -43,17 +44,7 @@ describe.each(runtimesUnderTest('monitors'))('monitors — $name', (runtime) => 
   });
 
   const api = (path: string, init: { method?: string; json?: unknown } = {}, as = token) => http(env.url, path, { token: as, ...init });
-  const completedTicks = async (monitorId: string, n: number) =>
-    eventually(
-      async () => {
-        const { body } = await api(`/v1/monitors/${monitorId}/ticks`);
-        const done = (body.ticks as Array<{ status: string; changes: number | null }>).filter(
-          (t) => t.status === 'completed' && t.changes !== null,
-        );
-        return done.length >= n ? body.ticks : false;
-      },
-      { what: `${n} ticks reported` },
-    );
+  const completedTicks = (monitorId: string, n: number) => ticksOf(env.url, token, monitorId, n);
   const pageChanges = async (tickId: string) => {
     const { body } = await api(`/v1/jobs?batch_id=${tickId}&limit=100`);
     const byUrl: Record<string, { change_status: string | null; diff: string | null; json_diff: unknown }> = {};

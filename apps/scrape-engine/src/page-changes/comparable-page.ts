@@ -33,7 +33,12 @@ export function comparableMarkdown(
     url,
     { scriptsRan: request.browser },
   );
-  let markdown = formatted.markdown ?? '';
-  for (const pattern of ignore.patterns) markdown = clientPattern(pattern, 'gu').replace(markdown, '');
-  return markdown;
+  return withoutIgnoredText(formatted.markdown ?? '', ignore.patterns);
+}
+
+/** Markdown without the text the ignore patterns match: a document's, or a page's once formatted. */
+export function withoutIgnoredText(markdown: string, patterns: MonitorPageDirectives['ignore']['patterns']): string {
+  let kept = markdown;
+  for (const pattern of patterns) kept = clientPattern(pattern, 'gu').replace(kept, '');
+  return kept;
 }

@@ -22,7 +22,7 @@ import { InvalidScrapeRequestError } from '../scrape-engine.errors';
 import { FetchedResponse, SimpleFetcher } from '@lib/http-fetch';
 import { FetchFailure, ProxyFailure } from '@lib/http-fetch';
 import { attemptWithRetries } from '../scrape-attempts/scrape-attempts';
-import { comparableMarkdown } from '../page-changes/comparable-page';
+import { comparableMarkdown, withoutIgnoredText } from '../page-changes/comparable-page';
 import { type DocumentKind, documentKindOf, mediaTypeOf } from '../documents/document-kinds';
 import {
   DOCUMENT_READ_BUDGET_MS,
@@ -111,8 +111,13 @@ export class SimpleScrapeExecutor {
     const { answer: response } = outcome;
     const navigationMs = performance.now() - navigationStarted;
     const extractionStarted = performance.now();
-    const { notes, document, ...body } = response ? await this.shape(request, response) : { ...noPageContent(), notes: [], document: null };
-    if (options.monitorIgnore && response?.text != null && body.html !== null)
+    const { notes, document, ...body } = response
+      ? await this.shape(request, response, options.monitorIgnore !== undefined)
+      : { ...noPageContent(), notes: [], document: null };
+    if (options.monitorIgnore && document && document.outcome !== 'unreadable')
+      // A document is compared by its text: the ignore patterns apply (its selectors have nothing to match).
+      body.markdown = withoutIgnoredText(body.markdown ?? '', options.monitorIgnore.patterns);
+    else if (options.monitorIgnore && response?.text != null && body.html !== null)
       body.markdown = comparableMarkdown(this.formatter, request, response.text, response.url, options.monitorIgnore);
     const extractionMs = performance.now() - extractionStarted;
     const totalMs = performance.now() - started;
@@ -148,7 +153,8 @@ export class SimpleScrapeExecutor {
     return { facts, result };
   }
 
-  private async shape(request: ScrapeRequest, response: FetchedResponse): Promise<Shaped> {
+  /** `compared`: a monitor's page, whose document is compared by its markdown whatever the format asked. */
+  private async shape(request: ScrapeRequest, response: FetchedResponse, compared = false): Promise<Shaped> {
     const base = {
       screenshot: null,
       evaluate_results: null,
@@ -162,7 +168,7 @@ export class SimpleScrapeExecutor {
     if (kind && response.statusCode >= 200 && response.statusCode < 300) {
       const readStarted = performance.now();
       try {
-        return await this.document(kind, request, response, base);
+        return await this.document(kind, request, response, base, compared);
       } catch (error) {
         if (!(error instanceof DocumentUnreadableError)) throw error;
         // What could not be read is still what the server sent: its bytes, and why they were not read.
@@ -206,6 +212,7 @@ export class SimpleScrapeExecutor {
     request: ScrapeRequest,
     response: FetchedResponse,
     base: Omit<ShapedBody, 'html' | 'markdown' | 'extracted_data' | 'body_base64'> & { notes: string[] },
+    compared: boolean,
   ): Promise<Shaped> {
     const ranges = request.pages ? pageRangesOf(request.pages) : null;
     if (typeof ranges === 'string') throw new InvalidScrapeRequestError(ranges, { field: 'pages' });
@@ -220,7 +227,7 @@ export class SimpleScrapeExecutor {
       ...base,
       content_type: mediaTypeOf(kind),
       html: request.format === 'html' ? read.html : null,
-      markdown: request.format === 'markdown' ? read.markdown : null,
+      markdown: request.format === 'markdown' || compared ? read.markdown : null,
       extracted_data: null,
       body_base64: null,
       metadata: {
