@@ -97,7 +97,7 @@ function freePort() {
   });
 }
 
-/** The stand-in for example.com: an article on every path, a PDF at /report.pdf, and a webhook receiver. */
+/** The stand-in for example.com: an article on every path, a three-page PDF at /report.pdf (the document tests' own), and a webhook receiver. */
 function startTargetSite() {
   const deliveries = [];
   const article = (url) =>
@@ -108,7 +108,7 @@ function startTargetSite() {
 <p>Green tea is brewed at 80 °C for two minutes; black tea at 95 °C for four. Both are better without milk, say the growers.</p>
 <ul><li>Sencha</li><li>Darjeeling</li></ul><p><a href="/a">More about tea</a></p></article></main>
 <footer>© Example</footer></body></html>`;
-  const pdf = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
+  const pdf = fs.readFileSync(path.join(root, 'test', 'fixtures', 'documents', 'report.pdf'));
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://site');
     if (req.method === 'POST' && url.pathname.startsWith('/hooks/')) {

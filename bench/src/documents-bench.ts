@@ -5,16 +5,24 @@
  * (pandoc: HTML → GFM), that markdown becomes a page (pandoc: GFM → HTML, in one column and in two)
  * and the page a PDF (Chromium's print, as any browser or word processor would make one). Scored as
  * opendataloader-bench scores: reading-order text similarity (1 − normalised edit distance on the
- * text without markup) and heading structure (headings found at the right level, F1); tables
- * (TEDS) are not scored yet. Speed: pages per second on one core, this reader and the alternative
- * (unpdf: pdf.js's own text extraction, no layout) on the same files.
+ * text without markup), heading structure (headings found at the right level, F1) and table
+ * structure (TEDS, table-structure.ts). Speed: pages per second on one core, this reader and the
+ * alternative (unpdf: pdf.js's own text extraction, no layout) on the same files.
+ *
+ * The same truths become DOCX, ODT, EPUB and PPTX (pandoc), and the articles with tables a
+ * workbook (exceljs, a sheet per table): each read by this service's reader and by the best
+ * alternative (mammoth for DOCX; officeparser's own markdown for the OpenDocument, EPUB and
+ * slides; officeparser for XLSX). And one 500-page PDF (every truth, printed as one file) is read
+ * in a process of its own by each PDF reader, for its time and its peak memory.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { distance } from 'fastest-levenshtein';
 import { MACHINE_ARGS } from '../../apps/scrape-engine/src/browser/browser-launcher';
+import { readDocument } from '../../apps/scrape-engine/src/documents/document-reader';
 import { readPdf } from '../../apps/scrape-engine/src/documents/pdf-document';
+import { markdownTables, tableScore } from './table-structure';
 import { corpusDirectory, corpusPageNames } from './markdown-quality';
 
 const CACHE = path.resolve(process.cwd(), process.env.DOCUMENT_CORPUS_DIR ?? 'bench/.documents');
@@ -32,6 +40,10 @@ interface Document {
   pdf: Buffer;
 }
 
+/** The formats made from the truths besides PDF, each with the extension pandoc writes. */
+const OFFICE_FORMATS = ['docx', 'odt', 'epub', 'pptx'] as const;
+type OfficeFormat = (typeof OFFICE_FORMATS)[number] | 'xlsx';
+
 /** The corpus: made on first use (pandoc and Chromium), then read from the cache. */
 async function corpus(): Promise<Document[]> {
   const names = corpusPageNames(corpusDirectory());
@@ -39,6 +51,8 @@ async function corpus(): Promise<Document[]> {
   fs.mkdirSync(CACHE, { recursive: true });
   const missing = names.filter((name) => !fs.existsSync(path.join(CACHE, `${name}.two-columns.pdf`)));
   if (missing.length > 0) await make(missing);
+  const officeMissing = names.filter((name) => !fs.existsSync(path.join(CACHE, `${name}.office`)));
+  if (officeMissing.length > 0) await makeOffice(officeMissing);
   return names.flatMap((name) =>
     (Object.keys(LAYOUTS) as Layout[]).map((layout) => ({
       name,
@@ -70,6 +84,43 @@ async function make(names: string[]): Promise<void> {
     }
   } finally {
     await browser.close();
+  }
+}
+
+/** A workbook of the truth's tables, a sheet each (none: no file). */
+async function workbookOf(truth: string, file: string): Promise<void> {
+  const tables = markdownTables(truth);
+  if (tables.length === 0) return;
+  const ExcelJS = (await import('exceljs')).default;
+  const book = new ExcelJS.Workbook();
+  for (const [i, table] of tables.entries()) book.addWorksheet(`Table ${i + 1}`).addRows(table);
+  await book.xlsx.writeFile(file);
+}
+
+/** The truth in every other format: DOCX, ODT, EPUB, PPTX by pandoc, its tables as a workbook (a marker file says it is made). */
+async function makeOffice(names: string[]): Promise<void> {
+  // Images left out (pandoc would fetch them to embed; the scores are on text): a filter drops them.
+  const noImages = path.join(CACHE, 'no-images.lua');
+  if (!fs.existsSync(noImages)) fs.writeFileSync(noImages, 'function Image(el) return {} end\n');
+  for (const name of names) {
+    const truth = fs.readFileSync(path.join(CACHE, `${name}.md`), 'utf8');
+    for (const format of OFFICE_FORMATS) {
+      try {
+        // No title: pandoc would set one above the text as a heading the truth does not have.
+        execFileSync(
+          'pandoc',
+          ['-f', 'gfm', '--lua-filter', noImages, '-o', path.join(CACHE, `${name}.${format}`), '--metadata', `pagetitle=${name}`],
+          {
+            input: truth,
+            stdio: ['pipe', 'ignore', 'ignore'],
+          },
+        );
+      } catch {
+        // pandoc gives up on a few pages (an image path it insists on opening): that format goes without them.
+      }
+    }
+    await workbookOf(truth, path.join(CACHE, `${name}.xlsx`));
+    fs.writeFileSync(path.join(CACHE, `${name}.office`), '');
   }
 }
 
@@ -129,12 +180,15 @@ function mean(values: Array<number | null>): number {
 }
 
 export interface DocumentRow {
-  layout: Layout | 'all';
-  reader: 'this reader (pdf.js + layout)' | 'unpdf extractText (pdf.js, no layout)';
+  format: 'pdf' | OfficeFormat;
+  layout: Layout | 'all' | 'flowing';
+  reader: string;
   documents: number;
   text: number;
   headings: number;
-  pagesPerSecond: number;
+  tables: number;
+  /** Pages per second for PDF, documents per second for the other formats. */
+  perSecond: number;
 }
 
 export async function documentsBench(): Promise<DocumentRow[]> {
@@ -145,8 +199,8 @@ export async function documentsBench(): Promise<DocumentRow[]> {
   const rows: DocumentRow[] = [];
   for (const layout of [...(Object.keys(LAYOUTS) as Layout[]), 'all' as const]) {
     const docs = layout === 'all' ? documents : documents.filter((d) => d.layout === layout);
-    const ours = { text: [] as number[], headings: [] as Array<number | null>, pages: 0, ms: 0 };
-    const theirs = { text: [] as number[], headings: [] as Array<number | null>, pages: 0, ms: 0 };
+    const ours = { text: [] as number[], headings: [] as Array<number | null>, tables: [] as Array<number | null>, pages: 0, ms: 0 };
+    const theirs = { text: [] as number[], headings: [] as Array<number | null>, tables: [] as Array<number | null>, pages: 0, ms: 0 };
     for (const doc of docs) {
       let started = performance.now();
       const read = await readPdf(doc.pdf, { wanted: () => true, max: 10_000, deadline: Infinity });
@@ -154,43 +208,211 @@ export async function documentsBench(): Promise<DocumentRow[]> {
       ours.pages += read.pages.length;
       ours.text.push(textSimilarity(doc.truth, read.markdown));
       ours.headings.push(headingScore(doc.truth, read.markdown));
+      ours.tables.push(tableScore(doc.truth, read.markdown));
       started = performance.now();
       const plain = await extractText(new Uint8Array(doc.pdf), { mergePages: true });
       theirs.ms += performance.now() - started;
       theirs.pages += plain.totalPages;
       theirs.text.push(textSimilarity(doc.truth, plain.text));
       theirs.headings.push(headingScore(doc.truth, plain.text));
+      theirs.tables.push(tableScore(doc.truth, plain.text));
     }
     for (const [reader, m] of [
       ['this reader (pdf.js + layout)', ours],
       ['unpdf extractText (pdf.js, no layout)', theirs],
     ] as const)
       rows.push({
+        format: 'pdf',
         layout,
         reader,
         documents: docs.length,
         text: round(mean(m.text)),
         headings: round(mean(m.headings)),
-        pagesPerSecond: Math.round((m.pages / m.ms) * 1000 * 10) / 10,
+        tables: round(mean(m.tables)),
+        perSecond: Math.round((m.pages / m.ms) * 1000 * 10) / 10,
       });
   }
+  return [...rows, ...(await officeRows(documents.filter((d) => d.layout === 'one-column')))];
+}
+
+export interface LongPdfRow {
+  reader: string;
+  pages: number;
+  seconds: number;
+  peakRssMb: number;
+  /** The process's peak with the reader loaded, before reading. */
+  loadedRssMb: number;
+}
+
+/** One long PDF (the truths one after another, printed as one file, ≥ 500 pages), read by each reader in a process of its own. */
+export async function longPdfRows(): Promise<LongPdfRow[]> {
+  const file = path.join(CACHE, 'long.pdf');
+  if (!fs.existsSync(file)) {
+    const names = corpusPageNames(corpusDirectory());
+    const body = names
+      .map((name) => pandoc(['-f', 'gfm', '-t', 'html5'], fs.readFileSync(path.join(CACHE, `${name}.md`), 'utf8')))
+      .join('\n');
+    const puppeteer = (await import('puppeteer-core')).default;
+    const browser = await puppeteer.launch({ executablePath: CHROMIUM, args: MACHINE_ARGS, headless: true });
+    try {
+      const page = await browser.newPage();
+      // Three copies of every truth: past 500 pages at this type size.
+      await page.setContent(
+        `<!doctype html><html><head><meta charset="utf-8"><style>${LAYOUTS['one-column']}</style></head><body>${body}${body}${body}</body></html>`,
+        { timeout: 0 },
+      );
+      fs.writeFileSync(
+        file,
+        await page.pdf({ format: 'A4', margin: { top: '50px', bottom: '50px', left: '50px', right: '50px' }, timeout: 0 }),
+      );
+    } finally {
+      await browser.close();
+    }
+  }
+  const script = path.join(__dirname, 'document-memory.js');
+  return (['ours', 'unpdf'] as const).map((reader) => {
+    const out = JSON.parse(execFileSync(process.execPath, [script, reader, file], { encoding: 'utf8', maxBuffer: 1024 * 1024 })) as {
+      pages: number;
+      ms: number;
+      peak_rss_mb: number;
+      loaded_rss_mb: number;
+    };
+    return {
+      reader: reader === 'ours' ? 'this reader (pdf.js + layout)' : 'unpdf extractText (pdf.js, no layout)',
+      pages: out.pages,
+      seconds: Math.round(out.ms / 100) / 10,
+      peakRssMb: out.peak_rss_mb,
+      loadedRssMb: out.loaded_rss_mb,
+    };
+  });
+}
+
+type Reader = (bytes: Buffer) => Promise<string>;
+
+/** Every format made from the truths, read by this service's reader and the alternative. */
+async function officeRows(truths: Document[]): Promise<DocumentRow[]> {
+  const mammoth = (await import('mammoth')).default;
+  const TurndownService = (await import('turndown')).default;
+  // Untyped (no declarations published): named through a variable so the import is typed by the cast.
+  const gfmPlugin = 'turndown-plugin-gfm';
+  const { gfm } = (await import(gfmPlugin)) as { gfm: Parameters<InstanceType<typeof TurndownService>['use']>[0] };
+  const turndown = new TurndownService({ headingStyle: 'atx', bulletListMarker: '-' });
+  turndown.use(gfm);
+  const { parseOffice } = await import('officeparser');
+  const officeparserMarkdown: Reader = async (bytes) =>
+    (await (await parseOffice(bytes, { ignoreComments: true })).to('md', { generateIds: false, includeFormatting: false })).value as string;
+  const everyPage = { wanted: () => true, max: 10_000, deadline: Infinity };
+  const ours =
+    (format: OfficeFormat): Reader =>
+    async (bytes) =>
+      (await readDocument(format, bytes, everyPage)).markdown;
+  const alternatives: Record<OfficeFormat, [string, Reader]> = {
+    docx: ['mammoth → turndown (GFM)', async (bytes) => turndown.turndown((await mammoth.convertToHtml({ buffer: bytes })).value)],
+    odt: ["officeparser's own markdown", officeparserMarkdown],
+    epub: ["officeparser's own markdown", officeparserMarkdown],
+    pptx: ["officeparser's own markdown", officeparserMarkdown],
+    xlsx: ["officeparser's own markdown", officeparserMarkdown],
+  };
+  const rows: DocumentRow[] = [];
+  for (const format of [...OFFICE_FORMATS, 'xlsx'] as const) {
+    const files = truths
+      .map((doc) => ({ doc, file: path.join(CACHE, `${doc.name}.${format}`) }))
+      .filter(({ file }) => fs.existsSync(file))
+      .map(({ doc, file }) => ({
+        // A workbook holds the truth's tables only: they are its truth.
+        truth:
+          format === 'xlsx'
+            ? markdownTables(doc.truth)
+                .map((table, i) => `## Table ${i + 1}\n\n${gfmTable(table)}`)
+                .join('\n\n')
+            : doc.truth,
+        bytes: fs.readFileSync(file),
+      }));
+    const reader = format === 'xlsx' ? 'this reader (exceljs)' : 'this reader (officeparser AST → markdown)';
+    for (const [name, read] of [[reader, ours(format)], alternatives[format]] as const) {
+      const m = { text: [] as number[], headings: [] as Array<number | null>, tables: [] as Array<number | null>, ms: 0 };
+      for (const { truth, bytes } of files) {
+        const started = performance.now();
+        const markdown = await read(bytes).catch(() => '');
+        m.ms += performance.now() - started;
+        m.text.push(textSimilarity(truth, markdown));
+        m.headings.push(headingScore(truth, markdown));
+        m.tables.push(tableScore(truth, markdown));
+      }
+      rows.push({
+        format,
+        layout: 'flowing',
+        reader: name,
+        documents: files.length,
+        text: round(mean(m.text)),
+        headings: round(mean(m.headings)),
+        tables: round(mean(m.tables)),
+        perSecond: Math.round((files.length / m.ms) * 1000 * 10) / 10,
+      });
+    }
+  }
   return rows;
+}
+
+function gfmTable(table: string[][]): string {
+  const width = Math.max(...table.map((row) => row.length));
+  const line = (row: string[]) => `| ${Array.from({ length: width }, (_, i) => row[i] ?? '').join(' | ')} |`;
+  return [line(table[0] ?? []), `| ${Array.from({ length: width }, () => '---').join(' | ')} |`, ...table.slice(1).map(line)].join('\n');
 }
 
 function round(n: number): number {
   return Math.round(n * 1000) / 1000;
 }
 
+/**
+ * `npm run bench`'s rows: each format's three scores and speed beside the alternative's, and the
+ * long PDF's time and peak memory; one row saying what is missing when the corpus, pandoc or
+ * Chromium is not there.
+ */
+export async function documentRows(): Promise<Array<{ figure: string; value: number | null; detail: string }>> {
+  try {
+    const rows = await documentsBench();
+    const long = await longPdfRows();
+    return [
+      ...rows.map((r) => ({
+        figure: `documents: ${r.format}${r.format === 'pdf' ? ` (${r.layout})` : ''}, ${r.reader} — text (1 − NED)`,
+        value: r.text,
+        detail: `headings F1 ${r.headings}, tables TEDS ${r.tables}, ${r.perSecond} ${r.format === 'pdf' ? 'pages' : 'documents'}/s on one core; ${r.documents} documents`,
+      })),
+      ...long.map((r) => ({
+        figure: `documents: a ${r.pages}-page PDF, ${r.reader} — peak RSS (MB)`,
+        value: r.peakRssMb,
+        detail: `${r.seconds} s (${Math.round((r.pages / r.seconds) * 10) / 10} pages/s); ${r.loadedRssMb} MB before reading, in a process of its own`,
+      })),
+    ];
+  } catch (error) {
+    return [
+      {
+        figure: 'documents',
+        value: null,
+        detail: `not measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)} (needs PAGE_CORPUS_DIR, pandoc and Chromium)`,
+      },
+    ];
+  }
+}
+
 if (require.main === module) {
-  void documentsBench().then(
-    (rows) => {
-      console.log('| layout | reader | documents | text (1 − NED) | headings (F1) | pages/s |');
-      console.log('|---|---|---|---|---|---|');
-      for (const r of rows) console.log(`| ${r.layout} | ${r.reader} | ${r.documents} | ${r.text} | ${r.headings} | ${r.pagesPerSecond} |`);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    },
-  );
+  void (async () => {
+    const rows = await documentsBench();
+    console.log('| format | layout | reader | documents | text (1 − NED) | headings (F1) | tables (TEDS) | pages/s (PDF), documents/s |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const r of rows)
+      console.log(
+        `| ${r.format} | ${r.layout} | ${r.reader} | ${r.documents} | ${r.text} | ${r.headings} | ${r.tables} | ${r.perSecond} |`,
+      );
+    console.log('\n| long PDF reader | pages | seconds | pages/s | peak RSS (MB) | RSS before reading (MB) |');
+    console.log('|---|---|---|---|---|---|');
+    for (const r of await longPdfRows())
+      console.log(
+        `| ${r.reader} | ${r.pages} | ${r.seconds} | ${Math.round((r.pages / r.seconds) * 10) / 10} | ${r.peakRssMb} | ${r.loadedRssMb} |`,
+      );
+  })().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
 }

@@ -18,6 +18,7 @@ import { benchDistributed, benchEmbeddedProcess, RECLAIM_IDLE_SECONDS, REFUSAL_F
 import { benchMarkdownCorpus, markdownOverHtml, markdownRows } from './markdown-bench';
 import { corpusMissing } from './markdown-quality';
 import { corpusVerdictRows } from './corpus-verdicts';
+import { documentRows } from './documents-bench';
 import { benchViability, startCorpusServer } from './viability-bench';
 import { startGeneratedSite } from './generated-site';
 import { benchMap } from './map-bench';
@@ -152,6 +153,7 @@ async function main(): Promise<void> {
   const denseMarkdownCost = await markdownOverHtml(platform.url, created.token, page.mediumUrl);
   const markdownCorpus = await benchMarkdownCorpus(3);
   const verdictRows = await corpusVerdictRows(CONTENT_RULES_VERSION);
+  const documents = await documentRows();
   const allow = `127.0.0.1:${page.port},127.0.0.1:${corpus.port}`;
   const directAt = async (inFlight: number) =>
     (await closedLoop(() => gotScraping(page.url, { retry: { limit: 0 } }), inFlight, SECONDS)).perSecond;
@@ -395,6 +397,7 @@ async function main(): Promise<void> {
           },
         ]
       : [{ figure: 'viability analysis', value: null, detail: corpusMissing() }]),
+    ...documents,
   ];
   const results = {
     at: new Date().toISOString(),

@@ -66,6 +66,8 @@ const form: fc.Arbitrary<ScrapeForm> = fc.record({
   language: word,
   windowSize: fc.constantFrom('' as const, 'desktop' as const, 'mobile' as const, 'any' as const),
   customId: word,
+  pages: fc.constantFrom('', '1-5', '3', '2,7-'),
+  maxPages: numeric,
   httpMethod: fc.constantFrom('get' as const, 'post' as const),
   payload: fc.oneof(fc.constant(''), json),
   contentType: fc.constantFrom('json' as const, 'form' as const),

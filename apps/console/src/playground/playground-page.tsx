@@ -107,6 +107,24 @@ export function PlaygroundPage() {
           <Field id="custom-id" label="Custom id" problems={at('custom_id')}>
             <input id="custom-id" value={form.customId} onInput={(e) => set({ customId: e.currentTarget.value })} />
           </Field>
+          <Field
+            id="pages"
+            label="Document pages"
+            problems={at('pages')}
+            hint='A PDF, Word file, workbook or slides: "1-5", "8", "20-". Empty: every page (a credit each).'
+          >
+            <input id="pages" value={form.pages} placeholder="1-5" onInput={(e) => set({ pages: e.currentTarget.value })} />
+          </Field>
+          <Field id="max-pages" label="Most document pages" problems={at('max_pages')}>
+            <input
+              id="max-pages"
+              type="number"
+              min={1}
+              max={2000}
+              value={form.maxPages}
+              onInput={(e) => set({ maxPages: e.currentTarget.value })}
+            />
+          </Field>
         </div>
         <fieldset class="checks">
           <legend>Options</legend>

@@ -68,6 +68,10 @@ export interface ScrapeForm {
   language: string;
   windowSize: '' | 'desktop' | 'mobile' | 'any';
   customId: string;
+  /** A document's pages to read ("1-5"); empty: every page. */
+  pages: string;
+  /** A document's most pages read; empty: the API's 2,000. */
+  maxPages: string;
   httpMethod: 'get' | 'post';
   payload: string;
   contentType: 'json' | 'form';
@@ -115,6 +119,8 @@ export function emptyForm(): ScrapeForm {
     language: '',
     windowSize: '',
     customId: '',
+    pages: '',
+    maxPages: '',
     httpMethod: 'get',
     payload: '',
     contentType: 'json',
@@ -210,6 +216,8 @@ export function toRequest(form: ScrapeForm): ScrapeRequest {
   if (form.language.trim() !== '') request.language = form.language.trim();
   if (form.windowSize !== '') request.window_size = form.windowSize;
   if (form.customId.trim() !== '') request.custom_id = form.customId.trim();
+  if (form.pages.trim() !== '') request.pages = form.pages.trim();
+  if (form.maxPages.trim() !== '') request.max_pages = Number(form.maxPages);
   if (form.httpMethod === 'post') {
     request.http_method = {
       method: 'post',
@@ -270,6 +278,8 @@ export function fromRequest(request: Record<string, unknown>): ScrapeForm {
   form.language = text(request.language);
   form.windowSize = (['desktop', 'mobile', 'any'] as const).find((w) => w === request.window_size) ?? '';
   form.customId = text(request.custom_id);
+  form.pages = text(request.pages);
+  form.maxPages = text(request.max_pages);
   const method = request.http_method as { method?: string; payload?: unknown; content_type?: string } | undefined;
   if (method?.method === 'post') {
     form.httpMethod = 'post';
