@@ -69,7 +69,9 @@ async function make(names: string[]): Promise<void> {
   try {
     for (const name of names) {
       const article = fs.readFileSync(path.join(corpusDirectory(), name, 'expected.html'), 'utf8');
-      const truth = pandoc(['-f', 'html', '-t', 'gfm-raw_html', '--wrap=none'], article);
+      // The article's text and structure only: wrappers unwrapped, images dropped (their alt text would
+      // come back as a caption in some formats and not in others).
+      const truth = pandoc(['-f', 'html', '-t', 'gfm-raw_html', '--wrap=none', '--lua-filter', truthFilter()], article);
       fs.writeFileSync(path.join(CACHE, `${name}.md`), truth);
       for (const [layout, css] of Object.entries(LAYOUTS)) {
         const body = pandoc(['-f', 'gfm', '-t', 'html5'], truth);
@@ -89,12 +91,39 @@ async function make(names: string[]): Promise<void> {
 
 /** A workbook of the truth's tables, a sheet each (none: no file). */
 async function workbookOf(truth: string, file: string): Promise<void> {
-  const tables = markdownTables(truth);
+  const tables = markdownTables(truth).map((table) => table.map((row) => row.map(cellText)));
   if (tables.length === 0) return;
   const ExcelJS = (await import('exceljs')).default;
   const book = new ExcelJS.Workbook();
   for (const [i, table] of tables.entries()) book.addWorksheet(`Table ${i + 1}`).addRows(table);
   await book.xlsx.writeFile(file);
+}
+
+/** A pandoc filter for the truths: divs and spans unwrapped, images and raw HTML dropped. */
+function truthFilter(): string {
+  const file = path.join(CACHE, 'truth.lua');
+  if (!fs.existsSync(file))
+    fs.writeFileSync(
+      file,
+      [
+        'function Div(el) return el.content end',
+        'function Span(el) return el.content end',
+        'function Image(el) return {} end',
+        'function RawBlock(el) return {} end',
+        'function RawInline(el) return {} end',
+        '',
+      ].join('\n'),
+    );
+  return file;
+}
+
+/** A table cell's text without inline markdown: what a spreadsheet cell would hold. */
+function cellText(cell: string): string {
+  return cell
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[*_`]+/g, '')
+    .replace(/\\([\\`*_{}[\]()#+\-.!|<>])/g, '$1')
+    .trim();
 }
 
 /** The truth in every other format: DOCX, ODT, EPUB, PPTX by pandoc, its tables as a workbook (a marker file says it is made). */
@@ -323,7 +352,7 @@ async function officeRows(truths: Document[]): Promise<DocumentRow[]> {
         truth:
           format === 'xlsx'
             ? markdownTables(doc.truth)
-                .map((table, i) => `## Table ${i + 1}\n\n${gfmTable(table)}`)
+                .map((table, i) => `## Table ${i + 1}\n\n${gfmTable(table.map((row) => row.map(cellText)))}`)
                 .join('\n\n')
             : doc.truth,
         bytes: fs.readFileSync(file),
