@@ -203,7 +203,7 @@ export function headingScore(truth: string, got: string): number | null {
   return precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
 }
 
-function mean(values: Array<number | null>): number {
+export function mean(values: Array<number | null>): number {
   const known = values.filter((v): v is number => v !== null);
   return known.length === 0 ? Number.NaN : known.reduce((s, v) => s + v, 0) / known.length;
 }
@@ -389,7 +389,7 @@ function gfmTable(table: string[][]): string {
   return [line(table[0] ?? []), `| ${Array.from({ length: width }, () => '---').join(' | ')} |`, ...table.slice(1).map(line)].join('\n');
 }
 
-function round(n: number): number {
+export function round(n: number): number {
   return Math.round(n * 1000) / 1000;
 }
 

@@ -19,6 +19,7 @@ import { benchMarkdownCorpus, markdownOverHtml, markdownRows } from './markdown-
 import { corpusMissing } from './markdown-quality';
 import { corpusVerdictRows } from './corpus-verdicts';
 import { documentRows } from './documents-bench';
+import { scanBenchRows } from './scan-bench';
 import { benchViability, startCorpusServer } from './viability-bench';
 import { startGeneratedSite } from './generated-site';
 import { benchMap } from './map-bench';
@@ -153,7 +154,7 @@ async function main(): Promise<void> {
   const denseMarkdownCost = await markdownOverHtml(platform.url, created.token, page.mediumUrl);
   const markdownCorpus = await benchMarkdownCorpus(3);
   const verdictRows = await corpusVerdictRows(CONTENT_RULES_VERSION);
-  const documents = await documentRows();
+  const documents = [...(await documentRows()), ...(await scanBenchRows())];
   const allow = `127.0.0.1:${page.port},127.0.0.1:${corpus.port}`;
   const directAt = async (inFlight: number) =>
     (await closedLoop(() => gotScraping(page.url, { retry: { limit: 0 } }), inFlight, SECONDS)).perSecond;

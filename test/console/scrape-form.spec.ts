@@ -63,6 +63,7 @@ const form: fc.Arbitrary<ScrapeForm> = fc.record({
   proxyBackoffFactor: numeric,
   screenshot: fc.boolean(),
   retryOnBlock: fc.boolean(),
+  ocr: fc.boolean(),
   language: word,
   windowSize: fc.constantFrom('' as const, 'desktop' as const, 'mobile' as const, 'any' as const),
   customId: word,

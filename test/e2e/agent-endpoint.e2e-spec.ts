@@ -187,6 +187,7 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
       'max_age',
       'max_chars',
       'max_pages',
+      'ocr',
       'offset',
       'pages',
       'retry_on_block',

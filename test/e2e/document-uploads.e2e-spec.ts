@@ -53,6 +53,24 @@ describe.each(runtimesUnderTest('document uploads'))('document uploads — $name
     expect(second.body.html).toContain('<section data-page="2">');
   });
 
+  it('reads a scan by OCR when asked (a query flag or a form field), 2 credits a page; "false" is false', async () => {
+    const asked = await upload('?ocr=true', fixture('scanned.pdf'), 'application/pdf');
+    expect(asked.status).toBe(200);
+    expect(asked.body.markdown).toContain('This letter was scanned: its words are pixels, line 3.');
+    expect(asked.body.document).toMatchObject({ pages_read: 1, pages_ocr: 1, pages_charged: 2, ocr_required: false });
+    expect([asked.body.credits_charged, asked.headers.get('x-credits-charged')]).toEqual([2, '2']);
+    const notAsked = await upload('?ocr=false', fixture('scanned.pdf'), 'application/pdf');
+    expect(notAsked.body.document).toMatchObject({ pages_charged: 1, ocr_required: true });
+    expect(notAsked.body.document.pages_ocr).toBeUndefined();
+    expect(notAsked.body.notes.join(' ')).toMatch(/ask with ocr: true/);
+    const form = new FormData();
+    form.append('ocr', 'true');
+    form.append('file', new Blob([fixture('scanned.pdf')], { type: 'application/pdf' }), 'scan.pdf');
+    expect((await upload('', form)).body.document).toMatchObject({ pages_ocr: 1 });
+    const bad = await upload('?ocr=perhaps', fixture('scanned.pdf'), 'application/pdf');
+    expect([bad.status, bad.body.detail?.[0]?.loc]).toEqual([422, ['query', 'ocr']]);
+  });
+
   it('reads a multipart form: the file in "file", the options as fields', async () => {
     const form = new FormData();
     form.append('format', 'html');

@@ -120,6 +120,15 @@ describe.each(runtimesUnderTest('documents'))('documents — $name', (runtime) =
     expect(res.body.metadata.document).toMatchObject({ ocr_required: true });
   });
 
+  it('reads a scanned PDF by OCR when asked, charged 2 credits a page recognised', async () => {
+    const res = await scrape({ url: `${site.url}/scanned.pdf`, format: 'markdown', ocr: true });
+    expect(res.status).toBe(200);
+    expect(res.body.markdown).toContain('This letter was scanned: its words are pixels, line 20.');
+    expect(res.body.metadata.document).toMatchObject({ ocr_required: false, pages_read: 1, pages_ocr: 1, pages_charged: 2 });
+    expect([res.body.guidance.credits_charged, res.headers.get('x-credits-charged')]).toEqual([2, '2']);
+    expect(res.body.guidance.next_steps.join(' ')).toMatch(/1 scanned page read by OCR/);
+  });
+
   it('answers a PDF it cannot read with its bytes and why, never a 500', async () => {
     const res = await scrape({ url: `${site.url}/broken.pdf`, format: 'markdown' });
     expect(res.status).toBe(200);

@@ -69,6 +69,7 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
     expect(converted.markdown).toContain('| Apple | 1.20 |');
     const named = await sdk.convertDocument(csv, { filename: 'prices.csv', format: 'html' });
     expect(named.html).toContain('<th>item</th>');
+    expect(await sdk.convertDocument(csv, { filename: 'prices.csv', ocr: false })).toMatchObject({ credits_charged: 1 });
     const refused = await sdk.convertDocument(new TextEncoder().encode('no document'), { filename: 'notes.txt' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ScrapingApiError);
     expect(refused).toMatchObject({ status: 415, errorCode: 'unsupported_document' });

@@ -98,6 +98,11 @@ export class PlatformMetrics {
     labelNames: ['format'] as const,
     registers: [this.registry],
   });
+  readonly documentPagesRecognised = new Counter({
+    name: `${PREFIX}document_pages_ocr_total`,
+    help: 'Pages of scanned PDFs read by OCR (asked with ocr: true): each took seconds of a document thread.',
+    registers: [this.registry],
+  });
   readonly pageCache = new Counter({
     name: `${PREFIX}page_cache_requests_total`,
     help: 'Scrapes that asked the page cache (max_age: sync scrapes at the gateway, batch jobs in scrape-engine), by how it answered: hit, revalidated (304), miss (nothing fresh, fetched), stale_refetched (revalidation found the page changed).',

@@ -88,6 +88,8 @@ def test_converts_a_document_from_the_client_and_the_cli(platform: str, site: st
         assert client.last_usage.credits_charged == 1
         html = client.convert_document(b"a;b\n1;2\n", filename="t.csv", format="html")
         assert "<th>a</th><th>b</th>" in (html["html"] or "")
+        # A flag goes as "false", which the API reads as false (not as a present, so true, value).
+        assert client.convert_document(csv_file, ocr=False)["credits_charged"] == 1
         with pytest.raises(ValidationError):
             client.convert_document(csv_file, pages="5-3")
     out = io.StringIO()

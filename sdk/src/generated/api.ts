@@ -201,7 +201,7 @@ export interface paths {
         put?: never;
         /**
          * Convert a document you already have (PDF, DOCX, XLSX, PPTX, ODT, ODS, ODP, EPUB, RTF, CSV) to markdown or HTML, as a scrape of its URL would.
-         * @description The file is the raw body with its Content-Type (options as query parameters), or multipart/form-data with the file in the field "file" (options as form fields or query parameters). At most DOCUMENT_MAX_BYTES (50 MB): a larger Content-Length is answered 413 document_too_large before the body is read. A credit per page read (slides and sheets are pages; a flowing document a page per 3,000 characters), at least 1. A file that is not a document answers 415 unsupported_document; one that cannot be read 422 document_encrypted or document_corrupt, or 413 document_too_large (a zip bomb, a 50,000-page PDF, past its time or memory budget); none of them is charged.
+         * @description The file is the raw body with its Content-Type (options as query parameters), or multipart/form-data with the file in the field "file" (options as form fields or query parameters). At most DOCUMENT_MAX_BYTES (50 MB): a larger Content-Length is answered 413 document_too_large before the body is read. A credit per page read (slides and sheets are pages; a flowing document a page per 3,000 characters; 2 a scanned page read by OCR with ocr=true), at least 1. A file that is not a document answers 415 unsupported_document; one that cannot be read 422 document_encrypted or document_corrupt, or 413 document_too_large (a zip bomb, a 50,000-page PDF, past its time or memory budget); none of them is charged.
          */
         post: operations["Documents_convert"];
         delete?: never;
@@ -1566,6 +1566,11 @@ export interface components {
              * @default 2000
              */
             max_pages?: number;
+            /**
+             * @description Beyond the spec. When the URL serves a PDF whose pages are pictures (a scan): read their text by OCR (English), 2 credits a page recognised, within the document's 20 s budget (about 2 s a page; ask for the rest with `pages`). Without it a scan says `metadata.document.ocr_required`. Pages with a text layer are read as always.
+             * @default false
+             */
+            ocr?: boolean;
             custom_id?: string;
             /** @description Beyond the spec. Seconds: a result of the same request (same URL after normalisation and every option that changes the result) stored at most this long ago is returned from the page cache, with cached=true, for 0 credits. Older, and the origin gave an ETag or Last-Modified: it is asked with a conditional GET (never a browser); a 304 returns the stored result for 1 credit in either mode. Otherwise the page is fetched and charged as usual, and kept for the next request (never a failed or blocked result). 0: always fetch, and keep the result. Absent: the cache is not used. Per client; at most 30 days. */
             max_age?: number;
@@ -1730,9 +1735,11 @@ export interface components {
             page_count: number;
             /** @description Pages, slides or sheets read into the result (at most 2,000). */
             pages_read: number;
-            /** @description The pages charged, one credit each: pages_read, or for a flowing document its text at 3,000 characters to a page (at least 1). */
+            /** @description The credits the document cost, as charged: a credit a page read (2 a page read by OCR), or for a flowing document its text at 3,000 characters to a page; at least 1, the request's own credit. */
             pages_charged?: number;
-            /** @description A PDF with no text layer (a scan): its pages are images, and the result holds no text from them. false for other formats. */
+            /** @description Pages of a scan read by OCR (`ocr: true`), 2 credits each in pages_charged; absent or 0 otherwise. */
+            pages_ocr?: number;
+            /** @description A PDF with no text layer (a scan) whose pages were not read by OCR: they are images, and the result holds no text from them (ask again with `ocr: true`). false for other formats. */
             ocr_required: boolean;
         };
         DocumentConversionResult: {
@@ -5678,6 +5685,8 @@ export interface operations {
                 /** @description The pages (slides, sheets) to read, counted from 1, as for a scrape. */
                 pages?: string;
                 max_pages?: number;
+                /** @description Read a scanned PDF's pages by OCR (English), 2 credits a page recognised, as for a scrape. */
+                ocr?: boolean;
                 /** @description The file's name: its extension tells the format when the Content-Type is application/octet-stream and the bytes do not. */
                 filename?: string;
             };

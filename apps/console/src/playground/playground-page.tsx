@@ -157,6 +157,7 @@ export function PlaygroundPage() {
             onChange={(includeMetadata) => set({ includeMetadata })}
           />
           <Check id="retry" label="Retry on block" checked={form.retryOnBlock} onChange={(retryOnBlock) => set({ retryOnBlock })} />
+          <Check id="ocr" label="OCR scanned PDFs" checked={form.ocr} onChange={(ocr) => set({ ocr })} />
           <Check
             id="capture"
             label="Capture network"

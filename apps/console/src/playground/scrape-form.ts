@@ -65,6 +65,8 @@ export interface ScrapeForm {
   proxyBackoffFactor: string;
   screenshot: boolean;
   retryOnBlock: boolean;
+  /** A scanned PDF's pages read by OCR (2 credits a page). */
+  ocr: boolean;
   language: string;
   windowSize: '' | 'desktop' | 'mobile' | 'any';
   customId: string;
@@ -99,6 +101,7 @@ export const API_DEFAULTS = {
   browser_type: 'heavy',
   screenshot: false,
   retry_on_block: false,
+  ocr: false,
 } as const;
 
 export function emptyForm(): ScrapeForm {
@@ -116,6 +119,7 @@ export function emptyForm(): ScrapeForm {
     proxyBackoffFactor: '',
     screenshot: false,
     retryOnBlock: false,
+    ocr: false,
     language: '',
     windowSize: '',
     customId: '',
@@ -213,6 +217,7 @@ export function toRequest(form: ScrapeForm): ScrapeRequest {
   }
   unlessDefault('screenshot', form.screenshot);
   unlessDefault('retry_on_block', form.retryOnBlock);
+  unlessDefault('ocr', form.ocr);
   if (form.language.trim() !== '') request.language = form.language.trim();
   if (form.windowSize !== '') request.window_size = form.windowSize;
   if (form.customId.trim() !== '') request.custom_id = form.customId.trim();
@@ -275,6 +280,7 @@ export function fromRequest(request: Record<string, unknown>): ScrapeForm {
   }
   form.screenshot = request.screenshot === true;
   form.retryOnBlock = request.retry_on_block === true;
+  form.ocr = request.ocr === true;
   form.language = text(request.language);
   form.windowSize = (['desktop', 'mobile', 'any'] as const).find((w) => w === request.window_size) ?? '';
   form.customId = text(request.custom_id);

@@ -53,6 +53,7 @@ export const AGENT_SCRAPE_FIELDS = [
   'max_age',
   'pages',
   'max_pages',
+  'ocr',
 ] as const;
 
 class ContentWindowArguments {
@@ -99,6 +100,10 @@ export class ScrapeAsMarkdownArguments extends ContentWindowArguments {
   @Min(1)
   @Max(DOCUMENT_MAX_PAGES)
   max_pages?: number;
+
+  @IsOptional()
+  @IsBoolean()
+  ocr?: boolean;
 
   @IsOptional()
   @IsInt()
@@ -279,6 +284,7 @@ export function markdownRequestOf(args: ScrapeAsMarkdownArguments): SyncScrapeRe
     url: args.url,
     pages: args.pages,
     max_pages: args.max_pages,
+    ocr: args.ocr,
     format: 'markdown',
     only_main_content: args.full_page !== true,
     include_metadata: true,

@@ -47,7 +47,7 @@ export class DocumentsController {
     description:
       'The file is the raw body with its Content-Type (options as query parameters), or multipart/form-data with the file in the field "file" (options as form fields or query parameters). ' +
       'At most DOCUMENT_MAX_BYTES (50 MB): a larger Content-Length is answered 413 document_too_large before the body is read. ' +
-      'A credit per page read (slides and sheets are pages; a flowing document a page per 3,000 characters), at least 1. ' +
+      'A credit per page read (slides and sheets are pages; a flowing document a page per 3,000 characters; 2 a scanned page read by OCR with ocr=true), at least 1. ' +
       'A file that is not a document answers 415 unsupported_document; one that cannot be read 422 document_encrypted or document_corrupt, or 413 document_too_large (a zip bomb, a 50,000-page PDF, past its time or memory budget); none of them is charged.',
   })
   @ApiConsumes(...DOCUMENT_MEDIA_TYPES, 'multipart/form-data')
@@ -84,6 +84,7 @@ export class DocumentsController {
         format: options.format ?? query.format,
         pages: options.pages ?? query.pages,
         max_pages: options.max_pages ?? query.max_pages,
+        ocr: options.ocr ?? query.ocr,
         filename: upload.filename ?? options.filename ?? query.filename,
       },
       caller,

@@ -1,8 +1,6 @@
 import {
   CONTENT_RULES_VERSION,
-  DOCUMENT_MAX_PAGES,
   type DocumentConversionResult,
-  pageRangesOf,
   type ScrapeExecutionFacts,
   type UploadedDocumentRequest,
 } from '@lib/contracts';
@@ -10,9 +8,12 @@ import { Injectable } from '@nestjs/common';
 import { countDocument } from '../sync-scrape/scrape-metrics';
 import { documentKindOf, mediaTypeOf } from '../documents/document-kinds';
 import {
-  DOCUMENT_READ_BUDGET_MS,
+  askOf,
+  creditsOf,
+  documentFactsOf,
   DocumentUnreadableError,
   type DocumentUnreadableReason,
+  readFactsOf,
   readingNotes,
 } from '../documents/document-reading';
 import { DocumentThreads } from '../documents/document-threads';
@@ -49,22 +50,17 @@ export class DocumentConversion {
       throw new UnsupportedDocumentError(
         `The file is not a document this service reads (PDF, DOCX, XLSX, PPTX, ODT, ODS, ODP, EPUB, RTF, CSV): its type is ${upload.media_type ?? 'not given'} and its bytes and name do not tell one.`,
       );
-    const ranges = upload.pages ? pageRangesOf(upload.pages) : null;
-    if (typeof ranges === 'string') throw new InvalidScrapeRequestError(ranges, { field: 'pages' });
+    const ask = askOf(upload);
+    if (typeof ask === 'string') throw new InvalidScrapeRequestError(ask, { field: 'pages' });
     let read;
     try {
-      read = await this.documents.read(kind, bytes, {
-        ranges,
-        max: upload.max_pages ?? DOCUMENT_MAX_PAGES,
-        budgetMs: DOCUMENT_READ_BUDGET_MS,
-      });
+      read = await this.documents.read(kind, bytes, ask);
     } catch (error) {
       if (!(error instanceof DocumentUnreadableError)) throw error;
       countDocument({ format: kind, outcome: 'unreadable', pages: 0, reason: error.reason, read_ms: performance.now() - started });
       throw new REFUSALS[error.reason](error.message);
     }
-    const credits = Math.max(1, read.charged);
-    const notes = readingNotes(read);
+    const credits = creditsOf(read);
     const facts: ScrapeExecutionFacts = {
       billable: true,
       credits,
@@ -77,12 +73,7 @@ export class DocumentConversion {
       rules_version: CONTENT_RULES_VERSION,
       proxy: null,
       attempts: 1,
-      document: {
-        format: kind,
-        outcome: read.ocrRequired ? 'ocr_required' : 'read',
-        pages: read.pages.length,
-        read_ms: performance.now() - started,
-      },
+      document: readFactsOf(kind, read, performance.now() - started),
     };
     countDocument(facts.document!);
     return {
@@ -91,9 +82,9 @@ export class DocumentConversion {
         content_type: mediaTypeOf(kind),
         markdown: upload.format === 'html' ? null : read.markdown,
         html: upload.format === 'html' ? read.html : null,
-        document: { format: kind, ...read.metadata, pages_read: read.pages.length, pages_charged: credits, ocr_required: read.ocrRequired },
+        document: documentFactsOf(kind, read),
         links: read.links,
-        notes,
+        notes: readingNotes(read),
         credits_charged: credits,
         execution_ms: Math.round(performance.now() - started),
       },

@@ -3,6 +3,7 @@ import { isPageWanted } from '@lib/contracts';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DocumentKind } from './document-kinds';
 import { readDocument } from './document-reader';
+import { PageRecognition } from './page-recognition';
 import { DocumentUnreadableError, type ReadDocument } from './document-reading';
 
 /** The thread side of DocumentThreads: one document at a time, read as asked, answered or refused. */
@@ -13,6 +14,7 @@ export interface DocumentTask {
   ranges: PageRange[] | null;
   max: number;
   budgetMs: number;
+  ocr: boolean;
 }
 
 export type DocumentTaskReply =
@@ -22,8 +24,15 @@ export type DocumentTaskReply =
 
 if (parentPort && (workerData as { role?: string } | undefined)?.role === 'document-thread') {
   const port = parentPort;
+  // Kept from one document to the next: starting tesseract costs what a page does.
+  const recognition = new PageRecognition();
   port.on('message', (task: DocumentTask) => {
-    const pages = { wanted: (n: number) => isPageWanted(task.ranges, n), max: task.max, deadline: performance.now() + task.budgetMs };
+    const pages = {
+      wanted: (n: number) => isPageWanted(task.ranges, n),
+      max: task.max,
+      deadline: performance.now() + task.budgetMs,
+      recognition: task.ocr ? recognition : null,
+    };
     readDocument(task.kind, Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength), pages).then(
       (value) => port.postMessage({ id: task.id, value } satisfies DocumentTaskReply),
       (error: unknown) =>

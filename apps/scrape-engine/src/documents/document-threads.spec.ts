@@ -4,7 +4,7 @@ import { readDocument } from './document-reader';
 import { DocumentThreads } from './document-threads';
 
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '../../../../test/fixtures/documents', name));
-const everyPage = { ranges: null, max: 1000, budgetMs: 20_000 };
+const everyPage = { ranges: null, max: 1000, budgetMs: 20_000, ocr: false };
 
 describe(DocumentThreads.name, () => {
   let threads: DocumentThreads;
@@ -28,14 +28,19 @@ describe(DocumentThreads.name, () => {
 
   it('passes the pages asked and a typed refusal across', async () => {
     threads = new DocumentThreads();
-    const second = await threads.read('pdf', fixture('report.pdf'), { ranges: [{ first: 2, last: 2 }], max: 10, budgetMs: 20_000 });
+    const second = await threads.read('pdf', fixture('report.pdf'), {
+      ranges: [{ first: 2, last: 2 }],
+      max: 10,
+      budgetMs: 20_000,
+      ocr: false,
+    });
     expect(second.pages).toEqual([2]);
     await expect(threads.read('pdf', Buffer.from('%PDF-1.7 broken'), everyPage)).rejects.toMatchObject({ reason: 'document_corrupt' });
   }, 60_000);
 
   it('ends a thread that holds a document past its budget, and answers document_too_large', async () => {
     threads = new DocumentThreads(30_000, { heapMb: 1024, graceMs: 0 });
-    await expect(threads.read('pdf', fixture('report.pdf'), { ranges: null, max: 1000, budgetMs: 0 })).rejects.toMatchObject({
+    await expect(threads.read('pdf', fixture('report.pdf'), { ranges: null, max: 1000, budgetMs: 0, ocr: false })).rejects.toMatchObject({
       reason: 'document_too_large',
       message: expect.stringMatching(/not read within its 0 s budget/),
     });
@@ -48,5 +53,27 @@ describe(DocumentThreads.name, () => {
     threads = new DocumentThreads(30_000, { heapMb: 8, graceMs: 60_000 });
     const rows = Array.from({ length: 100_000 }, (_, i) => `${i},cell ${i},${'v'.repeat(30)},${i * 2}`).join('\n');
     await expect(threads.read('csv', Buffer.from(`a,b,c,d\n${rows}`), everyPage)).rejects.toMatchObject({ reason: 'document_too_large' });
+  }, 60_000);
+
+  it('forgets a thread that died while idle: the next document gets a live one', async () => {
+    threads = new DocumentThreads();
+    await threads.read('xlsx', fixture('stock.xlsx'), everyPage);
+    const [idle] = (threads as unknown as { idle: Array<import('node:worker_threads').Worker> }).idle;
+    const exited = new Promise((resolve) => idle!.once('exit', resolve));
+    await idle!.terminate();
+    await exited;
+    // A dead thread handed the next document would never answer it (the 20 s budget would end it).
+    const read = await threads.read('pdf', fixture('report.pdf'), { ...everyPage, budgetMs: 2_000 });
+    expect(read.pages.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('reads a scan by OCR on its thread when asked, and says it needs OCR when not', async () => {
+    threads = new DocumentThreads();
+    const unread = await threads.read('pdf', fixture('scanned.pdf'), everyPage);
+    expect([unread.ocrRequired, unread.recognised, unread.charged]).toEqual([true, 0, 1]);
+    const read = await threads.read('pdf', fixture('scanned.pdf'), { ...everyPage, ocr: true });
+    expect([read.ocrRequired, read.recognised, read.charged]).toEqual([false, 1, 2]);
+    expect(read.markdown).toContain('This letter was scanned: its words are pixels, line 1.');
+    expect(read.markdown).toContain('line 20.');
   }, 60_000);
 });

@@ -1,9 +1,9 @@
-import type { PageRange } from '@lib/contracts';
 import { startSourceThread } from '@lib/threads';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { DocumentKind } from './document-kinds';
-import { DocumentUnreadableError, type ReadDocument } from './document-reading';
+import { type DocumentAsk, DocumentUnreadableError, type ReadDocument } from './document-reading';
+export type { DocumentAsk } from './document-reading';
 import type { DocumentTask, DocumentTaskReply } from './document-thread';
 
 /** Documents read side by side; more wait their turn (their time budget starts when they are read). */
@@ -12,12 +12,6 @@ export const DOCUMENT_THREADS = 2;
 export const DOCUMENT_THREAD_HEAP_MB = 1024;
 /** Beyond a document's own budget (its reader stops between pages), how long before its thread is ended. */
 const HARD_STOP_GRACE_MS = 5_000;
-
-export interface DocumentAsk {
-  ranges: PageRange[] | null;
-  max: number;
-  budgetMs: number;
-}
 
 interface Reading {
   kind: DocumentKind;
@@ -40,6 +34,8 @@ export class DocumentThreads {
   private busy = 0;
   private readonly waiting: Reading[] = [];
   private readonly idleTimers = new Map<Worker, NodeJS.Timeout>();
+  /** The exit listener of each idle thread, taken off when it is handed a document. */
+  private readonly resting = new Map<Worker, () => void>();
   private nextId = 1;
   private closed = false;
 
@@ -95,6 +91,9 @@ export class DocumentThreads {
     const id = this.nextId++;
     clearTimeout(this.idleTimers.get(worker));
     this.idleTimers.delete(worker);
+    const rested = this.resting.get(worker);
+    if (rested) worker.off('exit', rested);
+    this.resting.delete(worker);
     worker.ref();
     return new Promise<void>((done) => {
       let settled = false;
@@ -160,22 +159,31 @@ export class DocumentThreads {
         ranges: reading.ask.ranges,
         max: reading.ask.max,
         budgetMs: reading.ask.budgetMs,
+        ocr: reading.ask.ocr,
       };
       worker.postMessage(task);
     });
   }
 
-  /** An idle thread waits for the next document, and ends after idleMs without one. */
+  /** An idle thread waits for the next document, and ends after idleMs without one; one that dies while idle is forgotten, not handed the next. */
   private rest(worker: Worker): void {
     this.idle.push(worker);
-    const timer = setTimeout(() => {
+    const forget = () => {
+      clearTimeout(this.idleTimers.get(worker));
       this.idleTimers.delete(worker);
       const at = this.idle.indexOf(worker);
-      if (at !== -1) {
-        this.idle.splice(at, 1);
+      if (at !== -1) this.idle.splice(at, 1);
+      this.resting.delete(worker);
+      worker.off('exit', forget);
+    };
+    worker.once('exit', forget);
+    this.idleTimers.set(
+      worker,
+      setTimeout(() => {
+        forget();
         void worker.terminate();
-      }
-    }, this.idleMs).unref();
-    this.idleTimers.set(worker, timer);
+      }, this.idleMs).unref(),
+    );
+    this.resting.set(worker, forget);
   }
 }

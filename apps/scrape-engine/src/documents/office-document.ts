@@ -85,6 +85,7 @@ export async function readOffice(bytes: Buffer, format: OfficeFormat, pages: Doc
     },
     pages: parts.map((part) => part.n),
     charged: paged ? parts.length : parts.length === 0 ? 0 : Math.max(1, Math.ceil(characters / DOCUMENT_PAGE_CHARACTERS)),
+    recognised: 0,
     cut,
     ocrRequired: false,
   };

@@ -19,9 +19,12 @@ import {
   stopBefore,
 } from './document-reading';
 export { DocumentUnreadableError } from './document-reading';
+import { DOCUMENT_OCR_PAGE_CREDITS } from '@lib/contracts';
+import type { PageImage, RecognisedLine } from './page-recognition';
 
 /** What pdf.js is asked for: the little of its API this reader uses. */
 interface PdfJs {
+  OPS: Record<string, number>;
   getDocument(source: Record<string, unknown>): { promise: Promise<PdfDoc>; destroy(): Promise<void> };
 }
 interface PdfDoc {
@@ -34,7 +37,13 @@ interface PdfPage {
   view: number[];
   getTextContent(): Promise<{ items: Array<{ str?: string; transform?: number[]; width?: number; height?: number }> }>;
   getAnnotations(): Promise<Array<{ subtype?: string; url?: string; rect?: number[] }>>;
+  getOperatorList(): Promise<{ fnArray: number[]; argsArray: unknown[][] }>;
+  objs: PdfObjects;
+  commonObjs: PdfObjects;
   cleanup(): void;
+}
+interface PdfObjects {
+  get(id: string, callback: (data: unknown) => void): void;
 }
 
 /** Characters a page of a scan has at most (a stamp, a page number): below this on every page, the document needs OCR. */
@@ -77,7 +86,7 @@ export async function readPdf(bytes: Uint8Array, pages: DocumentPages): Promise<
     );
   }
   try {
-    return await readOpened(doc, pages);
+    return await readOpened(lib, doc, pages);
   } catch (error) {
     // A file that opened but breaks on a page (a malformed stream, a missing object) is corrupt, whatever pdf.js calls it.
     if (error instanceof DocumentUnreadableError) throw error;
@@ -87,8 +96,8 @@ export async function readPdf(bytes: Uint8Array, pages: DocumentPages): Promise<
   }
 }
 
-async function readOpened(doc: PdfDoc, pages: DocumentPages): Promise<ReadDocument> {
-  const read: Array<{ n: number; lines: Line[]; height: number; width: number }> = [];
+async function readOpened(lib: PdfJs, doc: PdfDoc, pages: DocumentPages): Promise<ReadDocument> {
+  const read: Array<{ n: number; lines: Line[]; height: number; width: number; recognised: boolean }> = [];
   const hrefs = new Set<string>();
   let cut: ReadDocument['cut'] = null;
   for (let n = 1; n <= doc.numPages; n += 1) {
@@ -113,7 +122,15 @@ async function readOpened(doc: PdfDoc, pages: DocumentPages): Promise<ReadDocume
         })),
       );
     }
-    read.push({ n, lines: linesOf(runs), height: y1 - y0, width: x1 - x0 });
+    let recognised = false;
+    if (pages.recognition && charactersOf(runs) < SCAN_CHARS_PER_PAGE) {
+      const image = await pictureOf(lib, page);
+      if (image) {
+        runs.splice(0, runs.length, ...runsOfRecognised(await pages.recognition.recognise(image), image, x1 - x0, y1 - y0));
+        recognised = true;
+      }
+    }
+    read.push({ n, lines: linesOf(runs), height: y1 - y0, width: x1 - x0, recognised });
     page.cleanup();
   }
   const furniture = furnitureOf(read);
@@ -129,7 +146,9 @@ async function readOpened(doc: PdfDoc, pages: DocumentPages): Promise<ReadDocume
   const levels = headingLevelsOf(all, body);
   const pageBlocks = kept.map((page) => ({ n: page.n, blocks: blocksOf(page.lines, body, levels) }));
   const info: Record<string, unknown> = (await doc.getMetadata().catch(() => ({ info: {} }))).info ?? {};
-  const chars = all.reduce((sum, l) => sum + l.text.length, 0);
+  const unrecognised = kept.filter((p) => !p.recognised);
+  const chars = unrecognised.reduce((sum, p) => sum + p.lines.reduce((n, l) => n + l.text.length, 0), 0);
+  const recognised = read.length - unrecognised.length;
   return {
     markdown: pageBlocks.map((p) => [`<!-- page ${p.n} -->`, ...markdownBlocks(p.blocks)].join('\n\n')).join('\n\n') + '\n',
     text: pageBlocks.map((p) => p.blocks.map((b) => b.text).join('\n\n')).join('\n\n') + '\n',
@@ -142,11 +161,55 @@ async function readOpened(doc: PdfDoc, pages: DocumentPages): Promise<ReadDocume
       page_count: doc.numPages,
     },
     pages: read.map((p) => p.n),
-    charged: read.length,
+    charged: unrecognised.length + recognised * DOCUMENT_OCR_PAGE_CREDITS,
+    recognised,
     cut,
-    ocrRequired: read.length > 0 && chars < SCAN_CHARS_PER_PAGE * read.length,
+    ocrRequired: unrecognised.length > 0 && chars < SCAN_CHARS_PER_PAGE * unrecognised.length,
     links: [...hrefs],
   };
+}
+
+function charactersOf(runs: TextRun[]): number {
+  return runs.reduce((sum, run) => sum + run.text.trim().length, 0);
+}
+
+/**
+ * The picture a scanned page is: the largest image it paints (a scanner's page is one image over
+ * the whole page), decoded by pdf.js; null when the page paints none.
+ */
+async function pictureOf(lib: PdfJs, page: PdfPage): Promise<PageImage | null> {
+  const { fnArray, argsArray } = await page.getOperatorList();
+  let largest: PageImage | null = null;
+  for (const [i, fn] of fnArray.entries()) {
+    let image: unknown;
+    if (fn === lib.OPS.paintImageXObject) {
+      const id = argsArray[i][0] as string;
+      image = await new Promise((resolve) => (id.startsWith('g_') ? page.commonObjs : page.objs).get(id, resolve));
+    } else if (fn === lib.OPS.paintInlineImageXObject) image = argsArray[i][0];
+    else continue;
+    const candidate = image as Partial<PageImage> | null;
+    if (!candidate?.data || !candidate.width || !candidate.height || ![1, 2, 3].includes(candidate.kind ?? 0)) continue;
+    if (!largest || candidate.width * candidate.height > largest.width * largest.height) largest = candidate as PageImage;
+  }
+  return largest;
+}
+
+/** Recognised lines as the runs a text layer would have given: the picture taken as covering the page. */
+export function runsOfRecognised(
+  lines: RecognisedLine[],
+  image: Pick<PageImage, 'width' | 'height'>,
+  width: number,
+  height: number,
+): TextRun[] {
+  const sx = width / image.width;
+  const sy = height / image.height;
+  return lines.map((line) => ({
+    text: line.text,
+    x: line.left * sx,
+    y: (image.height - line.baseline) * sy,
+    width: (line.right - line.left) * sx,
+    size: line.height * sy,
+  }));
 }
 
 /**

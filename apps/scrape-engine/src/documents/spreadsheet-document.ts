@@ -52,6 +52,7 @@ export async function readXlsx(bytes: Buffer, pages: DocumentPages): Promise<Rea
     },
     pages: parts.map((part) => part.n),
     charged: parts.length,
+    recognised: 0,
     cut,
     ocrRequired: false,
   };
@@ -94,6 +95,7 @@ export function readCsv(text: string, pages: DocumentPages): ReadDocument {
     metadata: { title: null, author: null, created: null, language: null, page_count: 1 },
     pages: wanted ? [1] : [],
     charged: wanted ? Math.max(1, Math.ceil(written.text.length / DOCUMENT_PAGE_CHARACTERS)) : 0,
+    recognised: 0,
     cut: null,
     ocrRequired: false,
   };

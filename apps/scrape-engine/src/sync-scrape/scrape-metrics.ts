@@ -44,6 +44,7 @@ export function countDocument(document: NonNullable<ScrapeExecutionFacts['docume
   const { format } = document;
   platformMetrics.documents.inc({ format, outcome: document.outcome });
   if (document.pages > 0) platformMetrics.documentPages.inc({ format }, document.pages);
+  if (document.pages_ocr) platformMetrics.documentPagesRecognised.inc(document.pages_ocr);
   if (document.reason) platformMetrics.documentRefusals.inc({ format, reason: document.reason });
   if (document.read_ms !== undefined) platformMetrics.documentSeconds.observe({ format }, document.read_ms / 1000);
 }

@@ -1,8 +1,6 @@
 import {
-  DOCUMENT_MAX_PAGES,
   type MonitorPageDirectives,
   noPageContent,
-  pageRangesOf,
   type ScrapeExecutionFacts,
   type ScrapeRequest,
   type ScrapeResultBody,
@@ -25,9 +23,12 @@ import { attemptWithRetries } from '../scrape-attempts/scrape-attempts';
 import { comparableMarkdown, withoutIgnoredText } from '../page-changes/comparable-page';
 import { type DocumentKind, documentKindOf, mediaTypeOf } from '../documents/document-kinds';
 import {
-  DOCUMENT_READ_BUDGET_MS,
+  askOf,
+  creditsOf,
+  documentFactsOf,
   type DocumentUnreadableReason,
   DocumentUnreadableError,
+  readFactsOf,
   readingNotes,
 } from '../documents/document-reading';
 import { DocumentThreads } from '../documents/document-threads';
@@ -142,14 +143,10 @@ export class SimpleScrapeExecutor {
       ? { headers: definedHeaders(response.headers), redirects: response.redirects, final_url: response.url }
       : null;
     facts.validators = validatorsOf(response?.headers);
-    if (document)
-      facts.document = {
-        format: document.format,
-        outcome: document.outcome,
-        pages: document.pages,
-        reason: document.reason ?? null,
-        read_ms: document.read_ms,
-      };
+    if (document) {
+      const { charged: _charged, ...read } = document;
+      facts.document = { ...read, reason: read.reason ?? null };
+    }
     return { facts, result };
   }
 
@@ -168,7 +165,7 @@ export class SimpleScrapeExecutor {
     if (kind && response.statusCode >= 200 && response.statusCode < 300) {
       const readStarted = performance.now();
       try {
-        return await this.document(kind, request, response, base, compared);
+        return await this.document(kind, request, response, base, { compared, readStarted });
       } catch (error) {
         if (!(error instanceof DocumentUnreadableError)) throw error;
         // What could not be read is still what the server sent: its bytes, and why they were not read.
@@ -212,17 +209,11 @@ export class SimpleScrapeExecutor {
     request: ScrapeRequest,
     response: FetchedResponse,
     base: Omit<ShapedBody, 'html' | 'markdown' | 'extracted_data' | 'body_base64'> & { notes: string[] },
-    compared: boolean,
+    { compared, readStarted }: { compared: boolean; readStarted: number },
   ): Promise<Shaped> {
-    const ranges = request.pages ? pageRangesOf(request.pages) : null;
-    if (typeof ranges === 'string') throw new InvalidScrapeRequestError(ranges, { field: 'pages' });
-    const readStarted = performance.now();
-    const read = await this.documents.read(kind, response.body, {
-      ranges,
-      max: request.max_pages ?? DOCUMENT_MAX_PAGES,
-      budgetMs: DOCUMENT_READ_BUDGET_MS,
-    });
-    const notes = readingNotes(read);
+    const ask = askOf(request);
+    if (typeof ask === 'string') throw new InvalidScrapeRequestError(ask, { field: 'pages' });
+    const read = await this.documents.read(kind, response.body, ask);
     return {
       ...base,
       content_type: mediaTypeOf(kind),
@@ -237,22 +228,10 @@ export class SimpleScrapeExecutor {
         canonical_url: null,
         final_url: response.url,
         links: read.links,
-        document: {
-          format: kind,
-          ...read.metadata,
-          pages_read: read.pages.length,
-          pages_charged: read.charged,
-          ocr_required: read.ocrRequired,
-        },
+        document: documentFactsOf(kind, read),
       },
-      notes,
-      document: {
-        format: kind,
-        outcome: read.ocrRequired ? 'ocr_required' : 'read',
-        pages: read.pages.length,
-        charged: read.charged,
-        read_ms: performance.now() - readStarted,
-      },
+      notes: readingNotes(read),
+      document: { ...readFactsOf(kind, read, performance.now() - readStarted), charged: creditsOf(read) },
     };
   }
 }
@@ -260,7 +239,7 @@ export class SimpleScrapeExecutor {
 /** A response shaped as the API answers it, with the notes for its guidance and what a document was. */
 type Shaped = ShapedBody & {
   notes: string[];
-  document?: NonNullable<ScrapeExecutionFacts['document']> & { reason?: DocumentUnreadableReason; charged?: number };
+  document?: Omit<NonNullable<ScrapeExecutionFacts['document']>, 'reason'> & { reason?: DocumentUnreadableReason; charged?: number };
 };
 
 /**

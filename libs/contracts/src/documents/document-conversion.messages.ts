@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBase64, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { Type } from 'class-transformer';
+import { IsBase64, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
 import { EngineCommand, DocumentFacts } from '../scrape/scrape-execution.messages';
 import { IsPageRanges } from '../scrape/scrape-request-rules';
-import { DOCUMENT_MAX_PAGES } from './document-terms';
+import { DOCUMENT_MAX_PAGES, flagOf } from './document-terms';
 
 /** What POST /v1/documents/convert is asked, as query parameters (raw body) or form fields (multipart). */
 export class DocumentConvertOptions {
@@ -28,6 +28,16 @@ export class DocumentConvertOptions {
   @Min(1)
   @Max(DOCUMENT_MAX_PAGES)
   max_pages?: number;
+
+  @ApiPropertyOptional({
+    type: 'boolean',
+    default: false,
+    description: "Read a scanned PDF's pages by OCR (English), 2 credits a page recognised, as for a scrape.",
+  })
+  @IsOptional()
+  @Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => flagOf(obj[key]))
+  @IsBoolean()
+  ocr?: boolean;
 
   @ApiPropertyOptional({
     maxLength: 255,

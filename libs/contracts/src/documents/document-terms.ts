@@ -12,6 +12,20 @@ export const DOCUMENT_PAGE_CHARACTERS = 3000;
 /** The most pages one document read reads (the rest are left out, and said so). */
 export const DOCUMENT_MAX_PAGES = 2000;
 
+/**
+ * What a page recognised from its picture costs (`ocr: true`, a scanned PDF's page): its read and its
+ * recognition, a credit each — seconds of a core where a text page takes milliseconds, still less
+ * than a browser page.
+ */
+export const DOCUMENT_OCR_PAGE_CREDITS = 2;
+
+/** A boolean option given as a query parameter or a form field ("true"/"false"), or in JSON. */
+export function flagOf(value: unknown): unknown {
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0' || value === '') return false;
+  return value;
+}
+
 /** A `pages` value: 1-based pages and ranges, "3", "3-10", "12-" (to the end), comma-separated. */
 export const PAGE_RANGES_PATTERN = /^\s*\d{1,6}\s*(-\s*\d{0,6}\s*)?(,\s*\d{1,6}\s*(-\s*\d{0,6}\s*)?)*$/;
 

@@ -202,12 +202,17 @@ export class DocumentFacts {
   @ApiPropertyOptional({
     type: 'integer',
     description:
-      'The pages charged, one credit each: pages_read, or for a flowing document its text at 3,000 characters to a page (at least 1).',
+      "The credits the document cost, as charged: a credit a page read (2 a page read by OCR), or for a flowing document its text at 3,000 characters to a page; at least 1, the request's own credit.",
   })
   pages_charged?: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'Pages of a scan read by OCR (`ocr: true`), 2 credits each in pages_charged; absent or 0 otherwise.',
+  })
+  pages_ocr?: number;
   @ApiProperty({
     description:
-      'A PDF with no text layer (a scan): its pages are images, and the result holds no text from them. false for other formats.',
+      'A PDF with no text layer (a scan) whose pages were not read by OCR: they are images, and the result holds no text from them (ask again with `ocr: true`). false for other formats.',
   })
   ocr_required: boolean;
 }
@@ -417,6 +422,8 @@ export interface ScrapeExecutionFacts {
     format: DocumentFormat;
     outcome: 'read' | 'ocr_required' | 'unreadable';
     pages: number;
+    /** Of them, read by OCR. */
+    pages_ocr?: number;
     /** Why an unreadable one was refused (document_encrypted, document_corrupt, document_too_large). */
     reason?: string | null;
     /** How long its reading took, ms. */

@@ -153,7 +153,9 @@ def _changes(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> i
 
 
 def _convert(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> int:
-    result = client.convert_document(args.file, format="html" if args.html else "markdown", pages=args.pages, max_pages=args.max_pages)
+    result = client.convert_document(
+        args.file, format="html" if args.html else "markdown", pages=args.pages, max_pages=args.max_pages, ocr=True if args.ocr else None
+    )
     if args.output == "json":
         _print_json(result, out)
     else:
@@ -205,6 +207,7 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("--html", action="store_true", help="HTML instead of markdown")
     convert.add_argument("--pages", metavar="RANGES", help='pages, slides or sheets to read, from 1: "3", "3-10", "12-"')
     convert.add_argument("--max-pages", type=int, metavar="N", help="the most pages read (a credit each)")
+    convert.add_argument("--ocr", action="store_true", help="read a scanned PDF's pages by OCR (2 credits a page)")
     convert.add_argument("--output", choices=["json", "markdown"], default="markdown")
 
     changes = commands.add_parser("changes", help="the pages of a monitor that changed, newest first")

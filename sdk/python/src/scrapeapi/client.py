@@ -330,10 +330,11 @@ class ScrapingClient:
         format: Literal["markdown", "html"] | None = None,
         pages: str | None = None,
         max_pages: int | None = None,
+        ocr: bool | None = None,
     ) -> DocumentConversionResult:
-        """A document you already have (a path or its bytes) as markdown or HTML (POST /v1/documents/convert): a credit per page read."""
+        """A document you already have (a path or its bytes) as markdown or HTML (POST /v1/documents/convert): a credit per page read, 2 a scanned page read by OCR (`ocr=True`)."""
         data, name, media_type = _document(file, filename, content_type)
-        return self.api.documents_convert(data, content_type=media_type, format=format, pages=pages, max_pages=max_pages, filename=name)
+        return self.api.documents_convert(data, content_type=media_type, format=format, pages=pages, max_pages=max_pages, ocr=ocr, filename=name)
 
     def wait_for_crawl(self, crawl_id: str, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> CrawlView:
         """Polls the crawl until it has ended; its pages are then `all_jobs(batch_id=crawl_id)`."""
@@ -479,9 +480,10 @@ class AsyncScrapingClient:
         format: Literal["markdown", "html"] | None = None,
         pages: str | None = None,
         max_pages: int | None = None,
+        ocr: bool | None = None,
     ) -> DocumentConversionResult:
         data, name, media_type = _document(file, filename, content_type)
-        return await self.api.documents_convert(data, content_type=media_type, format=format, pages=pages, max_pages=max_pages, filename=name)
+        return await self.api.documents_convert(data, content_type=media_type, format=format, pages=pages, max_pages=max_pages, ocr=ocr, filename=name)
 
     async def wait_for_crawl(self, crawl_id: str, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> CrawlView:
         deadline = _Deadline(poll_interval, timeout)

@@ -86,6 +86,7 @@ function scrapeAsMarkdownTool(schemaOf: SchemaOf): ToolDefinition {
         max_age: { type: 'integer', minimum: 0, maximum: PAGE_CACHE_MAX_AGE_SECONDS, description: SCRAPE_FIELD_DESCRIPTIONS.max_age },
         pages: { type: 'string', maxLength: 1000, description: SCRAPE_FIELD_DESCRIPTIONS.pages },
         max_pages: { type: 'integer', minimum: 1, maximum: DOCUMENT_MAX_PAGES, description: SCRAPE_FIELD_DESCRIPTIONS.max_pages },
+        ocr: { type: 'boolean', default: false, description: SCRAPE_FIELD_DESCRIPTIONS.ocr },
         ...WINDOW_PROPERTIES,
       },
     },

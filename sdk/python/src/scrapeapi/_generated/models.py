@@ -289,6 +289,11 @@ class SyncScrapeRequest(_SyncScrapeRequestRequired, total=False):
     #: are left out and said so in the notes. A document costs one credit per page read (a simple
     #: request's credit covers the first), so this bounds the cost.
     max_pages: int
+    #: Beyond the spec. When the URL serves a PDF whose pages are pictures (a scan): read their text by
+    #: OCR (English), 2 credits a page recognised, within the document's 20 s budget (about 2 s a page;
+    #: ask for the rest with `pages`). Without it a scan says `metadata.document.ocr_required`. Pages
+    #: with a text layer are read as always.
+    ocr: bool
     custom_id: str
     #: Beyond the spec. Seconds: a result of the same request (same URL after normalisation and every
     #: option that changes the result) stored at most this long ago is returned from the page cache,
@@ -463,15 +468,18 @@ class _DocumentFactsRequired(TypedDict):
     page_count: int
     #: Pages, slides or sheets read into the result (at most 2,000).
     pages_read: int
-    #: A PDF with no text layer (a scan): its pages are images, and the result holds no text from them.
-    #: false for other formats.
+    #: A PDF with no text layer (a scan) whose pages were not read by OCR: they are images, and the
+    #: result holds no text from them (ask again with `ocr: true`). false for other formats.
     ocr_required: bool
 
 
 class DocumentFacts(_DocumentFactsRequired, total=False):
-    #: The pages charged, one credit each: pages_read, or for a flowing document its text at 3,000
-    #: characters to a page (at least 1).
+    #: The credits the document cost, as charged: a credit a page read (2 a page read by OCR), or for a
+    #: flowing document its text at 3,000 characters to a page; at least 1, the request's own credit.
     pages_charged: int
+    #: Pages of a scan read by OCR (`ocr: true`), 2 credits each in pages_charged; absent or 0
+    #: otherwise.
+    pages_ocr: int
 
 
 class DocumentConversionResult(TypedDict):

@@ -145,9 +145,9 @@ class Operations:
         """POST /v1/sync/download: Download one file (spec 2.9): base64 content with its detected MIME type."""
         return cast("DownloadResultBody", self._transport.request("POST", "/v1/sync/download", body=body))
 
-    def documents_convert(self, file: bytes, *, content_type: str = "application/octet-stream", format: Literal["markdown", "html"] | None = None, pages: str | None = None, max_pages: int | None = None, filename: str | None = None) -> DocumentConversionResult:
+    def documents_convert(self, file: bytes, *, content_type: str = "application/octet-stream", format: Literal["markdown", "html"] | None = None, pages: str | None = None, max_pages: int | None = None, ocr: bool | None = None, filename: str | None = None) -> DocumentConversionResult:
         """POST /v1/documents/convert: Convert a document you already have (PDF, DOCX, XLSX, PPTX, ODT, ODS, ODP, EPUB, RTF, CSV) to markdown or HTML, as a scrape of its URL would."""
-        return cast("DocumentConversionResult", self._transport.request("POST", "/v1/documents/convert", query={"format": format, "pages": pages, "max_pages": max_pages, "filename": filename}, content=file, content_type=content_type))
+        return cast("DocumentConversionResult", self._transport.request("POST", "/v1/documents/convert", query={"format": format, "pages": pages, "max_pages": max_pages, "ocr": ocr, "filename": filename}, content=file, content_type=content_type))
 
     def collections_create(self, body: CollectionBody, *, idempotency_key: str | None = None) -> CollectionWriteReply:
         """POST /v1/async/collections: Create a collection (spec 2.11/2.12)."""
@@ -471,9 +471,9 @@ class AsyncOperations:
         """POST /v1/sync/download: Download one file (spec 2.9): base64 content with its detected MIME type."""
         return cast("DownloadResultBody", await self._transport.request("POST", "/v1/sync/download", body=body))
 
-    async def documents_convert(self, file: bytes, *, content_type: str = "application/octet-stream", format: Literal["markdown", "html"] | None = None, pages: str | None = None, max_pages: int | None = None, filename: str | None = None) -> DocumentConversionResult:
+    async def documents_convert(self, file: bytes, *, content_type: str = "application/octet-stream", format: Literal["markdown", "html"] | None = None, pages: str | None = None, max_pages: int | None = None, ocr: bool | None = None, filename: str | None = None) -> DocumentConversionResult:
         """POST /v1/documents/convert: Convert a document you already have (PDF, DOCX, XLSX, PPTX, ODT, ODS, ODP, EPUB, RTF, CSV) to markdown or HTML, as a scrape of its URL would."""
-        return cast("DocumentConversionResult", await self._transport.request("POST", "/v1/documents/convert", query={"format": format, "pages": pages, "max_pages": max_pages, "filename": filename}, content=file, content_type=content_type))
+        return cast("DocumentConversionResult", await self._transport.request("POST", "/v1/documents/convert", query={"format": format, "pages": pages, "max_pages": max_pages, "ocr": ocr, "filename": filename}, content=file, content_type=content_type))
 
     async def collections_create(self, body: CollectionBody, *, idempotency_key: str | None = None) -> CollectionWriteReply:
         """POST /v1/async/collections: Create a collection (spec 2.11/2.12)."""
