@@ -22,7 +22,7 @@ import { distance } from 'fastest-levenshtein';
 import { MACHINE_ARGS } from '../../apps/scrape-engine/src/browser/browser-launcher';
 import { readDocument } from '../../apps/scrape-engine/src/documents/document-reader';
 import { readPdf } from '../../apps/scrape-engine/src/documents/pdf-document';
-import { markdownTables, tableScore } from './table-structure';
+import { cellText, markdownTables, tableScore } from './table-structure';
 import { corpusDirectory, corpusPageNames } from './markdown-quality';
 
 const CACHE = path.resolve(process.cwd(), process.env.DOCUMENT_CORPUS_DIR ?? 'bench/.documents');
@@ -117,15 +117,6 @@ function truthFilter(): string {
   return file;
 }
 
-/** A table cell's text without inline markdown: what a spreadsheet cell would hold. */
-function cellText(cell: string): string {
-  return cell
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[*_`]+/g, '')
-    .replace(/\\([\\`*_{}[\]()#+\-.!|<>])/g, '$1')
-    .trim();
-}
-
 /** The truth in every other format: DOCX, ODT, EPUB, PPTX by pandoc, its tables as a workbook (a marker file says it is made). */
 async function makeOffice(names: string[]): Promise<void> {
   // Images left out (pandoc would fetch them to embed; the scores are on text): a filter drops them.
@@ -210,7 +201,7 @@ export function mean(values: Array<number | null>): number {
 
 export interface DocumentRow {
   format: 'pdf' | OfficeFormat;
-  layout: Layout | 'all' | 'flowing';
+  layout: Layout | 'all' | 'flowing' | `${Layout}, tables`;
   reader: string;
   documents: number;
   text: number;
@@ -220,48 +211,118 @@ export interface DocumentRow {
   perSecond: number;
 }
 
-export async function documentsBench(): Promise<DocumentRow[]> {
-  const documents = await corpus();
-  const { extractText } = (await import('unpdf')) as {
-    extractText(data: Uint8Array, o: { mergePages: true }): Promise<{ text: string; totalPages: number }>;
+type PdfText = (data: Uint8Array, o: { mergePages: true }) => Promise<{ text: string; totalPages: number }>;
+
+/** PDFs with their truths read by this reader and by unpdf, one row each: the three scores and pages/s. */
+async function pdfRows(
+  layout: DocumentRow['layout'],
+  docs: Array<{ truth: string; pdf: Buffer }>,
+  extractText: PdfText,
+): Promise<DocumentRow[]> {
+  const tally = () => ({ text: [] as number[], headings: [] as Array<number | null>, tables: [] as Array<number | null>, pages: 0, ms: 0 });
+  const ours = tally();
+  const theirs = tally();
+  const score = (m: typeof ours, truth: string, markdown: string) => {
+    m.text.push(textSimilarity(truth, markdown));
+    m.headings.push(headingScore(truth, markdown));
+    m.tables.push(tableScore(truth, markdown));
   };
-  const rows: DocumentRow[] = [];
-  for (const layout of [...(Object.keys(LAYOUTS) as Layout[]), 'all' as const]) {
-    const docs = layout === 'all' ? documents : documents.filter((d) => d.layout === layout);
-    const ours = { text: [] as number[], headings: [] as Array<number | null>, tables: [] as Array<number | null>, pages: 0, ms: 0 };
-    const theirs = { text: [] as number[], headings: [] as Array<number | null>, tables: [] as Array<number | null>, pages: 0, ms: 0 };
-    for (const doc of docs) {
-      let started = performance.now();
-      const read = await readPdf(doc.pdf, { wanted: () => true, max: 10_000, deadline: Infinity });
-      ours.ms += performance.now() - started;
-      ours.pages += read.pages.length;
-      ours.text.push(textSimilarity(doc.truth, read.markdown));
-      ours.headings.push(headingScore(doc.truth, read.markdown));
-      ours.tables.push(tableScore(doc.truth, read.markdown));
-      started = performance.now();
-      const plain = await extractText(new Uint8Array(doc.pdf), { mergePages: true });
-      theirs.ms += performance.now() - started;
-      theirs.pages += plain.totalPages;
-      theirs.text.push(textSimilarity(doc.truth, plain.text));
-      theirs.headings.push(headingScore(doc.truth, plain.text));
-      theirs.tables.push(tableScore(doc.truth, plain.text));
-    }
-    for (const [reader, m] of [
+  for (const doc of docs) {
+    let started = performance.now();
+    const read = await readPdf(doc.pdf, { wanted: () => true, max: 10_000, deadline: Infinity });
+    ours.ms += performance.now() - started;
+    ours.pages += read.pages.length;
+    score(ours, doc.truth, read.markdown);
+    started = performance.now();
+    const plain = await extractText(new Uint8Array(doc.pdf), { mergePages: true });
+    theirs.ms += performance.now() - started;
+    theirs.pages += plain.totalPages;
+    score(theirs, doc.truth, plain.text);
+  }
+  return (
+    [
       ['this reader (pdf.js + layout)', ours],
       ['unpdf extractText (pdf.js, no layout)', theirs],
-    ] as const)
-      rows.push({
-        format: 'pdf',
-        layout,
-        reader,
-        documents: docs.length,
-        text: round(mean(m.text)),
-        headings: round(mean(m.headings)),
-        tables: round(mean(m.tables)),
-        perSecond: Math.round((m.pages / m.ms) * 1000 * 10) / 10,
-      });
+    ] as const
+  ).map(([reader, m]) => ({
+    format: 'pdf',
+    layout,
+    reader,
+    documents: docs.length,
+    text: round(mean(m.text)),
+    headings: round(mean(m.headings)),
+    tables: round(mean(m.tables)),
+    perSecond: Math.round((m.pages / m.ms) * 1000 * 10) / 10,
+  }));
+}
+
+export async function documentsBench(): Promise<DocumentRow[]> {
+  const documents = await corpus();
+  const { extractText } = (await import('unpdf')) as { extractText: PdfText };
+  const rows: DocumentRow[] = [];
+  for (const layout of [...(Object.keys(LAYOUTS) as Layout[]), 'all' as const])
+    rows.push(...(await pdfRows(layout, layout === 'all' ? documents : documents.filter((d) => d.layout === layout), extractText)));
+  const made = path.join(CACHE, `tables-${TABLE_DOCUMENTS - 1}.two-columns.pdf`);
+  if (!fs.existsSync(made)) await makeTables(documents);
+  for (const layout of Object.keys(LAYOUTS) as Layout[]) {
+    const tables = Array.from({ length: TABLE_DOCUMENTS }, (_, i) => ({
+      truth: fs.readFileSync(path.join(CACHE, `tables-${i}.md`), 'utf8'),
+      pdf: fs.readFileSync(path.join(CACHE, `tables-${i}.${layout}.pdf`)),
+    }));
+    rows.push(...(await pdfRows(`${layout}, tables`, tables, extractText)));
   }
   return [...rows, ...(await officeRows(documents.filter((d) => d.layout === 'one-column')))];
+}
+
+/** How many tables the table corpus holds: the page corpus's articles have too few (8) to score tables on. */
+const TABLE_DOCUMENTS = 60;
+
+/**
+ * Tables whose truth is known, printed as the articles are: each a table of 2–6 columns and 3–12
+ * rows of the articles' own words (a cell 1–14 words: some wrap, a fifth figures), between two
+ * paragraphs, in one column and in two; made once (seeded, so the same every run), scored beside unpdf.
+ */
+async function makeTables(documents: Document[]): Promise<void> {
+  const words = documents
+    .filter((d) => d.layout === 'one-column')
+    .flatMap((d) => plainText(d.truth).split(' '))
+    .filter((w) => /^[a-z][a-z'-]{1,14}$/.test(w));
+  let seed = 64;
+  // A small linear congruential generator: the same tables on every machine.
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const pick = (n: number) => Array.from({ length: n }, () => words[Math.floor(next() * words.length)]).join(' ');
+  const cell = () => (next() < 0.2 ? String(Math.floor(next() * 100000) / 100) : pick(1 + Math.floor(next() * (next() < 0.3 ? 14 : 4))));
+  const puppeteer = (await import('puppeteer-core')).default;
+  const browser = await puppeteer.launch({ executablePath: CHROMIUM, args: MACHINE_ARGS, headless: true });
+  try {
+    for (let i = 0; i < TABLE_DOCUMENTS; i += 1) {
+      const width = 2 + Math.floor(next() * 5);
+      const height = 3 + Math.floor(next() * 10);
+      const header = Array.from({ length: width }, () => pick(1 + Math.floor(next() * 2)).replace(/^./, (c) => c.toUpperCase()));
+      const body = Array.from({ length: height }, () => Array.from({ length: width }, cell));
+      const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+      const truth = [
+        `# ${pick(3).replace(/^./, (c) => c.toUpperCase())}`,
+        `${pick(40)}.`,
+        [line(header), line(header.map(() => '---')), ...body.map(line)].join('\n'),
+        `${pick(30)}.`,
+        '',
+      ].join('\n\n');
+      fs.writeFileSync(path.join(CACHE, `tables-${i}.md`), truth);
+      const html = pandoc(['-f', 'gfm', '-t', 'html5'], truth);
+      for (const [layout, css] of Object.entries(LAYOUTS)) {
+        const page = await browser.newPage();
+        await page.setContent(`<!doctype html><html><head><meta charset="utf-8"><style>${css}</style></head><body>${html}</body></html>`);
+        fs.writeFileSync(
+          path.join(CACHE, `tables-${i}.${layout}.pdf`),
+          await page.pdf({ format: 'A4', margin: { top: '50px', bottom: '50px', left: '50px', right: '50px' } }),
+        );
+        await page.close();
+      }
+    }
+  } finally {
+    await browser.close();
+  }
 }
 
 export interface LongPdfRow {

@@ -102,6 +102,29 @@ async function scanned(): Promise<Scan[]> {
   });
 }
 
+/** A page whose renderPdf(url, scale) draws each page of a PDF on a canvas with pdf.js and answers them as PNG data URLs. */
+const RENDER_PAGE = `<!doctype html><title>scan</title><script type="module">
+import * as lib from '/pdf.mjs';
+lib.GlobalWorkerOptions.workerSrc = '/pdf.worker.mjs';
+window.renderPdf = async (url, scale) => {
+  const doc = await lib.getDocument(url).promise;
+  const out = [];
+  for (let n = 1; n <= doc.numPages; n += 1) {
+    const page = await doc.getPage(n);
+    const viewport = page.getViewport({ scale });
+    const canvas = document.createElement('canvas');
+    canvas.width = Math.round(viewport.width);
+    canvas.height = Math.round(viewport.height);
+    const context = canvas.getContext('2d');
+    context.fillStyle = '#fff';
+    context.fillRect(0, 0, canvas.width, canvas.height);
+    await page.render({ canvas, canvasContext: context, viewport }).promise;
+    out.push(canvas.toDataURL('image/png'));
+  }
+  return out;
+};
+</script>`;
+
 /** pdf.js draws each page in Chromium (a canvas at 150 dpi); each picture becomes a page of a PDF with no text. */
 async function makeScans(names: string[]): Promise<void> {
   const pdfjs = path.dirname(require.resolve('pdfjs-dist/package.json'));
@@ -115,7 +138,7 @@ async function makeScans(names: string[]): Promise<void> {
           : url.pathname.startsWith('/doc/')
             ? path.join(CACHE, `${path.basename(url.pathname)}.one-column.pdf`)
             : null;
-    if (url.pathname === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>scan</title>');
+    if (url.pathname === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(RENDER_PAGE);
     if (!file || !fs.existsSync(file)) return res.writeHead(404).end();
     res.writeHead(200, { 'content-type': file.endsWith('.mjs') ? 'text/javascript' : 'application/pdf' }).end(fs.readFileSync(file));
   });
@@ -127,26 +150,12 @@ async function makeScans(names: string[]): Promise<void> {
     for (const name of names) {
       const page = await browser.newPage();
       await page.goto(`${base}/`);
-      const pictures = await page.evaluate(
-        async (url: string, scale: number) => {
-          const lib = await import(`${location.origin}/pdf.mjs`);
-          lib.GlobalWorkerOptions.workerSrc = `${location.origin}/pdf.worker.mjs`;
-          const doc = await lib.getDocument(url).promise;
-          const out: string[] = [];
-          for (let n = 1; n <= doc.numPages; n += 1) {
-            const pdfPage = await doc.getPage(n);
-            const viewport = pdfPage.getViewport({ scale });
-            const canvas = document.createElement('canvas');
-            canvas.width = Math.round(viewport.width);
-            canvas.height = Math.round(viewport.height);
-            await pdfPage.render({ canvas, canvasContext: canvas.getContext('2d')!, viewport }).promise;
-            out.push(canvas.toDataURL('image/png'));
-          }
-          return out;
-        },
+      await page.waitForFunction('typeof window.renderPdf === "function"');
+      const pictures = (await page.evaluate(
+        (url: string, scale: number) => (window as unknown as { renderPdf(u: string, s: number): Promise<string[]> }).renderPdf(url, scale),
         `${base}/doc/${encodeURIComponent(name)}`,
         DPI / 72,
-      );
+      )) as string[];
       for (const [i, picture] of pictures.entries())
         fs.writeFileSync(path.join(CACHE, `${name}.scan-${i + 1}.png`), Buffer.from(picture.split(',')[1]!, 'base64'));
       await page.setContent(

@@ -15,7 +15,12 @@ interface TreeNode {
   children: TreeNode[];
 }
 
-/** Every GFM pipe table of a markdown text, as rows of cells (the delimiter row left out). */
+/**
+ * Every GFM pipe table of a markdown text, as rows of cells' text (the delimiter row left out):
+ * a cell's inline markup is not its text (a PDF keeps a link's words, not its target), and a row
+ * with no text in any cell is no row (pandoc gives a table without a header an empty one); a table
+ * with no text at all (a row of pictures) is none.
+ */
 export function markdownTables(markdown: string): Table[] {
   const tables: Table[] = [];
   let rows: string[][] | null = null;
@@ -25,21 +30,27 @@ export function markdownTables(markdown: string): Table[] {
       const cells = trimmed
         .slice(1, -1)
         .split(/(?<!\\)\|/)
-        .map((cell) =>
-          cell
-            .replace(/\\\|/g, '|')
-            .replace(/<br\s*\/?>/g, ' ')
-            .trim(),
-        );
+        .map((cell) => cellText(cell.replace(/<br\s*\/?>/g, ' ')));
       if (cells.every((cell) => /^:?-{3,}:?$/.test(cell))) continue;
-      (rows ??= []).push(cells);
+      rows ??= [];
+      if (cells.some((cell) => cell !== '')) rows.push(cells);
     } else if (rows) {
-      tables.push(rows);
+      if (rows.length > 0) tables.push(rows);
       rows = null;
     }
   }
-  if (rows) tables.push(rows);
+  if (rows && rows.length > 0) tables.push(rows);
   return tables;
+}
+
+/** A table cell's text without inline markdown: what a spreadsheet cell would hold, or a PDF show. */
+export function cellText(cell: string): string {
+  return cell
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[*_`]+/g, '')
+    .replace(/\\([\\`*_{}[\]()#+\-.!|<>])/g, '$1')
+    .trim();
 }
 
 /** TEDS of two tables: 1 when they are the same, 0 when nothing of one is in the other. */

@@ -45,4 +45,10 @@ describe('TEDS', () => {
     expect(tableScore(md, 'no tables')).toBe(0);
     expect(tableScore('no tables', md)).toBeNull();
   });
+
+  it("scores a cell by its text: a link's words, no emphasis, no row that holds nothing, no table of pictures", () => {
+    const truth = '|   |   |\n|---|---|\n| [Auckland](http://x/wiki "A") | **23/16** |\n\n| ![](a.png) |\n|---|\n';
+    expect(markdownTables(truth)).toEqual([[['Auckland', '23/16']]]);
+    expect(tableScore(truth, '| Auckland | 23/16 |\n| --- | --- |\n')).toBe(1);
+  });
 });

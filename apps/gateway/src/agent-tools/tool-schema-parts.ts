@@ -84,7 +84,7 @@ export const SCRAPE_FIELD_DESCRIPTIONS: Partial<Record<(typeof AGENT_SCRAPE_FIEL
   pages:
     'For a document (PDF, Word, slides, spreadsheet): the pages, slides or sheets to read, from 1 — "1-5", "8", "20-". Read a long document in parts this way: each call charges a credit per page it reads.',
   max_pages: 'For a document: the most pages read (a credit each). Default 2000.',
-  ocr: 'For a scanned PDF (metadata.document.ocr_required was true): read its pages by OCR, 2 credits a page, about 2 s a page (at most 20 s a call: ask for more pages in the next).',
+  ocr: 'For a scanned PDF (metadata.document.ocr_required was true): read its pages by OCR, 2 credits a page, 2–5 s a page (at most 20 s a call, so read a long scan 4 pages at a time with pages).',
   url: 'The page to fetch: a public http or https URL. Private, loopback and cloud-metadata addresses are refused.',
   format:
     'html (default): the page as served; markdown: the whole page converted to markdown. For reading an article, prefer the scrape_as_markdown tool.',

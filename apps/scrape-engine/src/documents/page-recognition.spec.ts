@@ -42,19 +42,19 @@ describe('linesOfRecognised', () => {
     bbox: { x0: 0, x1: 100, y0: 10, y1: 30 },
   });
 
-  it("keeps tesseract's lines in its order, leaves out words it is unsure of, and lines left empty", () => {
+  it("keeps tesseract's lines in its order and their words whatever their confidence, and leaves out lines left empty", () => {
     const data = {
       blocks: [
         {
           paragraphs: [
-            { lines: [line([word('Dear', 10, 50), word('%~', 55, 60, 12), word('reader,', 65, 120)]), line([word('|', 5, 6, 5)], 60)] },
+            { lines: [line([word('Dear', 10, 50), word('%~', 55, 60, 12), word('reader,', 65, 120)]), line([word(' ', 5, 6, 5)], 60)] },
           ],
         },
         { paragraphs: [{ lines: [line([word('Yours', 10, 60)], 90)] }] },
       ],
     } as unknown as Parameters<typeof linesOfRecognised>[0];
     expect(linesOfRecognised(data)).toEqual([
-      { text: 'Dear reader,', left: 10, right: 120, baseline: 30, height: 20 },
+      { text: 'Dear %~ reader,', left: 10, right: 120, baseline: 30, height: 20 },
       { text: 'Yours', left: 10, right: 60, baseline: 90, height: 20 },
     ]);
   });

@@ -22,9 +22,6 @@ export interface RecognisedLine {
 /** What is too small to be a page of text (a logo, a rule): not worth recognising. */
 const SMALLEST_PAGE_SIDE = 200;
 
-/** Words below this confidence (0–100) are more likely noise from the paper than text. */
-const LEAST_WORD_CONFIDENCE = 30;
-
 /**
  * A scanned page's text, recognised by tesseract.js (decision 0039) with English data from the
  * registry (`@tesseract.js-data/eng`, LSTM integer model): nothing is downloaded at run time and
@@ -84,13 +81,14 @@ export function pngOf(image: PageImage): Buffer {
 
 /**
  * Recognised lines in the picture's pixels (origin top-left): tesseract's lines in its reading order
- * (a column's blocks before the next column's), the words it is unsure of left out.
+ * (a column's blocks before the next column's).
  */
 export function linesOfRecognised(data: Pick<Tesseract.Page, 'blocks'>): RecognisedLine[] {
   return (data.blocks ?? []).flatMap((block) =>
     block.paragraphs.flatMap((paragraph) =>
       paragraph.lines.flatMap((line) => {
-        const words = line.words.filter((word) => word.confidence >= LEAST_WORD_CONFIDENCE && word.text.trim() !== '');
+        // Every word tesseract read, whatever its confidence: it gives 0 to good words at times (a code line's first words).
+        const words = line.words.filter((word) => word.text.trim() !== '');
         if (words.length === 0) return [];
         return [
           {

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { dateOf, DocumentUnreadableError, readPdf } from './pdf-document';
+import { tableBlockOf } from './pdf-layout';
+import { dateOf, DocumentUnreadableError, readPdf, tablesAcrossPages } from './pdf-document';
 
 const fixture = (name: string) => new Uint8Array(fs.readFileSync(path.join(__dirname, '../../../../test/fixtures/documents', name)));
 const everyPage = { wanted: () => true, max: 1000, deadline: Infinity };
@@ -51,6 +52,41 @@ describe('readPdf', () => {
     ].map((s) => doc.markdown.indexOf(s));
     expect(order.every((at) => at >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it("reads CJK text set in a CID font through Adobe's predefined CMaps (pdf.js finds them in its package)", async () => {
+    const stream = 'BT /F1 24 Tf 72 700 Td <65E5672C8A9E> Tj ET';
+    const pdf = handMadePdf([
+      '<</Type/Catalog/Pages 2 0 R>>',
+      '<</Type/Pages/Kids[3 0 R]/Count 1>>',
+      '<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<</Font<</F1 5 0 R>>>>/Contents 4 0 R>>',
+      `<</Length ${stream.length}>>\nstream\n${stream}\nendstream`,
+      '<</Type/Font/Subtype/Type0/BaseFont/HeiseiMin-W3/Encoding/UniJIS-UCS2-H/DescendantFonts[6 0 R]>>',
+      '<</Type/Font/Subtype/CIDFontType0/BaseFont/HeiseiMin-W3/CIDSystemInfo<</Registry(Adobe)/Ordering(Japan1)/Supplement 2>>/FontDescriptor 7 0 R>>',
+      '<</Type/FontDescriptor/FontName/HeiseiMin-W3/Flags 6/FontBBox[0 0 1000 1000]/ItalicAngle 0/Ascent 880/Descent -120/CapHeight 700/StemV 80>>',
+    ]);
+    expect((await readPdf(pdf, everyPage)).markdown).toBe('<!-- page 1 -->\n\n日本語\n');
+  });
+
+  it('reads a table as a table: its header, a row a line, a long cell whole, and the text around it in place', async () => {
+    const doc = await readPdf(fixture('price-table.pdf'), everyPage);
+    expect(doc.markdown).toContain(
+      [
+        "as set by the buyers' committee.",
+        '',
+        '| Item | Unit | Price | Note |',
+        '| --- | --- | --- | --- |',
+        '| Apples | kg | 2.40 | Picked in the valley this week, sold until the stock runs out |',
+        '| Bread | piece | 1.10 | Baked each morning |',
+        '| Cheese | kg | 14.90 | Aged for a year in the cellar under the shop, cut to order at the counter |',
+        '| Eggs | dozen | 3.60 | Free range |',
+        '',
+        'Prices change on the first of each month',
+      ].join('\n'),
+    );
+    expect(doc.html).toContain(
+      '<table><thead><tr><th>Item</th><th>Unit</th><th>Price</th><th>Note</th></tr></thead><tbody><tr><td>Apples</td>',
+    );
   });
 
   it('says a scan needs OCR instead of returning nothing', async () => {
@@ -139,5 +175,62 @@ describe('readPdf', () => {
     expect(dateOf("D:20261206013000+01'00'")).toBe('2026-12-06T00:30:00.000Z');
     expect(dateOf('D:2026')).toBe('2026-01-01T00:00:00.000Z');
     expect(dateOf('yesterday')).toBeNull();
+  });
+});
+
+describe('tablesAcrossPages', () => {
+  const paragraph = { kind: 'paragraph' as const, text: 'p', markdown: 'p' };
+
+  it('joins a table that goes on over the page, its repeated header once and a row the page broke as one row', () => {
+    const pages = tablesAcrossPages([
+      {
+        n: 1,
+        blocks: [
+          paragraph,
+          tableBlockOf([
+            ['Symptom', 'Cause'],
+            ['Slow', 'CPUs are'],
+            ['Errors', 'The database'],
+          ]),
+        ],
+      },
+      {
+        n: 2,
+        blocks: [
+          tableBlockOf([
+            ['Symptom', 'Cause'],
+            ['', 'refuses connections'],
+            ['Cats', 'The network'],
+          ]),
+          paragraph,
+        ],
+      },
+    ]);
+    expect(pages.map((p) => p.blocks.map((b) => b.kind))).toEqual([['paragraph', 'table'], ['paragraph']]);
+    expect((pages[0].blocks[1] as ReturnType<typeof tableBlockOf>).rows).toEqual([
+      ['Symptom', 'Cause'],
+      ['Slow', 'CPUs are'],
+      ['Errors', 'The database refuses connections'],
+      ['Cats', 'The network'],
+    ]);
+  });
+
+  it("keeps two tables on one page apart unless the second repeats the first one's header", () => {
+    const pages = tablesAcrossPages([
+      {
+        n: 1,
+        blocks: [
+          tableBlockOf([
+            ['a', 'b'],
+            ['1', '2'],
+          ]),
+          tableBlockOf([
+            ['c', 'd'],
+            ['3', '4'],
+          ]),
+        ],
+      },
+    ]);
+    expect(pages[0].blocks).toHaveLength(2);
   });
 });

@@ -1,7 +1,9 @@
+import path from 'node:path';
 import { importEsm } from '@lib/runtime';
 import {
   type Block,
   blocksOf,
+  tableBlockOf,
   bodySizeOf,
   furnitureKey,
   furnitureOf,
@@ -21,6 +23,7 @@ import {
 export { DocumentUnreadableError } from './document-reading';
 import { DOCUMENT_OCR_PAGE_CREDITS } from '@lib/contracts';
 import type { PageImage, RecognisedLine } from './page-recognition';
+import { tablesOf, withTables } from './pdf-tables';
 
 /** What pdf.js is asked for: the little of its API this reader uses. */
 interface PdfJs {
@@ -51,6 +54,10 @@ const SCAN_CHARS_PER_PAGE = 20;
 
 let pdfjs: Promise<PdfJs> | null = null;
 
+const PDFJS_ROOT = path.dirname(require.resolve('pdfjs-dist/package.json'));
+const PDFJS_CMAPS = `${path.join(PDFJS_ROOT, 'cmaps')}${path.sep}`;
+const PDFJS_STANDARD_FONTS = `${path.join(PDFJS_ROOT, 'standard_fonts')}${path.sep}`;
+
 /**
  * A PDF's text layer read into markdown (decision 0039): pdf.js parses the file (never evaluating
  * its JavaScript or fonts as code: isEvalSupported false), each page's text runs are laid out by
@@ -66,6 +73,11 @@ export async function readPdf(bytes: Uint8Array, pages: DocumentPages): Promise<
     isEvalSupported: false,
     disableFontFace: true,
     useSystemFonts: false,
+    // CJK text is set in CID fonts whose codes map to Unicode through Adobe's predefined CMaps:
+    // without them pdf.js answers NUL for every character. Read from the installed package.
+    cMapUrl: PDFJS_CMAPS,
+    cMapPacked: true,
+    standardFontDataUrl: PDFJS_STANDARD_FONTS,
     stopAtErrors: false,
     verbosity: 0,
   });
@@ -130,7 +142,8 @@ async function readOpened(lib: PdfJs, doc: PdfDoc, pages: DocumentPages): Promis
         recognised = true;
       }
     }
-    read.push({ n, lines: linesOf(runs), height: y1 - y0, width: x1 - x0, recognised });
+    const { rest, tables } = tablesOf(runs);
+    read.push({ n, lines: withTables(linesOf(rest), tables), height: y1 - y0, width: x1 - x0, recognised });
     page.cleanup();
   }
   const furniture = furnitureOf(read);
@@ -144,7 +157,7 @@ async function readOpened(lib: PdfJs, doc: PdfDoc, pages: DocumentPages): Promis
   const all = kept.flatMap((p) => p.lines);
   const body = bodySizeOf(all);
   const levels = headingLevelsOf(all, body);
-  const pageBlocks = kept.map((page) => ({ n: page.n, blocks: blocksOf(page.lines, body, levels) }));
+  const pageBlocks = tablesAcrossPages(kept.map((page) => ({ n: page.n, blocks: blocksOf(page.lines, body, levels) })));
   const info: Record<string, unknown> = (await doc.getMetadata().catch(() => ({ info: {} }))).info ?? {};
   const unrecognised = kept.filter((p) => !p.recognised);
   const chars = unrecognised.reduce((sum, p) => sum + p.lines.reduce((n, l) => n + l.text.length, 0), 0);
@@ -167,6 +180,43 @@ async function readOpened(lib: PdfJs, doc: PdfDoc, pages: DocumentPages): Promis
     ocrRequired: unrecognised.length > 0 && chars < SCAN_CHARS_PER_PAGE * unrecognised.length,
     links: [...hrefs],
   };
+}
+
+/**
+ * A table that runs on from one page to the next is one table: the rows on the next page join the
+ * rows before, its header (repeated on each page, as browsers and word processors print it) once,
+ * and a row the page broke is one row again.
+ */
+export function tablesAcrossPages(pages: Array<{ n: number; blocks: Block[] }>): Array<{ n: number; blocks: Block[] }> {
+  let last: { page: number; at: number } | null = null;
+  for (const [p, page] of pages.entries()) {
+    for (let at = 0; at < page.blocks.length; at += 1) {
+      const block = page.blocks[at];
+      const before = last && pages[last.page].blocks[last.at];
+      const adjacent = last !== null && (last.page === p ? last.at === at - 1 : last.at === pages[last.page].blocks.length - 1 && at === 0);
+      if (block.kind === 'table' && before?.kind === 'table' && adjacent && before.rows[0].length === block.rows[0].length) {
+        const repeated = block.rows[0].join('\t') === before.rows[0].join('\t');
+        // Beside each other on one page (a table that goes on in the next column) only with its header again.
+        if (repeated || last!.page !== p) {
+          pages[last!.page].blocks[last!.at] = joinedTable(before.rows, block.rows.slice(repeated ? 1 : 0));
+          page.blocks.splice(at, 1);
+          at -= 1;
+          continue;
+        }
+      }
+      last = { page: p, at };
+    }
+  }
+  return pages;
+}
+
+function joinedTable(rows: string[][], next: string[][]): Block {
+  // A row broken by the page: its first cell ended before, the rest of it goes on here.
+  if (next[0]?.[0] === '' && rows.length > 1) {
+    const merged = rows[rows.length - 1].map((cell, k) => [cell, next[0][k]].filter((part) => part).join(' '));
+    return tableBlockOf([...rows.slice(0, -1), merged, ...next.slice(1)]);
+  }
+  return tableBlockOf([...rows, ...next]);
 }
 
 function charactersOf(runs: TextRun[]): number {
@@ -269,6 +319,11 @@ function markdownBlocks(blocks: Block[]): string[] {
 }
 
 function htmlOf(block: Block): string {
+  if (block.kind === 'table') {
+    const [head, ...body] = block.rows;
+    const row = (cells: string[], tag: 'th' | 'td') => `<tr>${cells.map((c) => `<${tag}>${escapeHtml(c)}</${tag}>`).join('')}</tr>`;
+    return `<table><thead>${row(head, 'th')}</thead><tbody>${body.map((r) => row(r, 'td')).join('')}</tbody></table>`;
+  }
   const text = escapeHtml(block.text);
   if (block.kind === 'heading') return `<h${block.level}>${text}</h${block.level}>`;
   if (block.kind === 'list-item') return `<li>${text}</li>`;

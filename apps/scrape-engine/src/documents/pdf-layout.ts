@@ -28,9 +28,12 @@ export interface Line {
   edge?: number;
   /** Runs with their links, in order (for markdown links). */
   runs: TextRun[];
+  /** A table (pdf-tables.ts): its rows of cells, the first its header; the line stands where the table does. */
+  table?: string[][];
 }
 
 export type Block =
+  | { kind: 'table'; rows: string[][]; text: string; markdown: string }
   | { kind: 'heading'; level: number; text: string; markdown: string }
   | { kind: 'list-item'; ordered: boolean; text: string; markdown: string }
   | { kind: 'paragraph'; text: string; markdown: string };
@@ -191,7 +194,7 @@ export function bodySizeOf(lines: Line[]): number {
 /** The heading levels of a document: each size clearly above the body's, largest first (level 1), at most six. */
 export function headingLevelsOf(lines: Line[], bodySize: number): Map<number, number> {
   const sizes = [
-    ...new Set(lines.filter((l) => l.size >= bodySize * 1.15 && l.text.length <= 200).map((l) => Math.round(l.size * 2) / 2)),
+    ...new Set(lines.filter((l) => !l.table && l.size >= bodySize * 1.15 && l.text.length <= 200).map((l) => Math.round(l.size * 2) / 2)),
   ].sort((a, b) => b - a);
   return new Map(sizes.slice(0, 6).map((size, i) => [size, i + 1]));
 }
@@ -205,6 +208,11 @@ export function blocksOf(lines: Line[], bodySize: number, levels: Map<number, nu
     current = null;
   };
   for (const line of lines) {
+    if (line.table) {
+      flush();
+      blocks.push(tableBlockOf(line.table));
+      continue;
+    }
     const level = levels.get(Math.round(line.size * 2) / 2) ?? null;
     const previous: Line | undefined = current ? current.lines[current.lines.length - 1] : undefined;
     const gap = previous ? previous.y - line.y : 0;
@@ -227,6 +235,18 @@ export function blocksOf(lines: Line[], bodySize: number, levels: Map<number, nu
   }
   flush();
   return listedByIndent(blocks);
+}
+
+/** A table as GFM: its first row the header, a cell's pipes escaped. */
+export function tableBlockOf(rows: string[][]): Extract<Block, { kind: 'table' }> {
+  const width = Math.max(...rows.map((row) => row.length));
+  const line = (row: string[]) => `| ${Array.from({ length: width }, (_, k) => (row[k] ?? '').replace(/\|/g, '\\|')).join(' | ')} |`;
+  return {
+    kind: 'table',
+    rows,
+    text: rows.map((row) => row.join('\t')).join('\n'),
+    markdown: [line(rows[0]), `| ${Array.from({ length: width }, () => '---').join(' | ')} |`, ...rows.slice(1).map(line)].join('\n'),
+  };
 }
 
 /**

@@ -290,9 +290,9 @@ class SyncScrapeRequest(_SyncScrapeRequestRequired, total=False):
     #: request's credit covers the first), so this bounds the cost.
     max_pages: int
     #: Beyond the spec. When the URL serves a PDF whose pages are pictures (a scan): read their text by
-    #: OCR (English), 2 credits a page recognised, within the document's 20 s budget (about 2 s a page;
-    #: ask for the rest with `pages`). Without it a scan says `metadata.document.ocr_required`. Pages
-    #: with a text layer are read as always.
+    #: OCR (English), 2 credits a page recognised, within the document's 20 s budget (2–5 s a page:
+    #: about 4 dense pages a call; ask for the rest with `pages`). Without it a scan says
+    #: `metadata.document.ocr_required`. Pages with a text layer are read as always.
     ocr: bool
     custom_id: str
     #: Beyond the spec. Seconds: a result of the same request (same URL after normalisation and every
