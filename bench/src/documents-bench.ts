@@ -150,16 +150,19 @@ function pandoc(args: string[], input: string): string {
 
 /** Text without markdown's markup, whitespace collapsed: what reading order is scored on. */
 export function plainText(markdown: string): string {
-  return markdown
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/^\s{0,3}(#{1,6}|[-*+]|\d+[.)]|>)\s+/gm, '')
-    .replace(/[*_`|]+/g, ' ')
-    .replace(/\\([\\`*_{}[\]()#+\-.!|])/g, '$1')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toLowerCase();
+  return (
+    markdown
+      .replace(/<!--[\s\S]*?-->/g, ' ')
+      .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/^\s{0,3}(#{1,6}|[-*+]|\d+[.)]|>)\s+/gm, '')
+      // Escapes first (GFM's: `\*`, `\<`), so that an escaped character counts as the character.
+      .replace(/\\([\\`*_{}[\]()#+\-.!|<>])/g, '$1')
+      .replace(/[*_`|]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .toLowerCase()
+  );
 }
 
 /** 1 − normalised edit distance (opendataloader-bench's NID): 1 is the same text in the same order. */

@@ -23,13 +23,15 @@ function handMadePdf(objects: string[]): Uint8Array {
 
 /** PDFs printed by Chromium from HTML beside them (bench/src/document-fixtures.ts): what the reader must give back. */
 describe('readPdf', () => {
-  it('reads a report: headings by size, paragraphs, lists, a link, page markers, and no running header or footer', async () => {
+  it('reads a report: headings by size and by a bold face, paragraphs, lists, a link, page markers, and no running header or footer', async () => {
     const doc = await readPdf(fixture('report.pdf'), everyPage);
     expect(doc.metadata).toMatchObject({ title: 'Quarterly report', page_count: doc.pages.length });
     expect(doc.pages.length).toBeGreaterThanOrEqual(2);
     expect(doc.markdown).toMatch(/^<!-- page 1 -->\n\n# Quarterly report\n/);
     const headings = doc.markdown.split('\n').filter((l) => l.startsWith('#'));
-    expect(headings).toEqual(['# Quarterly report', '## Revenue', '### By region', '## Costs', '## Outlook']);
+    expect(headings).toEqual(['# Quarterly report', '## Revenue', '### By region', '#### Regional notes', '## Costs', '## Outlook']);
+    // A bold lead-in is no heading; what markdown would read as a tag or emphasis is escaped.
+    expect(doc.markdown).toContain('\n\nNote: the regions are those of the \\<region> codes, where growth = sales \\* price_index,');
     expect(doc.markdown).toContain('- Hardware sales grew\n- Services held steady\n- Licences fell slightly');
     expect(doc.markdown).toContain('1. Staff\n2. Premises\n3. Travel');
     expect(doc.markdown).toContain('[our investor pages](https://example.com/investors)');

@@ -38,7 +38,7 @@ interface PdfDoc {
 }
 interface PdfPage {
   view: number[];
-  getTextContent(): Promise<{ items: Array<{ str?: string; transform?: number[]; width?: number; height?: number }> }>;
+  getTextContent(): Promise<{ items: Array<{ str?: string; transform?: number[]; width?: number; height?: number; fontName?: string }> }>;
   getAnnotations(): Promise<Array<{ subtype?: string; url?: string; rect?: number[] }>>;
   getOperatorList(): Promise<{ fnArray: number[]; argsArray: unknown[][] }>;
   objs: PdfObjects;
@@ -47,7 +47,12 @@ interface PdfPage {
 }
 interface PdfObjects {
   get(id: string, callback: (data: unknown) => void): void;
+  get(id: string): unknown;
+  has(id: string): boolean;
 }
+
+/** A bold face's name: "ABCDEF+LiberationSerif-Bold", "Arial-BoldMT", "Inter-SemiBold", "Frutiger-Black", "Gothic-Demi". */
+const BOLD_FACE = /bold|black|heavy|demi(?!-?light)/i;
 
 /** Characters a page of a scan has at most (a stamp, a page number): below this on every page, the document needs OCR. */
 const SCAN_CHARS_PER_PAGE = 20;
@@ -111,6 +116,8 @@ export async function readPdf(bytes: Uint8Array, pages: DocumentPages): Promise<
 async function readOpened(lib: PdfJs, doc: PdfDoc, pages: DocumentPages): Promise<ReadDocument> {
   const read: Array<{ n: number; lines: Line[]; height: number; width: number; recognised: boolean }> = [];
   const hrefs = new Set<string>();
+  // Each font of the document (pdf.js's id for it) and whether it is a bold face.
+  const bold = new Map<string, boolean>();
   let cut: ReadDocument['cut'] = null;
   for (let n = 1; n <= doc.numPages; n += 1) {
     if (!pages.wanted(n)) continue;
@@ -121,13 +128,15 @@ async function readOpened(lib: PdfJs, doc: PdfDoc, pages: DocumentPages): Promis
     const [content, annotations] = await Promise.all([page.getTextContent(), page.getAnnotations().catch(() => [])]);
     const links = annotations.filter((a) => a.subtype === 'Link' && a.url && a.rect).map((a) => ({ href: a.url!, rect: a.rect! }));
     for (const link of links) if (/^https?:\/\//i.test(link.href) && hrefs.size < 1000) hrefs.add(link.href);
+    await learnFaces(page, content.items, bold);
     const runs: TextRun[] = [];
     for (const item of content.items) {
       if (typeof item.str !== 'string' || !item.transform) continue;
       const [a, b, , d, e, f] = item.transform;
       const size = Math.hypot(a, b) || Math.abs(d) || item.height || 0;
+      const face = item.fontName !== undefined && bold.get(item.fontName) ? { bold: true } : {};
       runs.push(
-        ...linkedParts({ text: item.str, x: e, y: f, width: item.width ?? 0, size }, links).map((r) => ({
+        ...linkedParts({ text: item.str, x: e, y: f, width: item.width ?? 0, size, ...face }, links).map((r) => ({
           ...r,
           x: r.x - x0,
           y: r.y - y0,
@@ -219,6 +228,22 @@ function joinedTable(rows: string[][], next: string[][]): Block {
   return tableBlockOf([...rows, ...next]);
 }
 
+/**
+ * Which of a page's fonts, not met before in the document, are bold faces. pdf.js's text layer
+ * names a font by an id only; the font itself (with its name) reaches this side when the page's
+ * drawing operators are read, so a page is read for them only when it brings a font not met yet —
+ * most documents set every face on their first pages.
+ */
+async function learnFaces(page: PdfPage, items: Array<{ fontName?: string }>, bold: Map<string, boolean>): Promise<void> {
+  const unseen = [...new Set(items.map((item) => item.fontName).filter((id): id is string => id !== undefined && !bold.has(id)))];
+  if (unseen.length === 0) return;
+  await page.getOperatorList();
+  for (const id of unseen) {
+    const font = page.commonObjs.has(id) ? (page.commonObjs.get(id) as { name?: unknown } | null) : null;
+    bold.set(id, typeof font?.name === 'string' && BOLD_FACE.test(font.name));
+  }
+}
+
 function charactersOf(runs: TextRun[]): number {
   return runs.reduce((sum, run) => sum + run.text.trim().length, 0);
 }
@@ -278,11 +303,10 @@ export function linkedParts(run: TextRun, links: Array<{ href: string; rect: num
     b > a
       ? [
           {
+            ...run,
             text: run.text.slice(a, b),
             x: run.x + a * perChar,
-            y: run.y,
             width: (b - a) * perChar,
-            size: run.size,
             ...(href ? { href } : {}),
           },
         ]

@@ -15,6 +15,8 @@ export interface TextRun {
   size: number;
   /** A link annotation covering the run, if any. */
   href?: string;
+  /** Set in a bold face (the font's name says so): a line all bold, standing alone, is a heading at body size. */
+  bold?: boolean;
 }
 
 export interface Line {
@@ -28,6 +30,8 @@ export interface Line {
   edge?: number;
   /** Runs with their links, in order (for markdown links). */
   runs: TextRun[];
+  /** Every run of the line set in a bold face. */
+  bold?: boolean;
   /** A table (pdf-tables.ts): its rows of cells, the first its header; the line stands where the table does. */
   table?: string[][];
 }
@@ -40,6 +44,8 @@ export type Block =
 
 const BULLETS = /^[•·▪◦●■□○–—*-]\s*/u;
 const ORDERED = /^(\d{1,3}|[a-z])[.)]\s+/i;
+/** A bullet at a block's markdown start, escaped there when it is markdown's own (`\*`). */
+const MARKDOWN_BULLET = /^\\?[•·▪◦●■□○–—*-]\s*/u;
 
 /**
  * Runs into lines, in the order the file draws them: a run on the baseline of the line being drawn
@@ -53,7 +59,7 @@ export function linesOf(runs: TextRun[]): Line[] {
   for (const run of runs) {
     if (run.text === '' || (run.text.trim() === '' && run.text !== ' ')) continue;
     const line = lines[lines.length - 1];
-    if (line && Math.abs(line.y - run.y) <= Math.max(1, Math.min(line.size, run.size) * 0.5) && overlapsNot(line, run)) {
+    if (line && sameBaseline(line, run) && overlapsNot(line, run)) {
       line.runs.push(run);
       line.size = Math.max(line.size, run.size);
       line.x = Math.min(line.x, run.x);
@@ -63,9 +69,15 @@ export function linesOf(runs: TextRun[]): Line[] {
   for (const line of lines) {
     line.runs.sort((a, b) => a.x - b.x);
     line.text = joinRuns(line.runs).trim();
+    if (line.runs.every((r) => r.bold || r.text.trim() === '')) line.bold = true;
   }
   const kept = lines.filter((l) => l.text !== '');
   return drawnInOrder(kept) ? kept : kept.sort((a, b) => b.y - a.y || a.x - b.x);
+}
+
+/** Whether two runs (or a line and a run) stand on one baseline: within half the smaller font size (a point at least). */
+export function sameBaseline(a: { y: number; size: number }, b: { y: number; size: number }): boolean {
+  return Math.abs(a.y - b.y) <= Math.max(1, Math.min(a.size, b.size) * 0.5);
 }
 
 /** Whether a page's lines go down the page (within each column) more often than they jump back up. */
@@ -85,12 +97,16 @@ function overlapsNot(line: Line, run: TextRun): boolean {
   return gap < run.size * 1.5;
 }
 
-function joinRuns(runs: TextRun[]): string {
+/**
+ * Runs of one line (left to right) as its words: runs apart by more than `space` × the font size are
+ * apart by a space (a file may leave the space out and draw the next word further on).
+ */
+export function joinRuns(runs: TextRun[], space = 0.15): string {
   let text = '';
   let end = Number.NEGATIVE_INFINITY;
   for (const run of runs) {
     const gap = run.x - end;
-    if (text !== '' && !/\s$/.test(text) && !/^\s/.test(run.text) && gap > run.size * 0.15) text += ' ';
+    if (text !== '' && !/\s$/.test(text) && !/^\s/.test(run.text) && gap > run.size * space) text += ' ';
     text += run.text;
     end = run.x + run.width;
   }
@@ -191,20 +207,33 @@ export function bodySizeOf(lines: Line[]): number {
   return body || 12;
 }
 
-/** The heading levels of a document: each size clearly above the body's, largest first (level 1), at most six. */
-export function headingLevelsOf(lines: Line[], bodySize: number): Map<number, number> {
-  const sizes = [
-    ...new Set(lines.filter((l) => !l.table && l.size >= bodySize * 1.15 && l.text.length <= 200).map((l) => Math.round(l.size * 2) / 2)),
-  ].sort((a, b) => b - a);
-  return new Map(sizes.slice(0, 6).map((size, i) => [size, i + 1]));
+/**
+ * What makes a line a heading, if anything: a size clearly above the body's (`"14"`), or, at about
+ * the body's size, every run in a bold face (`"b11"`: a word processor's third and fourth levels,
+ * a browser's h4 and h5). Null for body text.
+ */
+export function headingKeyOf(line: Line, bodySize: number): string | null {
+  if (line.table || line.text.length > 200) return null;
+  const size = Math.round(line.size * 2) / 2;
+  if (line.size >= bodySize * 1.15) return String(size);
+  if (line.bold && line.size >= bodySize * 0.75) return `b${size}`;
+  return null;
+}
+
+/** The heading levels of a document: each larger size first (level 1), then bold lines by size, at most six. */
+export function headingLevelsOf(lines: Line[], bodySize: number): Map<string, number> {
+  const keys = [...new Set(lines.map((l) => headingKeyOf(l, bodySize)).filter((k): k is string => k !== null))];
+  const sizeOf = (key: string) => Number(key.replace(/^b/, ''));
+  keys.sort((a, b) => Number(a.startsWith('b')) - Number(b.startsWith('b')) || sizeOf(b) - sizeOf(a));
+  return new Map(keys.slice(0, 6).map((key, i) => [key, i + 1]));
 }
 
 /** A page's ordered lines as blocks: lines of one size close together are one block; a heading or a list marker starts a new one. */
-export function blocksOf(lines: Line[], bodySize: number, levels: Map<number, number>): Block[] {
+export function blocksOf(lines: Line[], bodySize: number, levels: Map<string, number>): Block[] {
   const blocks: Block[] = [];
-  let current: { lines: Line[]; level: number | null } | null = null;
+  let current: { lines: Line[]; level: number | null; bold: boolean } | null = null;
   const flush = () => {
-    if (current) blocks.push(blockOf(current.lines, current.level));
+    if (current) blocks.push(blockOf(current.lines, current.level, current.bold));
     current = null;
   };
   for (const line of lines) {
@@ -213,12 +242,15 @@ export function blocksOf(lines: Line[], bodySize: number, levels: Map<number, nu
       blocks.push(tableBlockOf(line.table));
       continue;
     }
-    const level = levels.get(Math.round(line.size * 2) / 2) ?? null;
+    const key = headingKeyOf(line, bodySize);
+    const level = key === null ? null : (levels.get(key) ?? null);
     const previous: Line | undefined = current ? current.lines[current.lines.length - 1] : undefined;
     const gap = previous ? previous.y - line.y : 0;
     const startsItem = BULLETS.test(line.text) || ORDERED.test(line.text);
-    // A line that stops well short of its column's edge ends its paragraph (or its list item).
-    const endedEarly = previous !== undefined && previous.edge !== undefined && previous.right < previous.edge - previous.size * 2;
+    // A line that stops well short of its column's edge ends its paragraph (or its list item); a
+    // heading's lines may all stop short (centred, or broken for balance).
+    const endedEarly =
+      level === null && previous !== undefined && previous.edge !== undefined && previous.right < previous.edge - previous.size * 2;
     const continues =
       current !== null &&
       previous !== undefined &&
@@ -230,7 +262,7 @@ export function blocksOf(lines: Line[], bodySize: number, levels: Map<number, nu
       Math.abs(line.size - previous.size) < 0.75;
     if (!continues) {
       flush();
-      current = { lines: [line], level };
+      current = { lines: [line], level, bold: key?.startsWith('b') === true };
     } else current!.lines.push(line);
   }
   flush();
@@ -240,7 +272,8 @@ export function blocksOf(lines: Line[], bodySize: number, levels: Map<number, nu
 /** A table as GFM: its first row the header, a cell's pipes escaped. */
 export function tableBlockOf(rows: string[][]): Extract<Block, { kind: 'table' }> {
   const width = Math.max(...rows.map((row) => row.length));
-  const line = (row: string[]) => `| ${Array.from({ length: width }, (_, k) => (row[k] ?? '').replace(/\|/g, '\\|')).join(' | ')} |`;
+  const line = (row: string[]) =>
+    `| ${Array.from({ length: width }, (_, k) => escapeInline(row[k] ?? '').replace(/\|/g, '\\|')).join(' | ')} |`;
   return {
     kind: 'table',
     rows,
@@ -262,18 +295,35 @@ function listedByIndent(blocks: Array<Block & { indented?: boolean }>): Block[] 
   });
 }
 
-function blockOf(lines: Line[], level: number | null): Block & { indented?: boolean } {
+function blockOf(lines: Line[], level: number | null, bold: boolean): Block & { indented?: boolean } {
   const text = joinLines(lines.map((l) => l.text));
   const markdown = joinLines(lines.map(markdownOf));
-  if (level !== null && text.length <= 200) return { kind: 'heading', level, text, markdown: `${'#'.repeat(level)} ${markdown}` };
+  if (level !== null && text.length <= 200 && (!bold || standsAsHeading(lines, text)))
+    return { kind: 'heading', level, text, markdown: `${'#'.repeat(level)} ${markdown}` };
   const bullet = BULLETS.exec(text);
   if (bullet)
-    return { kind: 'list-item', ordered: false, text: text.slice(bullet[0].length), markdown: `- ${markdown.replace(BULLETS, '')}` };
+    return {
+      kind: 'list-item',
+      ordered: false,
+      text: text.slice(bullet[0].length),
+      markdown: `- ${markdown.replace(MARKDOWN_BULLET, '')}`,
+    };
   const ordered = ORDERED.exec(text);
   if (ordered) return { kind: 'list-item', ordered: true, text, markdown: `${ordered[1]}. ${markdown.replace(ORDERED, '')}` };
   const first = lines[0];
   const indented = first.left !== undefined && first.x > first.left + first.size * 1.2;
   return { kind: 'paragraph', text, markdown: escapeLeading(markdown), ...(indented ? { indented } : {}) };
+}
+
+/**
+ * Bold lines at body size are a heading when they read as one: short, not ending as a sentence or a
+ * lead-in does, their last line stopping short of the column's edge (a paragraph set in bold, or
+ * begun by a bold line, runs to the edge and on).
+ */
+function standsAsHeading(lines: Line[], text: string): boolean {
+  const last = lines[lines.length - 1];
+  const short = last.edge === undefined || last.right < last.edge - last.size * 2;
+  return text.length <= 120 && !/[.:;,]$/.test(text) && short;
 }
 
 /** Lines of one block: a word broken at a line's end by a hyphen is joined again. */
@@ -302,11 +352,19 @@ function markdownOf(line: Line): string {
     // Spaces at a link's ends go outside its brackets.
     const [, lead, inner, trail] = /^(\s*)([\s\S]*?)(\s*)$/.exec(text)!;
     const piece =
-      href && inner ? `${lead}[${inner.replace(/[[\]]/g, '\\$&')}](${href.replace(/[()\s]/g, encodeURIComponent)})${trail}` : text;
+      href && inner ? `${lead}[${escapeInline(inner)}](${href.replace(/[()\s]/g, encodeURIComponent)})${trail}` : escapeInline(text);
     pieces.push({ text: piece, x: group[0].x, y: line.y, width: end - group[0].x, size: group[0].size });
     i = j + 1;
   }
   return joinRuns(pieces).trim();
+}
+
+/**
+ * A document's text as markdown that reads back as the same text: what would open a tag (`<div`),
+ * an entity (`&amp;`), code, emphasis, a strike-through or a link is escaped; an underscore inside a word (snake_case) is not markup in GFM.
+ */
+export function escapeInline(text: string): string {
+  return text.replace(/[\\`*~[\]]|<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]+;)|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\$&');
 }
 
 /** A paragraph that would read as markdown syntax at its start (`# `, `> `, `1. `) is escaped. */

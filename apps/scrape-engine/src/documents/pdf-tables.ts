@@ -1,4 +1,4 @@
-import type { Line, TextRun } from './pdf-layout';
+import { joinRuns, type Line, sameBaseline, type TextRun } from './pdf-layout';
 
 /**
  * Tables in a PDF's text layer, which draws none (decision 0039): a table is rows of text on
@@ -76,7 +76,7 @@ function baselinesOf(runs: TextRun[]): Baseline[] {
   for (const run of runs) {
     if (run.text === '') continue;
     const last = out[out.length - 1];
-    if (last && Math.abs(last.y - run.y) <= Math.max(1, Math.min(last.size, run.size) * 0.5)) {
+    if (last && sameBaseline(last, run)) {
       last.runs.push(run);
       last.size = Math.max(last.size, run.size);
     } else out.push({ y: run.y, size: run.size, runs: [run] });
@@ -249,7 +249,8 @@ function tableOf(region: Baseline[], page: Baseline[]): Line | null {
     return null;
   if (columns.length === 2) {
     // Two columns of text side by side: a page set in two columns, not a table.
-    const across = page.filter((b) => !region.includes(b) && b.pieces.some((p) => crosses(p, columns[1]))).length;
+    // Fitted baselines are copies sharing their source's runs: the source is told by those.
+    const across = page.filter((b) => !region.some((r) => r.runs === b.runs) && b.pieces.some((p) => crosses(p, columns[1]))).length;
     if (across < 3) return null;
   }
   const x = Math.min(...region.flatMap((b) => b.pieces.map((p) => p.x)));
@@ -300,16 +301,9 @@ function columnOf(columns: number[], piece: Piece): number {
   return k;
 }
 
-/** A piece's words: runs apart by a gap are apart by a space (the space itself is a run of its own, left out). */
+/** A piece's words: a cell's runs are set tighter than a paragraph's, so a smaller gap parts words. */
 function textOf(piece: Piece): string {
-  let text = '';
-  let end = Number.NEGATIVE_INFINITY;
-  for (const run of piece.runs) {
-    if (text !== '' && !/\s$/.test(text) && !/^\s/.test(run.text) && run.x - end > run.size * 0.1) text += ' ';
-    text += run.text;
-    end = run.x + run.width;
-  }
-  return text.replace(/\s+/g, ' ').trim();
+  return joinRuns(piece.runs, 0.1).trim();
 }
 
 /** The page's lines with its tables in place: each before the first line below its top that it stands over. */
