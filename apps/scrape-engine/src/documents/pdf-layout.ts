@@ -69,7 +69,7 @@ export function linesOf(runs: TextRun[]): Line[] {
   for (const line of lines) {
     line.runs.sort((a, b) => a.x - b.x);
     line.text = joinRuns(line.runs).trim();
-    if (line.runs.every((r) => r.bold || r.text.trim() === '')) line.bold = true;
+    if (line.runs.every((r) => r.bold || r.text.trim() === '') && !spacedApart(line.runs)) line.bold = true;
   }
   const kept = lines.filter((l) => l.text !== '');
   return drawnInOrder(kept) ? kept : kept.sort((a, b) => b.y - a.y || a.x - b.x);
@@ -78,6 +78,12 @@ export function linesOf(runs: TextRun[]): Line[] {
 /** Whether two runs (or a line and a run) stand on one baseline: within half the smaller font size (a point at least). */
 export function sameBaseline(a: { y: number; size: number }, b: { y: number; size: number }): boolean {
   return Math.abs(a.y - b.y) <= Math.max(1, Math.min(a.size, b.size) * 0.5);
+}
+
+/** Whether runs of a line stand further apart than a word's space: a row of cells (a table's bold header), not a heading. */
+function spacedApart(runs: TextRun[]): boolean {
+  const inked = runs.filter((r) => r.text.trim() !== '');
+  return inked.some((run, i) => i > 0 && run.x - (inked[i - 1].x + inked[i - 1].width) > run.size);
 }
 
 /** Whether a page's lines go down the page (within each column) more often than they jump back up. */

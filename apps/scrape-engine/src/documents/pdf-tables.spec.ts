@@ -110,4 +110,71 @@ describe('withTables', () => {
     const table = { ...line('t', 650), table: [['a', 'b']] };
     expect(withTables([line('above', 700), line('below', 600)], [table]).map((l) => l.text)).toEqual(['above', 't', 'below']);
   });
+
+  it('reads a header centred over its columns, the rows below starting where the header cells do not', () => {
+    // As Chromium prints an unstyled table: header cells centred (here wider than their text), body cells from the left.
+    const header = [run('Art if', 180, 700), run('Have last', 396, 700)];
+    const body = [
+      ['not', 'really'],
+      ['skin', '930.8'],
+      ['commission', '423.76'],
+      ['621.76', 'as adipisicing for'],
+      ['could the good', 'are she'],
+    ];
+    const runs = [...paragraph(PROSE, 740), ...header, ...grid(body, [45, 346], 684, 15.7), ...paragraph(PROSE, 580)];
+    const { tables } = tablesOf(runs);
+    expect(tables).toHaveLength(1);
+    expect(tables[0].table).toEqual([['Art if', 'Have last'], ...body]);
+  });
+
+  it('reads a first row whose short cells are centred against a taller one drawn after them', () => {
+    const header = [run('In', 62, 700), run('Ranking', 166, 700), run('Sessions', 318, 700)];
+    // Header cells centred; row one: the third cell two lines tall, the short cells on a baseline between its lines, drawn first.
+    const first = [run('40.7', 50, 678), run('new rates', 150, 678), run('that work in', 300, 684), run('radiation', 300, 672)];
+    const rest = grid(
+      [
+        ['961.6', 'money', 'new'],
+        ['798.81', 'looked', 'space'],
+      ],
+      [50, 150, 300],
+      652,
+      15.7,
+    );
+    const { tables } = tablesOf([...paragraph(PROSE, 740), ...header, ...first, ...rest, ...paragraph(PROSE, 590)]);
+    expect(tables).toHaveLength(1);
+    expect(tables[0].table).toEqual([
+      ['In', 'Ranking', 'Sessions'],
+      ['40.7', 'new rates', 'that work in radiation'],
+      ['961.6', 'money', 'new'],
+      ['798.81', 'looked', 'space'],
+    ]);
+  });
+
+  it('gives every run to one table at most, whatever the grid (property)', () => {
+    const cell = fc.stringMatching(/^[a-z0-9]{1,8}$/);
+    const shape = fc.record({
+      columns: fc.integer({ min: 2, max: 5 }),
+      rows: fc.integer({ min: 2, max: 8 }),
+      centredHeader: fc.boolean(),
+      pitch: fc.constantFrom(12, 14.5, 15.7, 22),
+    });
+    fc.assert(
+      fc.property(shape, fc.array(cell, { minLength: 40, maxLength: 40 }), (g, words) => {
+        const columns = Array.from({ length: g.columns }, (_, k) => 50 + k * 100);
+        const body = Array.from({ length: g.rows }, (_, r) => Array.from({ length: g.columns }, (_, c) => words[(r * g.columns + c) % 40]));
+        const header = columns.map((x, k) => run(`H${k}`, g.centredHeader ? x + 30 : x, 700));
+        const runs = [...paragraph(PROSE, 740), ...header, ...grid(body, columns, 700 - g.pitch, g.pitch), ...paragraph(PROSE, 300)];
+        const { rest, tables } = tablesOf(runs);
+        const cells = tables
+          .flatMap((t) => t.table!.flat())
+          .join(' ')
+          .split(/\s+/)
+          .filter((w) => w !== '');
+        const inked = (runs: TextRun[]) => runs.flatMap((r) => r.text.split(/\s+/)).filter((w) => w !== '');
+        // Nothing read twice, nothing lost: the words of the tables and of the rest are the page's.
+        expect([...cells, ...inked(rest)].sort()).toEqual(inked(runs).sort());
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

@@ -47,16 +47,37 @@ export function tablesOf(runs: TextRun[]): { rest: TextRun[]; tables: Line[] } {
   const baselines = baselinesOf(runs);
   const taken = new Set<TextRun>();
   const tables: Line[] = [];
+  // Baselines above this one belong to a table already read: no later table takes them as its header.
+  let floor = 0;
   for (let i = 0; i < baselines.length; i += 1) {
     if (!mayStartTable(baselines, i)) continue;
-    const region = regionFrom(baselines, i);
-    const table = region && tableOf(region, baselines);
-    if (!table) continue;
-    for (const baseline of region) for (const run of baseline.runs) taken.add(run);
-    tables.push(table);
-    i += region.length - 1;
+    const found = tableFrom(baselines, i, floor);
+    if (!found) continue;
+    for (const baseline of found.region) for (const run of baseline.runs) taken.add(run);
+    tables.push(found.table);
+    i = found.end;
+    floor = found.end + 1;
   }
   return { rest: tables.length === 0 ? runs : runs.filter((run) => !taken.has(run)), tables };
+}
+
+/**
+ * The table from baseline `i`, or from the one after with `i` over it as its header — a header's
+ * cells centred over their columns would keep the rows below from fitting the columns it starts
+ * — whichever reaches further down.
+ */
+function tableFrom(baselines: Baseline[], i: number, floor: number): { region: Baseline[]; table: Line; end: number } | null {
+  const indexOf = (b: Baseline) => baselines.findIndex((source) => source.runs === b.runs);
+  let best: { region: Baseline[]; table: Line; end: number } | null = null;
+  for (const first of [i, i + 1]) {
+    if (first >= baselines.length || (first > i && baselines[i].pieces.length < 2)) continue;
+    const region = regionFrom(baselines, first, floor);
+    const table = region && tableOf(region, baselines);
+    if (!region || !table || (best && indexOf(region[0]) !== i)) continue;
+    const end = indexOf(region[region.length - 1]);
+    if (!best || end > best.end) best = { region, table, end };
+  }
+  return best;
 }
 
 /**
@@ -106,7 +127,7 @@ function crosses(piece: Piece, start: number): boolean {
  * and the one above them when it is their header (its cells set closer than a space's width apart
  * but starting at their columns).
  */
-function regionFrom(baselines: Baseline[], first: number): Baseline[] | null {
+function regionFrom(baselines: Baseline[], first: number, floor: number): Baseline[] | null {
   const region = [baselines[first]];
   // Every piece's start, and every piece, so far: what the next baseline is held against.
   const starts: number[] = [];
@@ -126,7 +147,9 @@ function regionFrom(baselines: Baseline[], first: number): Baseline[] | null {
     return { ...next, pieces };
   };
   // The lowest line of the row above the one being read: the row's cells stay below it.
-  let ceiling = baselines[first].y + baselines[first].size * 0.5;
+  // The first row's taller cells may start above the baseline the row was found at (its short cells
+  // centred against them, and drawn first).
+  let ceiling = baselines[first].y + baselines[first].size * (baselines[first].pieces.length >= 2 ? CENTRED_ROW_PITCH / 2 : 0.5);
   // Where the last row started, and whether far below the row above (a short cell centred in a tall row).
   let lastRow = { at: 0, far: false };
   let bottom = baselines[first].y;
@@ -161,10 +184,13 @@ function regionFrom(baselines: Baseline[], first: number): Baseline[] | null {
   // Cells of a row may be drawn on baselines of their own (centred against a taller cell): three
   // baselines keeping to the columns are enough when only the first has two cells side by side.
   if (region.filter((b) => b.pieces.length >= 2).length < 2 && region.length < 3) return null;
-  for (let j = first - 1; j >= 0 && closeBelow(baselines[j], region[0]); j -= 1) {
+  // The header sits over the row's highest line (a tall cell's first, drawn after the short ones).
+  let top = region.reduce((high, b) => (b.y > high.y ? b : high));
+  for (let j = first - 1; j >= floor && closeBelow(baselines[j], top); j -= 1) {
     const fitted = fits(baselines[j], true);
     if (!fitted || fitted.pieces.length < 2) break;
     region.unshift(fitted);
+    top = fitted;
   }
   return region;
 }
@@ -183,8 +209,9 @@ function closeBelow(above: Baseline, below: Baseline): boolean {
 function withinRows(region: Baseline[], starts: number[], bottom: number, ceiling: number, next: Baseline): boolean {
   const size = Math.max(next.size, region[0].size);
   // A cell centred in a row below a taller one sits further down, but starts where its column does.
+  // So does a row of cells side by side below a header whose cells are centred over their columns.
   const aligned = next.pieces.every((p) => starts.some((x) => Math.abs(p.x - x) <= ALIGNED));
-  const reach = size * (aligned ? CENTRED_ROW_PITCH : ROW_PITCH);
+  const reach = size * (aligned || next.pieces.length >= 2 ? CENTRED_ROW_PITCH : ROW_PITCH);
   return next.y < ceiling && next.y >= bottom - reach;
 }
 
