@@ -32,6 +32,13 @@ const LAYOUTS = {
   'two-columns': 'body{font-family:serif;font-size:10pt;columns:2;column-gap:28px} img{display:none} h1{column-span:all}',
 } as const;
 type Layout = keyof typeof LAYOUTS;
+/**
+ * The made tables are printed as an unstyled HTML table prints (a browser's default: 2 px between
+ * cells, which pdf.js's text layer joins with a space, as it does words) and, besides, with the
+ * padding a word processor or a styled page gives cells.
+ */
+const TABLE_LAYOUTS = { ...LAYOUTS, 'one-column, padded cells': `${LAYOUTS['one-column']} th,td{padding:2px 8px}` } as const;
+type TableLayout = keyof typeof TABLE_LAYOUTS;
 
 interface Document {
   name: string;
@@ -204,7 +211,7 @@ export function mean(values: Array<number | null>): number {
 
 export interface DocumentRow {
   format: 'pdf' | OfficeFormat;
-  layout: Layout | 'all' | 'flowing' | `${Layout}, tables`;
+  layout: Layout | 'all' | 'flowing' | `${TableLayout}, tables`;
   reader: string;
   documents: number;
   text: number;
@@ -265,16 +272,21 @@ export async function documentsBench(): Promise<DocumentRow[]> {
   const rows: DocumentRow[] = [];
   for (const layout of [...(Object.keys(LAYOUTS) as Layout[]), 'all' as const])
     rows.push(...(await pdfRows(layout, layout === 'all' ? documents : documents.filter((d) => d.layout === layout), extractText)));
-  const made = path.join(CACHE, `tables-${TABLE_DOCUMENTS - 1}.two-columns.pdf`);
+  const made = path.join(CACHE, `tables-${TABLE_DOCUMENTS - 1}.${fileOf('one-column, padded cells')}.pdf`);
   if (!fs.existsSync(made)) await makeTables(documents);
-  for (const layout of Object.keys(LAYOUTS) as Layout[]) {
+  for (const layout of Object.keys(TABLE_LAYOUTS) as TableLayout[]) {
     const tables = Array.from({ length: TABLE_DOCUMENTS }, (_, i) => ({
       truth: fs.readFileSync(path.join(CACHE, `tables-${i}.md`), 'utf8'),
-      pdf: fs.readFileSync(path.join(CACHE, `tables-${i}.${layout}.pdf`)),
+      pdf: fs.readFileSync(path.join(CACHE, `tables-${i}.${fileOf(layout)}.pdf`)),
     }));
     rows.push(...(await pdfRows(`${layout}, tables`, tables, extractText)));
   }
   return [...rows, ...(await officeRows(documents.filter((d) => d.layout === 'one-column')))];
+}
+
+/** A layout's part of a file name: "one-column, padded cells" → "one-column-padded-cells". */
+function fileOf(layout: TableLayout): string {
+  return layout.replace(/[^a-z]+/g, '-');
 }
 
 /** How many tables the table corpus holds: the page corpus's articles have too few (8) to score tables on. */
@@ -283,7 +295,7 @@ const TABLE_DOCUMENTS = 60;
 /**
  * Tables whose truth is known, printed as the articles are: each a table of 2–6 columns and 3–12
  * rows of the articles' own words (a cell 1–14 words: some wrap, a fifth figures), between two
- * paragraphs, in one column and in two; made once (seeded, so the same every run), scored beside unpdf.
+ * paragraphs, in one column and in two (and padded, in one); made once (seeded, so the same every run), scored beside unpdf.
  */
 async function makeTables(documents: Document[]): Promise<void> {
   const words = documents
@@ -313,11 +325,11 @@ async function makeTables(documents: Document[]): Promise<void> {
       ].join('\n\n');
       fs.writeFileSync(path.join(CACHE, `tables-${i}.md`), truth);
       const html = pandoc(['-f', 'gfm', '-t', 'html5'], truth);
-      for (const [layout, css] of Object.entries(LAYOUTS)) {
+      for (const [layout, css] of Object.entries(TABLE_LAYOUTS)) {
         const page = await browser.newPage();
         await page.setContent(`<!doctype html><html><head><meta charset="utf-8"><style>${css}</style></head><body>${html}</body></html>`);
         fs.writeFileSync(
-          path.join(CACHE, `tables-${i}.${layout}.pdf`),
+          path.join(CACHE, `tables-${i}.${fileOf(layout as TableLayout)}.pdf`),
           await page.pdf({ format: 'A4', margin: { top: '50px', bottom: '50px', left: '50px', right: '50px' } }),
         );
         await page.close();

@@ -192,8 +192,8 @@ async function readOpened(lib: PdfJs, doc: PdfDoc, pages: DocumentPages): Promis
 }
 
 /**
- * A table that runs on from one page to the next is one table: the rows on the next page join the
- * rows before, its header (repeated on each page, as browsers and word processors print it) once,
+ * A table that runs on from one page to the next, or from one column to the next, is one table: the
+ * rows on the next page join the rows before, its header (repeated on each page, as browsers and word processors print it) once,
  * and a row the page broke is one row again.
  */
 export function tablesAcrossPages(pages: Array<{ n: number; blocks: Block[] }>): Array<{ n: number; blocks: Block[] }> {
@@ -205,9 +205,15 @@ export function tablesAcrossPages(pages: Array<{ n: number; blocks: Block[] }>):
       const adjacent = last !== null && (last.page === p ? last.at === at - 1 : last.at === pages[last.page].blocks.length - 1 && at === 0);
       if (block.kind === 'table' && before?.kind === 'table' && adjacent && before.rows[0].length === block.rows[0].length) {
         const repeated = block.rows[0].join('\t') === before.rows[0].join('\t');
-        // Beside each other on one page (a table that goes on in the next column) only with its header again.
-        if (repeated || last!.page !== p) {
-          pages[last!.page].blocks[last!.at] = joinedTable(before.rows, block.rows.slice(repeated ? 1 : 0));
+        // On one page, a table goes on in the next column: it stands right of where the one before ends.
+        const nextColumn = before.right !== undefined && block.x !== undefined && block.x >= before.right;
+        if (repeated || last!.page !== p || nextColumn) {
+          pages[last!.page].blocks[last!.at] = {
+            ...joinedTable(before.rows, block.rows.slice(repeated ? 1 : 0)),
+            // Where the last part stands: a part in the column after it goes on from there.
+            x: block.x,
+            right: block.right,
+          };
           page.blocks.splice(at, 1);
           at -= 1;
           continue;
@@ -219,7 +225,7 @@ export function tablesAcrossPages(pages: Array<{ n: number; blocks: Block[] }>):
   return pages;
 }
 
-function joinedTable(rows: string[][], next: string[][]): Block {
+function joinedTable(rows: string[][], next: string[][]): Extract<Block, { kind: 'table' }> {
   // A row broken by the page: its first cell ended before, the rest of it goes on here.
   if (next[0]?.[0] === '' && rows.length > 1) {
     const merged = rows[rows.length - 1].map((cell, k) => [cell, next[0][k]].filter((part) => part).join(' '));

@@ -37,7 +37,7 @@ export interface Line {
 }
 
 export type Block =
-  | { kind: 'table'; rows: string[][]; text: string; markdown: string }
+  | { kind: 'table'; rows: string[][]; text: string; markdown: string; /** Where it stands across the page. */ x?: number; right?: number }
   | { kind: 'heading'; level: number; text: string; markdown: string }
   | { kind: 'list-item'; ordered: boolean; text: string; markdown: string }
   | { kind: 'paragraph'; text: string; markdown: string };
@@ -245,10 +245,11 @@ export function blocksOf(lines: Line[], bodySize: number, levels: Map<string, nu
   for (const line of lines) {
     if (line.table) {
       flush();
-      blocks.push(tableBlockOf(line.table));
+      blocks.push({ ...tableBlockOf(line.table), x: line.x, right: line.right });
       continue;
     }
-    const key = headingKeyOf(line, bodySize);
+    const found = headingKeyOf(line, bodySize);
+    const key = found?.startsWith('b') && !placedAsHeading(line, lines) ? null : found;
     const level = key === null ? null : (levels.get(key) ?? null);
     const previous: Line | undefined = current ? current.lines[current.lines.length - 1] : undefined;
     const gap = previous ? previous.y - line.y : 0;
@@ -319,6 +320,18 @@ function blockOf(lines: Line[], level: number | null, bold: boolean): Block & { 
   const first = lines[0];
   const indented = first.left !== undefined && first.x > first.left + first.size * 1.2;
   return { kind: 'paragraph', text, markdown: escapeLeading(markdown), ...(indented ? { indented } : {}) };
+}
+
+/**
+ * A bold line at body size is placed as a heading is: alone on its baseline in its column (a
+ * table's header cells stand side by side) and at the column's left edge or centred in it (a
+ * header cell stands over its own column, anywhere across the page's).
+ */
+function placedAsHeading(line: Line, lines: Line[]): boolean {
+  if (lines.some((other) => other !== line && other.left === line.left && sameBaseline(other, line))) return false;
+  if (line.left === undefined || line.edge === undefined) return true;
+  const centred = Math.abs((line.x + line.right) / 2 - (line.left + line.edge) / 2) <= line.size * 1.5;
+  return line.x <= line.left + line.size || centred;
 }
 
 /**

@@ -149,7 +149,7 @@ function regionFrom(baselines: Baseline[], first: number, floor: number): Baseli
   // The lowest line of the row above the one being read: the row's cells stay below it.
   // The first row's taller cells may start above the baseline the row was found at (its short cells
   // centred against them, and drawn first).
-  let ceiling = baselines[first].y + baselines[first].size * (baselines[first].pieces.length >= 2 ? CENTRED_ROW_PITCH / 2 : 0.5);
+  let ceiling = baselines[first].y + (baselines[first].size * CENTRED_ROW_PITCH) / 2;
   // Where the last row started, and whether far below the row above (a short cell centred in a tall row).
   let lastRow = { at: 0, far: false };
   let bottom = baselines[first].y;
@@ -184,15 +184,43 @@ function regionFrom(baselines: Baseline[], first: number, floor: number): Baseli
   // Cells of a row may be drawn on baselines of their own (centred against a taller cell): three
   // baselines keeping to the columns are enough when only the first has two cells side by side.
   if (region.filter((b) => b.pieces.length >= 2).length < 2 && region.length < 3) return null;
-  // The header sits over the row's highest line (a tall cell's first, drawn after the short ones).
-  let top = region.reduce((high, b) => (b.y > high.y ? b : high));
-  for (let j = first - 1; j >= floor && closeBelow(baselines[j], top); j -= 1) {
-    const fitted = fits(baselines[j], true);
-    if (!fitted || fitted.pieces.length < 2) break;
-    region.unshift(fitted);
-    top = fitted;
+  return [...headerOver(baselines, first, floor, region, (b) => fits(b, true)), ...region];
+}
+
+/**
+ * The header over a table's rows: baselines drawn just before the first row that fit its columns
+ * and stand above it, the lowest within two lines of the row's highest line (a tall cell's first,
+ * drawn after the short ones), each next one up within a row's pitch of the one below (a header
+ * cell wrapped, the others centred against it, each on a baseline of its own; or the rest of a row
+ * the column broke, under the header repeated), two cells at least between them.
+ */
+function headerOver(
+  baselines: Baseline[],
+  first: number,
+  floor: number,
+  region: Baseline[],
+  fits: (b: Baseline) => Baseline | null,
+): Baseline[] {
+  const top = Math.max(...region.map((b) => b.y));
+  const size = region[0].size;
+  const drawn: Baseline[] = [];
+  for (let j = first - 1; j >= floor; j -= 1) {
+    const b = baselines[j];
+    // A header of a few lines at most: how far they reach is held to below.
+    if (b.y <= top || b.y > top + size * CENTRED_ROW_PITCH * 2) break;
+    const fitted = fits(b);
+    if (!fitted) break;
+    drawn.unshift(fitted);
   }
-  return region;
+  const header: Baseline[] = [];
+  let below = top;
+  for (const b of [...drawn].sort((p, q) => p.y - q.y)) {
+    if (b.y - below > Math.max(b.size, size) * (header.length === 0 ? 2 : ROW_PITCH)) break;
+    header.push(b);
+    below = b.y;
+  }
+  const cells = header.reduce((n, b) => n + b.pieces.length, 0);
+  return cells >= 2 ? drawn.filter((b) => header.includes(b)) : [];
 }
 
 function closeBelow(above: Baseline, below: Baseline): boolean {
