@@ -177,4 +177,38 @@ describe('withTables', () => {
       { numRuns: 300 },
     );
   });
+
+  it('reads a narrow table as Chromium prints it: cells 3 pt apart, a wrapped header centred, a tall cell drawn after the short ones', () => {
+    // Runs as pdf.js gives them for such a table (x, right, baseline), in drawing order.
+    const at = (text: string, x: number, right: number, y: number): TextRun => ({ text, x, y, width: right - x, size: SIZE });
+    const runs = [
+      ...paragraph(PROSE, 740),
+      at('Now', 54.1, 73.5, 670),
+      at('may', 54.6, 73, 658),
+      at('Position', 93.7, 128.2, 670),
+      at('broke', 98.5, 123.3, 658),
+      at('Will spas', 142.6, 181.6, 664),
+      at('An febrero', 188.1, 234.6, 664),
+      at('Southeast', 240.7, 282.4, 664),
+      at('190.14', 45, 72.5, 619),
+      at('room his the', 85.6, 135.6, 619),
+      at('haoyu', 139.3, 163.7, 619),
+      at('699.34', 187.9, 215.4, 619),
+      ...['it without', 'walks up', 'enable', 'color was', 'other'].map((text, i) => at(text, 237.8, 270, 643 - i * 12)),
+      at('519.03', 45, 72.5, 574),
+      at('an loi', 85.6, 108.1, 574),
+      at('187.19', 139.3, 166.8, 574),
+      at('ok to', 187.9, 208.2, 580),
+      at('haoyu', 187.9, 212.4, 568),
+      at('788.45', 237.8, 265.3, 574),
+      ...paragraph(PROSE, 530),
+    ];
+    const { tables } = tablesOf(runs);
+    expect(tables).toHaveLength(1);
+    expect(tables[0].table).toEqual([
+      ['Now may', 'Position broke', 'Will spas', 'An febrero', 'Southeast'],
+      ['190.14', 'room his the', 'haoyu', '699.34', 'it without walks up enable color was other'],
+      ['519.03', 'an loi', '187.19', 'ok to haoyu', '788.45'],
+    ]);
+  });
 });

@@ -19,6 +19,8 @@ interface Baseline {
   size: number;
   runs: TextRun[];
   pieces: Piece[];
+  /** Taken as the table's header: its cells are centred over their columns, so they tell no column's start. */
+  header?: boolean;
 }
 
 /** How far apart two starts may be and still be one column's. */
@@ -35,6 +37,8 @@ const ROW_PITCH = 1.75;
 const CENTRED_ROW_PITCH = 4;
 /** A line of one cell follows the one above closer than this (× the font size); a new row comes after the cell's padding too. */
 const CELL_LINE_PITCH = 1.3;
+/** A tall cell's first line stands at most this many lines (× the font size) above its row's centred cells. */
+const TALL_CELL_LINES = 8;
 /** A table with more of its cells empty than this share is not read as one. */
 const MOST_EMPTY = 0.35;
 /** More lines than this one under another from one left edge, each of one piece, are a paragraph's, not a cell's. */
@@ -117,6 +121,11 @@ function piecesOf(runs: TextRun[]): Piece[] {
   return pieces;
 }
 
+/** Whether one of a piece's runs (not its first) starts at x: a cell's start hidden in a piece. */
+function startsAt(piece: Piece, x: number): boolean {
+  return piece.runs.some((r, i) => i > 0 && r.text.trim() !== '' && Math.abs(r.x - x) <= ALIGNED);
+}
+
 /** Whether a piece runs across a column start (it is a paragraph's line, not a cell's). */
 function crosses(piece: Piece, start: number): boolean {
   return piece.x < start - ALIGNED && piece.right > start + ALIGNED;
@@ -141,15 +150,22 @@ function regionFrom(baselines: Baseline[], first: number, floor: number): Baseli
   take(baselines[first]);
   // A header's cells may be centred over their columns: the rows below run across where they start.
   const fits = (next: Baseline, header = false): Baseline | null => {
-    const pieces = piecesAt(next, starts);
+    const pieces = piecesAt(next, starts, header);
     if (!pieces) return null;
-    if (!header && placed.some((p) => pieces.some((q) => crosses(p, q.x)))) return null;
+    // A piece above may hold two cells set closer than PIECE_GAP: a run of it starting at the new
+    // piece's start says so (it is split there at the end), a paragraph's line has none.
+    if (!header && placed.some((p) => pieces.some((q) => crosses(p, q.x) && !startsAt(p, q.x)))) return null;
     return { ...next, pieces };
   };
   // The lowest line of the row above the one being read: the row's cells stay below it.
   // The first row's taller cells may start above the baseline the row was found at (its short cells
-  // centred against them, and drawn first).
-  let ceiling = baselines[first].y + (baselines[first].size * CENTRED_ROW_PITCH) / 2;
+  // centred against them, and drawn first): up to what was drawn before it, when that stands above.
+  const before = baselines[first - 1];
+  const start = baselines[first];
+  let ceiling =
+    before && before.y > start.y
+      ? Math.min(before.y - before.size * 0.5, start.y + start.size * TALL_CELL_LINES)
+      : start.y + (start.size * CENTRED_ROW_PITCH) / 2;
   // Where the last row started, and whether far below the row above (a short cell centred in a tall row).
   let lastRow = { at: 0, far: false };
   let bottom = baselines[first].y;
@@ -184,7 +200,9 @@ function regionFrom(baselines: Baseline[], first: number, floor: number): Baseli
   // Cells of a row may be drawn on baselines of their own (centred against a taller cell): three
   // baselines keeping to the columns are enough when only the first has two cells side by side.
   if (region.filter((b) => b.pieces.length >= 2).length < 2 && region.length < 3) return null;
-  return [...headerOver(baselines, first, floor, region, (b) => fits(b, true)), ...region];
+  const header = headerOver(baselines, first, floor, region, (b) => fits(b, true));
+  // Pieces taken before a column's start was known are split at it now.
+  return [...header, ...region].map((b) => ({ ...b, pieces: piecesAt(b, starts) ?? b.pieces }));
 }
 
 /**
@@ -220,7 +238,7 @@ function headerOver(
     below = b.y;
   }
   const cells = header.reduce((n, b) => n + b.pieces.length, 0);
-  return cells >= 2 ? drawn.filter((b) => header.includes(b)) : [];
+  return cells >= 2 ? drawn.filter((b) => header.includes(b)).map((b) => ({ ...b, header: true })) : [];
 }
 
 function closeBelow(above: Baseline, below: Baseline): boolean {
@@ -248,7 +266,7 @@ function withinRows(region: Baseline[], starts: number[], bottom: number, ceilin
  * where one of its runs starts at that column (a cell set a space's width from the next), or the
  * baseline does not fit (a paragraph's line).
  */
-function piecesAt(baseline: Baseline, starts: number[]): Piece[] | null {
+function piecesAt(baseline: Baseline, starts: number[], centred = false): Piece[] | null {
   const out: Piece[] = [];
   for (const piece of baseline.pieces) {
     const crossed = starts.filter((s) => crosses(piece, s));
@@ -256,7 +274,7 @@ function piecesAt(baseline: Baseline, starts: number[]): Piece[] | null {
       out.push(piece);
       continue;
     }
-    const cuts = crossed.map((s) => piece.runs.findIndex((r) => r.text.trim() !== '' && Math.abs(r.x - s) <= ALIGNED));
+    const cuts = crossed.map((s) => cutAt(piece, s, centred));
     if (cuts.some((at) => at <= 0)) return null;
     let from = 0;
     for (const at of [...new Set(cuts)].sort((a, b) => a - b)) {
@@ -266,6 +284,22 @@ function piecesAt(baseline: Baseline, starts: number[]): Piece[] | null {
     out.push(pieceOf(piece.runs.slice(from)));
   }
   return out;
+}
+
+/**
+ * Where a piece is cut at column start `s`: at the run that starts there; for a header's cells,
+ * centred in their columns, at the run after a gap that `s` falls in. -1 when there is none.
+ */
+function cutAt(piece: Piece, s: number, centred: boolean): number {
+  const at = piece.runs.findIndex((r) => r.text.trim() !== '' && Math.abs(r.x - s) <= ALIGNED);
+  if (at !== -1 || !centred) return at;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const [i, run] of piece.runs.entries()) {
+    if (run.text.trim() === '') continue;
+    if (i > 0 && end <= s + ALIGNED && run.x >= s - ALIGNED) return i;
+    end = run.x + run.width;
+  }
+  return -1;
 }
 
 function pieceOf(runs: TextRun[]): Piece {
@@ -335,7 +369,8 @@ function rowsOf(ys: number[], size: number): number[][] {
  * elsewhere (a centred header, a right-aligned figure) belongs to the column it stands in.
  */
 function columnsOf(region: Baseline[]): number[] {
-  const starts = region.flatMap((b, row) => b.pieces.map((p) => ({ x: p.x, row }))).sort((a, b) => a.x - b.x);
+  const body = region.some((b) => !b.header) ? region.filter((b) => !b.header) : region;
+  const starts = body.flatMap((b, row) => b.pieces.map((p) => ({ x: p.x, row }))).sort((a, b) => a.x - b.x);
   const columns: number[] = [];
   let group: typeof starts = [];
   const close = () => {
