@@ -211,4 +211,24 @@ describe('withTables', () => {
       ['519.03', 'an loi', '187.19', 'ok to haoyu', '788.45'],
     ]);
   });
+
+  it('keeps a cell of many short lines in its row: a narrow column wraps it a word a line', () => {
+    const words = ['again', 'planned', 'freely', 'erupted', 'also', 'an', 'dev-repo', 'ex', 'du', 'wasi'];
+    const runs = [
+      ...paragraph(PROSE, 740),
+      ...grid([['Id', 'Name', 'Kind']], [50, 150, 250], 700),
+      ...words.map((word, i) => run(word, 50, 685 - i * 12)),
+      run('this from', 150, 631),
+      run('867.82', 250, 631),
+      ...grid([['519.03', 'an loi', '187.19']], [50, 150, 250], 555),
+      ...paragraph(PROSE, 520),
+    ];
+    const { tables } = tablesOf(runs);
+    expect(tables).toHaveLength(1);
+    expect(tables[0].table).toEqual([
+      ['Id', 'Name', 'Kind'],
+      [words.join(' '), 'this from', '867.82'],
+      ['519.03', 'an loi', '187.19'],
+    ]);
+  });
 });

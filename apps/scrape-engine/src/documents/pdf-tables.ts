@@ -41,7 +41,7 @@ const CELL_LINE_PITCH = 1.3;
 const TALL_CELL_LINES = 8;
 /** A table with more of its cells empty than this share is not read as one. */
 const MOST_EMPTY = 0.35;
-/** More lines than this one under another from one left edge, each of one piece, are a paragraph's, not a cell's. */
+/** More lines than this one under another from one left edge, each of one piece across most of the table, are a paragraph's, not a cell's. */
 const PARAGRAPH_LINES = 8;
 /** A list item's marker: "3.", "b)", "iv.", a bullet. */
 const LIST_MARKER = /^(\d{1,3}[.)]|[a-z][.)]|[ivx]{1,5}[.)]|[•·▪◦●■□○–—*-])$/i;
@@ -177,10 +177,10 @@ function regionFrom(baselines: Baseline[], first: number, floor: number): Baseli
     const fitted = fits(next);
     if (!fitted) break;
     const previous = region[region.length - 1];
-    flush =
-      fitted.pieces.length === 1 && previous.pieces.length === 1 && Math.abs(fitted.pieces[0].x - previous.pieces[0].x) <= ALIGNED
-        ? flush + 1
-        : 0;
+    // A cell's lines in a narrow column are narrow beside the table; a paragraph's run across most of it.
+    const span = Math.max(...placed.map((p) => p.right)) - Math.min(...placed.map((p) => p.x));
+    const wide = fitted.pieces.length === 1 && fitted.pieces[0].right - fitted.pieces[0].x > span * 0.5;
+    flush = wide && previous.pieces.length === 1 && Math.abs(fitted.pieces[0].x - previous.pieces[0].x) <= ALIGNED ? flush + 1 : 0;
     if (flush >= PARAGRAPH_LINES) {
       region.splice(region.length - flush + 1);
       break;
