@@ -42,6 +42,20 @@ describe('readPdf', () => {
     expect(doc.ocrRequired).toBe(false);
   });
 
+  it('reads footnotes: the raised markers as references, the notes at the end, a page numbering them again apart', async () => {
+    const doc = await readPdf(fixture('footnotes.pdf'), everyPage);
+    expect(doc.markdown).toContain('The survey covered 1,200 households[^1] in four regions,');
+    expect(doc.markdown).toContain('Answers were weighted by region[^2] so that');
+    expect(doc.markdown).toContain('Most households heat their homes with gas[^1-p2], and');
+    // Body text that begins with a number is no note.
+    expect(doc.markdown).toContain('\n\n1 in 5 households said they had moved');
+    expect(doc.markdown).toMatch(
+      /\n\n\[\^1\]: Households were drawn at random from the 2024 register of addresses\.\n\[\^2\]: Weights follow the national census of 2021, the latest whose regional counts are published, and are the same for every question asked\.\n\[\^1-p2\]: Mains gas or bottled gas; the question did not tell them apart\.\n$/,
+    );
+    expect(doc.html).toContain('<section data-footnotes><p id="fn-1"><sup>1</sup> Households were drawn');
+    expect(doc.text).toContain('[1-p2] Mains gas or bottled gas');
+  });
+
   it('reads two columns left first, then right', async () => {
     const doc = await readPdf(fixture('two-columns.pdf'), everyPage);
     const order = [

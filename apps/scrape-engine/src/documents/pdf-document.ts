@@ -24,6 +24,7 @@ export { DocumentUnreadableError } from './document-reading';
 import { DOCUMENT_OCR_PAGE_CREDITS } from '@lib/contracts';
 import type { PageImage, RecognisedLine } from './page-recognition';
 import { tablesOf, withTables } from './pdf-tables';
+import { type Footnote, footnotesOf } from './pdf-footnotes';
 
 /** What pdf.js is asked for: the little of its API this reader uses. */
 interface PdfJs {
@@ -166,15 +167,40 @@ async function readOpened(lib: PdfJs, doc: PdfDoc, pages: DocumentPages): Promis
   const all = kept.flatMap((p) => p.lines);
   const body = bodySizeOf(all);
   const levels = headingLevelsOf(all, body);
-  const pageBlocks = tablesAcrossPages(kept.map((page) => ({ n: page.n, blocks: blocksOf(page.lines, body, levels) })));
+  // A page's numbering of its notes may start again: a label met before gets its page's number.
+  const labels = new Set<string>();
+  const notes: Footnote[] = [];
+  const pageBlocks = tablesAcrossPages(
+    kept.map((page) => {
+      const read = footnotesOf(page.lines, body, page.height, (mark) => {
+        const label = labels.has(mark) ? `${mark}-p${page.n}` : mark;
+        labels.add(label);
+        return label;
+      });
+      notes.push(...read.notes);
+      return { n: page.n, blocks: blocksOf(read.lines, body, levels) };
+    }),
+  );
   const info: Record<string, unknown> = (await doc.getMetadata().catch(() => ({ info: {} }))).info ?? {};
   const unrecognised = kept.filter((p) => !p.recognised);
   const chars = unrecognised.reduce((sum, p) => sum + p.lines.reduce((n, l) => n + l.text.length, 0), 0);
   const recognised = read.length - unrecognised.length;
   return {
-    markdown: pageBlocks.map((p) => [`<!-- page ${p.n} -->`, ...markdownBlocks(p.blocks)].join('\n\n')).join('\n\n') + '\n',
-    text: pageBlocks.map((p) => p.blocks.map((b) => b.text).join('\n\n')).join('\n\n') + '\n',
-    html: pageBlocks.map((p) => `<section data-page="${p.n}">${p.blocks.map(htmlOf).join('')}</section>`).join('\n'),
+    markdown:
+      [
+        ...pageBlocks.map((p) => [`<!-- page ${p.n} -->`, ...markdownBlocks(p.blocks)].join('\n\n')),
+        ...(notes.length > 0 ? [notes.map((note) => `[^${note.label}]: ${note.markdown}`).join('\n')] : []),
+      ].join('\n\n') + '\n',
+    text:
+      [
+        ...pageBlocks.map((p) => p.blocks.map((b) => b.text).join('\n\n')),
+        ...(notes.length > 0 ? [notes.map((note) => `[${note.label}] ${note.text}`).join('\n')] : []),
+      ].join('\n\n') + '\n',
+    html:
+      pageBlocks.map((p) => `<section data-page="${p.n}">${p.blocks.map(htmlOf).join('')}</section>`).join('\n') +
+      (notes.length > 0
+        ? `\n<section data-footnotes>${notes.map((note) => `<p id="fn-${escapeHtml(note.label)}"><sup>${escapeHtml(note.label)}</sup> ${escapeHtml(note.text)}</p>`).join('')}</section>`
+        : ''),
     metadata: {
       title: stringOf(info.Title),
       author: stringOf(info.Author),

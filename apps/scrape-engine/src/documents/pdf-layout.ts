@@ -17,6 +17,8 @@ export interface TextRun {
   href?: string;
   /** Set in a bold face (the font's name says so): a line all bold, standing alone, is a heading at body size. */
   bold?: boolean;
+  /** A footnote's marker in the text (pdf-footnotes.ts): the note's label. */
+  note?: string;
 }
 
 export interface Line {
@@ -59,7 +61,7 @@ export function linesOf(runs: TextRun[]): Line[] {
   for (const run of runs) {
     if (run.text === '' || (run.text.trim() === '' && run.text !== ' ')) continue;
     const line = lines[lines.length - 1];
-    if (line && sameBaseline(line, run) && overlapsNot(line, run)) {
+    if (line && (sameBaseline(line, run) || raisedBeside(line, run)) && overlapsNot(line, run)) {
       line.runs.push(run);
       line.size = Math.max(line.size, run.size);
       line.x = Math.min(line.x, run.x);
@@ -84,6 +86,19 @@ export function sameBaseline(a: { y: number; size: number }, b: { y: number; siz
 function spacedApart(runs: TextRun[]): boolean {
   const inked = runs.filter((r) => r.text.trim() !== '');
   return inked.some((run, i) => i > 0 && run.x - (inked[i - 1].x + inked[i - 1].width) > run.size);
+}
+
+/**
+ * A superscript or a subscript (a note's marker, "m²"): set smaller, right after the line's last
+ * run, its baseline shifted by less than the line's height — part of the line, not one of its own.
+ */
+function raisedBeside(line: Line, run: TextRun): boolean {
+  return (
+    run.size <= line.size * 0.85 &&
+    Math.abs(run.y - line.y) <= line.size * 0.6 &&
+    run.x >= line.right - run.size * 0.5 &&
+    run.x - line.right < line.size
+  );
 }
 
 /** Whether a page's lines go down the page (within each column) more often than they jump back up. */
@@ -346,7 +361,7 @@ function standsAsHeading(lines: Line[], text: string): boolean {
 }
 
 /** Lines of one block: a word broken at a line's end by a hyphen is joined again. */
-function joinLines(lines: string[]): string {
+export function joinLines(lines: string[]): string {
   let out = '';
   for (const line of lines) {
     if (out === '') out = line;
@@ -356,22 +371,26 @@ function joinLines(lines: string[]): string {
   return out;
 }
 
-/** A line as markdown: runs under one link annotation become one link. */
-function markdownOf(line: Line): string {
+/** A line as markdown: runs under one link annotation become one link, a footnote's marker its reference. */
+export function markdownOf(line: Line): string {
   const pieces: TextRun[] = [];
   let i = 0;
   const runs = line.runs;
   while (i < runs.length) {
-    const href = runs[i].href;
+    const { href, note } = runs[i];
     let j = i;
-    while (j + 1 < runs.length && runs[j + 1].href === href) j += 1;
+    while (j + 1 < runs.length && runs[j + 1].href === href && note === undefined && runs[j + 1].note === undefined) j += 1;
     const group = runs.slice(i, j + 1);
     const text = joinRuns(group);
     const end = group[group.length - 1].x + group[group.length - 1].width;
     // Spaces at a link's ends go outside its brackets.
     const [, lead, inner, trail] = /^(\s*)([\s\S]*?)(\s*)$/.exec(text)!;
     const piece =
-      href && inner ? `${lead}[${escapeInline(inner)}](${href.replace(/[()\s]/g, encodeURIComponent)})${trail}` : escapeInline(text);
+      note !== undefined
+        ? `[^${note}]`
+        : href && inner
+          ? `${lead}[${escapeInline(inner)}](${href.replace(/[()\s]/g, encodeURIComponent)})${trail}`
+          : escapeInline(text);
     pieces.push({ text: piece, x: group[0].x, y: line.y, width: end - group[0].x, size: group[0].size });
     i = j + 1;
   }
