@@ -69,6 +69,8 @@ export function writeDocument(parts: DocumentPart[], notes: Array<{ id: string; 
     for (const block of part.blocks) {
       switch (block.kind) {
         case 'heading': {
+          // An empty heading (an EPUB chapter's, pandoc's untitled part) is no heading: `# ` alone reads as noise.
+          if (inlineText(block.inline) === '') break;
           const level = Math.min(6, Math.max(1, block.level));
           markdown.push(`${'#'.repeat(level)} ${inlineMarkdown(block.inline)}`);
           html.push(`<h${level}>${inlineHtml(block.inline)}</h${level}>`);
