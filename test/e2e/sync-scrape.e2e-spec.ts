@@ -24,7 +24,8 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
     cleanup = prepared.cleanup;
     env = await startInProcessPlatform({ ...prepared.env, TARGET_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${closedPort}` });
     url = env.url;
-    const created = await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'starter' } });
+    // The file's requests outnumber a starter's per-minute limit; limits have tests of their own.
+    const created = await http(url, '/v1/admin/clients', { token: env.adminToken, json: { plan: 'starter', rate_limit_per_minute: 600 } });
     token = created.body.token;
   });
   afterAll(async () => {
@@ -188,17 +189,29 @@ describe.each(runtimesUnderTest('scrape'))('POST /v1/sync/scrape — $name', (ru
   });
 
   it.each([
-    ['a loopback address that is not allowlisted', () => `http://127.0.0.2:${site.port}/`, 'private_ip'],
-    ['a privileged port', () => 'http://127.0.0.1:9/', 'invalid_port'],
-    ['cloud metadata', () => 'http://169.254.169.254/latest/meta-data/', 'private_ip'],
-    ['localhost', () => 'http://localhost/', 'blocked_hostname'],
-    ['a file URL', () => 'file:///etc/passwd', 'invalid_protocol'],
-  ])('refuses %s with 422 and charges nothing', async (_label, target, reason) => {
+    ['a loopback address that is not allowlisted', () => `http://127.0.0.2:${site.port}/`, 'target_blocked', 'private_ip'],
+    ['a privileged port', () => 'http://127.0.0.1:9/', 'target_blocked', 'invalid_port'],
+    ['cloud metadata', () => 'http://169.254.169.254/latest/meta-data/', 'target_blocked', 'private_ip'],
+    ['localhost', () => 'http://localhost/', 'target_blocked', 'blocked_hostname'],
+    ['a file URL', () => 'file:///etc/passwd', 'invalid_url', 'invalid_protocol'],
+    ['text that is no URL', () => 'not a url', 'invalid_url', 'malformed_url'],
+    ['a URL without a host', () => 'http://', 'invalid_url', 'malformed_url'],
+  ])('refuses %s with 422 and charges nothing', async (_label, target, errorCode, reason) => {
     const before = await quotaUsed();
     const res = await scrape({ url: target() });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ detail: expect.any(String), error_code: 'target_blocked', reason });
+    expect(res.body).toEqual({ detail: expect.any(String), error_code: errorCode, reason });
     expect(res.headers.get('x-credits-charged')).toBe('0');
+    expect(await quotaUsed()).toBe(before);
+  });
+
+  it('says a missing or empty url is url_required, in the 422 list at the field, and charges nothing', async () => {
+    const before = await quotaUsed();
+    for (const body of [{}, { url: '' }, { url: '  ' }, { url: null }]) {
+      const res = await scrape(body);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ detail: [{ loc: ['body', 'url'], msg: expect.stringContaining('required'), type: 'url_required' }] });
+    }
     expect(await quotaUsed()).toBe(before);
   });
 

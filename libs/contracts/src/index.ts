@@ -25,6 +25,7 @@ export * from './scrape/success-criterion';
 export * from './documents/document-terms';
 export * from './documents/document-conversion.messages';
 export * from './validation-problems';
+export * from './target-url-rules';
 export * from './webhooks/webhook.messages';
 export * from './proxy/country-proxy.messages';
 export * from './billing/usage.messages';

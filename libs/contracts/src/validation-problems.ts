@@ -34,6 +34,8 @@ const PROBLEM_TYPES: Record<string, string> = {
   isStringMap: 'string_map',
   isExtractionMap: 'extraction_map',
   isBrowserActionList: 'action_list',
+  urlRequired: 'url_required',
+  invalidUrl: 'invalid_url',
 };
 
 // When a value has the wrong type, its length or range checks only repeat the problem.
@@ -47,8 +49,10 @@ export function toProblems(errors: ValidationError[], prefix: Array<string | num
   return errors.flatMap((error) => {
     const loc = [...prefix, /^\d+$/.test(error.property) ? Number(error.property) : error.property];
     const constraints = Object.entries(error.constraints ?? {});
+    // A missing URL is said once, as that (target-url-rules.ts), not as its type or length too.
+    const required = constraints.filter(([constraint]) => constraint === 'urlRequired');
     const typeProblems = constraints.filter(([constraint]) => TYPE_CONSTRAINTS.has(constraint));
-    const own = (typeProblems.length > 0 ? typeProblems : constraints).map(([constraint, msg]) => ({
+    const own = (required.length > 0 ? required : typeProblems.length > 0 ? typeProblems : constraints).map(([constraint, msg]) => ({
       loc,
       msg: constraint === 'whitelistValidation' ? `Unknown field "${error.property}".` : msg,
       type: PROBLEM_TYPES[constraint] ?? constraint.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),

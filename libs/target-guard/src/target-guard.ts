@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import os from 'node:os';
 import { describeAddress, isIpLiteral } from './address-policy';
 import { type TargetAllowlist, normalizeHost } from './target-allowlist';
-import { TargetBlockedError } from './target-guard.errors';
+import { TargetBlockedError, TargetUrlInvalidError } from './target-guard.errors';
 
 /** Resolves a host name to every address it has (adapter, so tests can answer with any address). */
 export interface TargetResolver {
@@ -78,18 +78,21 @@ export class TargetGuard {
 
   private parse(rawUrl: string): URL {
     if (typeof rawUrl !== 'string' || rawUrl.length === 0 || rawUrl.length > 8192) {
-      throw new TargetBlockedError('malformed_url', 'The URL must be a non-empty string of at most 8192 characters.');
+      throw new TargetUrlInvalidError('malformed_url', 'The URL must be a non-empty string of at most 8192 characters.');
     }
     let url: URL;
     try {
       url = new URL(rawUrl);
     } catch {
-      throw new TargetBlockedError('malformed_url', `"${rawUrl.slice(0, 200)}" is not a valid absolute URL.`);
+      throw new TargetUrlInvalidError('malformed_url', `"${rawUrl.slice(0, 200)}" is not a valid absolute URL.`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new TargetBlockedError('invalid_protocol', `Only http and https URLs can be scraped (got ${url.protocol.replace(/:$/, '')}).`);
+      throw new TargetUrlInvalidError(
+        'invalid_protocol',
+        `Only http and https URLs can be scraped (got ${url.protocol.replace(/:$/, '')}).`,
+      );
     }
-    if (!url.hostname) throw new TargetBlockedError('malformed_url', 'The URL has no host.');
+    if (!url.hostname) throw new TargetUrlInvalidError('malformed_url', 'The URL has no host.');
     return url;
   }
 

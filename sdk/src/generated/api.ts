@@ -1491,7 +1491,7 @@ export interface components {
         };
         SyncScrapeRequest: {
             /**
-             * @description http or https; non-public targets are refused (422).
+             * @description http or https; text that is no such URL is refused (422 invalid_url), so are non-public targets (422 target_blocked).
              * @example https://example.com/
              */
             url: string;
@@ -3765,7 +3765,7 @@ export interface components {
                 };
             };
         };
-        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_scrape_request, target_blocked, unknown_country. */
+        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_scrape_request, invalid_url, target_blocked, unknown_country. */
         UnprocessableEntity2: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3785,7 +3785,7 @@ export interface components {
                      * @description Stable, machine-readable.
                      * @enum {string}
                      */
-                    error_code: "invalid_scrape_request" | "target_blocked" | "unknown_country";
+                    error_code: "invalid_scrape_request" | "invalid_url" | "target_blocked" | "unknown_country";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                     /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
@@ -4134,7 +4134,7 @@ export interface components {
                 };
             };
         };
-        /** @description Unprocessable Entity: error_code idempotency_key_reused, target_blocked. */
+        /** @description Unprocessable Entity: error_code idempotency_key_reused, invalid_url, target_blocked. */
         UnprocessableEntity4: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4154,7 +4154,7 @@ export interface components {
                      * @description Stable, machine-readable.
                      * @enum {string}
                      */
-                    error_code: "idempotency_key_reused" | "target_blocked";
+                    error_code: "idempotency_key_reused" | "invalid_url" | "target_blocked";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                     /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
@@ -4218,7 +4218,7 @@ export interface components {
                 };
             };
         };
-        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code target_blocked. */
+        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_url, target_blocked. */
         UnprocessableEntity5: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4238,7 +4238,7 @@ export interface components {
                      * @description Stable, machine-readable.
                      * @enum {string}
                      */
-                    error_code: "target_blocked";
+                    error_code: "invalid_url" | "target_blocked";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                     /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
@@ -4386,7 +4386,7 @@ export interface components {
                 };
             };
         };
-        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_project, target_blocked. */
+        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_project, invalid_url, target_blocked. */
         UnprocessableEntity6: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4406,7 +4406,7 @@ export interface components {
                      * @description Stable, machine-readable.
                      * @enum {string}
                      */
-                    error_code: "invalid_project" | "target_blocked";
+                    error_code: "invalid_project" | "invalid_url" | "target_blocked";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                     /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
@@ -4526,7 +4526,7 @@ export interface components {
                 };
             };
         };
-        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code idempotency_key_reused, target_blocked. */
+        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code idempotency_key_reused, invalid_url, target_blocked. */
         UnprocessableEntity7: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4546,7 +4546,7 @@ export interface components {
                      * @description Stable, machine-readable.
                      * @enum {string}
                      */
-                    error_code: "idempotency_key_reused" | "target_blocked";
+                    error_code: "idempotency_key_reused" | "invalid_url" | "target_blocked";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                     /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
@@ -4946,7 +4946,7 @@ export interface components {
                 };
             };
         };
-        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_crawl, target_blocked. */
+        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_crawl, invalid_url, target_blocked. */
         UnprocessableEntity10: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4966,7 +4966,7 @@ export interface components {
                      * @description Stable, machine-readable.
                      * @enum {string}
                      */
-                    error_code: "invalid_crawl" | "target_blocked";
+                    error_code: "invalid_crawl" | "invalid_url" | "target_blocked";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                     /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
@@ -5030,7 +5030,7 @@ export interface components {
                 };
             };
         };
-        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code target_blocked, validation_error. */
+        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_url, target_blocked, validation_error. */
         UnprocessableEntity11: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5050,7 +5050,7 @@ export interface components {
                      * @description Stable, machine-readable.
                      * @enum {string}
                      */
-                    error_code: "target_blocked" | "validation_error";
+                    error_code: "invalid_url" | "target_blocked" | "validation_error";
                     /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
                     reason?: string;
                     /** @description invalid_state only: the project's or batch's current state, which refused the operation. */

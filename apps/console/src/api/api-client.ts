@@ -94,7 +94,7 @@ const sessionAuth: Middleware = {
 export const api = createClient<paths>({ baseUrl: window.location.origin });
 api.use(sessionAuth);
 
-const URL_ERROR_CODES = new Set(['target_blocked', 'bad_url']);
+const URL_ERROR_CODES = new Set(['target_blocked', 'invalid_url', 'bad_url']);
 
 /** The error body of any non-2xx answer as an ApiProblem (the body may also be empty or not JSON). */
 export function problemOf(response: Response, body: unknown): ApiProblem {

@@ -48,6 +48,10 @@ const NEXT_STEPS: Record<
   string,
   (error: AppError, args: Record<string, unknown>) => Pick<ToolFailure, 'next_steps' | 'suggested_request'>
 > = {
+  'target.invalid_url': () => ({
+    next_steps: ['The url is not an http(s) URL: send an absolute URL with its scheme and host, e.g. https://example.com/page.'],
+    suggested_request: null,
+  }),
   'target.blocked': () => ({
     next_steps: [
       'Only public http(s) addresses can be fetched: private, loopback, link-local and cloud-metadata addresses are refused, redirects included. Use a public URL.',

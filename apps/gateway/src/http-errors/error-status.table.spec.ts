@@ -19,7 +19,7 @@ function sourceFiles(dir: string): string[] {
 describe('the HTTP error table', () => {
   const raised = new Map<string, string>();
   for (const file of [...sourceFiles(path.join(ROOT, 'apps')), ...sourceFiles(path.join(ROOT, 'libs'))]) {
-    for (const match of fs.readFileSync(file, 'utf8').matchAll(/readonly code = '([^']+)'/g))
+    for (const match of fs.readFileSync(file, 'utf8').matchAll(/readonly code(?:: [^=]+)? = '([^']+)'/g))
       raised.set(match[1], path.relative(ROOT, file));
   }
 

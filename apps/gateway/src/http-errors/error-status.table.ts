@@ -19,6 +19,8 @@ export const HTTP_ERROR_TABLE = {
   'request.validation_failed': { status: 422, errorCode: 'validation_error' },
   // SSRF guard (libs/target-guard): spec section 7 puts non-public targets under 422.
   'target.blocked': { status: 422, errorCode: 'target_blocked' },
+  // The same guard, when the text is no http(s) URL at all ("not a url", "ftp://…"): malformed, not blocked.
+  'target.invalid_url': { status: 422, errorCode: 'invalid_url' },
   'scrape.invalid_request': { status: 422, errorCode: 'invalid_scrape_request' },
   // Fair browser capacity: past the client's plan share 429, every slot busy with others 503; both with Retry-After.
   'scrape.browser_share_exceeded': { status: 429, errorCode: 'browser_concurrency_exceeded' },

@@ -53,6 +53,7 @@ export class BatchesController {
     'run.invalid_state',
     'batch.invalid',
     'target.blocked',
+    'target.invalid_url',
     'idempotency.invalid_key',
     'idempotency.key_reused',
     'idempotency.in_flight',

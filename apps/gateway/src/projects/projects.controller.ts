@@ -24,7 +24,7 @@ export class ProjectsController {
       'Create a project: a named container for batches, active, with optional request defaults, callback_url, a monthly credit cap and a cap on jobs in flight.',
   })
   @Returns(201, ProjectView, { description: 'The project, active.', example: PROJECT_EXAMPLE })
-  @Fails('project.invalid', 'target.blocked')
+  @Fails('project.invalid', 'target.blocked', 'target.invalid_url')
   create(@Body() body: ProjectBody, @Caller() caller: AdmittedCall): Promise<ProjectView> {
     return this.bus.request(SUBJECTS.projects.create, {
       client_id: caller.client.id,

@@ -28,6 +28,7 @@ export class CrawlsController {
   })
   @Fails(
     'target.blocked',
+    'target.invalid_url',
     'discovery.invalid_pattern',
     'discovery.invalid_crawl',
     'discovery.robots_override_refused',

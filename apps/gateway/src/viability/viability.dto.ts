@@ -1,4 +1,11 @@
-import { DEFAULT_VIABILITY_DEPTH, MAX_VIABILITY_URLS, VIABILITY_DEPTHS, VIABILITY_PAGE_LIMITS, ViabilityDepth } from '@lib/contracts';
+import {
+  DEFAULT_VIABILITY_DEPTH,
+  IsHttpUrlText,
+  MAX_VIABILITY_URLS,
+  VIABILITY_DEPTHS,
+  VIABILITY_PAGE_LIMITS,
+  ViabilityDepth,
+} from '@lib/contracts';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -9,7 +16,6 @@ import {
   IsOptional,
   IsString,
   IsUUID,
-  Matches,
   Max,
   MaxLength,
   Min,
@@ -31,7 +37,7 @@ export class ViabilityTestBody {
   @IsString({ each: true })
   @MinLength(1, { each: true })
   @MaxLength(8192, { each: true })
-  @Matches(/^https?:\/\/[^\s/?#]+/i, { each: true, message: 'each of urls must be an http or https URL.' })
+  @IsHttpUrlText({ each: true })
   urls: string[];
 
   @ApiPropertyOptional({

@@ -1,5 +1,5 @@
 import type { TargetGuard } from '@lib/target-guard';
-import { TargetBlockedError } from '@lib/target-guard';
+import { TargetUrlInvalidError } from '@lib/target-guard';
 import { RobotsOverrideRefusedError } from '../site-discovery.errors';
 import { type NormalUrl, normalUrl } from '@lib/url-normal-form';
 
@@ -17,7 +17,7 @@ export async function vettedStart(
       'ignore_robots is not available on this platform (the operator has not set IGNORE_ROBOTS_ALLOWED).',
     );
   const start = normalUrl(request.url);
-  if (!start) throw new TargetBlockedError('malformed_url', `"${request.url.slice(0, 200)}" is not a valid http(s) URL.`);
+  if (!start) throw new TargetUrlInvalidError('malformed_url', `"${request.url.slice(0, 200)}" is not a valid http(s) URL.`);
   await guard.vet(start.url);
   return start;
 }

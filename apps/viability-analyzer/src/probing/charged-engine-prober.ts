@@ -13,6 +13,7 @@ const HOLD_TTL_SECONDS = 600;
 // Engine answers that say the request itself is wrong rather than the engine unavailable.
 const REFUSALS: Record<string, string> = {
   'target.blocked': 'target_blocked',
+  'target.invalid_url': 'target_blocked',
   'scrape.invalid_request': 'invalid_request',
   'request.validation_failed': 'invalid_request',
 };

@@ -17,6 +17,7 @@ import {
 } from 'class-validator';
 import { Type } from 'class-transformer';
 import { openObject } from '../response-schema';
+import { IsHttpUrlText, UrlRequired } from '../target-url-rules';
 
 /** Where discovery takes URLs from: sitemaps and links (`include`), links only (`skip`), sitemaps only (`only`). */
 export const SITEMAP_MODES = ['include', 'skip', 'only'] as const;
@@ -56,10 +57,10 @@ function PathPatterns(example: string[], meaning: string): PropertyDecorator {
 /** Which URLs belong to a site: the start URL's host, optionally its subdomains and other hosts; path patterns. */
 export class SiteScopeOptions {
   @ApiProperty({ example: 'https://example.com/', description: 'Where discovery starts: an http(s) URL on a public host.' })
+  @UrlRequired()
   @IsString()
-  @MinLength(1)
   @MaxLength(8192)
-  @Matches(/^https?:\/\/[^\s/?#]+/i, { message: 'url must be an http or https URL.' })
+  @IsHttpUrlText()
   url: string;
 
   @ApiPropertyOptional({

@@ -1,14 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { UrlRequired } from '../target-url-rules';
 import { ProxyConfig } from './scrape-request';
 import { IsProxySelection } from './scrape-request-rules';
 
 /** Spec 2.9 request. */
 export class DownloadRequest {
   @ApiProperty({ example: 'https://example.com/report.pdf' })
+  @UrlRequired()
   @IsString()
-  @MinLength(1)
   @MaxLength(8192)
   url: string;
 

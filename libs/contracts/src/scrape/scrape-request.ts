@@ -12,7 +12,6 @@ import {
   Max,
   MaxLength,
   Min,
-  MinLength,
   ValidateNested,
 } from 'class-validator';
 import {
@@ -35,6 +34,7 @@ import {
   RequiresBrowser,
 } from './scrape-request-rules';
 import { PAGE_CACHE_MAX_AGE_SECONDS } from './page-cache-terms';
+import { UrlRequired } from '../target-url-rules';
 import { DOCUMENT_MAX_PAGES } from '../documents/document-terms';
 
 export const FORMATS = ['html', 'markdown'] as const;
@@ -127,9 +127,12 @@ export class NetworkCaptureSpec {
  * concern, so a violation is reported at that field.
  */
 export class ScrapeRequest {
-  @ApiProperty({ example: 'https://example.com/', description: 'http or https; non-public targets are refused (422).' })
+  @ApiProperty({
+    example: 'https://example.com/',
+    description: 'http or https; text that is no such URL is refused (422 invalid_url), so are non-public targets (422 target_blocked).',
+  })
+  @UrlRequired()
   @IsString()
-  @MinLength(1)
   @MaxLength(8192)
   url: string;
 

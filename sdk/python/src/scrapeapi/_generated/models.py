@@ -237,7 +237,8 @@ class NetworkCaptureSpec(TypedDict, total=False):
 
 
 class _SyncScrapeRequestRequired(TypedDict):
-    #: http or https; non-public targets are refused (422).
+    #: http or https; text that is no such URL is refused (422 invalid_url), so are non-public targets
+    #: (422 target_blocked).
     url: str
 
 
