@@ -53,8 +53,14 @@ export class CollectionsController {
     },
   })
   @ValidationStatus(400)
-  @Fails('target.blocked',
-    'target.invalid_url', 'collection.invalid', 'idempotency.invalid_key', 'idempotency.key_reused', 'idempotency.in_flight')
+  @Fails(
+    'target.blocked',
+    'target.invalid_url',
+    'collection.invalid',
+    'idempotency.invalid_key',
+    'idempotency.key_reused',
+    'idempotency.in_flight',
+  )
   async create(
     @Body() body: CollectionBody,
     @Headers('idempotency-key') key: string | undefined,
@@ -115,8 +121,7 @@ export class CollectionsController {
   })
   @Returns(200, CollectionUpdateReply, { description: 'Updated: id, name and message (spec 2.12).' })
   @ValidationStatus(400)
-  @Fails('target.blocked',
-    'target.invalid_url', 'collection.not_found', 'collection.invalid')
+  @Fails('target.blocked', 'target.invalid_url', 'collection.not_found', 'collection.invalid')
   async update(
     @Param('collection_id', COLLECTION_ID) collectionId: string,
     @Body() body: CollectionBody,

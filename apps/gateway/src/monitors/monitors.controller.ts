@@ -25,8 +25,7 @@ export class MonitorsController {
       "422 at the field: a cron that does not parse, an interval below the plan's minimum, more URLs than the plan allows, scrape options that are not a scrape's, an ignore selector that does not parse, a pattern that is not RE2. 403 monitor_limit_reached past the plan's monitors.",
   })
   @Returns(201, MonitorView, { description: 'The monitor, active; its first tick is due now.' })
-  @Fails('request.validation_failed', 'target.blocked',
-    'target.invalid_url', 'monitor.limit_reached')
+  @Fails('request.validation_failed', 'target.blocked', 'target.invalid_url', 'monitor.limit_reached')
   create(@Body() body: CreateMonitorRequest, @Caller() caller: AdmittedCall): Promise<MonitorView> {
     return this.calls.create(body, caller);
   }

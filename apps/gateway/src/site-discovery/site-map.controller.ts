@@ -25,8 +25,7 @@ export class SiteMapController {
   @Returns(200, MapSiteResult, {
     description: 'The URLs, with how they were found, what robots.txt and the sitemaps said, and what was skipped.',
   })
-  @Fails('target.blocked',
-    'target.invalid_url', 'discovery.invalid_pattern', 'discovery.robots_override_refused', 'limits.quota_exceeded')
+  @Fails('target.blocked', 'target.invalid_url', 'discovery.invalid_pattern', 'discovery.robots_override_refused', 'limits.quota_exceeded')
   map(@Body() body: MapSiteRequest, @Caller() caller: AdmittedCall): Promise<MapSiteResult> {
     return this.calls.map(body, caller);
   }

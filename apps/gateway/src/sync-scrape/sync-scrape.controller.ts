@@ -17,7 +17,7 @@ import { SyncScrapeHandler } from './sync-scrape.handler';
 /** What a sync scrape and a download can fail with: both vet the target, honour proxy approvals, hold credits and wait on a worker. */
 const SYNC_FETCH_FAILURES = [
   'target.blocked',
-    'target.invalid_url',
+  'target.invalid_url',
   'scrape.invalid_request',
   'proxy.country_not_approved',
   'proxy.unknown_country',
