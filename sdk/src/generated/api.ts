@@ -1414,7 +1414,7 @@ export interface components {
             /** @description JavaScript in the page: an expression (`document.title`) or a function, possibly async (`async () => …`). Its JSON value goes to evaluate_results. */
             script: string;
             /** @default 30000 */
-            timeout?: Record<string, never> | null;
+            timeout?: number | null;
         };
         CollectAction: {
             /** @enum {string} */
@@ -1487,7 +1487,7 @@ export interface components {
         NetworkCaptureSpec: {
             /** @description null captures every type. */
             resource_types?: ("document" | "eventsource" | "fetch" | "font" | "image" | "manifest" | "media" | "other" | "script" | "stylesheet" | "texttrack" | "websocket" | "xhr")[] | null;
-            listen_after_load_ms?: Record<string, never> | null;
+            listen_after_load_ms?: number | null;
         };
         SyncScrapeRequest: {
             /**

@@ -64,6 +64,7 @@ export class CrawlRequest extends SiteScopeOptions {
   start_urls?: string[];
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 1,
     maximum: CRAWL_LIMITS.pages.max,
     default: CRAWL_LIMITS.pages.default,
@@ -78,7 +79,7 @@ export class CrawlRequest extends SiteScopeOptions {
   @ApiPropertyOptional({
     minimum: 1,
     nullable: true,
-    type: Number,
+    type: 'integer',
     description:
       'The most credits the crawl may spend (pages × 1 simple, × 5 browser); pages past it are not scraped. Null: max_pages decides.',
   })

@@ -109,6 +109,7 @@ export class SiteScopeOptions {
   ignore_robots?: boolean;
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 0,
     maximum: MAP_LIMITS.depth.max,
     default: MAP_LIMITS.depth.default,
@@ -125,6 +126,7 @@ export class SiteScopeOptions {
 /** POST /v1/map: list a site's URLs from its sitemaps and links, without scraping them. */
 export class MapSiteRequest extends SiteScopeOptions {
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 1,
     maximum: MAP_LIMITS.urls.max,
     default: MAP_LIMITS.urls.default,
@@ -137,6 +139,7 @@ export class MapSiteRequest extends SiteScopeOptions {
   limit?: number;
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 0,
     maximum: MAP_LIMITS.pageFetches.max,
     default: MAP_LIMITS.pageFetches.default,
@@ -149,6 +152,7 @@ export class MapSiteRequest extends SiteScopeOptions {
   page_fetches?: number;
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: MAP_LIMITS.timeoutMs.min,
     maximum: MAP_LIMITS.timeoutMs.max,
     default: MAP_LIMITS.timeoutMs.default,

@@ -121,7 +121,13 @@ export class EvaluateAction extends ActionBase {
   @MinLength(1)
   @MaxLength(100_000)
   script: string;
-  @ApiPropertyOptional({ default: ACTION_LIMITS.defaultEvaluateMs, nullable: true, minimum: 1, maximum: ACTION_LIMITS.maxEvaluateMs })
+  @ApiPropertyOptional({
+    type: 'integer',
+    default: ACTION_LIMITS.defaultEvaluateMs,
+    nullable: true,
+    minimum: 1,
+    maximum: ACTION_LIMITS.maxEvaluateMs,
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -144,6 +150,7 @@ export class WaitForSelectorAction extends ActionBase {
   @ApiProperty({ enum: ['wait-for-selector'] }) @Equals('wait-for-selector') type: 'wait-for-selector';
   @ApiProperty({ description: SELECTOR_RULE }) @IsString() @MinLength(1) @MaxLength(2000) selector: string;
   @ApiPropertyOptional({
+    type: 'integer',
     default: ACTION_LIMITS.defaultWaitMs,
     minimum: 0,
     maximum: ACTION_LIMITS.maxWaitMs,
@@ -158,7 +165,11 @@ export class WaitForSelectorAction extends ActionBase {
 
 export class WaitForTimeoutAction extends ActionBase {
   @ApiProperty({ enum: ['wait-for-timeout'] }) @Equals('wait-for-timeout') type: 'wait-for-timeout';
-  @ApiProperty({ minimum: 0, maximum: ACTION_LIMITS.maxWaitMs }) @IsInt() @Min(0) @Max(ACTION_LIMITS.maxWaitMs) time: number;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: ACTION_LIMITS.maxWaitMs })
+  @IsInt()
+  @Min(0)
+  @Max(ACTION_LIMITS.maxWaitMs)
+  time: number;
 }
 
 export class SelectAction extends ActionBase {
@@ -206,7 +217,7 @@ export class WhileAction extends ActionBase {
   @ValidateNested({ each: true })
   @Type(() => UnknownAction, actionDiscriminator())
   actions: BrowserAction[];
-  @ApiPropertyOptional({ default: ACTION_LIMITS.defaultIterations, minimum: 1, maximum: ACTION_LIMITS.maxIterations })
+  @ApiPropertyOptional({ type: 'integer', default: ACTION_LIMITS.defaultIterations, minimum: 1, maximum: ACTION_LIMITS.maxIterations })
   @IsOptional()
   @IsInt()
   @Min(1)

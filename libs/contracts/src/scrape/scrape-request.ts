@@ -64,21 +64,21 @@ export class ProxyConfig {
   @Matches(/^(any|[A-Za-z]{2})$/, { message: 'proxy must be "any" or a two-letter ISO country code' })
   proxy: string = 'any';
 
-  @ApiPropertyOptional({ default: 3, minimum: 0, maximum: 10 })
+  @ApiPropertyOptional({ type: 'integer', default: 3, minimum: 0, maximum: 10 })
   @IsOptional()
   @IsInt()
   @Min(0)
   @Max(10)
   max_retries: number = 3;
 
-  @ApiPropertyOptional({ default: 1, minimum: 0, maximum: 60 })
+  @ApiPropertyOptional({ type: 'integer', default: 1, minimum: 0, maximum: 60 })
   @IsOptional()
   @IsInt()
   @Min(0)
   @Max(60)
   delay_seconds: number = 1;
 
-  @ApiPropertyOptional({ default: 2, minimum: 1, maximum: 10 })
+  @ApiPropertyOptional({ type: 'integer', default: 2, minimum: 1, maximum: 10 })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -113,7 +113,7 @@ export class NetworkCaptureSpec {
   @IsIn(RESOURCE_TYPES, { each: true })
   resource_types: string[] | null = null;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 10000, nullable: true })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 10000, nullable: true })
   @IsOptional()
   @IsInt()
   @Min(0)

@@ -24,14 +24,14 @@ export class CreateClientDto {
   @IsIn(FEATURES, { each: true })
   features?: string[];
 
-  @ApiPropertyOptional({ description: "Override of the plan's requests per minute (enterprise: custom).", minimum: 1 })
+  @ApiPropertyOptional({ type: 'integer', description: "Override of the plan's requests per minute (enterprise: custom).", minimum: 1 })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(1_000_000)
   rate_limit_per_minute?: number;
 
-  @ApiPropertyOptional({ description: "Override of the plan's monthly credits.", minimum: 0 })
+  @ApiPropertyOptional({ type: 'integer', description: "Override of the plan's monthly credits.", minimum: 0 })
   @IsOptional()
   @IsInt()
   @Min(0)

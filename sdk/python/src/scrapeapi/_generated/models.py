@@ -93,9 +93,9 @@ class CreateClientDto(_CreateClientDtoRequired, total=False):
     #: Feature flags; default: the plan's features.
     features: list[Literal["simple_requests", "browser_requests", "markdown", "extraction", "screenshots", "browser_actions", "network_capture", "file_download", "async_batches", "webhooks", "viability_test", "country_proxies", "mcp"]]
     #: Override of the plan's requests per minute (enterprise: custom).
-    rate_limit_per_minute: float
+    rate_limit_per_minute: int
     #: Override of the plan's monthly credits.
-    monthly_credits: float
+    monthly_credits: int
 
 
 class CreatedClientDto(TypedDict):
@@ -130,9 +130,9 @@ class ApiDescriptionBody(_ApiDescriptionBodyRequired, total=False):
 class ProxyConfig(TypedDict, total=False):
     #: "any" or a two-letter ISO country code (needs approval).
     proxy: str
-    max_retries: float
-    delay_seconds: float
-    backoff_factor: float
+    max_retries: int
+    delay_seconds: int
+    backoff_factor: int
 
 
 class _ClickActionRequired(TypedDict):
@@ -170,7 +170,7 @@ class _EvaluateActionRequired(TypedDict):
 
 
 class EvaluateAction(_EvaluateActionRequired, total=False):
-    timeout: dict[str, Any] | None
+    timeout: int | None
 
 
 class CollectAction(TypedDict):
@@ -188,12 +188,12 @@ class _WaitForSelectorActionRequired(TypedDict):
 
 class WaitForSelectorAction(_WaitForSelectorActionRequired, total=False):
     #: How long to wait, ms.
-    time: float
+    time: int
 
 
 class WaitForTimeoutAction(TypedDict):
     type: Literal["wait-for-timeout"]
-    time: float
+    time: int
 
 
 class SelectAction(TypedDict):
@@ -220,7 +220,7 @@ class _WhileActionRequired(TypedDict):
 
 
 class WhileAction(_WhileActionRequired, total=False):
-    max_iterations: float
+    max_iterations: int
 
 
 class HttpMethodSpec(TypedDict, total=False):
@@ -233,7 +233,7 @@ class HttpMethodSpec(TypedDict, total=False):
 class NetworkCaptureSpec(TypedDict, total=False):
     #: null captures every type.
     resource_types: list[Literal["document", "eventsource", "fetch", "font", "image", "manifest", "media", "other", "script", "stylesheet", "texttrack", "websocket", "xhr"]] | None
-    listen_after_load_ms: dict[str, Any] | None
+    listen_after_load_ms: int | None
 
 
 class _SyncScrapeRequestRequired(TypedDict):
@@ -1294,14 +1294,14 @@ class MapSiteRequest(_MapSiteRequestRequired, total=False):
     ignore_robots: bool
     #: Link hops from the start URL whose pages are fetched for links (0: the start page only). URLs
     #: found on the last fetched level are listed, not fetched.
-    max_depth: float
+    max_depth: int
     #: The most URLs returned.
-    limit: float
+    limit: int
     #: The most HTML pages fetched for their links (sitemaps and robots.txt are not counted).
-    page_fetches: float
+    page_fetches: int
     #: The time the map may take; when it runs out the URLs found so far are returned with
     #: truncated=true.
-    timeout_ms: float
+    timeout_ms: int
 
 
 class _RobotsReportRequired(TypedDict):
@@ -1397,15 +1397,15 @@ class CrawlRequest(_CrawlRequestRequired, total=False):
     ignore_robots: bool
     #: Link hops from the start URL whose pages are fetched for links (0: the start page only). URLs
     #: found on the last fetched level are listed, not fetched.
-    max_depth: float
+    max_depth: int
     #: More pages to start from besides url (at most 100), in scope and allowed like any link; the
     #: scope's hosts are url's.
     start_urls: list[str]
     #: The most pages scraped.
-    max_pages: float
+    max_pages: int
     #: The most credits the crawl may spend (pages × 1 simple, × 5 browser); pages past it are not
     #: scraped. Null: max_pages decides.
-    max_credits: float | None
+    max_credits: int | None
     #: The scrape options of spec 2.1 applied to every page (any ScrapeRequest field but url);
     #: include_metadata is always on: the links are read from it.
     scrape: dict[str, Any]
@@ -1544,12 +1544,12 @@ class MonitorCrawlScope(_MonitorCrawlScopeRequired, total=False):
     sitemap: Literal["include", "skip", "only"]
     #: Link hops from the start URL whose pages are fetched for links (0: the start page only). URLs
     #: found on the last fetched level are listed, not fetched.
-    max_depth: float
+    max_depth: int
     #: More pages to start from besides url (at most 100), in scope and allowed like any link; the
     #: scope's hosts are url's.
     start_urls: list[str]
     #: The most pages scraped.
-    max_pages: float
+    max_pages: int
 
 
 class MonitorSchedule(TypedDict, total=False):
