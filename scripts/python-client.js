@@ -114,9 +114,12 @@ function modelOf(name, schema) {
   const requiredEntries = entries.filter(([key]) => required.has(key));
   const optionalEntries = entries.filter(([key]) => !required.has(key));
   if (requiredEntries.length > 0 && optionalEntries.length > 0) {
-    // Required keys in a total base, the rest in the class itself (total=False): Python ≥ 3.10 without typing_extensions.
+    // Required keys in a total base, the rest in a class of their own (total=False): Python ≥ 3.10
+    // without typing_extensions. The optional part is the body's options by name (`**options:
+    // Unpack[SyncScrapeRequestOptions]`), so an editor completes and checks them.
     out.push(`class _${py}Required(TypedDict):`, ...requiredEntries.flatMap(field), '', '');
-    out.push(`class ${py}(_${py}Required, total=False):`, ...doc, ...optionalEntries.flatMap(field));
+    out.push(`class ${py}Options(TypedDict, total=False):`, ...optionalEntries.flatMap(field), '', '');
+    out.push(`class ${py}(_${py}Required, ${py}Options):`, ...(doc.length > 0 ? doc : ['    pass']));
   } else if (requiredEntries.length > 0) {
     out.push(`class ${py}(TypedDict):`, ...doc, ...requiredEntries.flatMap(field));
   } else {

@@ -15,6 +15,25 @@ const sdk = path.join(root, 'sdk', 'python');
 // Debian's interpreter: its packages (python3-httpx, python3-pytest, mypy) are what .ci/run installs.
 const python = process.env.PYTHON ?? (fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
 
+// Strict, for the oldest Python the package supports. `Unpack` for typed `**options` (PEP 692) is on
+// by default from mypy 1.7; Debian's mypy 1.0 has it behind this flag.
+const MYPY = ['--strict', '--python-version', '3.10', '--no-incremental', '--enable-incomplete-feature=Unpack'];
+
+/** A file mypy must refuse, with each of `expected` in what it says: the typed options catch these. */
+function mustNotTypeCheck(py, file, expected) {
+  console.log(`$ ${py} -m mypy ${MYPY.join(' ')} ${file}   # must fail`);
+  let output = '';
+  try {
+    execFileSync(py, ['-m', 'mypy', ...MYPY, file], { cwd: root, encoding: 'utf8' });
+  } catch (error) {
+    output = `${error.stdout ?? ''}${error.stderr ?? ''}`;
+  }
+  const missing = expected.filter((text) => !output.includes(text));
+  if (output === '' || missing.length > 0)
+    throw new Error(`mypy should have refused ${path.relative(root, file)} saying ${missing.join(', ') || expected.join(', ')}; it said:\n${output}`);
+  console.log(output.trim());
+}
+
 function run(command, args, options = {}) {
   console.log(`$ ${[command, ...args].join(' ')}`);
   execFileSync(command, args, { stdio: 'inherit', cwd: root, ...options });
@@ -37,8 +56,9 @@ function main() {
     const py = path.join(venv, 'bin', 'python');
     // Offline: the build backend (setuptools) and httpx are the system's.
     run(py, ['-m', 'pip', 'install', '--quiet', '--no-build-isolation', '--no-deps', '--no-index', sdk]);
-    run(py, ['-m', 'mypy', '--strict', '--python-version', '3.10', '--no-incremental', '-p', 'scrapeapi']);
-    run(py, ['-m', 'mypy', '--strict', '--python-version', '3.10', '--no-incremental', path.join(sdk, 'examples')]);
+    run(py, ['-m', 'mypy', ...MYPY, '-p', 'scrapeapi']);
+    run(py, ['-m', 'mypy', ...MYPY, path.join(sdk, 'examples')]);
+    mustNotTypeCheck(py, path.join(sdk, 'typing-checks', 'misspelt_option.py'), ['Unexpected keyword argument "fromat"', 'Argument "browser"']);
     // From a folder outside the sources, so `import scrapeapi` is the installed package.
     run(py, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--rootdir', sdk, path.join(sdk, 'tests')], { cwd: venv });
   } finally {

@@ -172,3 +172,14 @@ def test_verify_webhook_accepts_the_signed_body_and_refuses_anything_else() -> N
         assert refused.value.reason == reason
     with pytest.raises(WebhookVerificationError):
         verify_webhook(body, _signed("whsec_other", body, now), secret, now=now)
+
+
+def test_models_import_from_their_module() -> None:
+    # `from scrapeapi.models import …` as well as `scrapeapi.models.…`: the same classes.
+    import scrapeapi
+    from scrapeapi.models import ScrapeResultBody, SyncScrapeRequest, SyncScrapeRequestOptions
+
+    assert scrapeapi.models.ScrapeResultBody is ScrapeResultBody
+    assert "format" in SyncScrapeRequestOptions.__annotations__
+    assert "url" not in SyncScrapeRequestOptions.__annotations__
+    assert {"url", "format"} <= set(SyncScrapeRequest.__annotations__) | set(SyncScrapeRequest.__required_keys__)

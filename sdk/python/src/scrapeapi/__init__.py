@@ -1,7 +1,7 @@
 """Python client of the scraping API: typed models and operations generated from its OpenAPI document,
 sync and async clients, typed errors, webhook verification, and the `scrapeapi` command."""
 
-from ._generated import models
+from . import models
 from ._generated.operations import OPERATIONS, AsyncOperations, Operations
 from .client import AsyncScrapingClient, Idempotent, RunResult, ScrapingClient, WaitTimeout, new_idempotency_key
 from .errors import (

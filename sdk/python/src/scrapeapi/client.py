@@ -8,7 +8,7 @@ import os
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Awaitable, Callable, Generic, Iterator, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Generic, Iterator, Literal, TypeVar, cast
 
 import httpx
 
@@ -33,11 +33,17 @@ from ._generated.models import (
     RunView,
     ScrapeResultBody,
     SyncScrapeRequest,
+    SyncScrapeRequestOptions,
     ViabilityResult,
     ViabilityRunView,
 )
 from ._generated.operations import AsyncOperations, Operations
 from ._transport import AsyncTransport, SyncTransport, TransportOptions
+
+if TYPE_CHECKING:
+    # Only read by type checkers (annotations are not evaluated at run time): no dependency on
+    # typing_extensions, which every type checker has. typing.Unpack is Python 3.11's.
+    from typing_extensions import Unpack
 from .errors import ScrapingApiError, Usage
 
 T = TypeVar("T")
@@ -94,7 +100,7 @@ def _document(file: str | os.PathLike[str] | bytes, filename: str | None, conten
     return data, name, content_type or guessed or "application/octet-stream"
 
 
-def _scrape_request(url_or_request: str | SyncScrapeRequest, options: dict[str, Any]) -> SyncScrapeRequest:
+def _scrape_request(url_or_request: str | SyncScrapeRequest, options: SyncScrapeRequestOptions) -> SyncScrapeRequest:
     if isinstance(url_or_request, str):
         return cast(SyncScrapeRequest, {"url": url_or_request, **options})
     return cast(SyncScrapeRequest, {**url_or_request, **options})
@@ -194,7 +200,7 @@ class ScrapingClient:
 
     # Scraping
 
-    def scrape(self, url_or_request: str | SyncScrapeRequest, **options: Any) -> ScrapeResultBody:
+    def scrape(self, url_or_request: str | SyncScrapeRequest, **options: Unpack[SyncScrapeRequestOptions]) -> ScrapeResultBody:
         """One page now (POST /v1/sync/scrape): `scrape(url, format="markdown", browser=True, …)` or `scrape({...})`; `max_age=3600` lets the page cache answer."""
         return self.api.sync_scrape_scrape(_scrape_request(url_or_request, options))
 
@@ -383,7 +389,7 @@ class AsyncScrapingClient:
     def last_usage(self) -> Usage:
         return self.transport.last_usage
 
-    async def scrape(self, url_or_request: str | SyncScrapeRequest, **options: Any) -> ScrapeResultBody:
+    async def scrape(self, url_or_request: str | SyncScrapeRequest, **options: Unpack[SyncScrapeRequestOptions]) -> ScrapeResultBody:
         return await self.api.sync_scrape_scrape(_scrape_request(url_or_request, options))
 
     async def create_collection(

@@ -12,10 +12,14 @@ class _DependencyCheckDtoRequired(TypedDict):
     latency_ms: float
 
 
-class DependencyCheckDto(_DependencyCheckDtoRequired, total=False):
+class DependencyCheckDtoOptions(TypedDict, total=False):
     error: str
     #: For the transport check: nats or in-process.
     kind: str
+
+
+class DependencyCheckDto(_DependencyCheckDtoRequired, DependencyCheckDtoOptions):
+    pass
 
 
 class _ServiceHealthDtoRequired(TypedDict):
@@ -24,11 +28,15 @@ class _ServiceHealthDtoRequired(TypedDict):
     latency_ms: float
 
 
-class ServiceHealthDto(_ServiceHealthDtoRequired, total=False):
+class ServiceHealthDtoOptions(TypedDict, total=False):
     error: str
     #: For the transport check: nats or in-process.
     kind: str
     checks: dict[str, DependencyCheckDto]
+
+
+class ServiceHealthDto(_ServiceHealthDtoRequired, ServiceHealthDtoOptions):
+    pass
 
 
 class HealthDto(TypedDict):
@@ -87,7 +95,7 @@ class _CreateClientDtoRequired(TypedDict):
     plan: Literal["free", "starter", "growth", "pro", "scale", "enterprise", "demo"]
 
 
-class CreateClientDto(_CreateClientDtoRequired, total=False):
+class CreateClientDtoOptions(TypedDict, total=False):
     #: Your id for the client; generated when omitted.
     client_id: str
     #: Feature flags; default: the plan's features.
@@ -96,6 +104,10 @@ class CreateClientDto(_CreateClientDtoRequired, total=False):
     rate_limit_per_minute: int
     #: Override of the plan's monthly credits.
     monthly_credits: int
+
+
+class CreateClientDto(_CreateClientDtoRequired, CreateClientDtoOptions):
+    pass
 
 
 class CreatedClientDto(TypedDict):
@@ -119,12 +131,16 @@ class _ApiDescriptionBodyRequired(TypedDict):
     paths: dict[str, Any]
 
 
-class ApiDescriptionBody(_ApiDescriptionBodyRequired, total=False):
+class ApiDescriptionBodyOptions(TypedDict, total=False):
     #: Schemas, headers and the bearer security scheme.
     components: dict[str, Any]
     servers: list[dict[str, Any]]
     security: list[dict[str, Any]]
     tags: list[dict[str, Any]]
+
+
+class ApiDescriptionBody(_ApiDescriptionBodyRequired, ApiDescriptionBodyOptions):
+    pass
 
 
 class ProxyConfig(TypedDict, total=False):
@@ -141,11 +157,15 @@ class _ClickActionRequired(TypedDict):
     selector: str
 
 
-class ClickAction(_ClickActionRequired, total=False):
+class ClickActionOptions(TypedDict, total=False):
     #: Wait for the navigation the click starts.
     wait_for_navigation: bool
     #: A missing element is skipped instead of failing the request.
     optional: bool
+
+
+class ClickAction(_ClickActionRequired, ClickActionOptions):
+    pass
 
 
 class InputAction(TypedDict):
@@ -169,8 +189,12 @@ class _EvaluateActionRequired(TypedDict):
     script: str
 
 
-class EvaluateAction(_EvaluateActionRequired, total=False):
+class EvaluateActionOptions(TypedDict, total=False):
     timeout: int | None
+
+
+class EvaluateAction(_EvaluateActionRequired, EvaluateActionOptions):
+    pass
 
 
 class CollectAction(TypedDict):
@@ -186,9 +210,13 @@ class _WaitForSelectorActionRequired(TypedDict):
     selector: str
 
 
-class WaitForSelectorAction(_WaitForSelectorActionRequired, total=False):
+class WaitForSelectorActionOptions(TypedDict, total=False):
     #: How long to wait, ms.
     time: int
+
+
+class WaitForSelectorAction(_WaitForSelectorActionRequired, WaitForSelectorActionOptions):
+    pass
 
 
 class WaitForTimeoutAction(TypedDict):
@@ -219,8 +247,12 @@ class _WhileActionRequired(TypedDict):
     actions: list[ClickAction | InputAction | KeyPressAction | EvaluateAction | CollectAction | WaitForSelectorAction | WaitForTimeoutAction | SelectAction | WhileAction]
 
 
-class WhileAction(_WhileActionRequired, total=False):
+class WhileActionOptions(TypedDict, total=False):
     max_iterations: int
+
+
+class WhileAction(_WhileActionRequired, WhileActionOptions):
+    pass
 
 
 class HttpMethodSpec(TypedDict, total=False):
@@ -242,7 +274,7 @@ class _SyncScrapeRequestRequired(TypedDict):
     url: str
 
 
-class SyncScrapeRequest(_SyncScrapeRequestRequired, total=False):
+class SyncScrapeRequestOptions(TypedDict, total=False):
     format: Literal["html", "markdown"]
     #: Beyond the spec. With format=markdown: only the main article (as a reader view finds it:
     #: navigation, headers, footers, cookie banners, sidebars, ads and comments dropped), headed by its
@@ -308,6 +340,10 @@ class SyncScrapeRequest(_SyncScrapeRequestRequired, total=False):
     #: (ETag/Last-Modified) before fetching. The validators speak for the document only; for a page
     #: whose content its scripts load after the document, pass false.
     revalidate: bool
+
+
+class SyncScrapeRequest(_SyncScrapeRequestRequired, SyncScrapeRequestOptions):
+    pass
 
 
 class EvaluateResultEntry(TypedDict):
@@ -418,7 +454,7 @@ class _ScrapeResultBodyRequired(TypedDict):
     body_url: str | None
 
 
-class ScrapeResultBody(_ScrapeResultBodyRequired, total=False):
+class ScrapeResultBodyOptions(TypedDict, total=False):
     #: Beyond the spec: title, description, language, canonical URL, final URL and links when
     #: include_metadata=true, else null.
     metadata: PageMetadata | None
@@ -438,12 +474,20 @@ class ScrapeResultBody(_ScrapeResultBodyRequired, total=False):
     change: PageChange | None
 
 
+class ScrapeResultBody(_ScrapeResultBodyRequired, ScrapeResultBodyOptions):
+    pass
+
+
 class _DownloadRequestRequired(TypedDict):
     url: str
 
 
-class DownloadRequest(_DownloadRequestRequired, total=False):
+class DownloadRequestOptions(TypedDict, total=False):
     use_proxy: str | None | ProxyConfig
+
+
+class DownloadRequest(_DownloadRequestRequired, DownloadRequestOptions):
+    pass
 
 
 class DownloadResultBody(TypedDict):
@@ -474,13 +518,17 @@ class _DocumentFactsRequired(TypedDict):
     ocr_required: bool
 
 
-class DocumentFacts(_DocumentFactsRequired, total=False):
+class DocumentFactsOptions(TypedDict, total=False):
     #: The credits the document cost, as charged: a credit a page read (2 a page read by OCR), or for a
     #: flowing document its text at 3,000 characters to a page; at least 1, the request's own credit.
     pages_charged: int
     #: Pages of a scan read by OCR (`ocr: true`), 2 credits each in pages_charged; absent or 0
     #: otherwise.
     pages_ocr: int
+
+
+class DocumentFacts(_DocumentFactsRequired, DocumentFactsOptions):
+    pass
 
 
 class DocumentConversionResult(TypedDict):
@@ -601,9 +649,13 @@ class _RunViewRequired(TypedDict):
     credits_charged: int
 
 
-class RunView(_RunViewRequired, total=False):
+class RunViewOptions(TypedDict, total=False):
     #: On a completed run.
     failed_jobs: list[FailedJob]
+
+
+class RunView(_RunViewRequired, RunViewOptions):
+    pass
 
 
 class RunList(TypedDict):
@@ -645,9 +697,13 @@ class _JobListingItemRequired(TypedDict):
     outcome: Literal["success", "failed", "timeout", "cancelled"] | None
 
 
-class JobListingItem(_JobListingItemRequired, total=False):
+class JobListingItemOptions(TypedDict, total=False):
     #: Only with include_results=true: the inline result of a completed job (null above about 256 KB).
     result: JobResultBody | None
+
+
+class JobListingItem(_JobListingItemRequired, JobListingItemOptions):
+    pass
 
 
 class JobListingPage(TypedDict):
@@ -687,7 +743,7 @@ class _JobResultBodyRequired(TypedDict):
     status: Literal["processing", "completed", "failed", "timeout", "cancelled"]
 
 
-class JobResultBody(_JobResultBodyRequired, total=False):
+class JobResultBodyOptions(TypedDict, total=False):
     #: Beyond the spec: title, description, language, canonical URL, final URL and links when
     #: include_metadata=true, else null.
     metadata: PageMetadata | None
@@ -707,11 +763,15 @@ class JobResultBody(_JobResultBodyRequired, total=False):
     change: PageChange | None
 
 
+class JobResultBody(_JobResultBodyRequired, JobResultBodyOptions):
+    pass
+
+
 class _ProjectBodyRequired(TypedDict):
     name: str
 
 
-class ProjectBody(_ProjectBodyRequired, total=False):
+class ProjectBodyOptions(TypedDict, total=False):
     #: Scrape-request fields (spec 2.1, not url or custom_id) merged under every item of the project's
     #: batches; an item's own fields win. Each merged item is validated like a collection item.
     defaults: dict[str, Any]
@@ -721,6 +781,10 @@ class ProjectBody(_ProjectBodyRequired, total=False):
     monthly_credit_cap: int | None
     #: Jobs of the project in flight at once.
     max_concurrent_jobs: int | None
+
+
+class ProjectBody(_ProjectBodyRequired, ProjectBodyOptions):
+    pass
 
 
 class ProjectView(TypedDict):
@@ -815,16 +879,20 @@ class _ProjectTransitionReplyRequired(TypedDict):
     updated_at: int
 
 
-class ProjectTransitionReply(_ProjectTransitionReplyRequired, total=False):
+class ProjectTransitionReplyOptions(TypedDict, total=False):
     #: On close: the batches it cancelled.
     cancelled_batches: list[str]
+
+
+class ProjectTransitionReply(_ProjectTransitionReplyRequired, ProjectTransitionReplyOptions):
+    pass
 
 
 class _BatchBodyRequired(TypedDict):
     project_id: str
 
 
-class BatchBody(_BatchBodyRequired, total=False):
+class BatchBodyOptions(TypedDict, total=False):
     name: str
     #: Completion webhook; omitted: the project's callback_url.
     callback_url: str | None
@@ -832,6 +900,10 @@ class BatchBody(_BatchBodyRequired, total=False):
     #: its own: a bad item is reported in invalid_items or blocked_urls, not refused with the body.
     #: Items repeating an earlier (url, custom_id) of the batch are skipped.
     requests: list[SyncScrapeRequest]
+
+
+class BatchBody(_BatchBodyRequired, BatchBodyOptions):
+    pass
 
 
 class BatchWriteReply(TypedDict):
@@ -1028,9 +1100,13 @@ class _RequestCountryBodyRequired(TypedDict):
     country_code: str
 
 
-class RequestCountryBody(_RequestCountryBodyRequired, total=False):
+class RequestCountryBodyOptions(TypedDict, total=False):
     #: Why the client needs the pool (shown to the reviewer).
     reason: str
+
+
+class RequestCountryBody(_RequestCountryBodyRequired, RequestCountryBodyOptions):
+    pass
 
 
 class RequestCountryReply(TypedDict):
@@ -1075,9 +1151,13 @@ class _DecisionBodyRequired(TypedDict):
     decision: Literal["approve", "deny"]
 
 
-class DecisionBody(_DecisionBodyRequired, total=False):
+class DecisionBodyOptions(TypedDict, total=False):
     #: Shown to the client in GET /v1/proxy/status (denied_countries).
     note: str
+
+
+class DecisionBody(_DecisionBodyRequired, DecisionBodyOptions):
+    pass
 
 
 class BillingReply(TypedDict):
@@ -1111,13 +1191,17 @@ class _ClientMetricsReplyRequired(TypedDict):
     scrape_type: ScrapeTypeMetrics
 
 
-class ClientMetricsReply(_ClientMetricsReplyRequired, total=False):
+class ClientMetricsReplyOptions(TypedDict, total=False):
     #: Per domain; only with detail=urls.
     url: dict[str, MetricCell]
     #: Day (YYYY-MM-DD) → 24 cells, one per UTC hour; only with hourly=true.
     hourly: dict[str, list[HourlyMetricCell]]
     #: Day (YYYY-MM-DD) → {simple, browser}: every day of the period, by mode; only with daily=true.
     daily: dict[str, ScrapeTypeMetrics]
+
+
+class ClientMetricsReply(_ClientMetricsReplyRequired, ClientMetricsReplyOptions):
+    pass
 
 
 class ExecutionTimeStats(TypedDict):
@@ -1135,7 +1219,7 @@ class _PlatformMetricsReplyRequired(TypedDict):
     date: DateSpan
 
 
-class PlatformMetricsReply(_PlatformMetricsReplyRequired, total=False):
+class PlatformMetricsReplyOptions(TypedDict, total=False):
     #: Per target domain.
     url: dict[str, GroupedUsage]
     #: Per proxy (direct without one).
@@ -1149,17 +1233,25 @@ class PlatformMetricsReply(_PlatformMetricsReplyRequired, total=False):
     exe_time: ExecutionTimeStats
 
 
+class PlatformMetricsReply(_PlatformMetricsReplyRequired, PlatformMetricsReplyOptions):
+    pass
+
+
 class _ViabilityTestBodyRequired(TypedDict):
     #: 1 to 100 http(s) URLs. Duplicates (the same URL once normalised) are analysed once; results
     #: follow the order of first appearance.
     urls: list[str]
 
 
-class ViabilityTestBody(_ViabilityTestBodyRequired, total=False):
+class ViabilityTestBodyOptions(TypedDict, total=False):
     #: quick: a plain GET and an extraction GET (2 credits a URL at most); standard: + a light-browser
     #: render with xhr/fetch capture (7); full: + a heavy-browser render and endpoint replays without
     #: cookies (10).
     depth: Literal["quick", "standard", "full"]
+
+
+class ViabilityTestBody(_ViabilityTestBodyRequired, ViabilityTestBodyOptions):
+    pass
 
 
 class ViabilityLoginWall(TypedDict):
@@ -1255,8 +1347,12 @@ class _ViabilityRunViewRequired(TypedDict):
     created_at: str
 
 
-class ViabilityRunView(_ViabilityRunViewRequired, total=False):
+class ViabilityRunViewOptions(TypedDict, total=False):
     completed_at: str | None
+
+
+class ViabilityRunView(_ViabilityRunViewRequired, ViabilityRunViewOptions):
+    pass
 
 
 class ViabilityRunList(TypedDict):
@@ -1271,7 +1367,7 @@ class _MapSiteRequestRequired(TypedDict):
     url: str
 
 
-class MapSiteRequest(_MapSiteRequestRequired, total=False):
+class MapSiteRequestOptions(TypedDict, total=False):
     #: Also the start host's subdomains (blog.example.com for example.com; www. is ignored when
     #: comparing).
     include_subdomains: bool
@@ -1304,6 +1400,10 @@ class MapSiteRequest(_MapSiteRequestRequired, total=False):
     timeout_ms: int
 
 
+class MapSiteRequest(_MapSiteRequestRequired, MapSiteRequestOptions):
+    pass
+
+
 class _RobotsReportRequired(TypedDict):
     #: found; none (4xx: no rules); unavailable (5xx or unreachable: everything treated as disallowed,
     #: RFC 9309 §2.3.1.4); ignored (ignore_robots).
@@ -1312,9 +1412,13 @@ class _RobotsReportRequired(TypedDict):
     sitemaps: list[str]
 
 
-class RobotsReport(_RobotsReportRequired, total=False):
+class RobotsReportOptions(TypedDict, total=False):
     #: Crawl-delay for our agent or `*`, seconds (capped at 30).
     crawl_delay_seconds: float | None
+
+
+class RobotsReport(_RobotsReportRequired, RobotsReportOptions):
+    pass
 
 
 class _SitemapReportRequired(TypedDict):
@@ -1327,9 +1431,13 @@ class _SitemapReportRequired(TypedDict):
     urls: float
 
 
-class SitemapReport(_SitemapReportRequired, total=False):
+class SitemapReportOptions(TypedDict, total=False):
     #: What went wrong, when something did.
     detail: str | None
+
+
+class SitemapReport(_SitemapReportRequired, SitemapReportOptions):
+    pass
 
 
 class MapSkipCounts(TypedDict):
@@ -1365,8 +1473,12 @@ class _MapSiteResultRequired(TypedDict):
     duration_ms: float
 
 
-class MapSiteResult(_MapSiteResultRequired, total=False):
+class MapSiteResultOptions(TypedDict, total=False):
     stopped_by: Literal["limit", "page_fetches", "timeout"] | None
+
+
+class MapSiteResult(_MapSiteResultRequired, MapSiteResultOptions):
+    pass
 
 
 class _CrawlRequestRequired(TypedDict):
@@ -1374,7 +1486,7 @@ class _CrawlRequestRequired(TypedDict):
     url: str
 
 
-class CrawlRequest(_CrawlRequestRequired, total=False):
+class CrawlRequestOptions(TypedDict, total=False):
     #: Also the start host's subdomains (blog.example.com for example.com; www. is ignored when
     #: comparing).
     include_subdomains: bool
@@ -1422,6 +1534,10 @@ class CrawlRequest(_CrawlRequestRequired, total=False):
     page_webhooks: bool
 
 
+class CrawlRequest(_CrawlRequestRequired, CrawlRequestOptions):
+    pass
+
+
 class CrawlSkipCounts(TypedDict):
     #: Disallowed by robots.txt (never fetched).
     robots: float
@@ -1456,10 +1572,14 @@ class _CrawlForecastRequired(TypedDict):
     credits: float
 
 
-class CrawlForecast(_CrawlForecastRequired, total=False):
+class CrawlForecastOptions(TypedDict, total=False):
     #: Seconds, from the sampled pages’ own fetch times, the politeness in flight and Crawl-delay; null
     #: where the samples measured nothing for this mode.
     seconds: float | None
+
+
+class CrawlForecast(_CrawlForecastRequired, CrawlForecastOptions):
+    pass
 
 
 class _CrawlPlanRequired(TypedDict):
@@ -1477,11 +1597,15 @@ class _CrawlPlanRequired(TypedDict):
     credits_charged: float
 
 
-class CrawlPlan(_CrawlPlanRequired, total=False):
+class CrawlPlanOptions(TypedDict, total=False):
     #: Sampled URLs that were blocked ÷ sampled URLs; null when none could be sampled.
     block_rate: float | None
     #: What most sampled pages need.
     recommended_mode: Literal["simple", "browser"] | None
+
+
+class CrawlPlan(_CrawlPlanRequired, CrawlPlanOptions):
+    pass
 
 
 class _CrawlViewRequired(TypedDict):
@@ -1506,7 +1630,7 @@ class _CrawlViewRequired(TypedDict):
     created_at: float
 
 
-class CrawlView(_CrawlViewRequired, total=False):
+class CrawlViewOptions(TypedDict, total=False):
     max_credits: float | None
     #: Set when the crawl ended with no page scraped: robots (disallowed or robots.txt unavailable),
     #: scope (no page in scope: patterns or trap rules), nothing_found (sitemap=only and the sitemaps
@@ -1519,12 +1643,16 @@ class CrawlView(_CrawlViewRequired, total=False):
     completed_at: float | None
 
 
+class CrawlView(_CrawlViewRequired, CrawlViewOptions):
+    pass
+
+
 class _MonitorCrawlScopeRequired(TypedDict):
     #: Where discovery starts: an http(s) URL on a public host.
     url: str
 
 
-class MonitorCrawlScope(_MonitorCrawlScopeRequired, total=False):
+class MonitorCrawlScopeOptions(TypedDict, total=False):
     #: Also the start host's subdomains (blog.example.com for example.com; www. is ignored when
     #: comparing).
     include_subdomains: bool
@@ -1552,6 +1680,10 @@ class MonitorCrawlScope(_MonitorCrawlScopeRequired, total=False):
     max_pages: int
 
 
+class MonitorCrawlScope(_MonitorCrawlScopeRequired, MonitorCrawlScopeOptions):
+    pass
+
+
 class MonitorSchedule(TypedDict, total=False):
     #: Seconds between ticks; at least the plan’s minimum interval.
     interval_seconds: int
@@ -1573,7 +1705,7 @@ class _CreateMonitorRequestRequired(TypedDict):
     schedule: MonitorSchedule
 
 
-class CreateMonitorRequest(_CreateMonitorRequestRequired, total=False):
+class CreateMonitorRequestOptions(TypedDict, total=False):
     name: str
     #: The pages to watch (at most the plan’s monitor_urls); or `crawl` instead.
     urls: list[str]
@@ -1591,6 +1723,10 @@ class CreateMonitorRequest(_CreateMonitorRequestRequired, total=False):
     #: notify=always).
     webhook_url: str
     notify: Literal["changes", "always"]
+
+
+class CreateMonitorRequest(_CreateMonitorRequestRequired, CreateMonitorRequestOptions):
+    pass
 
 
 class MonitorView(TypedDict):
@@ -1695,13 +1831,17 @@ class _McpJsonRpcReplyRequired(TypedDict):
     id: str | None | int | None
 
 
-class McpJsonRpcReply(_McpJsonRpcReplyRequired, total=False):
+class McpJsonRpcReplyOptions(TypedDict, total=False):
     #: The result: initialize → server info and capabilities; tools/list → the tools with their
     #: schemas; tools/call → content, structuredContent and isError.
     result: dict[str, Any]
     #: A protocol error {code, message}: malformed message, unknown method or tool. Tool failures are
     #: results with isError, not errors.
     error: dict[str, Any]
+
+
+class McpJsonRpcReply(_McpJsonRpcReplyRequired, McpJsonRpcReplyOptions):
+    pass
 
 
 class McpTransportErrorBody(TypedDict):
@@ -1746,7 +1886,7 @@ class _PageMetadataRequired(TypedDict):
     links: list[str]
 
 
-class PageMetadata(_PageMetadataRequired, total=False):
+class PageMetadataOptions(TypedDict, total=False):
     #: Where canonical_url was read: a <link rel=canonical> (what a crawl trusts to tell a page's
     #: copies), or the og:url meta in its absence; null with no canonical_url.
     canonical_source: Literal["link", "og:url"] | None
@@ -1759,6 +1899,10 @@ class PageMetadata(_PageMetadataRequired, total=False):
     #: A document (PDF, Word, spreadsheet, slides, OpenDocument, EPUB, RTF, CSV) read into markdown:
     #: its own title, author, dates, pages, and whether it needs OCR. Absent for a web page.
     document: DocumentFacts | None
+
+
+class PageMetadata(_PageMetadataRequired, PageMetadataOptions):
+    pass
 
 
 class ActionFailure(TypedDict):
@@ -1817,9 +1961,13 @@ class _BillingClientDataRequired(TypedDict):
     credits: CreditTotals
 
 
-class BillingClientData(_BillingClientDataRequired, total=False):
+class BillingClientDataOptions(TypedDict, total=False):
     #: Per domain; only with detail=urls.
     by_url: dict[str, DomainUsage]
+
+
+class BillingClientData(_BillingClientDataRequired, BillingClientDataOptions):
+    pass
 
 
 class HourlyMetricCell(TypedDict):
