@@ -230,3 +230,33 @@ def test_the_command_line(
     monkeypatch.setenv("SCRAPING_API_TOKEN", "not-a-token")
     assert main(["scrape", f"{site}/page"]) == 1
     assert capsys.readouterr().err.startswith("scrapeapi: 401 ")
+
+
+def test_the_command_line_flags_users_reach_for(platform: str, site: str, token: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # --token and --url beside the environment; --main-content, --format, --json, --out, --extract-all.
+    base = ["--url", platform, "--token", token]
+    out = tmp_path / "page.md"
+    assert main([*base, "scrape", f"{site}/page", "--main-content", "--output", "markdown", "--out", str(out)]) == 0
+    assert capsys.readouterr().out == ""
+    assert out.read_text(encoding="utf-8").startswith(f"## {site}/page\n\nstatus 200\n\n# Fixture page")
+    assert main([*base, "scrape", f"{site}/page", "--format", "markdown", "--extract", "title=css:h1", "--extract-all", "paragraphs=css:p", "--json"]) == 0
+    scraped = json.loads(capsys.readouterr().out)
+    assert scraped["markdown"] and scraped["extracted_data"]["title"] == "Fixture page"
+    assert len(scraped["extracted_data"]["paragraphs"]) == 2
+    # A target's error page is no content: said so, not printed, and the exit status says it failed.
+    assert main([*base, "scrape", f"{site}/status/404", "--output", "markdown"]) == 1
+    printed = capsys.readouterr().out
+    assert "failed: status 404" in printed and "status page" not in printed
+    every_failed = tmp_path / "gone.csv"
+    every_failed.write_text(f"{site}/status/404\n{site}/status/410\n")
+    assert main([*base, "collect", str(every_failed), "--output", "markdown"]) == 1
+    printed = capsys.readouterr().out
+    assert printed.count("failed: status 4") == 2 and "status page" not in printed
+
+
+def test_every_command_shows_examples_in_its_help(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in [[], ["scrape"], ["collect"], ["viability"], ["monitor"], ["changes"], ["convert"]]:
+        with pytest.raises(SystemExit):
+            main([*command, "--help"])
+        shown = capsys.readouterr().out
+        assert "examples:" in shown and "scrapeapi " in shown.split("examples:")[1], command

@@ -1,7 +1,8 @@
-"""`scrapeapi`: the API from a shell. Token from SCRAPING_API_TOKEN, service from SCRAPING_API_URL.
+"""`scrapeapi`: the API from a shell. Token from --token or SCRAPING_API_TOKEN, service from --url or SCRAPING_API_URL.
 
-    scrapeapi scrape URL [--markdown] [--browser heavy|light] [--extract name=selector]… [--max-age SECONDS] [--output json|markdown]
-    scrapeapi collect FILE.csv [--markdown] [--browser heavy|light] [--name NAME] [--output json|markdown]
+    scrapeapi scrape URL [--format html|markdown] [--main-content] [--browser heavy|light] [--extract name=selector]…
+                         [--extract-all name=selector]… [--max-age SECONDS] [--json | --output json|markdown] [--out FILE]
+    scrapeapi collect FILE.csv [same page flags] [--name NAME] [--json] [--out FILE]
     scrapeapi viability URL… [--depth quick|standard|full] [--output json|markdown]
     scrapeapi monitor URL… --every SECONDS [--ignore-selector CSS]… [--ignore-pattern RE2]… [--webhook URL]
     scrapeapi monitor URL --crawl [--max-pages N] [--max-depth N] --every SECONDS …   (the pages a crawl from URL finds, each tick)
@@ -25,20 +26,68 @@ from .errors import ScrapingApiError
 
 def _page_options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = {}
-    if args.markdown:
+    if args.markdown or args.format == "markdown" or args.main_content:
         options["format"] = "markdown"
+    if args.main_content:
+        options["only_main_content"] = True
     if args.browser:
         options["browser"] = True
         options["browser_type"] = args.browser
-    extract: dict[str, str] = {}
-    for pair in getattr(args, "extract", None) or []:
-        name, sep, selector = pair.partition("=")
-        if not sep or not name or not selector:
-            raise SystemExit(f"scrapeapi: --extract takes name=selector, not {pair!r}")
-        extract[name] = selector
+    extract: dict[str, Any] = {}
+    for flag, pairs, every in (("--extract", args.extract, False), ("--extract-all", args.extract_all, True)):
+        for pair in pairs or []:
+            name, sep, selector = pair.partition("=")
+            if not sep or not name or not selector:
+                raise SystemExit(f"scrapeapi: {flag} takes name=selector, not {pair!r}")
+            # Every match, as a list: the API's {selector, multiple} form.
+            extract[name] = {"selector": selector, "multiple": True} if every else selector
     if extract:
         options["extract"] = extract
     return options
+
+
+def _failed(result: ScrapeResultBody | None) -> bool:
+    """A page that is no content: no answer, an error status, or a block (spec 2.8's success false)."""
+    if result is None:
+        return True
+    guidance: dict[str, Any] = dict(result.get("guidance") or {})
+    return result["statusCode"] == 0 or result["statusCode"] >= 400 or guidance.get("success") is False
+
+
+EXAMPLES = {
+    "scrapeapi": """examples:
+  export SCRAPING_API_TOKEN=sk_…           # or --token sk_… before the command
+  scrapeapi scrape https://example.com/ --main-content --output markdown
+  scrapeapi collect urls.csv --format markdown --out pages.json
+  scrapeapi COMMAND --help                  # each command's flags and examples
+
+exit status: 0 done; 1 an API error (its error_code and detail on stderr) or a page that failed; 2 a usage error.""",
+    "scrape": """examples:
+  scrapeapi scrape https://example.com/ --json
+  scrapeapi scrape https://example.com/post --main-content --output markdown --out post.md
+  scrapeapi scrape https://example.com/shop --extract title=css:h1 --extract-all prices=css:.price --json
+  scrapeapi scrape https://example.com/app --browser heavy --format markdown
+  scrapeapi scrape https://example.com/ --max-age 3600   # the page cache's copy when under an hour old: 0 credits""",
+    "collect": """FILE.csv has a url column (and optionally custom_id), or one URL a line.
+A page that failed (no answer, 4xx/5xx, a block) is listed as failed, not printed as content;
+the exit status is 1 when a page failed.
+
+examples:
+  scrapeapi collect urls.csv --json --out results.json
+  scrapeapi collect urls.csv --main-content --output markdown""",
+    "viability": """examples:
+  scrapeapi viability https://example.com/ https://example.org/ --output markdown
+  scrapeapi viability https://example.com/ --depth standard --json""",
+    "monitor": """examples:
+  scrapeapi monitor https://example.com/pricing --every 3600 --ignore-pattern '\\d{2}:\\d{2}'
+  scrapeapi monitor https://example.com/ --crawl --max-pages 50 --every 86400 --webhook https://hooks.example.com/x""",
+    "changes": """examples:
+  scrapeapi changes 5f0c…-monitor-id --limit 10""",
+    "convert": """examples:
+  scrapeapi convert report.pdf --pages 1-3 --out report.md
+  scrapeapi convert scan.pdf --ocr
+  scrapeapi convert prices.xlsx --json""",
+}
 
 
 def _print_json(value: Any, out: TextIO) -> None:
@@ -48,6 +97,12 @@ def _print_json(value: Any, out: TextIO) -> None:
 def _page_as_markdown(url: str, result: ScrapeResultBody | None, out: TextIO) -> None:
     if result is None:
         out.write(f"## {url}\n\n(no result)\n\n")
+        return
+    if _failed(result):
+        # An error page (a 404, a block page) is not the content asked for: say so, do not print it.
+        guidance: dict[str, Any] = dict(result.get("guidance") or {})
+        why = guidance.get("error_type") or result.get("message") or "failed"
+        out.write(f"## {url}\n\nfailed: status {result['statusCode']} ({why}); its page is not shown (--json has it)\n\n")
         return
     out.write(f"## {url}\n\nstatus {result['statusCode']}\n\n")
     if result.get("extracted_data"):
@@ -65,7 +120,7 @@ def _scrape(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> in
         _print_json(result, out)
     else:
         _page_as_markdown(args.url, result, out)
-    return 0
+    return 1 if _failed(result) else 0
 
 
 def _requests_of(path: str, options: dict[str, Any]) -> list[SyncScrapeRequest]:
@@ -109,7 +164,7 @@ def _collect(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> i
             f"({run['failed_requests']} failed, {run['timeout_requests']} timed out)\n\n"
         )
         for r in results:
-            _page_as_markdown(r.job["url"], r.result, out)
+            _page_as_markdown(r.job["url"], cast(ScrapeResultBody, r.result) if r.result is not None else None, out)
     return 0 if run["failed_requests"] + run["timeout_requests"] == 0 else 1
 
 
@@ -166,33 +221,50 @@ def _convert(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> i
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="scrapeapi", description="The scraping API from a shell (token: SCRAPING_API_TOKEN).")
+    parser = argparse.ArgumentParser(
+        prog="scrapeapi",
+        description="The scraping API from a shell.",
+        epilog=EXAMPLES["scrapeapi"],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--url", dest="base_url", help="the service (default: SCRAPING_API_URL or http://localhost:8080)")
+    parser.add_argument("--token", help="the API token (default: SCRAPING_API_TOKEN)")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    def page_flags(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--markdown", action="store_true", help="the page as markdown (default html)")
-        p.add_argument("--browser", choices=["heavy", "light"], help="render with a browser of this kind")
-        p.add_argument("--output", choices=["json", "markdown"], default="json")
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=help, description=help, epilog=EXAMPLES[name], formatter_class=argparse.RawDescriptionHelpFormatter)
 
-    scrape = commands.add_parser("scrape", help="one page now")
+    def output_flags(p: argparse.ArgumentParser, default: str) -> None:
+        p.add_argument("--output", choices=["json", "markdown"], default=default, help=f"what to print (default {default})")
+        p.add_argument("--json", dest="output", action="store_const", const="json", help="the same as --output json")
+        p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
+
+    def page_flags(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--format", choices=["html", "markdown"], help="the page as html (default) or markdown")
+        p.add_argument("--markdown", action="store_true", help="the same as --format markdown")
+        p.add_argument("--main-content", action="store_true", help="only the main article, as markdown (navigation, ads, comments dropped)")
+        p.add_argument("--browser", choices=["heavy", "light"], help="render with a browser of this kind")
+        p.add_argument("--extract", action="append", metavar="NAME=SELECTOR", help="a field: the first match (css:…, xpath:… or //…)")
+        p.add_argument("--extract-all", action="append", metavar="NAME=SELECTOR", help="a field: every match, as a list")
+
+    scrape = command("scrape", "one page now")
     scrape.add_argument("url")
-    scrape.add_argument("--extract", action="append", metavar="NAME=SELECTOR", help="a field to extract (css:…, xpath:… or //…)")
     scrape.add_argument("--max-age", type=int, metavar="SECONDS", help="accept the page cache's copy up to this old (0 credits)")
     page_flags(scrape)
+    output_flags(scrape, "json")
 
-    collect = commands.add_parser("collect", help="the URLs of a CSV as a collection run, waited for")
+    collect = command("collect", "the URLs of a CSV as a collection run, waited for")
     collect.add_argument("file", metavar="FILE.csv")
     collect.add_argument("--name", help="the collection's name (default: the file's)")
-    collect.add_argument("--extract", action="append", metavar="NAME=SELECTOR")
     page_flags(collect)
+    output_flags(collect, "json")
 
-    viability = commands.add_parser("viability", help="which strategy each URL needs")
+    viability = command("viability", "which strategy each URL needs")
     viability.add_argument("urls", nargs="+", metavar="URL")
     viability.add_argument("--depth", choices=["quick", "standard", "full"], default="quick")
-    viability.add_argument("--output", choices=["json", "markdown"], default="json")
+    output_flags(viability, "json")
 
-    monitor = commands.add_parser("monitor", help="watch pages on a schedule (prints the monitor)")
+    monitor = command("monitor", "watch pages on a schedule (prints the monitor)")
     monitor.add_argument("urls", nargs="+", metavar="URL")
     monitor.add_argument("--every", type=int, required=True, metavar="SECONDS", help="seconds between ticks")
     monitor.add_argument("--ignore-selector", action="append", metavar="CSS", help="an element that is not a change")
@@ -202,25 +274,28 @@ def _parser() -> argparse.ArgumentParser:
     monitor.add_argument("--max-pages", type=int, metavar="N", help="with --crawl: the most pages a tick scrapes")
     monitor.add_argument("--max-depth", type=int, metavar="N", help="with --crawl: link hops from URL")
 
-    convert = commands.add_parser("convert", help="a document you have (PDF, DOCX, XLSX, PPTX, ODT, EPUB, RTF, CSV) as markdown")
+    convert = command("convert", "a document you have (PDF, DOCX, XLSX, PPTX, ODT, EPUB, RTF, CSV) as markdown")
     convert.add_argument("file", metavar="FILE")
     convert.add_argument("--html", action="store_true", help="HTML instead of markdown")
     convert.add_argument("--pages", metavar="RANGES", help='pages, slides or sheets to read, from 1: "3", "3-10", "12-"')
     convert.add_argument("--max-pages", type=int, metavar="N", help="the most pages read (a credit each)")
     convert.add_argument("--ocr", action="store_true", help="read a scanned PDF's pages by OCR (2 credits a page)")
-    convert.add_argument("--output", choices=["json", "markdown"], default="markdown")
+    output_flags(convert, "markdown")
 
-    changes = commands.add_parser("changes", help="the pages of a monitor that changed, newest first")
+    changes = command("changes", "the pages of a monitor that changed, newest first")
     changes.add_argument("monitor_id")
     changes.add_argument("--limit", type=int, default=100)
+    for p in (monitor, changes):
+        p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
     return parser
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, client: ScrapingClient | None = None) -> int:
     args = _parser().parse_args(argv)
-    out = out or sys.stdout
+    file = open(args.out, "w", encoding="utf-8") if getattr(args, "out", None) else None
+    out = file or out or sys.stdout
     own = client is None
-    client = client or ScrapingClient(base_url=args.base_url)
+    client = client or ScrapingClient(token=args.token, base_url=args.base_url)
     try:
         handler = {"scrape": _scrape, "collect": _collect, "viability": _viability, "monitor": _monitor, "changes": _changes, "convert": _convert}[args.command]
         return handler(client, args, out)
@@ -228,6 +303,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, client: S
         sys.stderr.write(f"scrapeapi: {error}\n")
         return 1
     finally:
+        if file:
+            file.close()
         if own:
             client.close()
 
