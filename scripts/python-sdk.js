@@ -30,7 +30,9 @@ function mustNotTypeCheck(py, file, expected) {
   }
   const missing = expected.filter((text) => !output.includes(text));
   if (output === '' || missing.length > 0)
-    throw new Error(`mypy should have refused ${path.relative(root, file)} saying ${missing.join(', ') || expected.join(', ')}; it said:\n${output}`);
+    throw new Error(
+      `mypy should have refused ${path.relative(root, file)} saying ${missing.join(', ') || expected.join(', ')}; it said:\n${output}`,
+    );
   console.log(output.trim());
 }
 
@@ -58,7 +60,10 @@ function main() {
     run(py, ['-m', 'pip', 'install', '--quiet', '--no-build-isolation', '--no-deps', '--no-index', sdk]);
     run(py, ['-m', 'mypy', ...MYPY, '-p', 'scrapeapi']);
     run(py, ['-m', 'mypy', ...MYPY, path.join(sdk, 'examples')]);
-    mustNotTypeCheck(py, path.join(sdk, 'typing-checks', 'misspelt_option.py'), ['Unexpected keyword argument "fromat"', 'Argument "browser"']);
+    mustNotTypeCheck(py, path.join(sdk, 'typing-checks', 'misspelt_option.py'), [
+      'Unexpected keyword argument "fromat"',
+      'Argument "browser"',
+    ]);
     // From a folder outside the sources, so `import scrapeapi` is the installed package.
     run(py, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--rootdir', sdk, path.join(sdk, 'tests')], { cwd: venv });
   } finally {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createTwoFilesPatch, structuredPatch } from 'diff';
 import { diff as myersDiff } from 'fast-myers-diff';
 import TurndownService from 'turndown';
+import { PAGE_CORPUS, requireInputs } from './bench-inputs';
 import { corpusDirectory, corpusMissing } from './markdown-quality';
 
 /**
@@ -11,6 +12,7 @@ import { corpusDirectory, corpusMissing } from './markdown-quality';
  * changed on a script (every 20th line edited, a paragraph inserted, one removed).
  */
 function main(): void {
+  if (!requireInputs('npm run bench:diff', [PAGE_CORPUS])) return;
   if (!fs.existsSync(corpusDirectory())) {
     console.log(corpusMissing());
     return;

@@ -22,6 +22,7 @@ import { distance } from 'fastest-levenshtein';
 import { MACHINE_ARGS } from '../../apps/scrape-engine/src/browser/browser-launcher';
 import { readDocument } from '../../apps/scrape-engine/src/documents/document-reader';
 import { readPdf } from '../../apps/scrape-engine/src/documents/pdf-document';
+import { CHROMIUM_PROGRAM, PAGE_CORPUS, PANDOC_PROGRAM, requireInputs } from './bench-inputs';
 import { cellText, markdownTables, tableScore } from './table-structure';
 import { corpusDirectory, corpusPageNames } from './markdown-quality';
 
@@ -501,7 +502,7 @@ export async function documentRows(): Promise<Array<{ figure: string; value: num
   }
 }
 
-if (require.main === module) {
+if (require.main === module && requireInputs('npm run bench:documents', [PAGE_CORPUS, PANDOC_PROGRAM, CHROMIUM_PROGRAM])) {
   void (async () => {
     const rows = await documentsBench();
     console.log('| format | layout | reader | documents | text (1 − NED) | headings (F1) | tables (TEDS) | pages/s (PDF), documents/s |');

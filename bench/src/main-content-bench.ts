@@ -1,4 +1,5 @@
 import { importEsm } from '@lib/runtime';
+import { requireInputs, WCXB_SPLIT } from './bench-inputs';
 import { visibleTextOf } from '@lib/page-evidence';
 import { Readability } from '@mozilla/readability';
 import { spawnSync } from 'node:child_process';
@@ -267,6 +268,7 @@ function argument(name: string): string | undefined {
 }
 
 async function main(): Promise<void> {
+  if (!requireInputs('npm run bench:main-content', [WCXB_SPLIT])) return;
   const split = argument('split') ?? 'dev';
   const limit = argument('limit') ? Number(argument('limit')) : undefined;
   const pages = readWcxbSplit({ split, limit, type: argument('type') });

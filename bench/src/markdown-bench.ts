@@ -1,4 +1,5 @@
 import TurndownService from 'turndown';
+import { PAGE_CORPUS, requireInputs } from './bench-inputs';
 import { MainContentReader } from '../../apps/scrape-engine/src/formats/main-content-reader';
 import { MarkdownConverter } from '../../apps/scrape-engine/src/formats/markdown-converter';
 import { ParsedPage } from '../../apps/scrape-engine/src/formats/parsed-page';
@@ -175,7 +176,7 @@ export async function markdownOverHtml(
   return { htmlP50Ms, markdownP50Ms, addedP50Ms: Math.round((markdownP50Ms - htmlP50Ms) * 100) / 100, samples };
 }
 
-if (require.main === module) {
+if (require.main === module && requireInputs('npm run bench:markdown', [PAGE_CORPUS])) {
   benchMarkdownCorpus(Number(process.env.BENCH_ROUNDS ?? 3))
     .then((figures) => {
       if (figures.length === 0) throw new Error(corpusMissing());

@@ -8,6 +8,7 @@
  * same recogniser and data; scored as the other rows are (text 1 − NED, headings F1), with pages/s
  * on one core.
  */
+import { CHROMIUM_PROGRAM, PAGE_CORPUS, PANDOC_PROGRAM, requireInputs } from './bench-inputs';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -191,7 +192,7 @@ export async function scanBenchRows(): Promise<Array<{ figure: string; value: nu
   }
 }
 
-if (require.main === module) {
+if (require.main === module && requireInputs('the scan bench (npm run bench:documents)', [PAGE_CORPUS, PANDOC_PROGRAM, CHROMIUM_PROGRAM])) {
   void (async () => {
     console.log('| scans | reader | documents | pages | text (1 − NED) | headings (F1) | pages/s |');
     console.log('|---|---|---|---|---|---|---|');

@@ -1215,7 +1215,7 @@ export interface paths {
         get: operations["AgentEndpoint_openStream"];
         put?: never;
         /**
-         * MCP tool server (Streamable HTTP, stateless, JSON replies): initialize, tools/list, tools/call for scrape_url, scrape_as_markdown, discover, list_proxy_countries, check_billing, health_check. README "Agent endpoint (MCP)".
+         * MCP tool server (Streamable HTTP, stateless, JSON replies): initialize, tools/list, tools/call for scrape_url, scrape_as_markdown, discover, map_site, crawl_site, crawl_status, create_monitor, monitor_changes, list_proxy_countries, check_billing, health_check. README "Agent endpoint (MCP)".
          * @description Send Accept: application/json, text/event-stream (the transport requires both). A tool call is charged and rate-limited as its REST operation; a JSON-RPC batch counts each extra tool call as a request.
          */
         post: operations["AgentEndpoint_call"];

@@ -1,3 +1,4 @@
+import { TOOL_NAMES } from './tool-names';
 import { Body, Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiExtension, ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -23,8 +24,7 @@ export class AgentEndpointController {
   @HttpCode(200)
   @Access('client')
   @ApiOperation({
-    summary:
-      'MCP tool server (Streamable HTTP, stateless, JSON replies): initialize, tools/list, tools/call for scrape_url, scrape_as_markdown, discover, list_proxy_countries, check_billing, health_check. README "Agent endpoint (MCP)".',
+    summary: `MCP tool server (Streamable HTTP, stateless, JSON replies): initialize, tools/list, tools/call for ${TOOL_NAMES.join(', ')}. README "Agent endpoint (MCP)".`,
     description:
       'Send Accept: application/json, text/event-stream (the transport requires both). A tool call is charged and rate-limited as its REST operation; a JSON-RPC batch counts each extra tool call as a request.',
   })

@@ -406,7 +406,7 @@ class Operations:
         return cast("WebhookDeliveryLog", self._transport.request("POST", "/v1/crawl/{crawl_id}/webhook-deliveries/{delivery_id}/redeliver", path={"crawl_id": crawl_id, "delivery_id": delivery_id}))
 
     def agent_endpoint_call(self, body: dict[str, Any] | list[dict[str, Any]]) -> McpJsonRpcReply | list[McpJsonRpcReply]:
-        """POST /mcp: MCP tool server (Streamable HTTP, stateless, JSON replies): initialize, tools/list, tools/call for scrape_url, scrape_as_markdown, discover, list_proxy_countries, check_billing, health_check."""
+        """POST /mcp: MCP tool server (Streamable HTTP, stateless, JSON replies): initialize, tools/list, tools/call for scrape_url, scrape_as_markdown, discover, map_site, crawl_site, crawl_status, create_monitor,"""
         return cast("McpJsonRpcReply | list[McpJsonRpcReply]", self._transport.request("POST", "/mcp", body=body))
 
     def agent_endpoint_open_stream(self) -> None:
@@ -732,7 +732,7 @@ class AsyncOperations:
         return cast("WebhookDeliveryLog", await self._transport.request("POST", "/v1/crawl/{crawl_id}/webhook-deliveries/{delivery_id}/redeliver", path={"crawl_id": crawl_id, "delivery_id": delivery_id}))
 
     async def agent_endpoint_call(self, body: dict[str, Any] | list[dict[str, Any]]) -> McpJsonRpcReply | list[McpJsonRpcReply]:
-        """POST /mcp: MCP tool server (Streamable HTTP, stateless, JSON replies): initialize, tools/list, tools/call for scrape_url, scrape_as_markdown, discover, list_proxy_countries, check_billing, health_check."""
+        """POST /mcp: MCP tool server (Streamable HTTP, stateless, JSON replies): initialize, tools/list, tools/call for scrape_url, scrape_as_markdown, discover, map_site, crawl_site, crawl_status, create_monitor,"""
         return cast("McpJsonRpcReply | list[McpJsonRpcReply]", await self._transport.request("POST", "/mcp", body=body))
 
     async def agent_endpoint_open_stream(self) -> None:
