@@ -10,8 +10,9 @@ export class ProxyPoolMissingError extends AppError {
 }
 
 /**
- * A sync browser scrape past the client's share of a worker's page slots (its plan's browser
- * pages at once): refused at once, so a client's flood never queues ahead of other clients.
+ * A sync browser scrape past the client's plan on a worker (its browser pages rendering or
+ * waiting at once), refused at once; or one within it that waited the whole queue timeout for one
+ * of its own client's pages to end.
  */
 export class BrowserShareExceededError extends AppError {
   readonly code = 'scrape.browser_share_exceeded';

@@ -1,1 +1,2 @@
 export * from './plan-catalog';
+export * from './browser-capacity';

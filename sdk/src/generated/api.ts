@@ -1294,8 +1294,10 @@ export interface components {
             rate_limit_per_minute: number | null;
             /** @description Jobs of one client's batch runs in flight at once. */
             batch_concurrency: number;
-            /** @description Browser pages of one client rendering at once on one scrape-engine worker; a sync browser scrape past it is answered 429 with Retry-After. */
+            /** @description Browser pages of one client in flight at once on one scrape-engine worker: rendering, or waiting their turn (at most browser_capacity.queue_wait_seconds). A sync browser scrape past it is answered 429 with Retry-After. */
             browser_concurrency: number;
+            /** @description Of browser_concurrency, the pages that render at once on one worker of this deployment: min(browser_concurrency, browser_capacity.pages_per_worker − 1). The rest wait their turn, fairly, behind other clients' pages. */
+            browser_rendering_per_worker: number;
             features: ("simple_requests" | "browser_requests" | "markdown" | "extraction" | "screenshots" | "browser_actions" | "network_capture" | "file_download" | "async_batches" | "webhooks" | "viability_test" | "country_proxies" | "mcp")[];
             /** @description False for the shared demo plan, which is not sold. */
             public: boolean;
@@ -1306,9 +1308,18 @@ export interface components {
             /** @example 5 */
             browser_request: number;
         };
+        BrowserCapacityDto: {
+            /** @description Browser pages one scrape-engine worker renders at once (BROWSER_CONCURRENCY). */
+            pages_per_worker: number;
+            /** @description The most pages one client renders at once on a worker, whatever its plan: one slot is always kept for other clients. */
+            most_rendering_per_client: number;
+            /** @description Longest a sync browser scrape within its plan's browser_concurrency waits for its turn (BROWSER_QUEUE_TIMEOUT_MS); then 429 (its own pages held it) or 503 (other clients' pages filled the worker), with Retry-After. */
+            queue_wait_seconds: number;
+        };
         PlanListDto: {
             plans: components["schemas"]["PlanDto"][];
             credit_system: components["schemas"]["CreditSystem"];
+            browser_capacity: components["schemas"]["BrowserCapacityDto"];
         };
         CreateClientDto: {
             /**
@@ -2303,8 +2314,10 @@ export interface components {
             monthly_credits: number | null;
             /** @description Batch and collection jobs in flight at once. */
             batch_concurrency: number;
-            /** @description Browser pages rendering at once per scrape-engine worker; past it a sync browser scrape is answered 429. */
+            /** @description Browser pages in flight at once per scrape-engine worker (rendering or waiting their turn); past it a sync browser scrape is answered 429. */
             browser_concurrency: number;
+            /** @description Of browser_concurrency, the pages rendering at once on one worker of this deployment (see GET /v1/plans: browser_capacity). */
+            browser_rendering_per_worker: number;
         };
         WebhookSecretReply: {
             /** @example whsec_3q2+7w… */

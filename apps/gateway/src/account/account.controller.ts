@@ -1,5 +1,6 @@
-import { FEATURES, PLAN_IDS } from '@lib/plans';
-import { Controller, Get } from '@nestjs/common';
+import { PLATFORM_CONFIG, type PlatformConfig } from '@lib/config';
+import { FEATURES, PLAN_IDS, renderingShare } from '@lib/plans';
+import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { AdmittedCall, Caller } from '../admission/caller.decorator';
 import { Access } from '../admission/route-access';
@@ -20,8 +21,18 @@ export class AccountView {
   monthly_credits: number | null;
   @ApiProperty({ description: 'Batch and collection jobs in flight at once.' })
   batch_concurrency: number;
-  @ApiProperty({ description: 'Browser pages rendering at once per scrape-engine worker; past it a sync browser scrape is answered 429.' })
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Browser pages in flight at once per scrape-engine worker (rendering or waiting their turn); past it a sync browser scrape is answered 429.',
+  })
   browser_concurrency: number;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Of browser_concurrency, the pages rendering at once on one worker of this deployment (see GET /v1/plans: browser_capacity).',
+  })
+  browser_rendering_per_worker: number;
 }
 
 /** GET /v1/account: who the token is (not in the spec). What a console or a script checks first. */
@@ -29,6 +40,8 @@ export class AccountView {
 @ApiBearerAuth()
 @Controller('v1/account')
 export class AccountController {
+  constructor(@Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig) {}
+
   @Get()
   @Access('client')
   @ApiOperation({
@@ -47,6 +60,7 @@ export class AccountController {
       monthly_credits: client.limits.monthlyCredits,
       batch_concurrency: client.limits.batchConcurrency,
       browser_concurrency: client.limits.browserConcurrency,
+      browser_rendering_per_worker: renderingShare(client.limits.browserConcurrency, this.config.browserConcurrency),
     };
   }
 }

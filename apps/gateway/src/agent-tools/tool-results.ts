@@ -82,7 +82,7 @@ const NEXT_STEPS: Record<
   'scrape.invalid_request': () => ({ next_steps: ['Fix the request as the message says and call again.'], suggested_request: null }),
   'scrape.browser_share_exceeded': (_error, args) => ({
     next_steps: [
-      "This client's plan already has as many browser pages rendering as it may at once (GET /v1/account: browser_concurrency); nothing was charged. Wait retry_after_seconds for one to finish, or send this one with browser=false.",
+      'This client already has as many browser pages in flight as its plan allows (GET /v1/account: browser_concurrency), or this one waited its turn behind them for the whole queue wait; nothing was charged. Wait retry_after_seconds for one to finish, or send this one with browser=false.',
     ],
     suggested_request: args,
   }),

@@ -1,3 +1,4 @@
+import { renderingShare } from '@lib/plans';
 import { Logger } from '@nestjs/common';
 import type { Browser } from 'rebrowser-puppeteer-core';
 import {
@@ -69,14 +70,15 @@ export class BrowserBusyError extends Error {
 
 /**
  * The client a page is for. `slots`: its plan's browser pages at once (absent: no plan cap). Each
- * client may hold at most min(slots, concurrency − 1) slots of this worker, so one client alone
- * can never take every slot: another client's page starts as soon as it asks. `onOverShare`:
- * `refuse` answers a request past the share at once (SlotShareExceededError), `wait` queues it.
+ * client renders at most min(slots, concurrency − 1) pages of this worker at once, so one client
+ * alone can never take every slot: another client's page starts as soon as it asks; its pages past
+ * that, up to `slots`, wait their turn (fairly, at most `waitMs`). `onOverPlan`: `refuse` answers
+ * a request past `slots` at once (SlotShareExceededError), `wait` queues it.
  */
 export interface BrowserTenant {
   clientId: string;
   slots?: number;
-  onOverShare: 'refuse' | 'wait';
+  onOverPlan: 'refuse' | 'wait';
   /** Longest wait for a slot (a batch job passes its deadline); default queueTimeoutMs. */
   waitMs?: number;
 }
@@ -407,11 +409,12 @@ export class BrowserPool {
         tenant
           ? {
               clientId: tenant.clientId,
-              share: Math.min(tenant.slots ?? concurrency, Math.max(1, concurrency - 1)),
-              onOverShare: tenant.onOverShare,
+              share: renderingShare(tenant.slots ?? concurrency, concurrency),
+              plan: tenant.slots,
+              onOverPlan: tenant.onOverPlan,
               waitMs,
             }
-          : { clientId: UNNAMED_CLIENT, share: concurrency, onOverShare: 'wait', waitMs },
+          : { clientId: UNNAMED_CLIENT, share: concurrency, onOverPlan: 'wait', waitMs },
       );
     } catch (error) {
       if (error instanceof SlotWaitExpiredError) throw new BrowserBusyError(error.message, error.retryAfterSeconds);

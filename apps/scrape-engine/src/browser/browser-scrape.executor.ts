@@ -196,10 +196,11 @@ export class BrowserScrapeExecutor {
     try {
       lease = await this.pool.lease(request.browser_type, tenant);
     } catch (error) {
-      // A sync call is answered as what it is, with Retry-After (429 past its share, 503 when the
-      // worker is full), not as a 200 after a long wait; a queued job's result says browser_busy.
+      // A sync call is answered as what it is, with Retry-After (429 past its plan or after waiting
+      // on its own pages, 503 when other clients' pages filled the worker for the whole wait), not
+      // as a 200 after a long wait; a queued job's result says browser_busy.
       if (error instanceof SlotShareExceededError) throw new BrowserShareExceededError(error.message, error.retryAfterSeconds);
-      if (error instanceof BrowserBusyError && tenant?.onOverShare === 'refuse')
+      if (error instanceof BrowserBusyError && tenant?.onOverPlan === 'refuse')
         throw new BrowserCapacityExhaustedError(error.message, error.retryAfterSeconds);
       if (error instanceof BrowserBusyError) {
         // The answer says how long it waited for a slot before giving up.

@@ -2,12 +2,13 @@ import fc from 'fast-check';
 import { PageSlots, type SlotClaim, SlotShareExceededError, SlotsClosedError, type SlotTicket, SlotWaitExpiredError } from './page-slots';
 
 const LONG_WAIT_MS = 60_000;
-const claim = (clientId: string, share: number, onOverShare: 'refuse' | 'wait' = 'wait', waitMs = LONG_WAIT_MS): SlotClaim => ({
-  clientId,
-  share,
-  onOverShare,
-  waitMs,
-});
+const claim = (
+  clientId: string,
+  share: number,
+  onOverPlan: 'refuse' | 'wait' = 'wait',
+  waitMs = LONG_WAIT_MS,
+  plan = share,
+): SlotClaim => ({ clientId, share, plan, onOverPlan, waitMs });
 
 /** Lets settled promises run their callbacks (grants resolve synchronously, their awaiters on the next ticks). */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -20,6 +21,8 @@ describe(PageSlots.name, () => {
         op: fc.constant('take' as const),
         client: fc.constantFrom(...clients),
         share: fc.integer({ min: 1, max: 4 }),
+        // How many more the plan lets wait beyond the share.
+        extra: fc.integer({ min: 0, max: 3 }),
         refuse: fc.boolean(),
       }),
       fc.record({ op: fc.constant('release' as const), pick: fc.nat() }),
@@ -30,6 +33,7 @@ describe(PageSlots.name, () => {
       fc.asyncProperty(fc.integer({ min: 1, max: 5 }), fc.array(step, { minLength: 1, maxLength: 60 }), async (capacity, steps) => {
         const slots = new PageSlots(capacity);
         const shares = new Map<string, number>();
+        const plans = new Map<string, number>();
         // Tickets not yet released; `ended`: the page is done, its slot not yet given back.
         const holding: Array<{ client: string; ticket: SlotTicket; ended: boolean }> = [];
         const waiting = new Map<number, { client: string; share: number }>();
@@ -44,11 +48,13 @@ describe(PageSlots.name, () => {
             // One share per client, as a client's plan gives it.
             const share = shares.get(s.client) ?? s.share;
             shares.set(s.client, share);
+            const plan = plans.get(s.client) ?? share + s.extra;
+            plans.set(s.client, plan);
             const queuedBefore = [...waiting.values()].filter((w) => w.client === s.client).length;
             const heldBefore = heldBy(s.client);
             const id = nextId++;
             let outcome = 'pending' as 'granted' | 'refused' | 'pending';
-            const taking = slots.take(claim(s.client, share, s.refuse ? 'refuse' : 'wait')).then(
+            const taking = slots.take(claim(s.client, share, s.refuse ? 'refuse' : 'wait', LONG_WAIT_MS, plan)).then(
               (ticket) => {
                 outcome = 'granted';
                 if (waiting.has(id)) {
@@ -71,11 +77,12 @@ describe(PageSlots.name, () => {
             );
             waiting.set(id, { client: s.client, share });
             await settle();
+            // Refused exactly when a sync claim finds its plan's pages already rendering or waiting.
             if (outcome === 'refused') {
               expect(s.refuse).toBe(true);
-              expect(heldBefore + queuedBefore).toBeGreaterThanOrEqual(share);
+              expect(heldBefore + queuedBefore).toBeGreaterThanOrEqual(plan);
             } else if (s.refuse) {
-              expect(heldBefore + queuedBefore).toBeLessThan(share);
+              expect(heldBefore + queuedBefore).toBeLessThan(plan);
             }
             void taking;
           } else if (s.op === 'release' && holding.length > 0) {
@@ -182,6 +189,44 @@ describe(PageSlots.name, () => {
     // The estimate follows real hold times: a page held ~0 ms pulls it down, to at least 1 s.
     for (let i = 0; i < 30; i += 1) (await slots.take(claim('a', 1, 'refuse'))).release();
     expect(slots.retryAfterSeconds()).toBe(1);
+  });
+
+  it('queues a sync claim past its share but within its plan, behind other clients, and grants it when its own page ends', async () => {
+    const slots = new PageSlots(4);
+    // Share 3 (the worker keeps one slot from any one client), plan 5.
+    const take = (client: string) => slots.take(claim(client, client === 'a' ? 3 : 1, 'refuse', LONG_WAIT_MS, client === 'a' ? 5 : 1));
+    const running = await Promise.all([take('a'), take('a'), take('a')]);
+    const order: string[] = [];
+    const waiting = [take('a'), take('a')].map((p) => p.then((t) => (order.push('a'), t)));
+    await settle();
+    expect(slots.stats()).toMatchObject({ free: 1, queued: 2, heldByClient: { a: 3 } });
+    // Past its plan (3 rendering + 2 waiting): refused at once.
+    await expect(take('a')).rejects.toMatchObject({ plan: 5, waited: 0 });
+    // Another client still starts at once on the slot kept from the flood.
+    const other = await take('b');
+    // Its own page ends: its first waiting page takes the share back (the slot is free once the context closes).
+    running[0].pageEnded();
+    running[0].release();
+    await settle();
+    expect(order).toEqual(['a']);
+    for (const t of [...running.slice(1), other, ...(await Promise.all(waiting.slice(0, 1)))]) t.release();
+    await waiting[1].then((t) => t.release());
+    expect(slots.stats()).toMatchObject({ free: 4, queued: 0, heldByClient: {} });
+  });
+
+  it("tells a sync claim that waited out its own client's pages 429 (share exceeded), and one that other clients kept out 503 (wait expired)", async () => {
+    const slots = new PageSlots(3);
+    const own = await Promise.all([slots.take(claim('a', 2, 'refuse', 50, 4)), slots.take(claim('a', 2, 'refuse', 50, 4))]);
+    const waitedOnOwn = slots.take(claim('a', 2, 'refuse', 50, 4));
+    await expect(waitedOnOwn).rejects.toBeInstanceOf(SlotShareExceededError);
+    await expect(waitedOnOwn).rejects.toMatchObject({ waited: 50 });
+    // A batch job (wait) is never told 429: its wait ran out like any other.
+    await expect(slots.take(claim('a', 2, 'wait', 50, 4))).rejects.toBeInstanceOf(SlotWaitExpiredError);
+    // Another client fills the last slot; a third client under its share waits for others' pages.
+    const filler = await slots.take(claim('b', 2, 'refuse', 50, 2));
+    await expect(slots.take(claim('c', 2, 'refuse', 50, 2))).rejects.toBeInstanceOf(SlotWaitExpiredError);
+    for (const t of [...own, filler]) t.release();
+    expect(slots.stats()).toMatchObject({ free: 3, queued: 0 });
   });
 
   it('gives up a wait that outlasts waitMs (the worker is full), and fails waiters on close', async () => {

@@ -1,15 +1,19 @@
 /**
  * Who asks for a page slot, and how the answer may come. A client's `share` is the most pages it
- * may have in progress at once on this worker (a page whose answer has gone out no longer counts,
- * though its slot is taken until its context has closed); `onOverShare` says what a request past
- * it gets: `refuse` (a sync call: answered 429 at once, so it never waits behind its own client's
- * flood) or `wait` (a batch job: it queues until one of its client's pages ends).
+ * may have rendering at once on this worker (a page whose answer has gone out no longer counts,
+ * though its slot is taken until its context has closed). `plan` is the most it may have
+ * rendering or waiting at once (its plan's browser concurrency, at least the share): a claim past
+ * the share but within the plan waits its turn, fairly, for up to `waitMs`. `onOverPlan` says what
+ * a claim past the plan gets: `refuse` (a sync call: answered 429 at once) or `wait` (a batch job,
+ * whose run already bounds how many it sends: it queues until one of its client's pages ends).
  */
 export interface SlotClaim {
   clientId: string;
   share: number;
-  onOverShare: 'refuse' | 'wait';
-  /** Longest wait in the queue before the claim gives up (the platform is full). */
+  /** Pages rendering or waiting at once; absent: the share. */
+  plan?: number;
+  onOverPlan: 'refuse' | 'wait';
+  /** Longest wait in the queue before the claim gives up. */
   waitMs: number;
 }
 
@@ -24,16 +28,24 @@ export interface SlotTicket {
   release(): void;
 }
 
-/** The client already holds (or waits for) its whole share of page slots on this worker. */
+/**
+ * A sync claim the client's own pages stand in the way of: it already has its plan's pages
+ * rendering or waiting on this worker (`waited` 0, refused at once), or it waited `waited` ms
+ * for one of its own pages to end and none did.
+ */
 export class SlotShareExceededError extends Error {
   constructor(
     readonly clientId: string,
-    readonly share: number,
+    readonly plan: number,
     /** Seconds until one of its slots is likely free again. */
     readonly retryAfterSeconds: number,
+    readonly waited = 0,
+    share = plan,
   ) {
     super(
-      `This client already has ${share} browser page${share === 1 ? '' : 's'} open or queued on this worker, the most its plan allows at once; send the next one when one of them has finished.`,
+      waited === 0
+        ? `This client already has ${plan} browser page${plan === 1 ? '' : 's'} rendering or waiting on this worker, the most its plan allows at once; send the next one when one of them has finished.`
+        : `This client's ${share} browser page${share === 1 ? '' : 's'} rendering on this worker (the most one client renders at once here) did not finish within ${waited} ms of waiting; send it again when one of them has finished.`,
     );
   }
 }
@@ -69,9 +81,9 @@ const HOLD_ESTIMATE_WEIGHT = 0.2;
 /**
  * A worker's browser page slots, shared fairly between clients. A free slot goes to the waiting
  * client that holds the fewest slots now (the longest-waiting first among equals), never to one at
- * its share; so a client flooding the worker takes at most its share, and everyone else's requests
- * start as soon as a slot frees, ahead of the flood's queue. Nothing is pre-empted: a page once
- * started runs to its end.
+ * its share; so a client flooding the worker renders at most its share, its other pages wait
+ * behind its own, and everyone else's requests start as soon as a slot frees, ahead of the flood's
+ * queue. Nothing is pre-empted: a page once started runs to its end.
  */
 export class PageSlots {
   private free: number;
@@ -89,9 +101,10 @@ export class PageSlots {
   take(claim: SlotClaim): Promise<SlotTicket> {
     if (this.closed) return Promise.reject(new SlotsClosedError('The browser pool is shutting down.'));
     const share = Math.max(1, claim.share);
+    const plan = Math.max(share, claim.plan ?? share);
     const asked = performance.now();
-    if (claim.onOverShare === 'refuse' && this.heldBy(claim.clientId) + this.queuedFor(claim.clientId) >= share)
-      return Promise.reject(new SlotShareExceededError(claim.clientId, share, this.retryAfterSeconds()));
+    if (claim.onOverPlan === 'refuse' && this.heldBy(claim.clientId) + this.queuedFor(claim.clientId) >= plan)
+      return Promise.reject(new SlotShareExceededError(claim.clientId, plan, this.retryAfterSeconds()));
     // Waiters exist while slots are free only when each of them is at its share: this claim may pass them.
     if (this.free > 0 && this.heldBy(claim.clientId) < share) return Promise.resolve(this.hand(claim, asked));
     return new Promise<SlotTicket>((resolve, reject) => {
@@ -108,7 +121,14 @@ export class PageSlots {
         },
         timer: setTimeout(() => {
           this.drop(waiter);
-          reject(new SlotWaitExpiredError(claim.waitMs, this.capacity, this.retryAfterSeconds()));
+          // A sync claim kept waiting by its own client's pages is told so (429), not that the
+          // worker is full (503): it is the client's traffic, not the deployment, that held it.
+          const ownPages = this.heldBy(claim.clientId) >= share;
+          reject(
+            claim.onOverPlan === 'refuse' && ownPages
+              ? new SlotShareExceededError(claim.clientId, plan, this.retryAfterSeconds(), claim.waitMs, share)
+              : new SlotWaitExpiredError(claim.waitMs, this.capacity, this.retryAfterSeconds()),
+          );
         }, claim.waitMs),
       };
       this.waiters.push(waiter);

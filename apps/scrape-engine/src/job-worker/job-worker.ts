@@ -148,7 +148,7 @@ export class JobWorker {
       await this.assertCountryApproved(claim.client_id, claim.request);
       // A job past its client's browser share waits for one of its client's pages to end (its plan's
       // batch concurrency already bounds how many it has), at most until its deadline.
-      const tenant = { clientId: claim.client_id, onOverShare: 'wait', waitMs: claim.deadline_ms } as const;
+      const tenant = { clientId: claim.client_id, onOverPlan: 'wait', waitMs: claim.deadline_ms } as const;
       const { facts, result } = await withDeadline(
         this.pageCache
           .through({ clientId: claim.client_id, jobId: job_id }, claim.request, (plain, revalidate) =>

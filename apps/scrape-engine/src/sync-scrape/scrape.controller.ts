@@ -20,14 +20,15 @@ export class ScrapeController {
   @MessagePattern(SUBJECTS.scrape.execute)
   async execute(@Payload() command: ExecuteScrapeCommand): Promise<ReplyOf<typeof SUBJECTS.scrape.execute>> {
     return this.inFlight.runOnce(command.request_id, command.call_id, async () => {
-      // A call that carries its client's plan share is a sync call: past its share it is refused at
-      // once (429); without one (an analysis probe) it queues fairly with the other clients.
+      // A call that carries its client's plan figure is a sync call: within it, it waits its turn
+      // (BROWSER_QUEUE_TIMEOUT_MS at most); past it, it is refused at once (429). Without one (an
+      // analysis probe) it queues fairly with the other clients.
       const { facts, result } = await this.scrapes.run(
         command.request,
         {
           clientId: command.client_id,
           slots: command.browser_slots,
-          onOverShare: command.browser_slots === undefined ? 'wait' : 'refuse',
+          onOverPlan: command.browser_slots === undefined ? 'wait' : 'refuse',
         },
         { revalidate: command.revalidate },
       );

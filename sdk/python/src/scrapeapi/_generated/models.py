@@ -73,9 +73,14 @@ class PlanDto(TypedDict):
     rate_limit_per_minute: float | None
     #: Jobs of one client's batch runs in flight at once.
     batch_concurrency: float
-    #: Browser pages of one client rendering at once on one scrape-engine worker; a sync browser scrape
-    #: past it is answered 429 with Retry-After.
-    browser_concurrency: float
+    #: Browser pages of one client in flight at once on one scrape-engine worker: rendering, or waiting
+    #: their turn (at most browser_capacity.queue_wait_seconds). A sync browser scrape past it is
+    #: answered 429 with Retry-After.
+    browser_concurrency: int
+    #: Of browser_concurrency, the pages that render at once on one worker of this deployment:
+    #: min(browser_concurrency, browser_capacity.pages_per_worker − 1). The rest wait their turn,
+    #: fairly, behind other clients' pages.
+    browser_rendering_per_worker: int
     features: list[Literal["simple_requests", "browser_requests", "markdown", "extraction", "screenshots", "browser_actions", "network_capture", "file_download", "async_batches", "webhooks", "viability_test", "country_proxies", "mcp"]]
     #: False for the shared demo plan, which is not sold.
     public: bool
@@ -86,9 +91,22 @@ class CreditSystem(TypedDict):
     browser_request: int
 
 
+class BrowserCapacityDto(TypedDict):
+    #: Browser pages one scrape-engine worker renders at once (BROWSER_CONCURRENCY).
+    pages_per_worker: int
+    #: The most pages one client renders at once on a worker, whatever its plan: one slot is always
+    #: kept for other clients.
+    most_rendering_per_client: int
+    #: Longest a sync browser scrape within its plan's browser_concurrency waits for its turn
+    #: (BROWSER_QUEUE_TIMEOUT_MS); then 429 (its own pages held it) or 503 (other clients' pages filled
+    #: the worker), with Retry-After.
+    queue_wait_seconds: float
+
+
 class PlanListDto(TypedDict):
     plans: list[PlanDto]
     credit_system: CreditSystem
+    browser_capacity: BrowserCapacityDto
 
 
 class _CreateClientDtoRequired(TypedDict):
@@ -1074,9 +1092,12 @@ class AccountView(TypedDict):
     monthly_credits: float | None
     #: Batch and collection jobs in flight at once.
     batch_concurrency: float
-    #: Browser pages rendering at once per scrape-engine worker; past it a sync browser scrape is
-    #: answered 429.
-    browser_concurrency: float
+    #: Browser pages in flight at once per scrape-engine worker (rendering or waiting their turn); past
+    #: it a sync browser scrape is answered 429.
+    browser_concurrency: int
+    #: Of browser_concurrency, the pages rendering at once on one worker of this deployment (see GET
+    #: /v1/plans: browser_capacity).
+    browser_rendering_per_worker: int
 
 
 class WebhookSecretReply(TypedDict):
