@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../tool-names';
-import { type SchemaOf, annotations } from '../tool-schema-parts';
+import { type SchemaOf, annotations, orNull } from '../tool-schema-parts';
 
 /** list_proxy_countries, check_billing and health_check: the caller's account and the platform, free. */
 export function accountToolDefinitions(schemaOf: SchemaOf): ToolDefinition[] {
@@ -44,9 +44,9 @@ function billingTool(schemaOf: SchemaOf): ToolDefinition {
           type: 'object',
           required: ['limit', 'used', 'remaining', 'resets_at', 'charged'],
           properties: {
-            limit: { type: ['integer', 'null'], description: 'null: unlimited.' },
+            limit: orNull({ type: 'integer', description: 'null: unlimited.' }),
             used: { type: 'integer', description: 'Charged plus held by calls in progress.' },
-            remaining: { type: ['integer', 'null'], description: 'null: unlimited.' },
+            remaining: orNull({ type: 'integer', description: 'null: unlimited.' }),
             resets_at: { type: 'string', format: 'date-time' },
             charged: api.reference('CreditTotals'),
           },

@@ -10,6 +10,7 @@ import {
   WINDOW_PROPERTIES,
   WINDOW_SCHEMA,
   annotations,
+  orNull,
 } from '../tool-schema-parts';
 
 /** discover, map_site, crawl_site and crawl_status: what a site needs, which URLs it has, its pages in bulk. */
@@ -93,7 +94,7 @@ function mapSiteTool(schemaOf: SchemaOf): ToolDefinition {
         url: { type: 'string', description: 'The start URL in its normal form.' },
         count: { type: 'integer', minimum: 0 },
         truncated: { type: 'boolean', description: 'A bound (limit, page_fetches, timeout) stopped the map early.' },
-        stopped_by: { type: ['string', 'null'] },
+        stopped_by: orNull({ type: 'string' }),
         robots: api.reference('RobotsReport'),
         pages_fetched: { type: 'integer', minimum: 0 },
         skipped: api.reference('MapSkipCounts'),
@@ -169,7 +170,7 @@ function crawlStatusTool(schemaOf: SchemaOf): ToolDefinition {
         crawl: api.reference('CrawlView'),
         pages: FENCED("The pages' markdown, each under its URL (cut to share max_chars; read a whole page with scrape_as_markdown)"),
         page_urls: { type: 'array', items: { type: 'string' }, description: 'The pages shown, in order.' },
-        next_cursor: { type: ['string', 'null'], description: 'Pass as cursor for the pages after these; null when none are left yet.' },
+        next_cursor: orNull({ type: 'string', description: 'Pass as cursor for the pages after these; null when none are left yet.' }),
         credits_charged: { type: 'integer', minimum: 0 },
       },
     })),
