@@ -1,4 +1,4 @@
-import { joinLines, type Line, markdownOf, type TextRun } from './pdf-layout';
+import { joinLines, type Line, markdownOf, scriptSized, type TextRun } from './pdf-layout';
 
 /**
  * Footnotes in a PDF's text layer (decision 0039): the lines a page's text ends with, set smaller
@@ -19,8 +19,7 @@ const MARK = /^(\d{1,3}|[*†‡§¶])$/u;
 const NOTE_START = /^(\d{1,3}|[*†‡§¶])\s*(?=\S)/u;
 /** A note is set at most this share of the body's size. */
 const NOTE_SIZE = 0.9;
-/** A superscript is set at most this share of its line's size, its baseline raised this share of it. */
-const RAISED_SIZE = 0.85;
+/** A superscript's baseline is raised at least this share of its line's size. */
 const RAISED_BY = 0.15;
 
 /**
@@ -93,7 +92,7 @@ function raisedMarks(lines: Line[]): Map<string, TextRun[]> {
     for (const run of line.runs) {
       const mark = run.text.trim();
       if (run === main || !MARK.test(mark)) continue;
-      if (run.size <= main.size * RAISED_SIZE && run.y - main.y >= main.size * RAISED_BY)
+      if (scriptSized(run, main.size) && run.y - main.y >= main.size * RAISED_BY)
         marks.set(mark, [...(marks.get(mark) ?? []), run]);
     }
   }

@@ -88,13 +88,18 @@ function spacedApart(runs: TextRun[]): boolean {
   return inked.some((run, i) => i > 0 && run.x - (inked[i - 1].x + inked[i - 1].width) > run.size);
 }
 
+/** Whether a run is set as a superscript or subscript is beside text of `size`: noticeably smaller. */
+export function scriptSized(run: TextRun, size: number): boolean {
+  return run.size <= size * 0.85;
+}
+
 /**
  * A superscript or a subscript (a note's marker, "m²"): set smaller, right after the line's last
  * run, its baseline shifted by less than the line's height — part of the line, not one of its own.
  */
 function raisedBeside(line: Line, run: TextRun): boolean {
   return (
-    run.size <= line.size * 0.85 &&
+    scriptSized(run, line.size) &&
     Math.abs(run.y - line.y) <= line.size * 0.6 &&
     run.x >= line.right - run.size * 0.5 &&
     run.x - line.right < line.size

@@ -133,17 +133,21 @@ function crosses(piece: Piece, start: number): boolean {
 
 /**
  * The baselines from `first` on that keep to one another's columns, close together down the page,
- * and the one above them when it is their header (its cells set closer than a space's width apart
- * but starting at their columns).
+ * with the header over them when there is one (headerOver).
  */
 function regionFrom(baselines: Baseline[], first: number, floor: number): Baseline[] | null {
   const region = [baselines[first]];
   // Every piece's start, and every piece, so far: what the next baseline is held against.
   const starts: number[] = [];
   const placed: Piece[] = [];
+  // How far the pieces so far reach across the page.
+  let left = Infinity;
+  let right = -Infinity;
   const take = (baseline: Baseline) => {
     for (const piece of baseline.pieces) {
       placed.push(piece);
+      left = Math.min(left, piece.x);
+      right = Math.max(right, piece.right);
       if (!starts.some((x) => Math.abs(x - piece.x) <= ALIGNED)) starts.push(piece.x);
     }
   };
@@ -178,8 +182,7 @@ function regionFrom(baselines: Baseline[], first: number, floor: number): Baseli
     if (!fitted) break;
     const previous = region[region.length - 1];
     // A cell's lines in a narrow column are narrow beside the table; a paragraph's run across most of it.
-    const span = Math.max(...placed.map((p) => p.right)) - Math.min(...placed.map((p) => p.x));
-    const wide = fitted.pieces.length === 1 && fitted.pieces[0].right - fitted.pieces[0].x > span * 0.5;
+    const wide = fitted.pieces.length === 1 && fitted.pieces[0].right - fitted.pieces[0].x > (right - left) * 0.5;
     flush = wide && previous.pieces.length === 1 && Math.abs(fitted.pieces[0].x - previous.pieces[0].x) <= ALIGNED ? flush + 1 : 0;
     if (flush >= PARAGRAPH_LINES) {
       region.splice(region.length - flush + 1);
