@@ -92,8 +92,7 @@ function raisedMarks(lines: Line[]): Map<string, TextRun[]> {
     for (const run of line.runs) {
       const mark = run.text.trim();
       if (run === main || !MARK.test(mark)) continue;
-      if (scriptSized(run, main.size) && run.y - main.y >= main.size * RAISED_BY)
-        marks.set(mark, [...(marks.get(mark) ?? []), run]);
+      if (scriptSized(run, main.size) && run.y - main.y >= main.size * RAISED_BY) marks.set(mark, [...(marks.get(mark) ?? []), run]);
     }
   }
   return marks;
