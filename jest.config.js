@@ -19,7 +19,8 @@ const DRILLS = [
 
 const shared = {
   preset: 'ts-jest',
-  testEnvironment: 'node',
+  // jest's node environment, and a file that leaves a handle open fails (test/support/handle-checking-environment.js).
+  testEnvironment: '<rootDir>/test/support/handle-checking-environment.js',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   moduleNameMapper: pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' }),
   rootDir: __dirname,

@@ -9,7 +9,7 @@
 //   TEST_WORKERS=1 npm test                         one file at a time (jest --runInBand)
 //   npm run test:drills                             the drills jest.config.js keeps apart (TEST_SUITE=drills)
 'use strict';
-const { spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
@@ -21,7 +21,14 @@ if (!Number.isInteger(workers) || workers < 1) {
   console.error(`TEST_WORKERS must be a whole number ≥ 1, not ${process.env.TEST_WORKERS}`);
   process.exit(2);
 }
-const result = spawnSync(
+// What jest prints when something a test started outlives the run: a run that prints either fails,
+// since it means a file did not clean up after itself (each file is checked on its own as well:
+// test/support/handle-checking-environment.js). TEST_HANDLES=allow lets such a run pass.
+const LEFT_OPEN = ['Jest did not exit one second after the test run has completed', 'A worker process has failed to exit gracefully'];
+// After "did not exit", jest waits for the handles for ever; this long is given to it to end anyway.
+const HANG_GRACE_MS = 15_000;
+
+const child = spawn(
   process.execPath,
   [
     '--experimental-vm-modules',
@@ -30,6 +37,28 @@ const result = spawnSync(
     ...(workers === 1 ? ['--runInBand'] : [`--maxWorkers=${workers}`]),
     ...process.argv.slice(2),
   ],
-  { cwd: root, stdio: 'inherit' },
+  // jest reports on stderr, read here on its way to the terminal (which keeps its colours).
+  { cwd: root, stdio: ['inherit', 'inherit', 'pipe'], env: process.stderr.isTTY ? { FORCE_COLOR: '1', ...process.env } : process.env },
 );
-process.exit(result.status ?? 1);
+const seen = new Set();
+let tail = '';
+let hangTimer = null;
+child.stderr.on('data', (chunk) => {
+  process.stderr.write(chunk);
+  // The phrase may straddle two chunks: the end of the last one is read with the next.
+  const text = tail + chunk.toString('utf8');
+  tail = text.slice(-200);
+  for (const phrase of LEFT_OPEN) if (text.includes(phrase)) seen.add(phrase);
+  if (seen.has(LEFT_OPEN[0]) && hangTimer === null) hangTimer = setTimeout(() => child.kill('SIGKILL'), HANG_GRACE_MS).unref();
+});
+child.on('close', (code, signal) => {
+  if (hangTimer) clearTimeout(hangTimer);
+  if (seen.size > 0 && process.env.TEST_HANDLES !== 'allow') {
+    console.error(
+      `\nscripts/test.js: the run fails: jest said "${[...seen].join('" and "')}" — something a test started was left open ` +
+        '(run the file alone to see which, or look above for "left handles"); TEST_HANDLES=allow lets it pass.',
+    );
+    process.exit(code === 0 || code === null ? 1 : code);
+  }
+  process.exit(code ?? (signal ? 1 : 0));
+});

@@ -397,6 +397,7 @@ describe.each(runtimesUnderTest('console-site'))('web console files — $name', 
   it('serves index.html and its assets without a token, under a CSP that allows only the gateway', async () => {
     const redirect = await fetch(`${env.url}/console`, { redirect: 'manual' });
     expect(redirect.status).toBe(308);
+    await redirect.arrayBuffer();
     expect(redirect.headers.get('location')).toBe('/console/');
     const index = await fetch(`${env.url}/console/`);
     expect(index.status).toBe(200);
@@ -415,6 +416,8 @@ describe.each(runtimesUnderTest('console-site'))('web console files — $name', 
       const res = await fetch(`${env.url}${asset}`);
       expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toContain('immutable');
+      // Read to the end: a body left unread holds its connection open past the file (undici pauses the socket).
+      await res.arrayBuffer();
     }
   });
 

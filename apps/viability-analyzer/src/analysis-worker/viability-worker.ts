@@ -66,7 +66,11 @@ export class ViabilityWorker implements OnApplicationBootstrap, OnApplicationShu
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
     await Promise.all([this.poll.stop(), this.prune.stop()]);
-    await Promise.race([Promise.allSettled([...this.active.values()].map((a) => a.done)), sleep(SHUTDOWN_GRACE_MS)]);
+    // The grace is a bound, not work: unref'd, it neither outlives the race nor keeps the process up.
+    await Promise.race([
+      Promise.allSettled([...this.active.values()].map((a) => a.done)),
+      sleep(SHUTDOWN_GRACE_MS, undefined, { ref: false }),
+    ]);
     // Whatever still runs goes back to the queue now rather than after its lease.
     for (const { claim } of this.active.values()) await this.store.renew(claim, 0).catch(() => undefined);
   }
