@@ -60,6 +60,39 @@ describe('pages whose scripts did not run', () => {
     expect(markdown).not.toContain('Cookie settings');
     expect(markdownOf(html, true)).toBe('');
   });
+
+  // A shop's page (WCXB dev 0631): the product in a display:none block a script shows, a mega menu
+  // in its header holding more text than the product. The header is not what a script reveals, so
+  // the product's share is of the text outside the header, navigation and footer.
+  const MEGA_MENU = `<header><nav>${Array.from({ length: 300 }, (_, i) => `<a href="/c/${i}">Category number ${i} of the shop</a>`).join('')}</nav></header>`;
+  const PRODUCT = `<article><h1>Toasted almond thins</h1>${'<p>Our family created these crunchy almond crisps for special occasions and get-togethers.</p>'.repeat(6)}</article>`;
+
+  it("shows a product hidden until its script runs, though the header's mega menu holds more text", () => {
+    const html = `<html><body>${MEGA_MENU}<div class="defer-block" style="display: none">${PRODUCT}</div><footer>© The shop</footer></body></html>`;
+    for (const onlyMainContent of [false, true])
+      expect(markdownOf(html, false, onlyMainContent)).toContain('Our family created these crunchy almond crisps');
+    // A hidden menu of the header itself is never what is revealed.
+    const hiddenMenu = `<html><body><header><div style="display:none">${MEGA_MENU}</div></header><p>Short visible page.</p></body></html>`;
+    expect(markdownOf(hiddenMenu, false)).not.toContain('Category number');
+  });
+
+  it('keeps hidden a copy of what the page already shows (a raw-markdown twin)', () => {
+    const article = '<p>Choosing the right CRM is a balancing act between the features a funnel needs and what they cost.</p>'.repeat(4);
+    const html = `<html><body>${MEGA_MENU}<main><pre class="rawMarkdown" hidden>${'Choosing the right CRM is a balancing act between the features a funnel needs and what they cost. '.repeat(5)}</pre>${article}</main></body></html>`;
+    const markdown = markdownOf(html, false);
+    expect(markdown.match(/Choosing the right CRM/g)).toHaveLength(4);
+  });
+
+  it('finds the product on a generated 5 MB page, its text past 4.9 MB, in both modes', () => {
+    // What sits before the product: the head's inline scripts and styles, then the header, as large shops' pages are.
+    const script = `<script>window.__state = "${'x'.repeat(1_000_000)}";</script>`;
+    const head = `<head><title>Toasted almond thins</title>${script.repeat(4)}<style>${'.a{color:red}'.repeat(80_000)}</style></head>`;
+    const html = `<html>${head}<body>${MEGA_MENU}<div class="defer-block" style="display: none">${PRODUCT}</div></body></html>`;
+    expect(html.length).toBeGreaterThan(5_000_000);
+    expect(html.indexOf('Our family created')).toBeGreaterThan(4_900_000);
+    for (const onlyMainContent of [false, true])
+      expect(markdownOf(html, false, onlyMainContent)).toContain('Our family created these crunchy almond crisps');
+  });
 });
 
 /**
