@@ -17,7 +17,7 @@ export class CreateClientDto {
   @IsIn(PLAN_IDS)
   plan: string;
 
-  @ApiPropertyOptional({ enum: FEATURES, isArray: true, description: "Feature flags; default: the plan's features." })
+  @ApiPropertyOptional({ enum: FEATURES, isArray: true, uniqueItems: true, description: "Feature flags; default: the plan's features." })
   @IsOptional()
   @IsArray()
   @ArrayUnique()
