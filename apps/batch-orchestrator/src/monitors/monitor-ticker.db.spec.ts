@@ -1,4 +1,4 @@
-import { OPS_SUBJECTS, type PageChangeView, SUBJECTS } from '@lib/contracts';
+import { CONTENT_RULES_VERSION, OPS_SUBJECTS, type PageChangeView, SUBJECTS } from '@lib/contracts';
 import { RemoteAppError } from '@lib/errors';
 import type { MessageBus, OpsEventPublisher } from '@lib/messaging';
 import type { DatabaseConnection } from '@lib/persistence';
@@ -26,6 +26,9 @@ describe.each(DATABASE_BACKENDS)('MonitorTicker (%s database)', (backend) => {
   /** Crawls asked of site-discovery (crawl-scope ticks), and how it answers them. */
   const crawlStarts: Array<Record<string, unknown>> = [];
   let startCrawl: () => unknown = () => ({});
+  /** What site-discovery says of a crawl when asked (crawl-scope ticks' reports), and the unseen pages recorded. */
+  let crawlView: () => unknown = () => ({});
+  const recordedUnseen: string[] = [];
   const published: Array<{ subject: string; event: Record<string, unknown> }> = [];
 
   beforeAll(async () => {
@@ -37,7 +40,12 @@ describe.each(DATABASE_BACKENDS)('MonitorTicker (%s database)', (backend) => {
   /** A replica's ticker: its own instance over the same database, as another process's would be. */
   function replica(): MonitorTicker {
     const bus = {
-      request: async (subject: string, query: { run_id: string }) => {
+      request: async (subject: string, query: { run_id: string; crawl_id?: string }) => {
+        if (subject === SUBJECTS.discovery.crawlGet) return crawlView();
+        if (subject === SUBJECTS.pageVersions.recordUnseen) {
+          recordedUnseen.push(query.run_id);
+          return { removed: 0 };
+        }
         if (subject !== SUBJECTS.discovery.crawlCreate) return { changes: changesOfTick(query.run_id) };
         crawlStarts.push(query);
         return startCrawl();
@@ -94,6 +102,25 @@ describe.each(DATABASE_BACKENDS)('MonitorTicker (%s database)', (backend) => {
       "update runs set status = 'completed', state = 'completed' where id in (select run_id from monitor_ticks where monitor_id = $1)",
       [monitorId],
     );
+
+  /** A crawl-scope tick's run as site-discovery leaves it once sealed: completed, every page read. */
+  const sealedCrawlRun = async (runId: string, clientId: string) => {
+    await db.sql.transaction((tx) =>
+      new RunStore(db).insert(tx, {
+        id: runId,
+        kind: 'crawl',
+        state: 'running',
+        clientId,
+        totalRequests: 1,
+        maxConcurrency: 5,
+        monthlyCredits: null,
+        callbackUrl: null,
+        successCriterion: { version: CONTENT_RULES_VERSION, rules: [] },
+        createdAt: clock.now(),
+      }),
+    );
+    await db.sql.query("update runs set status = 'completed', state = 'completed', completed_at = $2 where id = $1", [runId, clock.now()]);
+  };
 
   it('takes each due monitor once whichever replicas pass at the same time, with its run and one job per URL', async () => {
     const clientId = `ticks-${randomUUID().slice(0, 8)}`;
@@ -248,5 +275,48 @@ describe.each(DATABASE_BACKENDS)('MonitorTicker (%s database)', (backend) => {
     });
     expect((await monitors.find(clientId, id))?.runningTickId).toBeNull();
     startCrawl = () => ({});
+  });
+
+  it('reports a crawl-scope tick once its crawl has recorded its end, not while only its run has (removals need the whole crawl)', async () => {
+    const clientId = `settle-${randomUUID().slice(0, 8)}`;
+    const id = await monitor(clientId, { interval_seconds: 3600 }, clock.now(), { urls: [], crawl: { url: 'https://example.com/' } });
+    await replica().pass();
+    const [{ run_id: tickId }] = await db.sql.query<{ run_id: string }>('select run_id from monitor_ticks where monitor_id = $1', [id]);
+    await sealedCrawlRun(tickId, clientId);
+    const crawl = (status: 'in_progress' | 'completed') => ({
+      crawl_id: tickId,
+      state: status === 'completed' ? 'completed' : 'running',
+      status,
+      zero_pages_reason: null,
+      skipped: { over_limit: 0 },
+    });
+    const reportedAt = async (runId = tickId) =>
+      (await db.sql.query<{ reported_at: Date | null }>('select reported_at from monitor_ticks where run_id = $1', [runId]))[0].reported_at;
+
+    // Its crawl has not recorded its end yet (sealed, then recorded): the tick waits rather than deciding nothing is gone.
+    crawlView = () => crawl('in_progress');
+    await replica().pass();
+    expect([await reportedAt(), recordedUnseen.includes(tickId)]).toEqual([null, false]);
+
+    crawlView = () => crawl('completed');
+    await replica().pass();
+    expect(await reportedAt()).not.toBeNull();
+    expect(recordedUnseen.filter((run) => run === tickId)).toHaveLength(1);
+
+    // A crawl that never records its end (site-discovery lost it) holds its tick back for a bounded time, then is reported without removals.
+    const next = await monitor(clientId, { interval_seconds: 3600 }, clock.now(), { urls: [], crawl: { url: 'https://example.com/b' } });
+    await replica().pass();
+    const [{ run_id: stuckId }] = await db.sql.query<{ run_id: string }>('select run_id from monitor_ticks where monitor_id = $1', [next]);
+    await sealedCrawlRun(stuckId, clientId);
+    crawlView = () => crawl('in_progress');
+    clock.advance(60_000);
+    await replica().pass();
+    expect(await reportedAt(stuckId)).toBeNull();
+    clock.advance(15 * 60_000);
+    await replica().pass();
+    expect(await reportedAt(stuckId)).not.toBeNull();
+    expect((await monitors.ticksOf(next, 1))[0]).toMatchObject({ status: 'completed', changes: 0 });
+    expect(recordedUnseen).not.toContain(stuckId);
+    crawlView = () => ({});
   });
 });

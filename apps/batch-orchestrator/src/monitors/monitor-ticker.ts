@@ -1,6 +1,7 @@
 import {
   CONTENT_RULES_VERSION,
   type CrawlRequest,
+  type CrawlView,
   MONITOR_PAGE_DIRECTIVES,
   type MonitorPageDirectives,
   nextTickAfter,
@@ -37,6 +38,13 @@ const PER_PASS = 50;
 const CRAWL_START_RETRY_MS = 20_000;
 /** A crawl's start reads robots.txt and the sitemaps first (site-discovery bounds that at 15 s). */
 const CRAWL_START_TIMEOUT_MS = 60_000;
+/**
+ * How long a crawl-scope tick whose run has completed waits for its crawl to say so too (site-discovery
+ * seals the run, then records the crawl's end; a worker that died between the two has its crawl taken
+ * over within its lease, DISCOVERY_LEASE_SECONDS at most 600). Past it the tick is reported without
+ * removals: a monitor never waits on a crawl that will not settle.
+ */
+const CRAWL_SETTLE_MS = 15 * 60_000;
 
 /**
  * The monitors' scheduler and tick reporter, in every batch-orchestrator replica (decision 0038).
@@ -164,7 +172,10 @@ export class MonitorTicker implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async report(tick: UnreportedTick): Promise<boolean> {
-    if (tick.crawlScope && (await this.foundEverything(tick)))
+    const scope = tick.crawlScope ? await this.crawlOutcome(tick) : 'partial';
+    // Its run is sealed but its crawl has not recorded its end yet: whether it found everything is not known.
+    if (scope === 'settling') return false;
+    if (scope === 'found-everything')
       await this.bus.request(
         SUBJECTS.pageVersions.recordUnseen,
         { client_id: tick.clientId, monitor_id: tick.monitorId, run_id: tick.runId },
@@ -209,16 +220,30 @@ export class MonitorTicker implements OnApplicationBootstrap, OnApplicationShutd
    * Whether a crawl-scope tick found every page its scope holds, so a page it did not see is gone
    * from the site: its crawl completed (not cancelled, not stopped by robots.txt or an empty start),
    * no page failed or timed out (a failed page's links are unknown), and none was left out for
-   * max_pages. Any doubt leaves the monitor's pages as they were.
+   * max_pages. Any doubt leaves the monitor's pages as they were. `settling`: the crawl has not
+   * recorded its end yet (its run is sealed first), so the answer waits for the next pass.
    */
-  private async foundEverything(tick: UnreportedTick): Promise<boolean> {
-    if (tick.state !== 'completed' || tick.failedRequests > 0 || tick.timeoutRequests > 0) return false;
-    const crawl = await this.bus.request(
-      SUBJECTS.discovery.crawlGet,
-      { client_id: tick.clientId, crawl_id: tick.runId },
-      { timeoutMs: 10_000 },
-    );
-    return crawl.state === 'completed' && crawl.zero_pages_reason === null && crawl.skipped.over_limit === 0;
+  private async crawlOutcome(tick: UnreportedTick): Promise<'found-everything' | 'partial' | 'settling'> {
+    if (tick.state !== 'completed' || tick.failedRequests > 0 || tick.timeoutRequests > 0) return 'partial';
+    let crawl: CrawlView;
+    try {
+      crawl = await this.bus.request(
+        SUBJECTS.discovery.crawlGet,
+        { client_id: tick.clientId, crawl_id: tick.runId },
+        { timeoutMs: 10_000 },
+      );
+    } catch (error) {
+      // A crawl site-discovery does not know (never recorded, or pruned) found nothing to go by.
+      if (error instanceof RemoteAppError && error.code === 'discovery.crawl_not_found') return 'partial';
+      throw error;
+    }
+    if (crawl.status !== 'completed') {
+      const waited = tick.completedAt ? this.clock.now().getTime() - tick.completedAt.getTime() : Infinity;
+      return waited < CRAWL_SETTLE_MS ? 'settling' : 'partial';
+    }
+    return crawl.state === 'completed' && crawl.zero_pages_reason === null && crawl.skipped.over_limit === 0
+      ? 'found-everything'
+      : 'partial';
   }
 
   /** The tick's ops event and metrics, once its report is committed. */

@@ -42,6 +42,8 @@ export interface UnreportedTick {
   successRequests: number;
   failedRequests: number;
   timeoutRequests: number;
+  /** When its run completed. */
+  completedAt: Date | null;
   /** Its monitor watches a crawl scope (false once the monitor is deleted: nothing is removed for it). */
   crawlScope: boolean;
 }
@@ -159,7 +161,7 @@ export class MonitorStore {
     return this.db.sql.query<UnreportedTick>(
       `select t.run_id "runId", t.monitor_id "monitorId", t.client_id "clientId", r.state, r.credits_charged "creditsCharged",
               r.total_requests "totalRequests", r.success_requests "successRequests", r.failed_requests "failedRequests",
-              r.timeout_requests "timeoutRequests", coalesce(m.crawl is not null, false) "crawlScope"
+              r.timeout_requests "timeoutRequests", r.completed_at "completedAt", coalesce(m.crawl is not null, false) "crawlScope"
        from monitor_ticks t join runs r on r.id = t.run_id left join monitors m on m.id = t.monitor_id
        where t.reported_at is null and r.status = 'completed'
        order by t.started_at limit $1`,
