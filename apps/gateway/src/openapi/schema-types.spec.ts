@@ -1,22 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { getMetadataStorage } from 'class-validator';
-import * as contracts from '@lib/contracts';
+import { apiClasses } from '../../../../test/support/api-classes';
 
 const ROOT = path.resolve(__dirname, '../../../..');
-
-/** The request and response classes of the API: the contracts' and the gateway's own DTO files. */
-function apiClasses(): Array<new () => object> {
-  const modules: Array<Record<string, unknown>> = [contracts];
-  const walk = (dir: string): string[] =>
-    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-      const full = path.join(dir, e.name);
-      return e.isDirectory() ? walk(full) : /\.(dto|request|query)\.ts$/.test(e.name) ? [full] : [];
-    });
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  for (const file of walk(path.join(ROOT, 'apps/gateway/src'))) modules.push(require(file) as Record<string, unknown>);
-  return modules.flatMap((m) => Object.values(m)).filter((v): v is new () => object => typeof v === 'function' && /^[A-Z]/.test(v.name));
-}
 
 // A validator, and the schema types that say the same (an integer is a number too).
 const TYPES_OF: Record<string, string[]> = {
@@ -41,7 +28,7 @@ describe('the OpenAPI schema types', () => {
   const storage = getMetadataStorage();
   const checked: string[] = [];
   const disagreements: string[] = [];
-  for (const type of new Set(apiClasses())) {
+  for (const type of new Set(apiClasses().values())) {
     const schema = schemas[type.name];
     if (!schema?.properties) continue;
     for (const meta of storage.getTargetValidationMetadatas(type, '', true, false)) {

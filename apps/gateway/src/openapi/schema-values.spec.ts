@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ArgumentMetadata } from '@nestjs/common';
-import * as contracts from '@lib/contracts';
+import { apiClasses } from '../../../../test/support/api-classes';
 import { RequestValidationPipe } from '../http-errors/request-validation.pipe';
 
 const ROOT = path.resolve(__dirname, '../../../..');
@@ -38,22 +38,6 @@ function valueOf(schema: PropertySchema): fc.Arbitrary<unknown> | null {
   return null;
 }
 
-/** Every request body class of the API: the contracts' and the gateway's own DTO files. */
-function bodyClasses(): Map<string, new () => object> {
-  const modules: Array<Record<string, unknown>> = [contracts];
-  const walk = (dir: string): string[] =>
-    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-      const full = path.join(dir, e.name);
-      return e.isDirectory() ? walk(full) : /\.(dto|request)\.ts$/.test(e.name) ? [full] : [];
-    });
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  for (const file of walk(path.join(ROOT, 'apps/gateway/src'))) modules.push(require(file) as Record<string, unknown>);
-  const classes = new Map<string, new () => object>();
-  for (const value of modules.flatMap((m) => Object.values(m)))
-    if (typeof value === 'function' && /^[A-Z]/.test(value.name)) classes.set(value.name, value as new () => object);
-  return classes;
-}
-
 /**
  * What the served document says a body field takes, validation takes: for every field of every
  * request body with a number, boolean or enum type (what generated clients type exactly), values
@@ -66,7 +50,7 @@ describe('the OpenAPI schema values', () => {
     paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> } }>>;
     components: { schemas: Record<string, { properties?: Record<string, PropertySchema>; required?: string[] }> };
   };
-  const classes = bodyClasses();
+  const classes = apiClasses();
   const bodies = new Set<string>();
   for (const operations of Object.values(document.paths))
     for (const operation of Object.values(operations)) {
