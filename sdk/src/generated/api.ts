@@ -3183,10 +3183,10 @@ export interface components {
             };
         };
         MainContentReport: {
-            /** @description Why page_type was chosen: json-ld:Product, og:article, generator:Discourse…, url:/t/… */
+            /** @description Why page_type was chosen: model:product 0.93 (the page-type classifier), json-ld:Product, og:article, generator:Discourse…, url:/t/… */
             evidence: string[];
             /**
-             * @description 0–1: the share of the page’s remaining text the located content holds, and of the whole page.
+             * @description 0–1: how sure main content is of what it kept: the model’s probability weighted by characters (where the rules alone read the page, the located content’s share of its text).
              * @example 0.82
              */
             confidence: number;
@@ -3194,7 +3194,7 @@ export interface components {
             characters: number;
             /** @description Characters of text on the whole page. */
             page_characters: number;
-            /** @description Characters of text left out, by reason (navigation, header, footer, sidebar, banner, form, share, related, comments, links). */
+            /** @description Characters of text left out, by reason (navigation, header, footer, sidebar, banner, form, share, related, comments, links, other; no_main_content: the page has none, so markdown is empty). */
             removed: {
                 [key: string]: number;
             };

@@ -1,4 +1,4 @@
-import { type HTMLElement as ParsedElement, NodeType, type TextNode } from 'node-html-parser';
+import { type HTMLElement as ParsedElement, type Node as ParsedNode, NodeType, type TextNode } from 'node-html-parser';
 import { absoluteUrl } from './absolute-urls';
 import { textOf } from './parsed-page';
 
@@ -151,8 +151,8 @@ export interface TreeOptions {
   baseUrl: string;
   /** Images as `![alt](url)`, or left out. */
   includeImages: boolean;
-  /** Elements left out with their subtrees (what main content found to be boilerplate). */
-  skip?: ReadonlySet<ParsedElement>;
+  /** Elements left out with their subtrees, and text left out (what main content found to be boilerplate). */
+  skip?: ReadonlySet<ParsedNode>;
 }
 
 // Never rendered as text by a browser, or not page content at all.
@@ -198,6 +198,7 @@ export function conversionTreeOf(root: ParsedElement, options: TreeOptions): Ele
 function appendChildren(target: ElementNode, source: ParsedElement, options: TreeOptions, depth: number, inPre: boolean): void {
   for (const child of source.childNodes) {
     if (child.nodeType === NodeType.TEXT_NODE) {
+      if (options.skip?.has(child)) continue;
       // Entity decoding only where there is an entity (most text nodes have none).
       const raw = (child as TextNode).rawText;
       const text = raw.includes('&') ? (child as TextNode).text : raw;

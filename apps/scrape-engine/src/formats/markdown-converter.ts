@@ -1,9 +1,11 @@
 import TurndownService from 'turndown';
+import { type MainContentModel, shippedMainContentModel } from './block-model';
 import { conversionTreeOf, type ElementNode } from './conversion-tree';
+import { readWithModel } from './main-content-reading';
 import { type MainContentReader } from './main-content-reader';
 import { type LocatedContent, locateMainContent, type PageKind } from './main-content-locator';
 import type { MainContentReport } from '@lib/contracts';
-import type { HTMLElement as HTMLElementNode } from 'node-html-parser';
+import type { HTMLElement as HTMLElementNode, Node as ParsedNode } from 'node-html-parser';
 import { escapeMarkdownText, MARKDOWN_RULES } from './markdown-rules';
 import { elementsOf, type ParsedPage, textOf } from './parsed-page';
 
@@ -17,6 +19,11 @@ export interface MarkdownOptions {
    * kept for bench:main-content's side-by-side table.
    */
   mainContentEngine?: 'readability' | 'locator';
+  /**
+   * The model that decides, block by block, what of the page is main content (decision 0041): the
+   * shipped model when not given, none (the locator's rules alone) when null.
+   */
+  model?: MainContentModel | null;
 }
 
 export interface MarkdownResult {
@@ -31,6 +38,8 @@ export interface MarkdownResult {
   fallbackReason?: string;
   /** The kind of page the locator read (so metadata need not classify the page again). */
   pageKind?: PageKind;
+  /** The model read the page as having no main content: markdown is empty on purpose, and this says why. */
+  noMainContent?: string;
 }
 
 /**
@@ -47,6 +56,7 @@ export class MarkdownConverter {
   constructor(
     private readonly mainContent: MainContentReader,
     rules: Record<string, TurndownService.Rule> = MARKDOWN_RULES,
+    private readonly model: MainContentModel | null = shippedMainContentModel(),
   ) {
     this.turndown = new TurndownService({
       headingStyle: 'atx',
@@ -67,7 +77,7 @@ export class MarkdownConverter {
     let source = page.body;
     let baseUrl = page.baseUrl;
     let mainContentFallback = false;
-    let skip: ReadonlySet<HTMLElementNode> | undefined;
+    let skip: ReadonlySet<HTMLElementNode | ParsedNode> | undefined;
     let title = '';
     let mainContent: MainContentReport | undefined;
     let fallbackReason: string | undefined;
@@ -83,6 +93,23 @@ export class MarkdownConverter {
       if (located) [mainContent, pageKind] = [reportOf(located, mainContentFallback), located.kind];
       if (tooLittle)
         fallbackReason = `only_main_content kept too little (${located!.text} of ${located!.pageText} characters) to stand for the page; markdown holds the whole page.`;
+      const model = options.model === undefined ? this.model : options.model;
+      const reading = model && located ? readWithModel(page, located, mainContentFallback, model) : null;
+      if (reading?.empty)
+        return {
+          markdown: '',
+          degraded: null,
+          mainContentFallback: false,
+          mainContent: reading.report,
+          pageKind: reading.kind,
+          noMainContent: `only_main_content found no main content on this page (${reading.report.evidence[0]}: a bare grid, a sign-in wall); markdown is empty. Ask without only_main_content for the whole page.`,
+        };
+      if (reading) {
+        [source, skip, pageKind, mainContent] = [page.body, reading.skip, reading.kind, reading.report];
+        mainContentFallback = reading.report.whole_page;
+        fallbackReason = undefined;
+        title = reading.keptTitle ? '' : pageTitleOf(page);
+      }
     } else if (options.onlyMainContent) {
       const article = this.mainContent.read(page);
       if (article) ({ root: source, baseUrl } = article);

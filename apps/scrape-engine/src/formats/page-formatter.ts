@@ -53,14 +53,16 @@ export class PageFormatter {
       notes.push(
         `The page could not be converted to markdown (${converted.degraded}); markdown holds its visible text. Request format=html for the page itself.`,
       );
-    if (converted.fallbackReason) notes.push(converted.fallbackReason);
+    if (converted.noMainContent) notes.push(converted.noMainContent);
+    else if (converted.fallbackReason) notes.push(converted.fallbackReason);
     else if (converted.mainContentFallback) notes.push(MAIN_CONTENT_FALLBACK_NOTE);
     if (metadata) {
       // The locator has classified the page when main content was asked for: not read twice.
       metadata.page_type = converted.pageKind ?? pageKindOf(page).kind;
       metadata.main_content = converted.mainContent ?? null;
     }
-    const markdown = delivered.scriptsRan ? converted.markdown : withBootDataText(converted.markdown, html, notes);
+    const markdown =
+      delivered.scriptsRan || converted.noMainContent ? converted.markdown : withBootDataText(converted.markdown, html, notes);
     return { markdown, extracted, metadata, notes };
   }
 }

@@ -154,10 +154,15 @@ export class ActionFailure {
 /** Beyond the spec: what an LLM pipeline wants beside the page's text (include_metadata=true). */
 /** What only_main_content did to a page (metadata.main_content). */
 export class MainContentReport {
-  @ApiProperty({ description: 'Why page_type was chosen: json-ld:Product, og:article, generator:Discourse…, url:/t/…', type: [String] })
+  @ApiProperty({
+    description:
+      'Why page_type was chosen: model:product 0.93 (the page-type classifier), json-ld:Product, og:article, generator:Discourse…, url:/t/…',
+    type: [String],
+  })
   evidence: string[];
   @ApiProperty({
-    description: '0–1: the share of the page’s remaining text the located content holds, and of the whole page.',
+    description:
+      '0–1: how sure main content is of what it kept: the model’s probability weighted by characters (where the rules alone read the page, the located content’s share of its text).',
     example: 0.82,
   })
   confidence: number;
@@ -167,7 +172,7 @@ export class MainContentReport {
   page_characters: number;
   @ApiProperty(
     openObject(
-      'Characters of text left out, by reason (navigation, header, footer, sidebar, banner, form, share, related, comments, links).',
+      'Characters of text left out, by reason (navigation, header, footer, sidebar, banner, form, share, related, comments, links, other; no_main_content: the page has none, so markdown is empty).',
       {
         values: { type: 'integer' },
       },

@@ -1875,16 +1875,19 @@ class McpTransportErrorBody(TypedDict):
 
 
 class MainContentReport(TypedDict):
-    #: Why page_type was chosen: json-ld:Product, og:article, generator:Discourse…, url:/t/…
+    #: Why page_type was chosen: model:product 0.93 (the page-type classifier), json-ld:Product,
+    #: og:article, generator:Discourse…, url:/t/…
     evidence: list[str]
-    #: 0–1: the share of the page’s remaining text the located content holds, and of the whole page.
+    #: 0–1: how sure main content is of what it kept: the model’s probability weighted by characters
+    #: (where the rules alone read the page, the located content’s share of its text).
     confidence: float
     #: Characters of text kept.
     characters: int
     #: Characters of text on the whole page.
     page_characters: int
     #: Characters of text left out, by reason (navigation, header, footer, sidebar, banner, form,
-    #: share, related, comments, links).
+    #: share, related, comments, links, other; no_main_content: the page has none, so markdown is
+    #: empty).
     removed: dict[str, int]
     #: True when the whole page was converted instead (nothing set apart, or too little kept; guidance
     #: says which).
