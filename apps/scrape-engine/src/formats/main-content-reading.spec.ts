@@ -45,8 +45,17 @@ describe('main content read by the model', () => {
           expect(markdown).not.toMatch(BOILERPLATE_WORDS);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 150 },
     );
+  });
+
+  it('leaves a menu the rules set apart as navigation out, beside an article in a plain <div> (CI found the model restoring it)', () => {
+    const [menu, nav] = [CHROME_BLOCKS[6]!, CHROME_BLOCKS[0]!];
+    const body = Array.from({ length: 6 }, (_, i) => `<p>${i + 1}. ${PARAGRAPH.repeat(2)}</p>`).join('');
+    const html = `<html><head><title>Tea</title></head><body>${menu}<div><h1>Brewing green tea</h1>${body}</div>${menu}${nav}</body></html>`;
+    const { markdown } = main(html);
+    expect(markdown).toContain('6\\. Green tea');
+    expect(markdown).not.toMatch(BOILERPLATE_WORDS);
   });
 
   it('keeps or leaves out a list’s items together (one menu item was kept once for reading like the article around it)', () => {

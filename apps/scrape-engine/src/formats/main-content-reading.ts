@@ -30,6 +30,8 @@ const REASON_EVIDENCE: Array<[RemovalReason, string[]]> = [
 ];
 const REASON_FEATURES = REASON_EVIDENCE.map(([reason, names]) => [reason, names.map((name) => BLOCK_FEATURES.indexOf(name))] as const);
 const LINK_DENSITY = BLOCK_FEATURES.indexOf('link_density');
+const RULES_SKIPPED = BLOCK_FEATURES.indexOf('rules_skipped');
+const NAVIGATION = ['in_nav', 'named_nav'].map((name) => BLOCK_FEATURES.indexOf(name));
 // A left-out block with none of the evidence above is counted as links when mostly links, else as other.
 const LINKS_SHARE = 0.5;
 
@@ -54,7 +56,11 @@ export function readWithModel(
   if (noContent !== null) return nothingKept(blocks, kind, noContent, located);
   const threshold = model.thresholdFor(types);
   const probabilities = blocks.map((block) => model.blocks.probability(block.features));
-  const kept = keptByList(blocks, probabilities, threshold);
+  // Where the rules set a block apart as navigation (a <nav>, a menu by its class), they win: a
+  // menu beside an article reads like nothing else, and the model once restored one.
+  const kept = keptByList(blocks, probabilities, threshold).map(
+    (keep, i) => keep && !(blocks[i]!.features[RULES_SKIPPED] === 1 && NAVIGATION.some((index) => blocks[i]!.features[index] === 1)),
+  );
   if (!kept.some(Boolean)) return null;
   const removed: Record<string, number> = {};
   let characters = 0;
