@@ -186,13 +186,16 @@ const URL_WORDS: Array<[string, RegExp]> = [
   ['article', /^(?:\d{4}|article|story|stories|post|news|blog)$/],
 ];
 
+// The landmarks whose share of the page's text the page-type classifier reads, in feature order.
+const PAGE_LANDMARKS = ['li', 'table', 'article', 'main', 'nav', 'header', 'footer', 'aside', 'form', 'a', 'h1'] as const;
+
 /** The features' names of a page as the page-type classifier reads it. */
 export const PAGE_FEATURES: readonly string[] = [
   'chars_log',
   'blocks_log',
   'link_density',
   'mean_block_chars_log',
-  ...['li', 'table', 'article', 'main', 'nav', 'header', 'footer', 'aside', 'form', 'a', 'h1'].map((tag) => `text_in_${tag}`),
+  ...PAGE_LANDMARKS.map((tag) => `text_in_${tag}`),
   ...NAMING_WORDS.map(([name]) => `text_named_${name}`),
   'text_repeated',
   'text_in_sentences',
@@ -224,10 +227,8 @@ function pageFeaturesOf(raw: RawBlock[], located: LocatedContent | null, rulesFa
   let h1 = 0;
   let itemprop = 0;
   let itemtype = 0;
-  const inTag = new Array<number>(11).fill(0);
-  const tagBits = ['li', 'table', 'article', 'main', 'nav', 'header', 'footer', 'aside', 'form', 'a', 'h1'].map((tag) =>
-    ANCESTOR_BIT.get(tag)!,
-  );
+  const inTag = new Array<number>(PAGE_LANDMARKS.length).fill(0);
+  const tagBits = PAGE_LANDMARKS.map((tag) => ANCESTOR_BIT.get(tag)!);
   const named = new Array<number>(NAMING_WORDS.length).fill(0);
   for (const b of raw) {
     const n = b.text.length;
@@ -462,16 +463,20 @@ function blockishElements(body: HTMLElement): Set<HTMLElement> {
   return blockish;
 }
 
-/** A run's text (entities decoded, dropped and hidden elements left out), its link text, links and images. */
+/**
+ * A run's text (entities decoded, dropped and hidden elements left out), its link text, links and
+ * images. The run's own elements were vetted by segment(); only what is inside them is checked here.
+ */
 function measureRun(nodes: Node[], inA: boolean): { text: string; linkText: number; links: number; images: number } {
   const parts: string[] = [];
   let linkText = 0;
   let links = 0;
   let images = 0;
-  const stack: Array<[Node, boolean]> = [];
-  for (let i = nodes.length - 1; i >= 0; i -= 1) stack.push([nodes[i]!, inA]);
+  // [node, linked, vetted]
+  const stack: Array<[Node, boolean, boolean]> = [];
+  for (let i = nodes.length - 1; i >= 0; i -= 1) stack.push([nodes[i]!, inA, true]);
   while (stack.length > 0) {
-    const [node, linked] = stack.pop()!;
+    const [node, linked, vetted] = stack.pop()!;
     if (node.nodeType === NodeType.TEXT_NODE) {
       const raw = (node as TextNode).rawText;
       const text = raw.includes('&') ? (node as TextNode).text : raw;
@@ -484,9 +489,9 @@ function measureRun(nodes: Node[], inA: boolean): { text: string; linkText: numb
     const tag = element.rawTagName?.toLowerCase() ?? '';
     if (tag === 'img') images += 1;
     if (tag === 'br') parts.push(' ');
-    if (isDroppedElement(tag) || isHiddenElement(element)) continue;
+    if (!vetted && (isDroppedElement(tag) || isHiddenElement(element))) continue;
     if (tag === 'a') links += 1;
-    for (let i = element.childNodes.length - 1; i >= 0; i -= 1) stack.push([element.childNodes[i]!, linked || tag === 'a']);
+    for (let i = element.childNodes.length - 1; i >= 0; i -= 1) stack.push([element.childNodes[i]!, linked || tag === 'a', false]);
   }
   return { text: parts.join('').replace(/\s+/g, ' ').trim(), linkText, links, images };
 }
