@@ -101,10 +101,8 @@ export class MainContentModel {
   }
 
   /** The probability a block must reach on a page whose likeliest kind is the kth (0 ≤ k < PAGE_KINDS.length). */
-  thresholdFor(types: readonly number[]): number {
-    let best = 0;
-    for (let k = 1; k < types.length; k += 1) if (types[k]! > types[best]!) best = k;
-    return this.thresholds[best] ?? this.blocks.threshold;
+  thresholdFor(kind: number): number {
+    return this.thresholds[kind] ?? this.blocks.threshold;
   }
 
   /** The probability that a page has no main content, when it reaches the threshold it was trained with; else null. */

@@ -54,7 +54,7 @@ export function readWithModel(
   const kind = PAGE_KINDS[best]!;
   const noContent = model.noContentOf(pageFeatures);
   if (noContent !== null) return nothingKept(blocks, kind, noContent, located);
-  const threshold = model.thresholdFor(types);
+  const threshold = model.thresholdFor(best);
   const probabilities = blocks.map((block) => model.blocks.probability(block.features));
   // Where the rules set a block apart as navigation (a <nav>, a menu by its class), they win: a
   // menu beside an article reads like nothing else, and the model once restored one.
