@@ -6,6 +6,12 @@ import type { components, paths } from './generated/api';
 type Schemas = components['schemas'];
 /** A scrape request with the page cache's max_age and revalidate: a sync scrape, a collection's or batch's item. */
 export type SyncScrapeRequest = Schemas['SyncScrapeRequest'];
+/** A sync scrape with a token budget for its content (max_tokens, cursor, tokenizer). */
+export type WindowedScrapeRequest = Schemas['WindowedScrapeRequest'];
+/** With max_tokens: which part of the content an answer holds, and the cursor for the next. */
+export type ContentWindow = Schemas['ContentWindow'];
+/** GET /v1/read's options (query parameters). */
+export type ReadOptions = NonNullable<paths['/v1/read/{path}']['get']['parameters']['query']>;
 /** Spec 2.1's scrape request (what a monitor's `scrape` options are, without the url). */
 export type ScrapeRequest = Omit<SyncScrapeRequest, 'max_age' | 'revalidate'>;
 export type ScrapeResult = Schemas['ScrapeResultBody'];
@@ -86,9 +92,29 @@ export class ScrapingClient {
     });
   }
 
-  /** One URL, fetched now (POST /v1/sync/scrape), or from the page cache when `max_age` allows. */
-  async scrape(request: SyncScrapeRequest): Promise<ScrapeResult> {
+  /** One URL, fetched now (POST /v1/sync/scrape), or from the page cache when `max_age` allows; `max_tokens` cuts its content to a token budget. */
+  async scrape(request: WindowedScrapeRequest): Promise<ScrapeResult> {
     return unwrap(await this.api.POST('/v1/sync/scrape', { body: request }));
+  }
+
+  /** One URL as markdown (GET /v1/read/{url}): the scrape answer, with `content_window` when `max_tokens` is given. */
+  async read(url: string, options: ReadOptions = {}): Promise<ScrapeResult> {
+    const answer = unwrap(
+      await this.api.GET('/v1/read/{path}', { params: { path: { path: url }, query: options }, headers: { accept: 'application/json' } }),
+    );
+    // Asked for JSON, the answer is the scrape answer; the text forms are for clients without an SDK.
+    if (typeof answer === 'string') throw new ScrapingApiError(200, 'unexpected_text', answer.slice(0, 200), null);
+    return answer;
+  }
+
+  /** Every window of a page within `max_tokens`, first to last, following the cursors (with `max_age`, 3600 unless given, the windows after the first come from the page cache). */
+  async *readWindows(url: string, options: ReadOptions & { max_tokens: number }): AsyncGenerator<ScrapeResult> {
+    let cursor: string | undefined;
+    do {
+      const part = await this.read(url, { max_age: 3600, ...options, ...(cursor ? { cursor } : {}) });
+      yield part;
+      cursor = part.content_window?.cursor ?? undefined;
+    } while (cursor);
   }
 
   /** One file as base64 (POST /v1/sync/download). */

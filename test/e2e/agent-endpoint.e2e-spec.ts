@@ -181,17 +181,20 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
       'actions',
       'browser',
       'browser_type',
+      'cursor',
       'extract',
       'format',
       'language',
       'max_age',
       'max_chars',
       'max_pages',
+      'max_tokens',
       'ocr',
       'offset',
       'pages',
       'retry_on_block',
       'screenshot',
+      'tokenizer',
       'url',
       'use_proxy',
       'window_size',
@@ -301,6 +304,50 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     }
     expect(read).toBe(whole);
     expect(parts).toBeGreaterThanOrEqual(3);
+  });
+
+  it('cuts content to a token budget with max_tokens and pages it to the end with the cursor; bad cursors are argument errors', async () => {
+    // Its own URL: the page cache entry it keeps is not the one the max_chars test below starts without.
+    const url = `${site.url}/page?windows=tokens`;
+    const rest = await http(env.url, '/v1/sync/scrape', {
+      token,
+      json: { url, format: 'markdown', only_main_content: true, include_metadata: true },
+    });
+    const whole: string = rest.body.markdown;
+    let read = '';
+    let cursor: string | null = null;
+    let windows = 0;
+    do {
+      const part = await call('scrape_as_markdown', { url, max_tokens: 120, max_age: 3600, ...(cursor ? { cursor } : {}) });
+      expect(part.isError).toBe(false);
+      const structured = part.structuredContent as {
+        markdown: string;
+        content_window: {
+          tokens: number;
+          total_tokens: number;
+          tokenizer: string;
+          cursor: string | null;
+          truncated: boolean;
+          offset: number;
+          error: null;
+        };
+      };
+      expect(structured.content_window).toMatchObject({ tokenizer: 'o200k_base', offset: read.length, error: null });
+      expect(structured.content_window.tokens).toBeLessThanOrEqual(120);
+      read += fenced(structured.markdown, nonceOf(structured.markdown), 'markdown')!;
+      cursor = structured.content_window.cursor;
+      if (cursor) expect(textOf(part)).toContain(`cursor="${cursor}"`);
+      windows += 1;
+    } while (cursor);
+    expect(read).toBe(whole);
+    expect(windows).toBeGreaterThanOrEqual(3);
+
+    const bad = await call('scrape_as_markdown', { url: `${site.url}/page`, max_tokens: 120, cursor: 'made-up' });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toContain('invalid_cursor');
+    const both = await call('scrape_url', { url: `${site.url}/page`, max_tokens: 120, max_chars: 500 });
+    expect(both.isError).toBe(true);
+    expect(textOf(both)).toContain('conflicting_windows');
   });
 
   it('reads the next part of a page from the page cache with max_age: the second call fetches nothing and costs nothing', async () => {

@@ -62,6 +62,20 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
     expect(result.guidance.credits_charged).toBe(1);
   });
 
+  it('reads a page by its URL (the target encoded in the path, its own query kept) and pages it by token windows', async () => {
+    const url = `${site.url}/page?format=csv&id=3`;
+    const whole = await sdk.read(url);
+    expect(whole.statusCode).toBe(200);
+    expect(whole.markdown).toContain('# ');
+    const windows: string[] = [];
+    for await (const part of sdk.readWindows(url, { max_tokens: 16 })) {
+      expect(part.content_window!.tokens).toBeLessThanOrEqual(16);
+      windows.push(part.markdown ?? '');
+    }
+    expect(windows.length).toBeGreaterThan(1);
+    expect(windows.join('')).toBe(whole.markdown);
+  });
+
   it('converts a document it already has, typed by its Blob or its name, and a refusal as a typed error', async () => {
     const csv = new TextEncoder().encode('item,price\nApple,1.20\n');
     const converted = await sdk.convertDocument(new Blob([csv], { type: 'text/csv' }));

@@ -45,7 +45,9 @@ export class ApiContract {
     const paths = document.paths as Record<string, Record<string, { responses: Record<string, DeclaredResponse> }>>;
     for (const [template, item] of Object.entries(paths)) {
       // Fastify matches an empty parameter too (…/requests//DE), so a segment may be empty.
-      const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]*')}$`);
+      // A trailing {path} takes the rest of the path, slashes and all (GET /v1/read/{path}: a URL).
+      const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+      const pattern = new RegExp(`^${escaped.replace(/\{path\}$/, '.*').replace(/\{[^}]+\}/g, '[^/]*')}$`);
       for (const [method, operation] of Object.entries(item))
         this.operations.push({ method: method.toUpperCase(), template, pattern, responses: operation.responses });
     }
@@ -96,6 +98,9 @@ export class ApiContract {
         ? problems
         : [...problems, `${label}: content-type ${contentType || '(none)'} where the document declares text/plain`];
     }
+    // An operation that answers text beside JSON (GET /v1/read's markdown) declares each text type as a string.
+    const textType = Object.keys(declared.content).find((type) => type.startsWith('text/') && contentType.startsWith(type));
+    if (textType) return problems;
     if (!contentType.includes('application/json'))
       return [...problems, `${label}: content-type ${contentType || '(none)'} where the document declares application/json`];
     let body: unknown;

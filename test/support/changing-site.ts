@@ -9,6 +9,8 @@ export interface ServedPage {
   /** Sent as Last-Modified; a request whose If-Modified-Since is not earlier is answered 304. */
   lastModified?: Date;
   status?: number;
+  /** Sent as Content-Type (default text/html; charset=utf-8). */
+  contentType?: string;
 }
 
 /**
@@ -63,7 +65,7 @@ export async function startChangingSite(): Promise<ChangingSite> {
           ifModifiedSince !== null &&
           Date.parse(ifModifiedSince) >= Math.floor(page.lastModified.getTime() / 1000) * 1000;
     if (unchanged && (page.status ?? 200) === 200) return answer(304, validators, '');
-    answer(page.status ?? 200, { 'content-type': 'text/html; charset=utf-8', ...validators }, page.html);
+    answer(page.status ?? 200, { 'content-type': page.contentType ?? 'text/html; charset=utf-8', ...validators }, page.html);
   });
   const listening = await listenOnLoopback(server);
   site.url = listening.url;

@@ -62,3 +62,24 @@ export class UploadTooLargeError extends AppError {
 export class UnsupportedUploadError extends AppError {
   readonly code = 'document.unsupported';
 }
+
+/** GET /v1/read answering text (decision 0042): the page has no text; what the scrape was charged stands. */
+export class EmptyContentError extends AppError {
+  readonly code = 'content.empty';
+}
+
+/** GET /v1/read answering text: the target sent a binary body (a file), which has no text to read there. */
+export class UnsupportedContentTypeError extends AppError {
+  readonly code = 'content.unsupported_type';
+}
+
+/** GET /v1/read answering text: guidance found a block page, which is never returned as if it were the page. */
+export class BlockedContentError extends AppError {
+  readonly code = 'content.blocked';
+}
+
+/** The error a read answering text raises for why there is nothing to read. */
+export function noContentToReadError(reason: 'empty_content' | 'unsupported_content_type' | 'blocked', message: string): AppError {
+  if (reason === 'unsupported_content_type') return new UnsupportedContentTypeError(message);
+  return reason === 'blocked' ? new BlockedContentError(message) : new EmptyContentError(message);
+}

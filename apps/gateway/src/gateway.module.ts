@@ -41,6 +41,7 @@ import { PlatformHealth } from './health/platform-health';
 import { OPENAPI_DOCUMENT, OpenApiController } from './openapi/openapi.controller';
 import { PlansController } from './plans/plans.controller';
 import { DocumentsController } from './documents/documents.controller';
+import { UrlReadController } from './url-reads/url-read.controller';
 import { SyncScrapeController } from './sync-scrape/sync-scrape.controller';
 import { EngineWatch } from './sync-scrape/engine-watch';
 import { InFlightEventsController } from './sync-scrape/in-flight-events.controller';
@@ -61,6 +62,7 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     RotateTokenController,
     OpenApiController,
     SyncScrapeController,
+    UrlReadController,
     DocumentsController,
     CollectionsController,
     RunsController,

@@ -232,6 +232,28 @@ def test_the_command_line(
     assert capsys.readouterr().err.startswith("scrapeapi: 401 ")
 
 
+def test_reads_a_page_by_its_url_whole_and_in_token_windows(platform: str, site: str, token: str, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"{site}/page?format=csv&id=3"  # the target's own parameters, one named like an option: the SDK encodes the URL
+    with ScrapingClient(token, platform) as client:
+        whole = client.read(url)
+        assert whole["statusCode"] == 200 and "# Fixture page" in (whole["markdown"] or "")
+        assert client.last_usage.credits_charged == 1
+        windows = list(client.read_windows(url, max_tokens=16))
+        assert len(windows) > 2
+        assert "".join(w["markdown"] or "" for w in windows) == whole["markdown"]
+        for window in windows:
+            assert window["content_window"]["tokens"] <= 16
+            assert window["content_window"]["tokenizer"] == "o200k_base"
+        assert windows[-1]["content_window"]["cursor"] is None
+    base = ["--url", platform, "--token", token]
+    assert main([*base, "read", url, "--max-tokens", "16"]) == 0
+    shown = capsys.readouterr()
+    assert whole["markdown"] and whole["markdown"].startswith(shown.out) and shown.out != whole["markdown"]
+    assert "--cursor" in shown.err
+    assert main([*base, "read", url, "--max-tokens", "16", "--all"]) == 0
+    assert capsys.readouterr().out == whole["markdown"]
+
+
 def test_the_command_line_flags_users_reach_for(platform: str, site: str, token: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # --token and --url beside the environment; --main-content, --format, --json, --out, --extract-all.
     base = ["--url", platform, "--token", token]
@@ -255,7 +277,7 @@ def test_the_command_line_flags_users_reach_for(platform: str, site: str, token:
 
 
 def test_every_command_shows_examples_in_its_help(capsys: pytest.CaptureFixture[str]) -> None:
-    for command in [[], ["scrape"], ["collect"], ["viability"], ["monitor"], ["changes"], ["convert"]]:
+    for command in [[], ["read"], ["scrape"], ["collect"], ["viability"], ["monitor"], ["changes"], ["convert"]]:
         with pytest.raises(SystemExit):
             main([*command, "--help"])
         shown = capsys.readouterr().out

@@ -190,6 +190,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/read/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one URL as markdown: the target in the path (query string kept), the scrape options as query parameters (decision 0042).
+         * @description GET /v1/read/https://example.com/page?only_main_content=true — the same scrape, billing, limits, page cache and errors as POST /v1/sync/scrape, with format markdown by default. Query parameters named like an option (only_main_content, include_images, include_metadata, browser, screenshot, retry_on_block, ocr, revalidate, max_age, max_tokens, max_pages, format, browser_type, use_proxy, language, window_size, pages, custom_id, cursor, tokenizer) are options; every other one stays with the target URL. A target whose own parameters use those names is sent percent-encoded (https%3A%2F%2F…), and then the whole query string is options. Answers text/markdown (text/html with format=html) by default, with X-Target-Status, and with max_tokens X-Content-Tokens, X-Content-Total-Tokens and X-Next-Cursor; with Accept: application/json, the scrape answer (ScrapeResultBody). A page with nothing to read answers 422 empty_content, 415 unsupported_content_type or 422 blocked as text (the content_window.error of the JSON answer), charged as the scrape was.
+         */
+        get: operations["UrlRead_read"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/documents/convert": {
         parameters: {
             query?: never;
@@ -1500,6 +1520,310 @@ export interface components {
             resource_types?: ("document" | "eventsource" | "fetch" | "font" | "image" | "manifest" | "media" | "other" | "script" | "stylesheet" | "texttrack" | "websocket" | "xhr")[] | null;
             listen_after_load_ms?: number | null;
         };
+        WindowedScrapeRequest: {
+            /**
+             * @description http or https; text that is no such URL is refused (422 invalid_url), so are non-public targets (422 target_blocked).
+             * @example https://example.com/
+             */
+            url: string;
+            /**
+             * @default html
+             * @enum {string}
+             */
+            format?: "html" | "markdown";
+            /**
+             * @description Beyond the spec. With format=markdown: only the main article (as a reader view finds it: navigation, headers, footers, cookie banners, sidebars, ads and comments dropped), headed by its title. A page with no article is converted whole. html stays the page as served.
+             * @default false
+             */
+            only_main_content?: boolean;
+            /**
+             * @description Beyond the spec. With format=markdown: images as ![alt](absolute-url), or left out when false. Inline data: images are never copied (their alt text stands in).
+             * @default true
+             */
+            include_images?: boolean;
+            /**
+             * @description Beyond the spec. Fill `metadata`: title, description, language, canonical URL, final URL (after redirects) and the links of the page (either format).
+             * @default false
+             */
+            include_metadata?: boolean;
+            /** @default false */
+            browser?: boolean;
+            /**
+             * @default heavy
+             * @enum {string}
+             */
+            browser_type?: "heavy" | "light";
+            use_proxy?: (string | null) | components["schemas"]["ProxyConfig"];
+            /**
+             * @description Full-page PNG, base64. Requires browser=true.
+             * @default false
+             */
+            screenshot?: boolean;
+            /** @description Browser actions (spec 2.3), run in order after the page loads; requires browser=true. The spec leaves two types open; ours: `{"type":"select","selector":"css:…","value":"<option value>"}` chooses an option of a <select>; `{"type":"while","condition":{"selector":"css:…","state":"exists|visible|enabled"} or {"script":"<JS expression>"},"actions":[…],"max_iterations":10}` repeats its actions while the condition holds (max_iterations 1-100, default 10; while nests up to 3 deep). At most 200 declared and 1000 executed actions, 90 s in all. A failing action stops the list: the response keeps the page as it was, action_error names the action (its index path) and why, and guidance.error_type is action_failed. evaluate results go to evaluate_results, one entry per executed evaluate: {action, value, error}. */
+            actions?: (components["schemas"]["ClickAction"] | components["schemas"]["InputAction"] | components["schemas"]["KeyPressAction"] | components["schemas"]["EvaluateAction"] | components["schemas"]["CollectAction"] | components["schemas"]["WaitForSelectorAction"] | components["schemas"]["WaitForTimeoutAction"] | components["schemas"]["SelectAction"] | components["schemas"]["WhileAction"])[] | null;
+            /** @description Output name → selector (css:, xpath:, or a bare //…) or {selector, multiple, attribute}. */
+            extract?: {
+                [key: string]: unknown;
+            } | null;
+            headers?: {
+                [key: string]: string;
+            } | null;
+            cookies?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * @default
+             * @example en-US
+             */
+            language?: string;
+            /**
+             * @default desktop
+             * @enum {string}
+             */
+            window_size?: "desktop" | "mobile" | "any";
+            /** @description Cannot be combined with browser=true. */
+            http_method?: components["schemas"]["HttpMethodSpec"] | null;
+            /** @description Requires browser=true. */
+            network_capture?: components["schemas"]["NetworkCaptureSpec"] | null;
+            /** @default false */
+            retry_on_block?: boolean;
+            /**
+             * @description Beyond the spec. When the URL serves a document (PDF, DOCX, XLSX, PPTX, CSV…): the pages to read, counted from 1 — "3", "3-10", "12-" (to the end), comma-separated (at most 100 ranges). For a spreadsheet a page is a sheet, for slides a slide. Absent: every page, up to max_pages. No effect on HTML.
+             * @example 1-3,7,10-
+             */
+            pages?: string;
+            /**
+             * @description Beyond the spec. When the URL serves a document: the most pages read (after `pages`); the rest are left out and said so in the notes. A document costs one credit per page read (a simple request's credit covers the first), so this bounds the cost.
+             * @default 2000
+             */
+            max_pages?: number;
+            /**
+             * @description Beyond the spec. When the URL serves a PDF whose pages are pictures (a scan): read their text by OCR (English), 2 credits a page recognised, within the document's 20 s budget (2–5 s a page: about 4 dense pages a call; ask for the rest with `pages`). Without it a scan says `metadata.document.ocr_required`. Pages with a text layer are read as always.
+             * @default false
+             */
+            ocr?: boolean;
+            custom_id?: string;
+            /** @description Beyond the spec. Seconds: a result of the same request (same URL after normalisation and every option that changes the result) stored at most this long ago is returned from the page cache, with cached=true, for 0 credits. Older, and the origin gave an ETag or Last-Modified: it is asked with a conditional GET (never a browser); a 304 returns the stored result for 1 credit in either mode. Otherwise the page is fetched and charged as usual, and kept for the next request (never a failed or blocked result). 0: always fetch, and keep the result. Absent: the cache is not used. Per client; at most 30 days. */
+            max_age?: number;
+            /**
+             * @description Beyond the spec. With max_age: whether a stale entry is revalidated with the origin (ETag/Last-Modified) before fetching. The validators speak for the document only; for a page whose content its scripts load after the document, pass false.
+             * @default true
+             */
+            revalidate?: boolean;
+            /** @description Beyond the spec. A token budget for the content (markdown, or html): the answer holds as many whole blocks as fit, counted with `tokenizer`, and `content_window` says how many tokens the window and the whole hold and gives the `cursor` for the next window. A page with nothing to read answers content null and content_window.error (empty_content, unsupported_content_type, blocked). */
+            max_tokens?: number;
+            /** @description Beyond the spec. With max_tokens: the `content_window.cursor` of the window before, to read the next one (the same request otherwise; with max_age the page cache serves the same page for 0 credits). */
+            cursor?: string;
+            /**
+             * @description Beyond the spec. With max_tokens: the tokenizer that counts (o200k_base: GPT-4o and later; cl100k_base: GPT-4, GPT-3.5 and most embedding models).
+             * @default o200k_base
+             * @enum {string}
+             */
+            tokenizer?: "o200k_base" | "cl100k_base";
+        };
+        EvaluateResultEntry: {
+            /** @description Where the action sits: `actions[3]`, or `actions[2].actions[0]` inside a while loop. */
+            action: string;
+            /** @description What the script returned (JSON-serialisable). */
+            value: (string | null) | number | boolean | {
+                [key: string]: unknown;
+            } | unknown[];
+            error: string | null;
+        };
+        CapturedNetworkRequest: {
+            url: string;
+            method: string;
+            /** @enum {string} */
+            resource_type: "document" | "eventsource" | "fetch" | "font" | "image" | "manifest" | "media" | "other" | "script" | "stylesheet" | "texttrack" | "websocket" | "xhr";
+            /** @description HTTP status; 0 when no response arrived (failed, blocked or still open). */
+            status: number;
+            mime_type: string | null;
+            request_headers: {
+                [key: string]: string;
+            };
+            response_headers: {
+                [key: string]: string;
+            };
+            /** @description Bytes received over the network (encoded). */
+            size: number;
+            /** @description From the request being sent to its last byte (or failure), ms. */
+            duration: number;
+            /** @description Body of document, xhr and fetch requests, at most 256 KB. */
+            body: string | null;
+            /** @enum {string|null} */
+            body_encoding: "utf8" | "base64" | null;
+            body_truncated: boolean;
+            /** @description Why the request failed (net::ERR_…), or that the SSRF guard refused it. */
+            error: string | null;
+        };
+        ScrapeTimings: {
+            /** @description Waiting for a free slot (browser pool or batch concurrency). */
+            queue_wait_ms?: number;
+            /** @description Choosing and connecting through a proxy. */
+            proxy_ms?: number;
+            /** @description Browser mode: getting a browser page ready. */
+            browser_launch_ms?: number;
+            /** @description Fetching the page (simple mode) or loading it (browser mode). */
+            navigation_ms?: number;
+            /** @description Browser mode: running the actions. */
+            actions_ms?: number;
+            /** @description Selectors, markdown conversion and content validation. */
+            extraction_ms?: number;
+            /** @description The whole request inside the scrape engine. */
+            total_ms?: number;
+        };
+        ScrapeGuidance: {
+            success: boolean;
+            /**
+             * @description dns_error, connection_error, timeout, proxy_error, tls_error, too_many_redirects, body_too_large, target_blocked, fetch_error (never charged); http_4xx, http_5xx, captcha, cloudflare_challenge, challenge, hard_block, soft_block, empty_shell (charged); browser_unavailable, browser_busy, browser_error, action_failed; batch jobs that never ran to an answer: worker_failure, timeout, quota_exceeded (never charged).
+             * @enum {string|null}
+             */
+            error_type: "dns_error" | "connection_error" | "timeout" | "proxy_error" | "tls_error" | "too_many_redirects" | "body_too_large" | "target_blocked" | "fetch_error" | "http_4xx" | "http_5xx" | "captcha" | "cloudflare_challenge" | "challenge" | "hard_block" | "soft_block" | "empty_shell" | "document_encrypted" | "document_corrupt" | "document_too_large" | "browser_unavailable" | "browser_busy" | "browser_error" | "action_failed" | "worker_failure" | "quota_exceeded" | null;
+            /** @description The anti-bot or CAPTCHA provider behind a block, when recognised. */
+            error_provider: string | null;
+            credits_charged: number;
+            /** @description True when the request was not charged because the failure was on our side or the network. */
+            credits_refunded: boolean;
+            next_steps: string[];
+            /** @description A ready-to-send scrape request for the next attempt. */
+            suggested_request: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Set when retrying cannot help; says why. */
+            stop_reason: string | null;
+        };
+        PageCacheReport: {
+            /**
+             * @description hit: served as stored; revalidated: the origin answered 304 to a conditional request; miss: fetched now.
+             * @enum {string}
+             */
+            status: "hit" | "revalidated" | "miss";
+            /** @description Seconds since the origin last gave or confirmed this content (0 when fetched or revalidated now). */
+            age: number;
+            /** @description When the content was fetched from the origin (ISO 8601). */
+            fetched_at: string;
+            /** @description Whether this result was kept for the next request (never a failed or blocked one, nor one over the size limit). */
+            stored: boolean;
+        };
+        ContentWindow: {
+            /** @enum {string} */
+            tokenizer: "o200k_base" | "cl100k_base";
+            /** @description Tokens in this window, exactly as the tokenizer counts the window's text. */
+            tokens: number;
+            /** @description Tokens in the whole content, counted at once. */
+            total_tokens: number;
+            /** @description Where the window starts in the whole content (UTF-16 code units). */
+            offset: number;
+            /** @description Where it ends. */
+            end: number;
+            total_chars: number;
+            /** @description Whether content follows this window. */
+            truncated: boolean;
+            /** @description Send it as `cursor` (the same request otherwise) for the next window; null at the end. */
+            cursor: string | null;
+            /** @description Why there is no content to read (then content is null), or why the window started again from the beginning (content_changed); else null. */
+            error: components["schemas"]["ContentWindowError"] | null;
+        };
+        ScrapeResultBody: {
+            /** @description Set when format=html; null when format=markdown; empty for binary responses. */
+            html: string | null;
+            /** @description Set when format=markdown. */
+            markdown: string | null;
+            /** @description The target's HTTP status; 0 when it never answered. */
+            statusCode: number;
+            /** @description Status text. */
+            message: string;
+            /** @description Base64 PNG of the full page. */
+            screenshot: string | null;
+            /** @description Seconds. */
+            executionTime: number;
+            /** @description One entry per name of `extract`. */
+            extracted_data: {
+                [key: string]: (string | null) | number | boolean | {
+                    [key: string]: unknown;
+                } | unknown[];
+            } | null;
+            evaluate_results: components["schemas"]["EvaluateResultEntry"][] | null;
+            network_requests: components["schemas"]["CapturedNetworkRequest"][] | null;
+            potentiallyBlockedByCaptcha: boolean;
+            timings: components["schemas"]["ScrapeTimings"];
+            guidance: components["schemas"]["ScrapeGuidance"];
+            /** @description Content-Type of the target response; absent or null means text/html. */
+            content_type: string | null;
+            /** @description Base64 raw body, only for binary responses (PDF, image, archive). */
+            body_base64: string | null;
+            /** @description Reserved for offloaded large binary bodies; always null. */
+            body_url: string | null;
+            /** @description Beyond the spec: title, description, language, canonical URL, final URL and links when include_metadata=true, else null. */
+            metadata?: components["schemas"]["PageMetadata"] | null;
+            /** @description Browser mode: the action that stopped the action list, else null. */
+            action_error?: components["schemas"]["ActionFailure"] | null;
+            /** @description A crawl's page that is another page (it redirected, or its rel=canonical names another URL of its host): not returned as a page, not charged; else absent. */
+            duplicate_of?: components["schemas"]["DuplicateOf"] | null;
+            /** @description Present when the request carried max_age: true when served from the page cache (fresh, or confirmed by the origin with a 304). */
+            cached?: boolean;
+            /** @description Present when the request carried max_age: how the page cache answered. */
+            cache?: components["schemas"]["PageCacheReport"];
+            /** @description A monitor tick's page: new, same, changed (with its diffs) or removed against the version before; null when the page could not be compared (it failed without being gone). Absent elsewhere. */
+            change?: components["schemas"]["PageChange"] | null;
+            /** @description Present when the request carried max_tokens: the part of the content this answer holds, its token counts and the cursor for the next part. */
+            content_window?: components["schemas"]["ContentWindow"];
+        };
+        DownloadRequest: {
+            /** @example https://example.com/report.pdf */
+            url: string;
+            use_proxy?: (string | null) | components["schemas"]["ProxyConfig"];
+        };
+        DownloadResultBody: {
+            /** @description Base64 file content. */
+            content: string | null;
+            /** @description Detected MIME type. */
+            contentType: string | null;
+            /** @description The target's HTTP status; 0 when it never answered (not charged). */
+            statusCode: number;
+            message: string;
+            /** @description Seconds. */
+            executionTime: number | null;
+        };
+        DocumentFacts: {
+            /** @enum {string} */
+            format: "pdf" | "docx" | "xlsx" | "pptx" | "odt" | "ods" | "odp" | "epub" | "rtf" | "csv";
+            title: string | null;
+            author: string | null;
+            /** @description When the file says it was created (ISO 8601). */
+            created: string | null;
+            language: string | null;
+            /** @description Pages (a PDF), slides (a presentation), sheets (a spreadsheet); 1 for a flowing document. */
+            page_count: number;
+            /** @description Pages, slides or sheets read into the result (at most 2,000). */
+            pages_read: number;
+            /** @description The credits the document cost, as charged: a credit a page read (2 a page read by OCR), or for a flowing document its text at 3,000 characters to a page; at least 1, the request's own credit. */
+            pages_charged?: number;
+            /** @description Pages of a scan read by OCR (`ocr: true`), 2 credits each in pages_charged; absent or 0 otherwise. */
+            pages_ocr?: number;
+            /** @description A PDF with no text layer (a scan) whose pages were not read by OCR: they are images, and the result holds no text from them (ask again with `ocr: true`). false for other formats. */
+            ocr_required: boolean;
+        };
+        DocumentConversionResult: {
+            /**
+             * @description The media type of the format read (the upload's own may be vague).
+             * @example application/pdf
+             */
+            content_type: string;
+            /** @description With format=markdown: the document, with a `<!-- page N -->` marker before each page. */
+            markdown: string | null;
+            /** @description With format=html. */
+            html: string | null;
+            document: components["schemas"]["DocumentFacts"];
+            /** @description The http(s) links of the pages read. */
+            links: string[];
+            /** @description What was left out and why (a cut at max_pages or at the time budget, a scan that needs OCR). */
+            notes: string[];
+            /** @description A credit per page read (per 3,000 characters for a flowing document), at least 1. */
+            credits_charged: number;
+            /** @description Milliseconds the reading took. */
+            execution_ms: number;
+        };
         SyncScrapeRequest: {
             /**
              * @description http or https; text that is no such URL is refused (422 invalid_url), so are non-public targets (422 target_blocked).
@@ -1590,188 +1914,6 @@ export interface components {
              * @default true
              */
             revalidate?: boolean;
-        };
-        EvaluateResultEntry: {
-            /** @description Where the action sits: `actions[3]`, or `actions[2].actions[0]` inside a while loop. */
-            action: string;
-            /** @description What the script returned (JSON-serialisable). */
-            value: (string | null) | number | boolean | {
-                [key: string]: unknown;
-            } | unknown[];
-            error: string | null;
-        };
-        CapturedNetworkRequest: {
-            url: string;
-            method: string;
-            /** @enum {string} */
-            resource_type: "document" | "eventsource" | "fetch" | "font" | "image" | "manifest" | "media" | "other" | "script" | "stylesheet" | "texttrack" | "websocket" | "xhr";
-            /** @description HTTP status; 0 when no response arrived (failed, blocked or still open). */
-            status: number;
-            mime_type: string | null;
-            request_headers: {
-                [key: string]: string;
-            };
-            response_headers: {
-                [key: string]: string;
-            };
-            /** @description Bytes received over the network (encoded). */
-            size: number;
-            /** @description From the request being sent to its last byte (or failure), ms. */
-            duration: number;
-            /** @description Body of document, xhr and fetch requests, at most 256 KB. */
-            body: string | null;
-            /** @enum {string|null} */
-            body_encoding: "utf8" | "base64" | null;
-            body_truncated: boolean;
-            /** @description Why the request failed (net::ERR_…), or that the SSRF guard refused it. */
-            error: string | null;
-        };
-        ScrapeTimings: {
-            /** @description Waiting for a free slot (browser pool or batch concurrency). */
-            queue_wait_ms?: number;
-            /** @description Choosing and connecting through a proxy. */
-            proxy_ms?: number;
-            /** @description Browser mode: getting a browser page ready. */
-            browser_launch_ms?: number;
-            /** @description Fetching the page (simple mode) or loading it (browser mode). */
-            navigation_ms?: number;
-            /** @description Browser mode: running the actions. */
-            actions_ms?: number;
-            /** @description Selectors, markdown conversion and content validation. */
-            extraction_ms?: number;
-            /** @description The whole request inside the scrape engine. */
-            total_ms?: number;
-        };
-        ScrapeGuidance: {
-            success: boolean;
-            /**
-             * @description dns_error, connection_error, timeout, proxy_error, tls_error, too_many_redirects, body_too_large, target_blocked, fetch_error (never charged); http_4xx, http_5xx, captcha, cloudflare_challenge, challenge, hard_block, soft_block, empty_shell (charged); browser_unavailable, browser_busy, browser_error, action_failed; batch jobs that never ran to an answer: worker_failure, timeout, quota_exceeded (never charged).
-             * @enum {string|null}
-             */
-            error_type: "dns_error" | "connection_error" | "timeout" | "proxy_error" | "tls_error" | "too_many_redirects" | "body_too_large" | "target_blocked" | "fetch_error" | "http_4xx" | "http_5xx" | "captcha" | "cloudflare_challenge" | "challenge" | "hard_block" | "soft_block" | "empty_shell" | "document_encrypted" | "document_corrupt" | "document_too_large" | "browser_unavailable" | "browser_busy" | "browser_error" | "action_failed" | "worker_failure" | "quota_exceeded" | null;
-            /** @description The anti-bot or CAPTCHA provider behind a block, when recognised. */
-            error_provider: string | null;
-            credits_charged: number;
-            /** @description True when the request was not charged because the failure was on our side or the network. */
-            credits_refunded: boolean;
-            next_steps: string[];
-            /** @description A ready-to-send scrape request for the next attempt. */
-            suggested_request: {
-                [key: string]: unknown;
-            } | null;
-            /** @description Set when retrying cannot help; says why. */
-            stop_reason: string | null;
-        };
-        PageCacheReport: {
-            /**
-             * @description hit: served as stored; revalidated: the origin answered 304 to a conditional request; miss: fetched now.
-             * @enum {string}
-             */
-            status: "hit" | "revalidated" | "miss";
-            /** @description Seconds since the origin last gave or confirmed this content (0 when fetched or revalidated now). */
-            age: number;
-            /** @description When the content was fetched from the origin (ISO 8601). */
-            fetched_at: string;
-            /** @description Whether this result was kept for the next request (never a failed or blocked one, nor one over the size limit). */
-            stored: boolean;
-        };
-        ScrapeResultBody: {
-            /** @description Set when format=html; null when format=markdown; empty for binary responses. */
-            html: string | null;
-            /** @description Set when format=markdown. */
-            markdown: string | null;
-            /** @description The target's HTTP status; 0 when it never answered. */
-            statusCode: number;
-            /** @description Status text. */
-            message: string;
-            /** @description Base64 PNG of the full page. */
-            screenshot: string | null;
-            /** @description Seconds. */
-            executionTime: number;
-            /** @description One entry per name of `extract`. */
-            extracted_data: {
-                [key: string]: (string | null) | number | boolean | {
-                    [key: string]: unknown;
-                } | unknown[];
-            } | null;
-            evaluate_results: components["schemas"]["EvaluateResultEntry"][] | null;
-            network_requests: components["schemas"]["CapturedNetworkRequest"][] | null;
-            potentiallyBlockedByCaptcha: boolean;
-            timings: components["schemas"]["ScrapeTimings"];
-            guidance: components["schemas"]["ScrapeGuidance"];
-            /** @description Content-Type of the target response; absent or null means text/html. */
-            content_type: string | null;
-            /** @description Base64 raw body, only for binary responses (PDF, image, archive). */
-            body_base64: string | null;
-            /** @description Reserved for offloaded large binary bodies; always null. */
-            body_url: string | null;
-            /** @description Beyond the spec: title, description, language, canonical URL, final URL and links when include_metadata=true, else null. */
-            metadata?: components["schemas"]["PageMetadata"] | null;
-            /** @description Browser mode: the action that stopped the action list, else null. */
-            action_error?: components["schemas"]["ActionFailure"] | null;
-            /** @description A crawl's page that is another page (it redirected, or its rel=canonical names another URL of its host): not returned as a page, not charged; else absent. */
-            duplicate_of?: components["schemas"]["DuplicateOf"] | null;
-            /** @description Present when the request carried max_age: true when served from the page cache (fresh, or confirmed by the origin with a 304). */
-            cached?: boolean;
-            /** @description Present when the request carried max_age: how the page cache answered. */
-            cache?: components["schemas"]["PageCacheReport"];
-            /** @description A monitor tick's page: new, same, changed (with its diffs) or removed against the version before; null when the page could not be compared (it failed without being gone). Absent elsewhere. */
-            change?: components["schemas"]["PageChange"] | null;
-        };
-        DownloadRequest: {
-            /** @example https://example.com/report.pdf */
-            url: string;
-            use_proxy?: (string | null) | components["schemas"]["ProxyConfig"];
-        };
-        DownloadResultBody: {
-            /** @description Base64 file content. */
-            content: string | null;
-            /** @description Detected MIME type. */
-            contentType: string | null;
-            /** @description The target's HTTP status; 0 when it never answered (not charged). */
-            statusCode: number;
-            message: string;
-            /** @description Seconds. */
-            executionTime: number | null;
-        };
-        DocumentFacts: {
-            /** @enum {string} */
-            format: "pdf" | "docx" | "xlsx" | "pptx" | "odt" | "ods" | "odp" | "epub" | "rtf" | "csv";
-            title: string | null;
-            author: string | null;
-            /** @description When the file says it was created (ISO 8601). */
-            created: string | null;
-            language: string | null;
-            /** @description Pages (a PDF), slides (a presentation), sheets (a spreadsheet); 1 for a flowing document. */
-            page_count: number;
-            /** @description Pages, slides or sheets read into the result (at most 2,000). */
-            pages_read: number;
-            /** @description The credits the document cost, as charged: a credit a page read (2 a page read by OCR), or for a flowing document its text at 3,000 characters to a page; at least 1, the request's own credit. */
-            pages_charged?: number;
-            /** @description Pages of a scan read by OCR (`ocr: true`), 2 credits each in pages_charged; absent or 0 otherwise. */
-            pages_ocr?: number;
-            /** @description A PDF with no text layer (a scan) whose pages were not read by OCR: they are images, and the result holds no text from them (ask again with `ocr: true`). false for other formats. */
-            ocr_required: boolean;
-        };
-        DocumentConversionResult: {
-            /**
-             * @description The media type of the format read (the upload's own may be vague).
-             * @example application/pdf
-             */
-            content_type: string;
-            /** @description With format=markdown: the document, with a `<!-- page N -->` marker before each page. */
-            markdown: string | null;
-            /** @description With format=html. */
-            html: string | null;
-            document: components["schemas"]["DocumentFacts"];
-            /** @description The http(s) links of the pages read. */
-            links: string[];
-            /** @description What was left out and why (a cut at max_pages or at the time budget, a scan that needs OCR). */
-            notes: string[];
-            /** @description A credit per page read (per 3,000 characters for a flowing document), at least 1. */
-            credits_charged: number;
-            /** @description Milliseconds the reading took. */
-            execution_ms: number;
         };
         CollectionBody: {
             /** @default New Collection */
@@ -1984,6 +2126,8 @@ export interface components {
             cache?: components["schemas"]["PageCacheReport"];
             /** @description A monitor tick's page: new, same, changed (with its diffs) or removed against the version before; null when the page could not be compared (it failed without being gone). Absent elsewhere. */
             change?: components["schemas"]["PageChange"] | null;
+            /** @description Present when the request carried max_tokens: the part of the content this answer holds, its token counts and the cursor for the next part. */
+            content_window?: components["schemas"]["ContentWindow"];
             url: string;
             custom_id: string | null;
             /** @enum {string} */
@@ -3201,6 +3345,11 @@ export interface components {
             /** @description True when the whole page was converted instead (nothing set apart, or too little kept; guidance says which). */
             whole_page: boolean;
         };
+        ContentWindowError: {
+            /** @enum {string} */
+            code: "empty_content" | "unsupported_content_type" | "blocked" | "content_changed";
+            message: string;
+        };
         PageMetadata: {
             /** @description <title>, else og:title. */
             title: string | null;
@@ -3922,6 +4071,90 @@ export interface components {
                 };
             };
         };
+        /** @description Not Found: error_code not_found. */
+        NotFound2: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "not_found";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Unsupported Media Type: error_code unsupported_content_type. */
+        UnsupportedMediaType2: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "unsupported_content_type";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
+        /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code blocked, empty_content, invalid_scrape_request, invalid_url, target_blocked, unknown_country. */
+        UnprocessableEntity3: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationErrorBody"] | {
+                    /** @description What went wrong, for humans. */
+                    detail: string;
+                    /**
+                     * @description Stable, machine-readable.
+                     * @enum {string}
+                     */
+                    error_code: "blocked" | "empty_content" | "invalid_scrape_request" | "invalid_url" | "target_blocked" | "unknown_country";
+                    /** @description A finer machine-readable reason where there is one (target_blocked: private_ip, dns_failed, …). */
+                    reason?: string;
+                    /** @description invalid_state only: the project's or batch's current state, which refused the operation. */
+                    state?: string;
+                };
+            };
+        };
         /** @description Bad Request: error_code bad_request, bad_url, invalid_json, invalid_request. */
         BadRequest3: {
             headers: {
@@ -3979,7 +4212,7 @@ export interface components {
             };
         };
         /** @description Unsupported Media Type: error_code unsupported_document, unsupported_media_type. */
-        UnsupportedMediaType2: {
+        UnsupportedMediaType3: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4007,7 +4240,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code document_corrupt, document_encrypted, invalid_scrape_request. */
-        UnprocessableEntity3: {
+        UnprocessableEntity4: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4148,7 +4381,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: error_code idempotency_key_reused, invalid_url, target_blocked. */
-        UnprocessableEntity4: {
+        UnprocessableEntity5: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4176,7 +4409,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code collection_not_found, not_found. */
-        NotFound2: {
+        NotFound3: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4232,7 +4465,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_url, target_blocked. */
-        UnprocessableEntity5: {
+        UnprocessableEntity6: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4260,7 +4493,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code collection_empty, collection_not_found, not_found. */
-        NotFound3: {
+        NotFound4: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4288,7 +4521,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code collection_not_found, not_found, run_not_found. */
-        NotFound4: {
+        NotFound5: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4372,7 +4605,7 @@ export interface components {
             };
         };
         /** @description Not Found: the job result is unavailable (`detail` an object whose error_code is result_pending, result_expired, result_lost or job_id_invalid; spec 4.5); or error_code collection_not_found, not_found, run_not_found. */
-        NotFound5: {
+        NotFound6: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4400,7 +4633,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_project, invalid_url, target_blocked. */
-        UnprocessableEntity6: {
+        UnprocessableEntity7: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4428,7 +4661,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code not_found, project_not_found. */
-        NotFound6: {
+        NotFound7: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4484,7 +4717,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code project_not_found. */
-        NotFound7: {
+        NotFound8: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4540,7 +4773,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code idempotency_key_reused, invalid_url, target_blocked. */
-        UnprocessableEntity7: {
+        UnprocessableEntity8: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4568,7 +4801,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code batch_not_found, not_found. */
-        NotFound8: {
+        NotFound9: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4596,7 +4829,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code idempotency_key_reused. */
-        UnprocessableEntity8: {
+        UnprocessableEntity9: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4624,7 +4857,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code batch_not_found, not_found, webhook_not_found. */
-        NotFound9: {
+        NotFound10: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4680,7 +4913,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code batch_not_found, project_not_found. */
-        NotFound10: {
+        NotFound11: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4708,7 +4941,7 @@ export interface components {
             };
         };
         /** @description Not Found: the job result is unavailable (`detail` an object whose error_code is result_pending, result_expired, result_lost or job_id_invalid; spec 4.5); or error_code not_found. */
-        NotFound11: {
+        NotFound12: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4736,7 +4969,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code collection_not_found, not_found, run_not_found, webhook_not_found. */
-        NotFound12: {
+        NotFound13: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4792,7 +5025,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code unknown_country. */
-        UnprocessableEntity9: {
+        UnprocessableEntity10: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4820,7 +5053,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code not_found, proxy_request_not_found. */
-        NotFound13: {
+        NotFound14: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4876,7 +5109,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code not_found, viability_run_not_found. */
-        NotFound14: {
+        NotFound15: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4960,7 +5193,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_crawl, invalid_url, target_blocked. */
-        UnprocessableEntity10: {
+        UnprocessableEntity11: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4988,7 +5221,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code crawl_not_found, not_found. */
-        NotFound15: {
+        NotFound16: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5044,7 +5277,7 @@ export interface components {
             };
         };
         /** @description Unprocessable Entity: request validation (every problem in `detail`); or error_code invalid_url, target_blocked, validation_error. */
-        UnprocessableEntity11: {
+        UnprocessableEntity12: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5072,7 +5305,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code monitor_not_found, not_found. */
-        NotFound16: {
+        NotFound17: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5128,7 +5361,7 @@ export interface components {
             };
         };
         /** @description Not Found: error_code crawl_not_found, not_found, webhook_not_found. */
-        NotFound17: {
+        NotFound18: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5577,7 +5810,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SyncScrapeRequest"];
+                "application/json": components["schemas"]["WindowedScrapeRequest"];
             };
         };
         responses: {
@@ -5690,6 +5923,91 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    UrlRead_read: {
+        parameters: {
+            query?: {
+                /** @description As only_main_content of POST /v1/sync/scrape. */
+                only_main_content?: boolean;
+                /** @description As include_images of POST /v1/sync/scrape. */
+                include_images?: boolean;
+                /** @description As include_metadata of POST /v1/sync/scrape. */
+                include_metadata?: boolean;
+                /** @description As browser of POST /v1/sync/scrape. */
+                browser?: boolean;
+                /** @description As screenshot of POST /v1/sync/scrape. */
+                screenshot?: boolean;
+                /** @description As retry_on_block of POST /v1/sync/scrape. */
+                retry_on_block?: boolean;
+                /** @description As ocr of POST /v1/sync/scrape. */
+                ocr?: boolean;
+                /** @description As revalidate of POST /v1/sync/scrape. */
+                revalidate?: boolean;
+                /** @description As max_age of POST /v1/sync/scrape. */
+                max_age?: number;
+                /** @description As max_tokens of POST /v1/sync/scrape. */
+                max_tokens?: number;
+                /** @description As max_pages of POST /v1/sync/scrape. */
+                max_pages?: number;
+                /** @description As format of POST /v1/sync/scrape. */
+                format?: "markdown" | "html";
+                /** @description As browser_type of POST /v1/sync/scrape. */
+                browser_type?: string;
+                /** @description As use_proxy of POST /v1/sync/scrape. */
+                use_proxy?: string;
+                /** @description As language of POST /v1/sync/scrape. */
+                language?: string;
+                /** @description As window_size of POST /v1/sync/scrape. */
+                window_size?: string;
+                /** @description As pages of POST /v1/sync/scrape. */
+                pages?: string;
+                /** @description As custom_id of POST /v1/sync/scrape. */
+                custom_id?: string;
+                /** @description As cursor of POST /v1/sync/scrape. */
+                cursor?: string;
+                /** @description As tokenizer of POST /v1/sync/scrape. */
+                tokenizer?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The target URL, as typed or percent-encoded (https://example.com/page?id=3). */
+                path: unknown;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page as text/markdown by default (here: the JSON form, with Accept: application/json). */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScrapeResultBody"];
+                    "text/markdown": string;
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden2"];
+            404: components["responses"]["NotFound2"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType2"];
+            422: components["responses"]["UnprocessableEntity3"];
+            429: components["responses"]["TooManyRequests2"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable2"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     Documents_convert: {
         parameters: {
             query?: {
@@ -5743,8 +6061,8 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge2"];
             414: components["responses"]["URITooLong"];
-            415: components["responses"]["UnsupportedMediaType2"];
-            422: components["responses"]["UnprocessableEntity3"];
+            415: components["responses"]["UnsupportedMediaType3"];
+            422: components["responses"]["UnprocessableEntity4"];
             429: components["responses"]["TooManyRequests3"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable4"];
@@ -5851,7 +6169,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity4"];
+            422: components["responses"]["UnprocessableEntity5"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5887,7 +6205,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound2"];
+            404: components["responses"]["NotFound3"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -5930,12 +6248,12 @@ export interface operations {
             };
             400: components["responses"]["BadRequest6"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound2"];
+            404: components["responses"]["NotFound3"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity5"];
+            422: components["responses"]["UnprocessableEntity6"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5971,7 +6289,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound2"];
+            404: components["responses"]["NotFound3"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
@@ -6012,7 +6330,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound3"];
+            404: components["responses"]["NotFound4"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
@@ -6091,7 +6409,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound4"];
+            404: components["responses"]["NotFound5"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict3"];
             413: components["responses"]["PayloadTooLarge"];
@@ -6135,7 +6453,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest4"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound2"];
+            404: components["responses"]["NotFound3"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -6212,7 +6530,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound4"];
+            404: components["responses"]["NotFound5"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -6296,7 +6614,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest7"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound4"];
+            404: components["responses"]["NotFound5"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -6337,7 +6655,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound5"];
+            404: components["responses"]["NotFound6"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -6460,7 +6778,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity6"];
+            422: components["responses"]["UnprocessableEntity7"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6578,7 +6896,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound6"];
+            404: components["responses"]["NotFound7"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -6633,7 +6951,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound6"];
+            404: components["responses"]["NotFound7"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict3"];
             413: components["responses"]["PayloadTooLarge"];
@@ -6691,7 +7009,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound6"];
+            404: components["responses"]["NotFound7"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict3"];
             413: components["responses"]["PayloadTooLarge"];
@@ -6752,7 +7070,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound6"];
+            404: components["responses"]["NotFound7"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict3"];
             413: components["responses"]["PayloadTooLarge"];
@@ -6828,13 +7146,13 @@ export interface operations {
             };
             400: components["responses"]["BadRequest8"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound7"];
+            404: components["responses"]["NotFound8"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict4"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity7"];
+            422: components["responses"]["UnprocessableEntity8"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6906,13 +7224,13 @@ export interface operations {
             };
             400: components["responses"]["BadRequest8"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound8"];
+            404: components["responses"]["NotFound9"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict4"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity8"];
+            422: components["responses"]["UnprocessableEntity9"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6967,7 +7285,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound8"];
+            404: components["responses"]["NotFound9"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict3"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7028,7 +7346,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound8"];
+            404: components["responses"]["NotFound9"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict3"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7089,7 +7407,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound8"];
+            404: components["responses"]["NotFound9"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict3"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7150,7 +7468,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound8"];
+            404: components["responses"]["NotFound9"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict3"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7211,7 +7529,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound8"];
+            404: components["responses"]["NotFound9"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -7250,7 +7568,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound9"];
+            404: components["responses"]["NotFound10"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -7289,7 +7607,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound9"];
+            404: components["responses"]["NotFound10"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict5"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7371,7 +7689,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest7"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound10"];
+            404: components["responses"]["NotFound11"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             429: components["responses"]["TooManyRequests"];
@@ -7448,7 +7766,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound11"];
+            404: components["responses"]["NotFound12"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -7654,7 +7972,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound12"];
+            404: components["responses"]["NotFound13"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -7694,7 +8012,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound12"];
+            404: components["responses"]["NotFound13"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict5"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7778,7 +8096,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity9"];
+            422: components["responses"]["UnprocessableEntity10"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7894,12 +8212,12 @@ export interface operations {
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound13"];
+            404: components["responses"]["NotFound14"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity9"];
+            422: components["responses"]["UnprocessableEntity10"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8228,7 +8546,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound14"];
+            404: components["responses"]["NotFound15"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -8274,7 +8592,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity5"];
+            422: components["responses"]["UnprocessableEntity6"];
             429: components["responses"]["TooManyRequests3"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8317,7 +8635,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity10"];
+            422: components["responses"]["UnprocessableEntity11"];
             429: components["responses"]["TooManyRequests3"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8353,7 +8671,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound15"];
+            404: components["responses"]["NotFound16"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -8392,7 +8710,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound15"];
+            404: components["responses"]["NotFound16"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict3"];
             413: components["responses"]["PayloadTooLarge"];
@@ -8434,7 +8752,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound15"];
+            404: components["responses"]["NotFound16"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict3"];
             413: components["responses"]["PayloadTooLarge"];
@@ -8476,7 +8794,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound15"];
+            404: components["responses"]["NotFound16"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict3"];
             413: components["responses"]["PayloadTooLarge"];
@@ -8560,7 +8878,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableEntity11"];
+            422: components["responses"]["UnprocessableEntity12"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8596,7 +8914,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound16"];
+            404: components["responses"]["NotFound17"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -8635,7 +8953,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound16"];
+            404: components["responses"]["NotFound17"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
@@ -8676,7 +8994,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound16"];
+            404: components["responses"]["NotFound17"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
@@ -8717,7 +9035,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound16"];
+            404: components["responses"]["NotFound17"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
@@ -8758,7 +9076,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound16"];
+            404: components["responses"]["NotFound17"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict3"];
             413: components["responses"]["PayloadTooLarge"];
@@ -8800,7 +9118,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound16"];
+            404: components["responses"]["NotFound17"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -8841,7 +9159,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest11"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound16"];
+            404: components["responses"]["NotFound17"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -8884,7 +9202,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest7"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound15"];
+            404: components["responses"]["NotFound16"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -8924,7 +9242,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound17"];
+            404: components["responses"]["NotFound18"];
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
@@ -8964,7 +9282,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest2"];
             401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound17"];
+            404: components["responses"]["NotFound18"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict5"];
             413: components["responses"]["PayloadTooLarge"];

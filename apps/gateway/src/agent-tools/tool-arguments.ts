@@ -1,4 +1,7 @@
 import {
+  CONTENT_TOKENIZERS,
+  CONTENT_WINDOW_MAX_TOKENS,
+  CONTENT_WINDOW_MIN_TOKENS,
   CrawlRequest,
   DOCUMENT_MAX_PAGES,
   IsPageRanges,
@@ -56,6 +59,7 @@ export const AGENT_SCRAPE_FIELDS = [
   'ocr',
 ] as const;
 
+/** How much of the content an answer holds: characters (max_chars, offset) or tokens (max_tokens, cursor; decision 0042). */
 class ContentWindowArguments {
   @IsOptional()
   @IsInt()
@@ -67,6 +71,21 @@ class ContentWindowArguments {
   @IsInt()
   @Min(0)
   offset?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(CONTENT_WINDOW_MIN_TOKENS)
+  @Max(CONTENT_WINDOW_MAX_TOKENS)
+  max_tokens?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  cursor?: string;
+
+  @IsOptional()
+  @IsIn(CONTENT_TOKENIZERS)
+  tokenizer?: (typeof CONTENT_TOKENIZERS)[number];
 }
 
 /** scrape_url: the agent's fields of a scrape request (validated by the scrape request's own rules) and the content window. */

@@ -1,3 +1,4 @@
+import { CONTENT_TOKENIZERS, CONTENT_WINDOW_MAX_TOKENS, CONTENT_WINDOW_MIN_TOKENS } from '@lib/contracts';
 import { CREDIT_COST } from '@lib/plans';
 import { AGENT_SCRAPE_FIELDS } from './tool-arguments';
 import { DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, MIN_CHARS } from './text-window';
@@ -129,6 +130,25 @@ export const WINDOW_PROPERTIES: Record<string, Schema> = {
     description:
       'Where to start in the content: the next_offset of a truncated answer. The page is fetched (and charged) again for each part.',
   },
+  max_tokens: {
+    type: 'integer',
+    minimum: CONTENT_WINDOW_MIN_TOKENS,
+    maximum: CONTENT_WINDOW_MAX_TOKENS,
+    description:
+      'A token budget instead of max_chars: as many whole paragraphs (then lines, then words) as fit, counted exactly with `tokenizer`; a truncated answer gives the cursor for the next window.',
+  },
+  cursor: {
+    type: 'string',
+    maxLength: 512,
+    description:
+      'With max_tokens: the content_window.cursor of the answer before, to read the next window (same arguments otherwise; pass max_age so the page cache serves it for 0 credits).',
+  },
+  tokenizer: {
+    type: 'string',
+    enum: [...CONTENT_TOKENIZERS],
+    default: 'o200k_base',
+    description: 'With max_tokens: o200k_base (GPT-4o and later) or cl100k_base (GPT-4, GPT-3.5, most embedding models).',
+  },
 };
 
 export const WINDOW_SCHEMA: Schema = {
@@ -141,6 +161,20 @@ export const WINDOW_SCHEMA: Schema = {
     total_chars: { type: 'integer', minimum: 0 },
     truncated: { type: 'boolean', description: 'More content follows: call again with offset=next_offset.' },
     next_offset: orNull({ type: 'integer', minimum: 0 }),
+    tokenizer: { type: 'string', enum: [...CONTENT_TOKENIZERS], description: 'With max_tokens: what counted the tokens.' },
+    tokens: { type: 'integer', minimum: 0, description: "With max_tokens: the window's tokens, exactly." },
+    total_tokens: { type: 'integer', minimum: 0, description: "With max_tokens: the whole content's tokens." },
+    cursor: orNull({ type: 'string', description: 'With max_tokens: pass it as cursor for the next window; null at the end.' }),
+    error: orNull({
+      type: 'object',
+      description:
+        'Why there is nothing to read (content is null), or that the page changed since the cursor was handed out (content_changed: this window starts again).',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', enum: ['empty_content', 'unsupported_content_type', 'blocked', 'content_changed'] },
+        message: { type: 'string' },
+      },
+    }),
   },
 };
 

@@ -51,7 +51,7 @@ describe('the HTTP error table', () => {
     const listed = new Set(
       rows
         .flatMap((row) => row.split('|')[1].match(/[a-z][a-z_]+/g) ?? [])
-        .filter((word) => word.includes('_') || ['conflict'].includes(word)),
+        .filter((word) => word.includes('_') || ['conflict', 'blocked'].includes(word)),
     );
     // Answered by the HTTP layer itself (parser, router) or inside the job-result 404's object detail (spec 4.5).
     const beyondTheTable = [

@@ -68,6 +68,10 @@ export const HTTP_ERROR_TABLE = {
   'document.too_large': { status: 413, errorCode: 'document_too_large' },
   'document.encrypted': { status: 422, errorCode: 'document_encrypted' },
   'document.corrupt': { status: 422, errorCode: 'document_corrupt' },
+  // GET /v1/read (decision 0042): a page with nothing to read is a typed answer, never an empty body.
+  'content.empty': { status: 422, errorCode: 'empty_content' },
+  'content.unsupported_type': { status: 415, errorCode: 'unsupported_content_type' },
+  'content.blocked': { status: 422, errorCode: 'blocked' },
   'idempotency.invalid_key': { status: 400, errorCode: 'invalid_idempotency_key' },
   'idempotency.key_reused': { status: 422, errorCode: 'idempotency_key_reused' },
   'idempotency.in_flight': { status: 409, errorCode: 'idempotency_key_in_flight' },

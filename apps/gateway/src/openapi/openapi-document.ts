@@ -133,6 +133,8 @@ type DeclaredOperation = OperationObject & {
    * transport's JSON-RPC error with id null, McpTransportErrorBody), by status, with why.
    */
   'x-transport-errors'?: Record<string, string>;
+  /** Media types the success response answers as text (GET /v1/read's markdown): their schema is a string. */
+  'x-text-answers'?: string[];
 };
 
 function completeOperation(method: string, name: string, operation: DeclaredOperation, shared: SharedResponses): void {
@@ -144,6 +146,8 @@ function completeOperation(method: string, name: string, operation: DeclaredOper
   const emptyResponses = operation['x-empty-responses'] ?? {};
   const notAllowed = operation['x-method-not-allowed'] === true;
   const transportErrors = operation['x-transport-errors'] ?? {};
+  const textAnswers = operation['x-text-answers'] ?? [];
+  delete operation['x-text-answers'];
   delete operation['x-transport-errors'];
   delete operation['x-fails'];
   delete operation['x-validation-status'];
@@ -164,6 +168,10 @@ function completeOperation(method: string, name: string, operation: DeclaredOper
       throw new Error(`${name}: the ${status} response has no schema; declare errors with @Fails(code)`);
   }
   for (const [status, description] of Object.entries(emptyResponses)) responses[status] = { description };
+  for (const status of successes) {
+    const content = (responses[status] as ResponseObject).content!;
+    for (const type of textAnswers) content[type] = { schema: { type: 'string' } };
+  }
 
   const errors: DeclaredError[] = [...ANY_REQUEST];
   const codes: DomainErrorCode[] = [...fails];

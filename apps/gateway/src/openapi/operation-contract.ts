@@ -66,3 +66,8 @@ export function Fails(...codes: DomainErrorCode[]): MethodDecorator {
 export function ValidationStatus(status: 400): MethodDecorator {
   return ApiExtension('x-validation-status', status);
 }
+
+/** The success response is also answered as text in these media types (a string each), beside its JSON form. */
+export function AnswersText(...mediaTypes: string[]): MethodDecorator {
+  return ApiExtension('x-text-answers', mediaTypes);
+}

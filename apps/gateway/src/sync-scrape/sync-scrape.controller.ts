@@ -4,7 +4,7 @@ import {
   DownloadResultBody,
   ProxyConfig,
   ScrapeResultBody,
-  SyncScrapeRequest,
+  WindowedScrapeRequest,
 } from '@lib/contracts';
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -25,6 +25,10 @@ const SYNC_FETCH_FAILURES = [
   'limits.quota_exceeded',
   'transport.worker_lost',
 ] as const;
+
+/** What a sync scrape can fail with (POST /v1/sync/scrape, GET /v1/read): a fetch's failures and the browser's fair share. */
+export const SYNC_SCRAPE_FAILURES = [...SYNC_FETCH_FAILURES, 'scrape.browser_share_exceeded', 'scrape.browser_capacity_exhausted'] as const;
+
 @ApiTags('sync')
 @ApiBearerAuth()
 @ApiExtraModels(ProxyConfig, ...BROWSER_ACTION_MODELS)
@@ -47,8 +51,8 @@ export class SyncScrapeController {
     description: "The scrape response with timings and guidance; statusCode is the target's (0 when it never answered).",
     example: SCRAPE_EXAMPLE,
   })
-  @Fails(...SYNC_FETCH_FAILURES, 'scrape.browser_share_exceeded', 'scrape.browser_capacity_exhausted')
-  scrape(@Body() body: SyncScrapeRequest, @Caller() caller: AdmittedCall): Promise<ScrapeResultBody> {
+  @Fails(...SYNC_SCRAPE_FAILURES)
+  scrape(@Body() body: WindowedScrapeRequest, @Caller() caller: AdmittedCall): Promise<ScrapeResultBody> {
     return this.handler.scrape(body, caller);
   }
 

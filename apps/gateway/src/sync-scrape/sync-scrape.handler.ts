@@ -4,6 +4,7 @@ import {
   type UploadedDocumentRequest,
   deliveredUsableContent,
   DownloadRequest,
+  CONTENT_WINDOW_FIELDS,
   PAGE_CACHE_FIELDS,
   type PageValidators,
   SyncScrapeRequest,
@@ -13,6 +14,7 @@ import {
   ScrapeRequest,
   ScrapeResultBody,
   SUBJECTS,
+  type WindowedScrapeRequest,
 } from '@lib/contracts';
 import { MessageBus } from '@lib/messaging';
 import { CREDIT_COST } from '@lib/plans';
@@ -25,6 +27,7 @@ import { ChargedExecution } from '../credits/charged-execution';
 import { CountryProxyNotApprovedError } from '../gateway.errors';
 import { EngineWatch } from './engine-watch';
 import { PageCacheClient, type PageCacheMiss } from '@lib/page-cache';
+import { contentBudgetOf, windowedAnswer } from '../token-budget/scrape-answer-window';
 
 // Longer than the engine's own budget (simple: 30 s per attempt with retries and backoff; browser:
 // queue wait, 30 s load, 90 s of actions, extraction), so the engine, not the transport, decides
@@ -33,10 +36,10 @@ const ENGINE_RPC_TIMEOUT_MS = 300_000;
 
 type EngineSubject = typeof SUBJECTS.scrape.execute | typeof SUBJECTS.scrape.download | typeof SUBJECTS.scrape.convertDocument;
 
-/** The request as the engine takes it: a ScrapeRequest, without the page cache's own fields. */
+/** The request as the engine takes it: a ScrapeRequest, without the page cache's and the content window's own fields. */
 function engineRequestOf(request: ScrapeRequest): Record<string, unknown> {
   const plain = instanceToPlain(request);
-  for (const field of PAGE_CACHE_FIELDS) delete plain[field];
+  for (const field of [...PAGE_CACHE_FIELDS, ...CONTENT_WINDOW_FIELDS]) delete plain[field];
   return plain;
 }
 
@@ -57,7 +60,14 @@ export class SyncScrapeHandler {
    * engine (1 credit on a 304, no browser); otherwise the page is fetched as usual and a usable
    * result is kept for the next request.
    */
-  async scrape(request: ScrapeRequest | SyncScrapeRequest, admission: AdmittedCall): Promise<ScrapeResultBody> {
+  async scrape(request: ScrapeRequest | SyncScrapeRequest | WindowedScrapeRequest, admission: AdmittedCall): Promise<ScrapeResultBody> {
+    // With max_tokens (decision 0042) the answer is cut to the budget; a cursor that is not one is refused before any fetch.
+    const budget = 'max_tokens' in request || 'cursor' in request ? contentBudgetOf(request as WindowedScrapeRequest) : null;
+    const result = await this.scrapeWhole(request, admission);
+    return budget ? windowedAnswer(result, request.format, budget) : result;
+  }
+
+  private async scrapeWhole(request: ScrapeRequest | SyncScrapeRequest, admission: AdmittedCall): Promise<ScrapeResultBody> {
     await this.assertProxyApproved(request.use_proxy, admission);
     const plain = engineRequestOf(request);
     const maxAge = 'max_age' in request ? request.max_age : undefined;

@@ -294,6 +294,45 @@ export class DuplicateOf {
   url: string;
 }
 
+/** Why a windowed answer holds no content (decision 0042): an agent gets a reason, never an empty string. */
+export class ContentWindowError {
+  @ApiProperty({ enum: ['empty_content', 'unsupported_content_type', 'blocked', 'content_changed'] })
+  code: 'empty_content' | 'unsupported_content_type' | 'blocked' | 'content_changed';
+  @ApiProperty()
+  message: string;
+}
+
+/** With max_tokens: which part of the content the answer holds (decision 0042). */
+export class ContentWindow {
+  @ApiProperty({ enum: ['o200k_base', 'cl100k_base'] })
+  tokenizer: 'o200k_base' | 'cl100k_base';
+  @ApiProperty({ type: 'integer', description: "Tokens in this window, exactly as the tokenizer counts the window's text." })
+  tokens: number;
+  @ApiProperty({ type: 'integer', description: 'Tokens in the whole content, counted at once.' })
+  total_tokens: number;
+  @ApiProperty({ type: 'integer', description: 'Where the window starts in the whole content (UTF-16 code units).' })
+  offset: number;
+  @ApiProperty({ type: 'integer', description: 'Where it ends.' })
+  end: number;
+  @ApiProperty({ type: 'integer' })
+  total_chars: number;
+  @ApiProperty({ description: 'Whether content follows this window.' })
+  truncated: boolean;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Send it as `cursor` (the same request otherwise) for the next window; null at the end.',
+  })
+  cursor: string | null;
+  @ApiProperty(
+    nullableObject(
+      ContentWindowError,
+      'Why there is no content to read (then content is null), or why the window started again from the beginning (content_changed); else null.',
+    ),
+  )
+  error: ContentWindowError | null;
+}
+
 export class ScrapeResultBody {
   @ApiProperty({
     type: String,
@@ -366,6 +405,13 @@ export class ScrapeResultBody {
     ),
   )
   change?: PageChange | null;
+  /** With max_tokens (decision 0042): the window of the content this answer holds. */
+  @ApiPropertyOptional({
+    type: () => ContentWindow,
+    description:
+      'Present when the request carried max_tokens: the part of the content this answer holds, its token counts and the cursor for the next part.',
+  })
+  content_window?: ContentWindow;
 }
 
 /** The content fields of a response that carries no page: the site never answered, or the page was another one. */

@@ -336,3 +336,51 @@ export class SyncScrapeRequest extends ScrapeRequest {
 
 /** The page cache's own fields of a sync scrape: what the engine's ScrapeRequest does not take. */
 export const PAGE_CACHE_FIELDS = ['max_age', 'revalidate'] as const;
+
+/** The tokenizers a content window is counted with (decision 0042). */
+export const CONTENT_TOKENIZERS = ['o200k_base', 'cl100k_base'] as const;
+export const CONTENT_WINDOW_MIN_TOKENS = 16;
+export const CONTENT_WINDOW_MAX_TOKENS = 1_000_000;
+
+/**
+ * POST /v1/sync/scrape's body (and GET /v1/read's query): a sync scrape with, beyond the spec, a
+ * token budget for the content (decision 0042). The gateway cuts the answer; the engine never sees these fields.
+ */
+export class WindowedScrapeRequest extends SyncScrapeRequest {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: CONTENT_WINDOW_MIN_TOKENS,
+    maximum: CONTENT_WINDOW_MAX_TOKENS,
+    description:
+      'Beyond the spec. A token budget for the content (markdown, or html): the answer holds as many whole blocks as fit, counted with `tokenizer`, and `content_window` says how many tokens the window and the whole hold and gives the `cursor` for the next window. ' +
+      'A page with nothing to read answers content null and content_window.error (empty_content, unsupported_content_type, blocked).',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(CONTENT_WINDOW_MIN_TOKENS)
+  @Max(CONTENT_WINDOW_MAX_TOKENS)
+  max_tokens?: number;
+
+  @ApiPropertyOptional({
+    maxLength: 512,
+    description:
+      'Beyond the spec. With max_tokens: the `content_window.cursor` of the window before, to read the next one (the same request otherwise; with max_age the page cache serves the same page for 0 credits).',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  cursor?: string;
+
+  @ApiPropertyOptional({
+    enum: CONTENT_TOKENIZERS,
+    default: 'o200k_base',
+    description:
+      'Beyond the spec. With max_tokens: the tokenizer that counts (o200k_base: GPT-4o and later; cl100k_base: GPT-4, GPT-3.5 and most embedding models).',
+  })
+  @IsOptional()
+  @IsIn(CONTENT_TOKENIZERS)
+  tokenizer?: (typeof CONTENT_TOKENIZERS)[number];
+}
+
+/** The content window's own fields: what the engine's ScrapeRequest does not take. */
+export const CONTENT_WINDOW_FIELDS = ['max_tokens', 'cursor', 'tokenizer'] as const;

@@ -62,6 +62,12 @@ EXAMPLES = {
   scrapeapi COMMAND --help                  # each command's flags and examples
 
 exit status: 0 done; 1 an API error (its error_code and detail on stderr) or a page that failed; 2 a usage error.""",
+    "read": """examples:
+  scrapeapi read https://example.com/post                       # the page as markdown
+  scrapeapi read https://example.com/post --main-content --out post.md
+  scrapeapi read https://example.com/long --max-tokens 2000      # the first 2,000 tokens; stderr says how to read on
+  scrapeapi read https://example.com/long --max-tokens 2000 --all   # every window, one after the other
+  scrapeapi read https://example.com/post --json                 # the whole scrape answer""",
     "scrape": """examples:
   scrapeapi scrape https://example.com/ --json
   scrapeapi scrape https://example.com/post --main-content --output markdown --out post.md
@@ -109,6 +115,35 @@ def _page_as_markdown(url: str, result: ScrapeResultBody | None, out: TextIO) ->
         out.write("```json\n" + json.dumps(result.get("extracted_data"), indent=2, ensure_ascii=False) + "\n```\n\n")
     body = result.get("markdown") or result.get("html") or ""
     out.write(body.rstrip() + "\n\n")
+
+
+def _read(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> int:
+    options: dict[str, Any] = {"only_main_content": True if args.main_content else None, "browser": True if args.browser else None}
+    if args.max_age is not None:
+        options["max_age"] = args.max_age
+    if args.max_tokens is None:
+        parts = [client.read(args.url, **options)]
+    elif args.all:
+        parts = list(client.read_windows(args.url, max_tokens=args.max_tokens, tokenizer=args.tokenizer, **options))
+    else:
+        parts = [client.read(args.url, max_tokens=args.max_tokens, cursor=args.cursor, tokenizer=args.tokenizer, **options)]
+    if args.output == "json":
+        _print_json(parts if len(parts) > 1 else parts[0], out)
+        return 0
+    for part in parts:
+        window = part.get("content_window")
+        error = window["error"] if window else None
+        if error:
+            sys.stderr.write(f"scrapeapi: {error['code']}: {error['message']}\n")
+            return 1
+        out.write(part.get("markdown") or "")
+    last = parts[-1].get("content_window")
+    if last and last.get("cursor"):
+        sys.stderr.write(
+            f"scrapeapi: {last['tokens']} of {last['total_tokens']} tokens ({last['tokenizer']}); the next window: "
+            f"scrapeapi read {args.url} --max-tokens {args.max_tokens} --cursor {last['cursor']}\n"
+        )
+    return 0
 
 
 def _scrape(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> int:
@@ -247,6 +282,17 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--extract", action="append", metavar="NAME=SELECTOR", help="a field: the first match (css:…, xpath:… or //…)")
         p.add_argument("--extract-all", action="append", metavar="NAME=SELECTOR", help="a field: every match, as a list")
 
+    read = command("read", "one page as markdown, within a token budget if asked (GET /v1/read)")
+    read.add_argument("url")
+    read.add_argument("--main-content", action="store_true", help="only the main article (navigation, ads, comments dropped)")
+    read.add_argument("--browser", action="store_true", help="render with a browser (5 credits)")
+    read.add_argument("--max-tokens", type=int, metavar="N", help="at most N tokens, cut after a paragraph")
+    read.add_argument("--cursor", metavar="CURSOR", help="with --max-tokens: the next window (the cursor stderr gave)")
+    read.add_argument("--tokenizer", choices=["o200k_base", "cl100k_base"], help="what counts the tokens (default o200k_base)")
+    read.add_argument("--all", action="store_true", help="with --max-tokens: every window, first to last")
+    read.add_argument("--max-age", type=int, metavar="SECONDS", help="accept the page cache's copy up to this old (0 credits)")
+    output_flags(read, "markdown")
+
     scrape = command("scrape", "one page now")
     scrape.add_argument("url")
     scrape.add_argument("--max-age", type=int, metavar="SECONDS", help="accept the page cache's copy up to this old (0 credits)")
@@ -297,7 +343,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, client: S
     own = client is None
     client = client or ScrapingClient(token=args.token, base_url=args.base_url)
     try:
-        handler = {"scrape": _scrape, "collect": _collect, "viability": _viability, "monitor": _monitor, "changes": _changes, "convert": _convert}[args.command]
+        handler = {"read": _read, "scrape": _scrape, "collect": _collect, "viability": _viability, "monitor": _monitor, "changes": _changes, "convert": _convert}[args.command]
         return handler(client, args, out)
     except ScrapingApiError as error:
         sys.stderr.write(f"scrapeapi: {error}\n")

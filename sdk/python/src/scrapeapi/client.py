@@ -33,7 +33,8 @@ from ._generated.models import (
     RunView,
     ScrapeResultBody,
     SyncScrapeRequest,
-    SyncScrapeRequestOptions,
+    WindowedScrapeRequest,
+    WindowedScrapeRequestOptions,
     ViabilityResult,
     ViabilityRunView,
 )
@@ -100,10 +101,10 @@ def _document(file: str | os.PathLike[str] | bytes, filename: str | None, conten
     return data, name, content_type or guessed or "application/octet-stream"
 
 
-def _scrape_request(url_or_request: str | SyncScrapeRequest, options: SyncScrapeRequestOptions) -> SyncScrapeRequest:
+def _scrape_request(url_or_request: str | WindowedScrapeRequest, options: WindowedScrapeRequestOptions) -> WindowedScrapeRequest:
     if isinstance(url_or_request, str):
-        return cast(SyncScrapeRequest, {"url": url_or_request, **options})
-    return cast(SyncScrapeRequest, {**url_or_request, **options})
+        return cast(WindowedScrapeRequest, {"url": url_or_request, **options})
+    return cast(WindowedScrapeRequest, {**url_or_request, **options})
 
 
 def _collection_body(name: str, requests: list[SyncScrapeRequest], callback_url: str | None) -> dict[str, Any]:
@@ -200,9 +201,36 @@ class ScrapingClient:
 
     # Scraping
 
-    def scrape(self, url_or_request: str | SyncScrapeRequest, **options: Unpack[SyncScrapeRequestOptions]) -> ScrapeResultBody:
-        """One page now (POST /v1/sync/scrape): `scrape(url, format="markdown", browser=True, …)` or `scrape({...})`; `max_age=3600` lets the page cache answer."""
+    def scrape(self, url_or_request: str | WindowedScrapeRequest, **options: Unpack[WindowedScrapeRequestOptions]) -> ScrapeResultBody:
+        """One page now (POST /v1/sync/scrape): `scrape(url, format="markdown", browser=True, …)` or `scrape({...})`; `max_age=3600` lets the page cache answer; `max_tokens=2000` cuts the content to a token budget (`content_window`)."""
         return self.api.sync_scrape_scrape(_scrape_request(url_or_request, options))
+
+    def read(
+        self,
+        url: str,
+        *,
+        only_main_content: bool | None = None,
+        browser: bool | None = None,
+        max_age: int | None = None,
+        max_tokens: int | None = None,
+        cursor: str | None = None,
+        tokenizer: Literal["o200k_base", "cl100k_base"] | None = None,
+    ) -> ScrapeResultBody:
+        """One page as markdown by its URL (GET /v1/read/{url}): the scrape answer, `markdown` and, with max_tokens, `content_window`."""
+        return self.api.url_read_read(
+            url, only_main_content=only_main_content, browser=browser, max_age=max_age, max_tokens=max_tokens, cursor=cursor, tokenizer=tokenizer
+        )
+
+    def read_windows(self, url: str, *, max_tokens: int, max_age: int = 3600, **options: Any) -> Iterator[ScrapeResultBody]:
+        """Every window of a page within max_tokens, first to last, following the cursors (the page cache serves the windows after the first)."""
+        cursor: str | None = None
+        while True:
+            part = self.read(url, max_tokens=max_tokens, max_age=max_age, cursor=cursor, **options)
+            yield part
+            window = part.get("content_window")
+            cursor = window["cursor"] if window else None
+            if not cursor:
+                return
 
     # Collections and runs (spec 2.11–2.14)
 
@@ -389,8 +417,23 @@ class AsyncScrapingClient:
     def last_usage(self) -> Usage:
         return self.transport.last_usage
 
-    async def scrape(self, url_or_request: str | SyncScrapeRequest, **options: Unpack[SyncScrapeRequestOptions]) -> ScrapeResultBody:
+    async def scrape(self, url_or_request: str | WindowedScrapeRequest, **options: Unpack[WindowedScrapeRequestOptions]) -> ScrapeResultBody:
         return await self.api.sync_scrape_scrape(_scrape_request(url_or_request, options))
+
+    async def read(
+        self,
+        url: str,
+        *,
+        only_main_content: bool | None = None,
+        browser: bool | None = None,
+        max_age: int | None = None,
+        max_tokens: int | None = None,
+        cursor: str | None = None,
+        tokenizer: Literal["o200k_base", "cl100k_base"] | None = None,
+    ) -> ScrapeResultBody:
+        return await self.api.url_read_read(
+            url, only_main_content=only_main_content, browser=browser, max_age=max_age, max_tokens=max_tokens, cursor=cursor, tokenizer=tokenizer
+        )
 
     async def create_collection(
         self,

@@ -1,8 +1,17 @@
-import { isMainContentFallbackNote, ScrapeGuidance, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
+import {
+  type ContentWindow,
+  type ContentWindowError,
+  isMainContentFallbackNote,
+  ScrapeGuidance,
+  ScrapeRequest,
+  ScrapeResultBody,
+} from '@lib/contracts';
 import { Injectable } from '@nestjs/common';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { AdmittedCall } from '../../admission/caller.decorator';
+import { RequestValidationError } from '../../gateway.errors';
 import { SyncScrapeHandler } from '../../sync-scrape/sync-scrape.handler';
+import { type ContentBudget, contentBudgetOf, emptyReasonOf, windowedAnswer } from '../../token-budget/scrape-answer-window';
 import { describeWindow, textWindowOf, TextWindowView, windowFieldsOf } from '../text-window';
 import {
   agentScrapeArguments,
@@ -26,8 +35,13 @@ import { oneLine, UntrustedContentFence } from '../untrusted-content';
 export class PageTools {
   constructor(private readonly scrapes: SyncScrapeHandler) {}
 
-  /** What both scrape tools do first: validate, scrape as REST would, and cut the content to the window asked for. */
-  private async windowedScrape<A extends { max_chars?: number; offset?: number }>(
+  /**
+   * What both scrape tools do first: validate, scrape as REST would, and cut the content to the
+   * window asked for — by characters (max_chars, offset) or by tokens (max_tokens, cursor; decision 0042).
+   */
+  private async windowedScrape<
+    A extends { max_chars?: number; offset?: number; max_tokens?: number; cursor?: string; tokenizer?: ContentWindow['tokenizer'] },
+  >(
     tool: ToolName,
     type: new () => A,
     raw: unknown,
@@ -36,15 +50,34 @@ export class PageTools {
   ): Promise<WindowedScrape<A> | { ok: false; failure: CallToolResult }> {
     const parsed = await argumentsOf(type, raw);
     if (!parsed.ok) return { ok: false, failure: invalidArguments(tool, parsed.problems) };
-    const request = requestOf(parsed.value);
-    const { maxChars, offset } = windowOf(parsed.value);
+    const args = parsed.value;
+    if (args.max_tokens !== undefined && (args.max_chars !== undefined || args.offset !== undefined))
+      return {
+        ok: false,
+        failure: invalidArguments(tool, [
+          {
+            loc: ['arguments', 'max_tokens'],
+            msg: 'Cut by tokens (max_tokens, cursor) or by characters (max_chars, offset), not both.',
+            type: 'conflicting_windows',
+          },
+        ]),
+      };
+    let budget: ContentBudget | null;
+    try {
+      budget = contentBudgetOf(args, ['arguments']);
+    } catch (error) {
+      if (error instanceof RequestValidationError) return { ok: false, failure: invalidArguments(tool, error.problems) };
+      throw error;
+    }
+    const request = requestOf(args);
     const result = await this.scrapes.scrape(request, admission);
-    const body = (request.format === 'markdown' ? result.markdown : result.html) ?? '';
-    const window = textWindowOf(body, offset, maxChars);
+    const window = budget
+      ? await tokenWindowOfAnswer(result, request.format, budget)
+      : characterWindowOf(result, request.format, windowOf(args));
     const fence = new UntrustedContentFence();
     return {
       ok: true,
-      args: parsed.value,
+      args,
       request,
       result,
       window,
@@ -70,10 +103,7 @@ export class PageTools {
         text: [
           summaryLine(request.url, result, admission.creditsCharged) + binary,
           ...guidanceLines(guidance),
-          describeWindow(
-            window,
-            `Call scrape_url again with the same arguments and offset={next} for the next part (the page is fetched and charged again; with max_age the page cache answers for 0 credits).`,
-          ),
+          describeToolWindow(window, 'scrape_url'),
         ].join('\n'),
       },
     ];
@@ -81,7 +111,7 @@ export class PageTools {
     if (pageData) blocks.push({ type: 'text', text: pageData });
     if (result.screenshot) blocks.push({ type: 'image', data: result.screenshot, mimeType: 'image/png' });
     return {
-      isError: guidance.success !== true,
+      isError: guidance.success !== true || unreadable(window),
       content: blocks,
       structuredContent: {
         url: request.url,
@@ -91,7 +121,7 @@ export class PageTools {
         message: oneLine(result.message, 200),
         format: request.format,
         content,
-        content_window: windowFieldsOf(window),
+        content_window: toolWindowFieldsOf(window),
         page_data: pageData,
         screenshot_attached: Boolean(result.screenshot),
         credits_charged: admission.creditsCharged,
@@ -122,15 +152,12 @@ export class PageTools {
       summaryLine(request.url, result, admission.creditsCharged) +
         (wholePage ? ' Whole page.' : ' Main content only (full_page=true for the whole page).'),
       ...guidanceLines(guidance),
-      describeWindow(
-        window,
-        `Call scrape_as_markdown again with the same arguments and offset={next} for the next part (the page is fetched and charged again; with max_age the page cache answers for 0 credits).`,
-      ),
+      describeToolWindow(window, 'scrape_as_markdown'),
     ];
     const blocks: ContentBlock[] = [{ type: 'text', text: header.join('\n') }];
     if (markdown) blocks.push({ type: 'text', text: markdown });
     return {
-      isError: guidance.success !== true,
+      isError: guidance.success !== true || unreadable(window),
       content: blocks,
       structuredContent: {
         url: request.url,
@@ -140,7 +167,7 @@ export class PageTools {
         success: guidance.success === true,
         main_content_only: !wholePage,
         markdown,
-        content_window: windowFieldsOf(window),
+        content_window: toolWindowFieldsOf(window),
         credits_charged: admission.creditsCharged,
         guidance,
       },
@@ -148,12 +175,64 @@ export class PageTools {
   }
 }
 
+/** A tool answer's window: by characters, or by tokens with the counts and cursor; and why nothing is there, if so. */
+type ToolWindow = TextWindowView & {
+  tokens: Pick<ContentWindow, 'tokenizer' | 'tokens' | 'total_tokens' | 'cursor'> | null;
+  error: ContentWindowError | null;
+};
+
+function characterWindowOf(
+  result: ScrapeResultBody,
+  format: 'html' | 'markdown',
+  { maxChars, offset }: { maxChars: number; offset: number },
+): ToolWindow {
+  const body = (format === 'markdown' ? result.markdown : result.html) ?? '';
+  return { ...textWindowOf(body, offset, maxChars), tokens: null, error: emptyReasonOf(result, body) };
+}
+
+async function tokenWindowOfAnswer(result: ScrapeResultBody, format: 'html' | 'markdown', budget: ContentBudget): Promise<ToolWindow> {
+  const answer = await windowedAnswer(result, format, budget);
+  const { tokenizer, tokens, total_tokens, cursor, offset, end, total_chars, truncated, error } = answer.content_window!;
+  const text = (format === 'markdown' ? answer.markdown : answer.html) ?? '';
+  return {
+    text,
+    offset,
+    end,
+    total_chars,
+    truncated,
+    next_offset: truncated ? end : null,
+    tokens: { tokenizer, tokens, total_tokens, cursor },
+    error,
+  };
+}
+
+/** Nothing to read is a failed call with its reason (a page that changed since the cursor is read from its start, and said so). */
+function unreadable(window: ToolWindow): boolean {
+  return window.error !== null && window.error.code !== 'content_changed';
+}
+
+function toolWindowFieldsOf(window: ToolWindow) {
+  return { ...windowFieldsOf(window), ...(window.tokens ?? {}), error: window.error };
+}
+
+function describeToolWindow(window: ToolWindow, tool: ToolName): string {
+  const again = `Call ${tool} again with the same arguments`;
+  const cost = '(the page is fetched and charged again; with max_age the page cache answers for 0 credits)';
+  const changed = window.error?.code === 'content_changed' ? `${window.error.message} ` : '';
+  if (unreadable(window)) return `No content: ${window.error!.code}. ${window.error!.message}`;
+  if (!window.tokens) return changed + describeWindow(window, `${again} and offset={next} for the next part ${cost}.`);
+  const { tokenizer, tokens, total_tokens, cursor } = window.tokens;
+  if (!window.truncated && window.offset === 0) return `${changed}Complete: all ${total_tokens} tokens (${tokenizer}).`;
+  const shown = `${changed}${tokens} tokens (${tokenizer}), characters ${window.offset}–${window.end} of ${window.total_chars}, of ${total_tokens} tokens in all`;
+  return cursor ? `${shown} (truncated). ${again} and cursor="${cursor}" for the next window ${cost}.` : `${shown}: the last window.`;
+}
+
 interface WindowedScrape<A> {
   ok: true;
   args: A;
   request: ScrapeRequest;
   result: ScrapeResultBody;
-  window: TextWindowView;
+  window: ToolWindow;
   fence: UntrustedContentFence;
   /** The window's text, fenced; null when the page has no text there. */
   content: string | null;

@@ -286,13 +286,13 @@ class NetworkCaptureSpec(TypedDict, total=False):
     listen_after_load_ms: int | None
 
 
-class _SyncScrapeRequestRequired(TypedDict):
+class _WindowedScrapeRequestRequired(TypedDict):
     #: http or https; text that is no such URL is refused (422 invalid_url), so are non-public targets
     #: (422 target_blocked).
     url: str
 
 
-class SyncScrapeRequestOptions(TypedDict, total=False):
+class WindowedScrapeRequestOptions(TypedDict, total=False):
     format: Literal["html", "markdown"]
     #: Beyond the spec. With format=markdown: only the main article (as a reader view finds it:
     #: navigation, headers, footers, cookie banners, sidebars, ads and comments dropped), headed by its
@@ -358,9 +358,22 @@ class SyncScrapeRequestOptions(TypedDict, total=False):
     #: (ETag/Last-Modified) before fetching. The validators speak for the document only; for a page
     #: whose content its scripts load after the document, pass false.
     revalidate: bool
+    #: Beyond the spec. A token budget for the content (markdown, or html): the answer holds as many
+    #: whole blocks as fit, counted with `tokenizer`, and `content_window` says how many tokens the
+    #: window and the whole hold and gives the `cursor` for the next window. A page with nothing to
+    #: read answers content null and content_window.error (empty_content, unsupported_content_type,
+    #: blocked).
+    max_tokens: int
+    #: Beyond the spec. With max_tokens: the `content_window.cursor` of the window before, to read the
+    #: next one (the same request otherwise; with max_age the page cache serves the same page for 0
+    #: credits).
+    cursor: str
+    #: Beyond the spec. With max_tokens: the tokenizer that counts (o200k_base: GPT-4o and later;
+    #: cl100k_base: GPT-4, GPT-3.5 and most embedding models).
+    tokenizer: Literal["o200k_base", "cl100k_base"]
 
 
-class SyncScrapeRequest(_SyncScrapeRequestRequired, SyncScrapeRequestOptions):
+class WindowedScrapeRequest(_WindowedScrapeRequestRequired, WindowedScrapeRequestOptions):
     pass
 
 
@@ -444,6 +457,26 @@ class PageCacheReport(TypedDict):
     stored: bool
 
 
+class ContentWindow(TypedDict):
+    tokenizer: Literal["o200k_base", "cl100k_base"]
+    #: Tokens in this window, exactly as the tokenizer counts the window's text.
+    tokens: int
+    #: Tokens in the whole content, counted at once.
+    total_tokens: int
+    #: Where the window starts in the whole content (UTF-16 code units).
+    offset: int
+    #: Where it ends.
+    end: int
+    total_chars: int
+    #: Whether content follows this window.
+    truncated: bool
+    #: Send it as `cursor` (the same request otherwise) for the next window; null at the end.
+    cursor: str | None
+    #: Why there is no content to read (then content is null), or why the window started again from the
+    #: beginning (content_changed); else null.
+    error: ContentWindowError | None
+
+
 class _ScrapeResultBodyRequired(TypedDict):
     #: Set when format=html; null when format=markdown; empty for binary responses.
     html: str | None
@@ -490,6 +523,9 @@ class ScrapeResultBodyOptions(TypedDict, total=False):
     #: before; null when the page could not be compared (it failed without being gone). Absent
     #: elsewhere.
     change: PageChange | None
+    #: Present when the request carried max_tokens: the part of the content this answer holds, its
+    #: token counts and the cursor for the next part.
+    content_window: ContentWindow
 
 
 class ScrapeResultBody(_ScrapeResultBodyRequired, ScrapeResultBodyOptions):
@@ -565,6 +601,84 @@ class DocumentConversionResult(TypedDict):
     credits_charged: int
     #: Milliseconds the reading took.
     execution_ms: int
+
+
+class _SyncScrapeRequestRequired(TypedDict):
+    #: http or https; text that is no such URL is refused (422 invalid_url), so are non-public targets
+    #: (422 target_blocked).
+    url: str
+
+
+class SyncScrapeRequestOptions(TypedDict, total=False):
+    format: Literal["html", "markdown"]
+    #: Beyond the spec. With format=markdown: only the main article (as a reader view finds it:
+    #: navigation, headers, footers, cookie banners, sidebars, ads and comments dropped), headed by its
+    #: title. A page with no article is converted whole. html stays the page as served.
+    only_main_content: bool
+    #: Beyond the spec. With format=markdown: images as ![alt](absolute-url), or left out when false.
+    #: Inline data: images are never copied (their alt text stands in).
+    include_images: bool
+    #: Beyond the spec. Fill `metadata`: title, description, language, canonical URL, final URL (after
+    #: redirects) and the links of the page (either format).
+    include_metadata: bool
+    browser: bool
+    browser_type: Literal["heavy", "light"]
+    use_proxy: str | None | ProxyConfig
+    #: Full-page PNG, base64. Requires browser=true.
+    screenshot: bool
+    #: Browser actions (spec 2.3), run in order after the page loads; requires browser=true. The spec
+    #: leaves two types open; ours: `{"type":"select","selector":"css:…","value":"<option value>"}`
+    #: chooses an option of a <select>;
+    #: `{"type":"while","condition":{"selector":"css:…","state":"exists|visible|enabled"} or
+    #: {"script":"<JS expression>"},"actions":[…],"max_iterations":10}` repeats its actions while the
+    #: condition holds (max_iterations 1-100, default 10; while nests up to 3 deep). At most 200
+    #: declared and 1000 executed actions, 90 s in all. A failing action stops the list: the response
+    #: keeps the page as it was, action_error names the action (its index path) and why, and
+    #: guidance.error_type is action_failed. evaluate results go to evaluate_results, one entry per
+    #: executed evaluate: {action, value, error}.
+    actions: list[ClickAction | InputAction | KeyPressAction | EvaluateAction | CollectAction | WaitForSelectorAction | WaitForTimeoutAction | SelectAction | WhileAction] | None
+    #: Output name → selector (css:, xpath:, or a bare //…) or {selector, multiple, attribute}.
+    extract: dict[str, Any] | None
+    headers: dict[str, str] | None
+    cookies: dict[str, str] | None
+    language: str
+    window_size: Literal["desktop", "mobile", "any"]
+    #: Cannot be combined with browser=true.
+    http_method: HttpMethodSpec | None
+    #: Requires browser=true.
+    network_capture: NetworkCaptureSpec | None
+    retry_on_block: bool
+    #: Beyond the spec. When the URL serves a document (PDF, DOCX, XLSX, PPTX, CSV…): the pages to
+    #: read, counted from 1 — "3", "3-10", "12-" (to the end), comma-separated (at most 100 ranges).
+    #: For a spreadsheet a page is a sheet, for slides a slide. Absent: every page, up to max_pages. No
+    #: effect on HTML.
+    pages: str
+    #: Beyond the spec. When the URL serves a document: the most pages read (after `pages`); the rest
+    #: are left out and said so in the notes. A document costs one credit per page read (a simple
+    #: request's credit covers the first), so this bounds the cost.
+    max_pages: int
+    #: Beyond the spec. When the URL serves a PDF whose pages are pictures (a scan): read their text by
+    #: OCR (English), 2 credits a page recognised, within the document's 20 s budget (2–5 s a page:
+    #: about 4 dense pages a call; ask for the rest with `pages`). Without it a scan says
+    #: `metadata.document.ocr_required`. Pages with a text layer are read as always.
+    ocr: bool
+    custom_id: str
+    #: Beyond the spec. Seconds: a result of the same request (same URL after normalisation and every
+    #: option that changes the result) stored at most this long ago is returned from the page cache,
+    #: with cached=true, for 0 credits. Older, and the origin gave an ETag or Last-Modified: it is
+    #: asked with a conditional GET (never a browser); a 304 returns the stored result for 1 credit in
+    #: either mode. Otherwise the page is fetched and charged as usual, and kept for the next request
+    #: (never a failed or blocked result). 0: always fetch, and keep the result. Absent: the cache is
+    #: not used. Per client; at most 30 days.
+    max_age: int
+    #: Beyond the spec. With max_age: whether a stale entry is revalidated with the origin
+    #: (ETag/Last-Modified) before fetching. The validators speak for the document only; for a page
+    #: whose content its scripts load after the document, pass false.
+    revalidate: bool
+
+
+class SyncScrapeRequest(_SyncScrapeRequestRequired, SyncScrapeRequestOptions):
+    pass
 
 
 class CollectionBody(TypedDict, total=False):
@@ -779,6 +893,9 @@ class JobResultBodyOptions(TypedDict, total=False):
     #: before; null when the page could not be compared (it failed without being gone). Absent
     #: elsewhere.
     change: PageChange | None
+    #: Present when the request carried max_tokens: the part of the content this answer holds, its
+    #: token counts and the cursor for the next part.
+    content_window: ContentWindow
 
 
 class JobResultBody(_JobResultBodyRequired, JobResultBodyOptions):
@@ -1892,6 +2009,11 @@ class MainContentReport(TypedDict):
     #: True when the whole page was converted instead (nothing set apart, or too little kept; guidance
     #: says which).
     whole_page: bool
+
+
+class ContentWindowError(TypedDict):
+    code: Literal["empty_content", "unsupported_content_type", "blocked", "content_changed"]
+    message: str
 
 
 class _PageMetadataRequired(TypedDict):

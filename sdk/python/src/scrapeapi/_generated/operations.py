@@ -21,6 +21,7 @@ OPERATIONS: dict[str, tuple[str, str, int | None]] = {
     "open_api_get": ("GET", "/v1/openapi.json", 200),
     "sync_scrape_scrape": ("POST", "/v1/sync/scrape", 200),
     "sync_scrape_download": ("POST", "/v1/sync/download", 200),
+    "url_read_read": ("GET", "/v1/read/{path}", 200),
     "documents_convert": ("POST", "/v1/documents/convert", 200),
     "collections_create": ("POST", "/v1/async/collections", 201),
     "collections_list": ("GET", "/v1/async/collections", 200),
@@ -137,13 +138,17 @@ class Operations:
         """GET /v1/openapi.json: This OpenAPI 3.0 description of the API (what the SDK is generated from)."""
         return cast("ApiDescriptionBody", self._transport.request("GET", "/v1/openapi.json"))
 
-    def sync_scrape_scrape(self, body: SyncScrapeRequest) -> ScrapeResultBody:
+    def sync_scrape_scrape(self, body: WindowedScrapeRequest) -> ScrapeResultBody:
         """POST /v1/sync/scrape: Scrape one URL and return it (spec 2.7)."""
         return cast("ScrapeResultBody", self._transport.request("POST", "/v1/sync/scrape", body=body))
 
     def sync_scrape_download(self, body: DownloadRequest) -> DownloadResultBody:
         """POST /v1/sync/download: Download one file (spec 2.9): base64 content with its detected MIME type."""
         return cast("DownloadResultBody", self._transport.request("POST", "/v1/sync/download", body=body))
+
+    def url_read_read(self, path: str, *, only_main_content: bool | None = None, include_images: bool | None = None, include_metadata: bool | None = None, browser: bool | None = None, screenshot: bool | None = None, retry_on_block: bool | None = None, ocr: bool | None = None, revalidate: bool | None = None, max_age: int | None = None, max_tokens: int | None = None, max_pages: int | None = None, format: Literal["markdown", "html"] | None = None, browser_type: str | None = None, use_proxy: str | None = None, language: str | None = None, window_size: str | None = None, pages: str | None = None, custom_id: str | None = None, cursor: str | None = None, tokenizer: str | None = None) -> ScrapeResultBody:
+        """GET /v1/read/{path}: Read one URL as markdown: the target in the path (query string kept), the scrape options as query parameters (decision 0042)."""
+        return cast("ScrapeResultBody", self._transport.request("GET", "/v1/read/{path}", path={"path": path}, query={"only_main_content": only_main_content, "include_images": include_images, "include_metadata": include_metadata, "browser": browser, "screenshot": screenshot, "retry_on_block": retry_on_block, "ocr": ocr, "revalidate": revalidate, "max_age": max_age, "max_tokens": max_tokens, "max_pages": max_pages, "format": format, "browser_type": browser_type, "use_proxy": use_proxy, "language": language, "window_size": window_size, "pages": pages, "custom_id": custom_id, "cursor": cursor, "tokenizer": tokenizer}))
 
     def documents_convert(self, file: bytes, *, content_type: str = "application/octet-stream", format: Literal["markdown", "html"] | None = None, pages: str | None = None, max_pages: int | None = None, ocr: bool | None = None, filename: str | None = None) -> DocumentConversionResult:
         """POST /v1/documents/convert: Convert a document you already have (PDF, DOCX, XLSX, PPTX, ODT, ODS, ODP, EPUB, RTF, CSV) to markdown or HTML, as a scrape of its URL would."""
@@ -463,13 +468,17 @@ class AsyncOperations:
         """GET /v1/openapi.json: This OpenAPI 3.0 description of the API (what the SDK is generated from)."""
         return cast("ApiDescriptionBody", await self._transport.request("GET", "/v1/openapi.json"))
 
-    async def sync_scrape_scrape(self, body: SyncScrapeRequest) -> ScrapeResultBody:
+    async def sync_scrape_scrape(self, body: WindowedScrapeRequest) -> ScrapeResultBody:
         """POST /v1/sync/scrape: Scrape one URL and return it (spec 2.7)."""
         return cast("ScrapeResultBody", await self._transport.request("POST", "/v1/sync/scrape", body=body))
 
     async def sync_scrape_download(self, body: DownloadRequest) -> DownloadResultBody:
         """POST /v1/sync/download: Download one file (spec 2.9): base64 content with its detected MIME type."""
         return cast("DownloadResultBody", await self._transport.request("POST", "/v1/sync/download", body=body))
+
+    async def url_read_read(self, path: str, *, only_main_content: bool | None = None, include_images: bool | None = None, include_metadata: bool | None = None, browser: bool | None = None, screenshot: bool | None = None, retry_on_block: bool | None = None, ocr: bool | None = None, revalidate: bool | None = None, max_age: int | None = None, max_tokens: int | None = None, max_pages: int | None = None, format: Literal["markdown", "html"] | None = None, browser_type: str | None = None, use_proxy: str | None = None, language: str | None = None, window_size: str | None = None, pages: str | None = None, custom_id: str | None = None, cursor: str | None = None, tokenizer: str | None = None) -> ScrapeResultBody:
+        """GET /v1/read/{path}: Read one URL as markdown: the target in the path (query string kept), the scrape options as query parameters (decision 0042)."""
+        return cast("ScrapeResultBody", await self._transport.request("GET", "/v1/read/{path}", path={"path": path}, query={"only_main_content": only_main_content, "include_images": include_images, "include_metadata": include_metadata, "browser": browser, "screenshot": screenshot, "retry_on_block": retry_on_block, "ocr": ocr, "revalidate": revalidate, "max_age": max_age, "max_tokens": max_tokens, "max_pages": max_pages, "format": format, "browser_type": browser_type, "use_proxy": use_proxy, "language": language, "window_size": window_size, "pages": pages, "custom_id": custom_id, "cursor": cursor, "tokenizer": tokenizer}))
 
     async def documents_convert(self, file: bytes, *, content_type: str = "application/octet-stream", format: Literal["markdown", "html"] | None = None, pages: str | None = None, max_pages: int | None = None, ocr: bool | None = None, filename: str | None = None) -> DocumentConversionResult:
         """POST /v1/documents/convert: Convert a document you already have (PDF, DOCX, XLSX, PPTX, ODT, ODS, ODP, EPUB, RTF, CSV) to markdown or HTML, as a scrape of its URL would."""
