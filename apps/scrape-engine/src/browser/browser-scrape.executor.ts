@@ -6,6 +6,7 @@ import {
   type ScrapeRequest,
   type ScrapeResultBody,
 } from '@lib/contracts';
+import { serialisePage } from './page-serialisation';
 import { type TargetGuard } from '@lib/target-guard';
 import { Logger } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
@@ -333,7 +334,14 @@ export class BrowserScrapeExecutor {
     const extractionStarted = performance.now();
     try {
       await unlessCrashed(withDeadline(budget.assertHtmlWithin(page), 10_000, 'measuring the page'));
-      const html = await unlessCrashed(withDeadline(page.content(), 10_000, 'reading the page content'));
+      // Shadow trees (open and closed) as declarative shadow roots and same-origin frames in place (decision 0042).
+      const rendered = await unlessCrashed(withDeadline(serialisePage(cdp, page.url()), 10_000, 'reading the page content'));
+      const html = rendered.html;
+      const frameNote = rendered.otherOriginFrames.length
+        ? [
+            `The page embeds ${rendered.otherOriginFrames.length} frame(s) from other origins, not included in its content: ${rendered.otherOriginFrames.slice(0, 5).join(', ')}${rendered.otherOriginFrames.length > 5 ? ', …' : ''}. Scrape a frame's URL to read it.`,
+          ]
+        : [];
       const shot = request.screenshot
         ? await capturePageScreenshot(
             page,
@@ -354,7 +362,7 @@ export class BrowserScrapeExecutor {
         html,
         finalUrl: page.url(),
         screenshot: shot?.screenshot ?? null,
-        notes: shot?.note ? [shot.note] : [],
+        notes: [...(shot?.note ? [shot.note] : []), ...frameNote],
         evaluateResults: actions ? actions.evaluateResults : null,
         collected: actions?.collected ?? null,
         actionError: actions?.error ?? null,

@@ -2,6 +2,7 @@ import { type HTMLElement, NodeType, parse } from 'node-html-parser';
 import { documentBaseUrl } from './absolute-urls';
 import { locateContent, withNoscriptAsMarkup } from '@lib/page-evidence';
 import { alignRawText } from './raw-text-boundaries';
+import { flattenShadowRoots, mayHoldShadowRoots } from './shadow-roots';
 import { finishUnscriptedPage } from './unscripted-page';
 
 // <pre> is parsed as markup (its <code>, <b>, <br> are elements); script, style and noscript stay raw text.
@@ -50,13 +51,21 @@ export class ParsedPage {
   private prepare(): void {
     if (this.options.scriptsRan) {
       this.aligned = alignRawText(this.html);
+      // Shadow trees written into the HTML (declarative, or serialised by browser mode) are read as rendered.
+      if (mayHoldShadowRoots(this.aligned)) {
+        const root = parse(this.aligned, PARSE_OPTIONS);
+        if (flattenShadowRoots(root)) this.aligned = root.toString();
+        this.parsed = root;
+      }
       return;
     }
     const servesNoscript = /<noscript/i.test(this.html) && locateContent(this.html).noscriptIsContent;
     this.aligned = alignRawText(servesNoscript ? withNoscriptAsMarkup(this.html) : this.html);
     const root = parse(this.aligned, PARSE_OPTIONS);
+    // Declarative shadow DOM renders without scripts; streamed and hidden-until-scripted content is placed as scripts would.
+    const flattened = mayHoldShadowRoots(this.aligned) && flattenShadowRoots(root);
     // Changed: every later parse (main content's) reads the finished page.
-    if (finishUnscriptedPage(shallowFind(root, 'body') ?? root)) this.aligned = root.toString();
+    if (finishUnscriptedPage(shallowFind(root, 'body') ?? root) || flattened) this.aligned = root.toString();
     this.parsed = root;
   }
 

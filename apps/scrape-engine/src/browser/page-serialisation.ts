@@ -1,0 +1,113 @@
+import type { CDPSession } from 'rebrowser-puppeteer-core';
+import { type HTMLElement, parse } from 'node-html-parser';
+import { PARSE_OPTIONS } from '../formats/parsed-page';
+
+/** Frames inlined into a page, at most this deep (a frame in a frame in a frame) and this many in all. */
+const FRAME_DEPTH = 3;
+const FRAME_LIMIT = 20;
+
+interface DomNode {
+  nodeId: number;
+  nodeName: string;
+  documentURL?: string;
+  children?: DomNode[];
+  shadowRoots?: DomNode[];
+  contentDocument?: DomNode;
+}
+
+/** A rendered page as HTML a reader can read whole (decision 0042), and the frames left out of it. */
+export interface SerialisedPage {
+  html: string;
+  /** Frames of another origin, by URL: listed, not inlined. */
+  otherOriginFrames: string[];
+}
+
+/**
+ * The rendered page as HTML with its shadow trees — open and closed — written as declarative
+ * shadow roots (CDP's DOM.getOuterHTML with includeShadowDOM: read below the page's JavaScript,
+ * which can neither see nor stop it), so the same flattening as simple mode reads them in rendered
+ * order; and its same-origin frames, to FRAME_DEPTH, written in place of their <iframe> as a
+ * <div data-frame-src> holding the frame's body. Frames of another origin are listed.
+ */
+export async function serialisePage(cdp: CDPSession, pageUrl: string): Promise<SerialisedPage> {
+  const otherOriginFrames: string[] = [];
+  let frames = 0;
+  const origin = originOf(pageUrl);
+  const outerHtmlOf = async (node: DomNode) =>
+    ((await cdp.send('DOM.getOuterHTML', { nodeId: node.nodeId, includeShadowDOM: true } as never)) as { outerHTML: string }).outerHTML;
+
+  const documentHtml = async (document: DomNode, depth: number): Promise<string> => {
+    const outerHTML = await outerHtmlOf(document);
+    const iframes = iframesOf(document);
+    if (iframes.length === 0) return outerHTML;
+    const tree = parse(outerHTML, PARSE_OPTIONS);
+    const elements = tree.querySelectorAll('iframe');
+    // Both are in tree order (a host's shadow tree before its children, as the serialisation writes it).
+    if (elements.length !== iframes.length) return outerHTML;
+    for (let i = 0; i < iframes.length; i += 1) {
+      const frameDocument = iframes[i]!.contentDocument;
+      // The URL the page framed (a frame that failed to load shows an error document's URL instead).
+      const url = resolved(elements[i]!.getAttribute('src'), document.documentURL ?? pageUrl) ?? frameDocument?.documentURL ?? '';
+      if (!frameDocument || originOf(url) !== origin) {
+        if (url && !url.startsWith('about:')) otherOriginFrames.push(url);
+        continue;
+      }
+      if (depth >= FRAME_DEPTH || frames >= FRAME_LIMIT) continue;
+      frames += 1;
+      const body = bodyOf(parse(await documentHtml(frameDocument, depth + 1), PARSE_OPTIONS));
+      const holder = parse(`<div data-frame-src="${escapeAttribute(url)}"></div>`, PARSE_OPTIONS).firstChild as HTMLElement;
+      holder.set_content(body);
+      elements[i]!.replaceWith(holder);
+    }
+    return tree.toString();
+  };
+
+  try {
+    // The document alone first: the whole tree (every node, as JSON) is asked for only when the page has frames.
+    const { root } = (await cdp.send('DOM.getDocument', { depth: 0 })) as { root: DomNode };
+    const html = await outerHtmlOf(root);
+    if (!/<iframe/i.test(html)) return { html, otherOriginFrames };
+    const pierced = (await cdp.send('DOM.getDocument', { depth: -1, pierce: true })) as { root: DomNode };
+    return { html: await documentHtml(pierced.root, 0), otherOriginFrames: [...new Set(otherOriginFrames)] };
+  } finally {
+    await cdp.send('DOM.disable').catch(() => undefined);
+  }
+}
+
+/** The iframes of one document in tree order, shadow trees first, not those of the frames' own documents. */
+function iframesOf(document: DomNode): DomNode[] {
+  const found: DomNode[] = [];
+  const walk = (node: DomNode) => {
+    if (node.nodeName === 'IFRAME') found.push(node);
+    for (const shadow of node.shadowRoots ?? []) walk(shadow);
+    for (const child of node.children ?? []) walk(child);
+  };
+  for (const child of document.children ?? []) walk(child);
+  return found;
+}
+
+function bodyOf(document: HTMLElement): string {
+  return (document.querySelector('body') ?? document).innerHTML;
+}
+
+function resolved(src: string | undefined, base: string): string | null {
+  if (!src) return null;
+  try {
+    return new URL(src, base).href;
+  } catch {
+    return null;
+  }
+}
+
+function originOf(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}
