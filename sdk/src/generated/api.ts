@@ -199,7 +199,7 @@ export interface paths {
         };
         /**
          * Read one URL as markdown: the target in the path (query string kept), the scrape options as query parameters (decision 0042).
-         * @description GET /v1/read/https://example.com/page?only_main_content=true — the same scrape, billing, limits, page cache and errors as POST /v1/sync/scrape, with format markdown by default. Query parameters named like an option (only_main_content, include_images, include_metadata, browser, screenshot, retry_on_block, ocr, revalidate, max_age, max_tokens, max_pages, format, browser_type, use_proxy, language, window_size, pages, custom_id, cursor, tokenizer) are options; every other one stays with the target URL. A target whose own parameters use those names is sent percent-encoded (https%3A%2F%2F…), and then the whole query string is options. Answers text/markdown (text/html with format=html) by default, with X-Target-Status, and with max_tokens X-Content-Tokens, X-Content-Total-Tokens and X-Next-Cursor; with Accept: application/json, the scrape answer (ScrapeResultBody). A page with nothing to read answers 422 empty_content, 415 unsupported_content_type or 422 blocked as text (the content_window.error of the JSON answer), charged as the scrape was.
+         * @description GET /v1/read/https://example.com/page?only_main_content=true — the same scrape, billing, limits, page cache and errors as POST /v1/sync/scrape, with format markdown by default. Query parameters named like an option (only_main_content, include_images, include_metadata, browser, screenshot, retry_on_block, ocr, revalidate, prefer_site_markdown, max_age, max_tokens, max_pages, format, browser_type, use_proxy, language, window_size, pages, custom_id, cursor, tokenizer) are options; every other one stays with the target URL. A target whose own parameters use those names is sent percent-encoded (https%3A%2F%2F…), and then the whole query string is options. Answers text/markdown (text/html with format=html) by default, with X-Target-Status, and with max_tokens X-Content-Tokens, X-Content-Total-Tokens and X-Next-Cursor; with Accept: application/json, the scrape answer (ScrapeResultBody). A page with nothing to read answers 422 empty_content, 415 unsupported_content_type or 422 blocked as text (the content_window.error of the JSON answer), charged as the scrape was.
          */
         get: operations["UrlRead_read"];
         put?: never;
@@ -1588,6 +1588,11 @@ export interface components {
             /** @default false */
             retry_on_block?: boolean;
             /**
+             * @description Beyond the spec (decision 0042). With format markdown in simple mode: the site's own markdown when it publishes one — asked for with Accept: text/markdown, or found through a <link rel="alternate" type="text/markdown"> or Link header — checked to be markdown (a page that answers HTML under a markdown type is caught) and used instead of extracting; otherwise the page is extracted as usual. `markdown_source` says which.
+             * @default false
+             */
+            prefer_site_markdown?: boolean;
+            /**
              * @description Beyond the spec. When the URL serves a document (PDF, DOCX, XLSX, PPTX, CSV…): the pages to read, counted from 1 — "3", "3-10", "12-" (to the end), comma-separated (at most 100 ranges). For a spreadsheet a page is a sheet, for slides a slide. Absent: every page, up to max_pages. No effect on HTML.
              * @example 1-3,7,10-
              */
@@ -1705,6 +1710,26 @@ export interface components {
             /** @description Whether this result was kept for the next request (never a failed or blocked one, nor one over the size limit). */
             stored: boolean;
         };
+        MarkdownSource: {
+            /**
+             * @description site: the site's own markdown; extracted: made from the page's HTML.
+             * @enum {string}
+             */
+            source: "site" | "extracted";
+            /** @description The URL the site markdown came from (the page itself, or its markdown alternate); null when extracted. */
+            url: string | null;
+            /**
+             * @description How the site offered it: answering Accept: text/markdown, a Link header, or a <link rel="alternate"> element.
+             * @enum {string|null}
+             */
+            offered_by: "accept" | "link_header" | "link_element" | null;
+            /** @description Bytes of the markdown answered. */
+            bytes: number;
+            /** @description Bytes of the page's HTML, when it was fetched (null when the site answered markdown directly). */
+            html_bytes: number | null;
+            /** @description Why the site markdown was not used (none offered, the alternate answered HTML, …); null when it was. */
+            fallback_reason: string | null;
+        };
         ContentWindow: {
             /** @enum {string} */
             tokenizer: "o200k_base" | "cl100k_base";
@@ -1766,6 +1791,8 @@ export interface components {
             cache?: components["schemas"]["PageCacheReport"];
             /** @description A monitor tick's page: new, same, changed (with its diffs) or removed against the version before; null when the page could not be compared (it failed without being gone). Absent elsewhere. */
             change?: components["schemas"]["PageChange"] | null;
+            /** @description Present when the request carried prefer_site_markdown with format markdown: the site's own markdown or extracted, with its bytes. */
+            markdown_source?: components["schemas"]["MarkdownSource"];
             /** @description Present when the request carried max_tokens: the part of the content this answer holds, its token counts and the cursor for the next part. */
             content_window?: components["schemas"]["ContentWindow"];
         };
@@ -1891,6 +1918,11 @@ export interface components {
             network_capture?: components["schemas"]["NetworkCaptureSpec"] | null;
             /** @default false */
             retry_on_block?: boolean;
+            /**
+             * @description Beyond the spec (decision 0042). With format markdown in simple mode: the site's own markdown when it publishes one — asked for with Accept: text/markdown, or found through a <link rel="alternate" type="text/markdown"> or Link header — checked to be markdown (a page that answers HTML under a markdown type is caught) and used instead of extracting; otherwise the page is extracted as usual. `markdown_source` says which.
+             * @default false
+             */
+            prefer_site_markdown?: boolean;
             /**
              * @description Beyond the spec. When the URL serves a document (PDF, DOCX, XLSX, PPTX, CSV…): the pages to read, counted from 1 — "3", "3-10", "12-" (to the end), comma-separated (at most 100 ranges). For a spreadsheet a page is a sheet, for slides a slide. Absent: every page, up to max_pages. No effect on HTML.
              * @example 1-3,7,10-
@@ -2126,6 +2158,8 @@ export interface components {
             cache?: components["schemas"]["PageCacheReport"];
             /** @description A monitor tick's page: new, same, changed (with its diffs) or removed against the version before; null when the page could not be compared (it failed without being gone). Absent elsewhere. */
             change?: components["schemas"]["PageChange"] | null;
+            /** @description Present when the request carried prefer_site_markdown with format markdown: the site's own markdown or extracted, with its bytes. */
+            markdown_source?: components["schemas"]["MarkdownSource"];
             /** @description Present when the request carried max_tokens: the part of the content this answer holds, its token counts and the cursor for the next part. */
             content_window?: components["schemas"]["ContentWindow"];
             url: string;
@@ -5942,6 +5976,8 @@ export interface operations {
                 ocr?: boolean;
                 /** @description As revalidate of POST /v1/sync/scrape. */
                 revalidate?: boolean;
+                /** @description As prefer_site_markdown of POST /v1/sync/scrape. */
+                prefer_site_markdown?: boolean;
                 /** @description As max_age of POST /v1/sync/scrape. */
                 max_age?: number;
                 /** @description As max_tokens of POST /v1/sync/scrape. */

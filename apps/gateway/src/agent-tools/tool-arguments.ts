@@ -110,6 +110,10 @@ export class ScrapeAsMarkdownArguments extends ContentWindowArguments {
   full_page?: boolean;
 
   @IsOptional()
+  @IsBoolean()
+  prefer_site_markdown?: boolean;
+
+  @IsOptional()
   @IsString()
   @IsPageRanges()
   pages?: string;
@@ -306,6 +310,7 @@ export function markdownRequestOf(args: ScrapeAsMarkdownArguments): SyncScrapeRe
     ocr: args.ocr,
     format: 'markdown',
     only_main_content: args.full_page !== true,
+    prefer_site_markdown: args.prefer_site_markdown,
     include_metadata: true,
     browser: args.browser ?? false,
     retry_on_block: args.retry_on_block ?? false,

@@ -22,6 +22,7 @@ const BOOLEAN_OPTIONS = [
   'retry_on_block',
   'ocr',
   'revalidate',
+  'prefer_site_markdown',
 ];
 const INTEGER_OPTIONS = ['max_age', 'max_tokens', 'max_pages'];
 const TEXT_OPTIONS = ['format', 'browser_type', 'use_proxy', 'language', 'window_size', 'pages', 'custom_id', 'cursor', 'tokenizer'];

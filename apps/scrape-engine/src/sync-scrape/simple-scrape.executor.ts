@@ -2,6 +2,7 @@ import {
   type MonitorPageDirectives,
   noPageContent,
   type ScrapeExecutionFacts,
+  type MarkdownSource,
   type ScrapeRequest,
   type ScrapeResultBody,
   validatorsOf,
@@ -14,6 +15,13 @@ import { ContentValidator } from '../content-validation/content-validator';
 import { InvalidSelectorError, SelectorExtractor } from '../extraction/selector-extractor';
 import { ENGINES } from '../engines/engine-table';
 import { PageFormatter } from '../formats/page-formatter';
+import {
+  isMarkdownType,
+  type MarkdownAlternate,
+  markdownAlternateOf,
+  siteMarkdownProblem,
+  withMarkdownAccept,
+} from '../formats/site-markdown';
 import { GuidanceAdvisor } from '../guidance/guidance-advisor';
 import { ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
@@ -89,7 +97,7 @@ export class SimpleScrapeExecutor {
             method: request.http_method?.method ?? 'get',
             payload: request.http_method?.payload ?? null,
             contentType: request.http_method?.content_type ?? 'json',
-            headers: request.headers,
+            headers: wantsSiteMarkdown(request) ? withMarkdownAccept(request.headers) : request.headers,
             cookies: request.cookies,
             language: request.language || undefined,
             windowSize: request.window_size,
@@ -178,7 +186,23 @@ export class SimpleScrapeExecutor {
       }
     }
     if (response.text === null) return { ...base, ...bytesOf(response) };
-    const isHtml = response.contentType === null || /html|xml/i.test(response.contentType);
+    const answered = response.statusCode >= 200 && response.statusCode < 300;
+    const siteMarkdown = wantsSiteMarkdown(request) && !compared;
+    let fallback: string | null = null;
+    if (siteMarkdown && answered && isMarkdownType(response.contentType)) {
+      fallback = siteMarkdownProblem(response.text);
+      if (fallback === null)
+        return {
+          ...base,
+          html: null,
+          markdown: response.text,
+          extracted_data: null,
+          body_base64: null,
+          markdown_source: siteSource(response.url, 'accept', response.text, null),
+        };
+    }
+    // HTML under a markdown type is read as the HTML it is.
+    const isHtml = fallback !== null || response.contentType === null || /html|xml/i.test(response.contentType);
     if (!isHtml)
       return {
         ...base,
@@ -188,7 +212,7 @@ export class SimpleScrapeExecutor {
         body_base64: null,
       };
     const formatted = this.formatter.format(request, response.text, response.url, { scriptsRan: false });
-    return {
+    const shaped = {
       ...base,
       html: request.format === 'html' ? response.text : null,
       markdown: formatted.markdown,
@@ -197,6 +221,50 @@ export class SimpleScrapeExecutor {
       metadata: formatted.metadata,
       notes: formatted.notes,
     };
+    if (!siteMarkdown) return shaped;
+    const alternate = answered && fallback === null ? markdownAlternateOf(response.headers, response.text, response.url) : null;
+    if (alternate) {
+      const offered = await this.markdownAt(alternate, response.url);
+      if (typeof offered === 'string')
+        return {
+          ...shaped,
+          markdown: offered,
+          markdown_source: siteSource(alternate.url, alternate.offeredBy, offered, response.body.length),
+        };
+      fallback = offered.reason;
+    }
+    return {
+      ...shaped,
+      markdown_source: {
+        source: 'extracted',
+        url: null,
+        offered_by: null,
+        bytes: Buffer.byteLength(formatted.markdown ?? ''),
+        html_bytes: response.body.length,
+        fallback_reason: fallback ?? (answered ? 'the site offers no markdown' : `the page answered ${response.statusCode}`),
+      },
+    };
+  }
+
+  /**
+   * The markdown a page's alternate link names, when it is on the page's own host, passes the SSRF
+   * guard, answers 2xx with a markdown (or plain text) type and reads as markdown; else why not.
+   */
+  private async markdownAt(alternate: MarkdownAlternate, pageUrl: string): Promise<string | { reason: string }> {
+    if (new URL(alternate.url).host !== new URL(pageUrl).host) return { reason: 'the markdown alternate is on another host' };
+    try {
+      const answer = await this.fetcher.fetch(
+        { url: alternate.url, headers: withMarkdownAccept(null), maxDocumentBytes: this.config.documentMaxBytes },
+        await this.guard.vet(alternate.url),
+      );
+      if (answer.statusCode < 200 || answer.statusCode >= 300) return { reason: `the markdown alternate answered ${answer.statusCode}` };
+      if (!isMarkdownType(answer.contentType) && !/^text\/plain\b/i.test(answer.contentType ?? ''))
+        return { reason: `the markdown alternate answered ${answer.contentType ?? 'without a Content-Type'}` };
+      const problem = siteMarkdownProblem(answer.text);
+      return problem === null ? answer.text! : { reason: problem.replace('the site', 'the markdown alternate') };
+    } catch (error) {
+      return { reason: `the markdown alternate could not be fetched (${error instanceof Error ? error.message : String(error)})` };
+    }
   }
 
   /**
@@ -269,6 +337,20 @@ const UNREADABLE_NEXT_STEP: Record<DocumentUnreadableReason, string> = {
 };
 
 /** A body answered as the bytes it is (binary, or a document that could not be read). */
+/** prefer_site_markdown asks for the site's own markdown where markdown is the format. */
+function wantsSiteMarkdown(request: ScrapeRequest): boolean {
+  return request.prefer_site_markdown === true && request.format === 'markdown';
+}
+
+function siteSource(
+  url: string,
+  offeredBy: NonNullable<MarkdownSource['offered_by']>,
+  markdown: string,
+  htmlBytes: number | null,
+): MarkdownSource {
+  return { source: 'site', url, offered_by: offeredBy, bytes: Buffer.byteLength(markdown), html_bytes: htmlBytes, fallback_reason: null };
+}
+
 function bytesOf(response: FetchedResponse): Pick<ShapedBody, 'html' | 'markdown' | 'extracted_data' | 'body_base64'> {
   return { html: '', markdown: null, extracted_data: null, body_base64: response.body.toString('base64') };
 }

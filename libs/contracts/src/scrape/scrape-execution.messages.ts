@@ -294,6 +294,38 @@ export class DuplicateOf {
   url: string;
 }
 
+/** With prefer_site_markdown: where the markdown came from (decision 0042). */
+export class MarkdownSource {
+  @ApiProperty({ enum: ['site', 'extracted'], description: "site: the site's own markdown; extracted: made from the page's HTML." })
+  source: 'site' | 'extracted';
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The URL the site markdown came from (the page itself, or its markdown alternate); null when extracted.',
+  })
+  url: string | null;
+  @ApiProperty({
+    enum: ['accept', 'link_header', 'link_element'],
+    nullable: true,
+    description: 'How the site offered it: answering Accept: text/markdown, a Link header, or a <link rel="alternate"> element.',
+  })
+  offered_by: 'accept' | 'link_header' | 'link_element' | null;
+  @ApiProperty({ type: 'integer', description: 'Bytes of the markdown answered.' })
+  bytes: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: "Bytes of the page's HTML, when it was fetched (null when the site answered markdown directly).",
+  })
+  html_bytes: number | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why the site markdown was not used (none offered, the alternate answered HTML, …); null when it was.',
+  })
+  fallback_reason: string | null;
+}
+
 /** Why a windowed answer holds no content (decision 0042): an agent gets a reason, never an empty string. */
 export class ContentWindowError {
   @ApiProperty({ enum: ['empty_content', 'unsupported_content_type', 'blocked', 'content_changed'] })
@@ -405,6 +437,13 @@ export class ScrapeResultBody {
     ),
   )
   change?: PageChange | null;
+  /** With prefer_site_markdown (decision 0042): whether the markdown is the site's own or extracted. */
+  @ApiPropertyOptional({
+    type: () => MarkdownSource,
+    description:
+      "Present when the request carried prefer_site_markdown with format markdown: the site's own markdown or extracted, with its bytes.",
+  })
+  markdown_source?: MarkdownSource;
   /** With max_tokens (decision 0042): the window of the content this answer holds. */
   @ApiPropertyOptional({
     type: () => ContentWindow,

@@ -263,6 +263,15 @@ export class ScrapeRequest {
   retry_on_block: boolean = false;
 
   @ApiPropertyOptional({
+    default: false,
+    description:
+      'Beyond the spec (decision 0042). With format markdown in simple mode: the site\'s own markdown when it publishes one — asked for with Accept: text/markdown, or found through a <link rel="alternate" type="text/markdown"> or Link header — checked to be markdown (a page that answers HTML under a markdown type is caught) and used instead of extracting; otherwise the page is extracted as usual. `markdown_source` says which.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  prefer_site_markdown?: boolean;
+
+  @ApiPropertyOptional({
     type: 'string',
     example: '1-3,7,10-',
     description:

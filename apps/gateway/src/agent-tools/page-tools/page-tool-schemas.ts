@@ -84,6 +84,12 @@ function scrapeAsMarkdownTool(schemaOf: SchemaOf): ToolDefinition {
         browser: { type: 'boolean', default: false, description: SCRAPE_FIELD_DESCRIPTIONS.browser },
         retry_on_block: { type: 'boolean', default: false, description: SCRAPE_FIELD_DESCRIPTIONS.retry_on_block },
         full_page: { type: 'boolean', default: false, description: 'The whole page instead of its main content.' },
+        prefer_site_markdown: {
+          type: 'boolean',
+          default: false,
+          description:
+            "The site's own markdown when it publishes one (Accept: text/markdown, or a markdown alternate it links), checked to be markdown; otherwise extracted as usual.",
+        },
         max_age: { type: 'integer', minimum: 0, maximum: PAGE_CACHE_MAX_AGE_SECONDS, description: SCRAPE_FIELD_DESCRIPTIONS.max_age },
         pages: { type: 'string', maxLength: 1000, description: SCRAPE_FIELD_DESCRIPTIONS.pages },
         max_pages: { type: 'integer', minimum: 1, maximum: DOCUMENT_MAX_PAGES, description: SCRAPE_FIELD_DESCRIPTIONS.max_pages },

@@ -331,6 +331,12 @@ class WindowedScrapeRequestOptions(TypedDict, total=False):
     #: Requires browser=true.
     network_capture: NetworkCaptureSpec | None
     retry_on_block: bool
+    #: Beyond the spec (decision 0042). With format markdown in simple mode: the site's own markdown
+    #: when it publishes one — asked for with Accept: text/markdown, or found through a <link
+    #: rel="alternate" type="text/markdown"> or Link header — checked to be markdown (a page that
+    #: answers HTML under a markdown type is caught) and used instead of extracting; otherwise the page
+    #: is extracted as usual. `markdown_source` says which.
+    prefer_site_markdown: bool
     #: Beyond the spec. When the URL serves a document (PDF, DOCX, XLSX, PPTX, CSV…): the pages to
     #: read, counted from 1 — "3", "3-10", "12-" (to the end), comma-separated (at most 100 ranges).
     #: For a spreadsheet a page is a sheet, for slides a slide. Absent: every page, up to max_pages. No
@@ -457,6 +463,24 @@ class PageCacheReport(TypedDict):
     stored: bool
 
 
+class MarkdownSource(TypedDict):
+    #: site: the site's own markdown; extracted: made from the page's HTML.
+    source: Literal["site", "extracted"]
+    #: The URL the site markdown came from (the page itself, or its markdown alternate); null when
+    #: extracted.
+    url: str | None
+    #: How the site offered it: answering Accept: text/markdown, a Link header, or a <link
+    #: rel="alternate"> element.
+    offered_by: Literal["accept", "link_header", "link_element"] | None
+    #: Bytes of the markdown answered.
+    bytes: int
+    #: Bytes of the page's HTML, when it was fetched (null when the site answered markdown directly).
+    html_bytes: int | None
+    #: Why the site markdown was not used (none offered, the alternate answered HTML, …); null when it
+    #: was.
+    fallback_reason: str | None
+
+
 class ContentWindow(TypedDict):
     tokenizer: Literal["o200k_base", "cl100k_base"]
     #: Tokens in this window, exactly as the tokenizer counts the window's text.
@@ -523,6 +547,9 @@ class ScrapeResultBodyOptions(TypedDict, total=False):
     #: before; null when the page could not be compared (it failed without being gone). Absent
     #: elsewhere.
     change: PageChange | None
+    #: Present when the request carried prefer_site_markdown with format markdown: the site's own
+    #: markdown or extracted, with its bytes.
+    markdown_source: MarkdownSource
     #: Present when the request carried max_tokens: the part of the content this answer holds, its
     #: token counts and the cursor for the next part.
     content_window: ContentWindow
@@ -648,6 +675,12 @@ class SyncScrapeRequestOptions(TypedDict, total=False):
     #: Requires browser=true.
     network_capture: NetworkCaptureSpec | None
     retry_on_block: bool
+    #: Beyond the spec (decision 0042). With format markdown in simple mode: the site's own markdown
+    #: when it publishes one — asked for with Accept: text/markdown, or found through a <link
+    #: rel="alternate" type="text/markdown"> or Link header — checked to be markdown (a page that
+    #: answers HTML under a markdown type is caught) and used instead of extracting; otherwise the page
+    #: is extracted as usual. `markdown_source` says which.
+    prefer_site_markdown: bool
     #: Beyond the spec. When the URL serves a document (PDF, DOCX, XLSX, PPTX, CSV…): the pages to
     #: read, counted from 1 — "3", "3-10", "12-" (to the end), comma-separated (at most 100 ranges).
     #: For a spreadsheet a page is a sheet, for slides a slide. Absent: every page, up to max_pages. No
@@ -893,6 +926,9 @@ class JobResultBodyOptions(TypedDict, total=False):
     #: before; null when the page could not be compared (it failed without being gone). Absent
     #: elsewhere.
     change: PageChange | None
+    #: Present when the request carried prefer_site_markdown with format markdown: the site's own
+    #: markdown or extracted, with its bytes.
+    markdown_source: MarkdownSource
     #: Present when the request carried max_tokens: the part of the content this answer holds, its
     #: token counts and the cursor for the next part.
     content_window: ContentWindow
