@@ -117,6 +117,18 @@ describe(tokenWindowOf.name, () => {
     expect(text.slice(window.end, window.end + 1)).toBe(' ');
   });
 
+  it('cuts a single block far larger than the budget (no blank line in 300,000 characters) within the budget, at a word', async () => {
+    const text = Array.from({ length: 30_000 }, (_, i) => `word${i % 97} `).join('') + '\n';
+    const first = await tokenWindowOf(text, { maxTokens: 2000, tokenizer: 'o200k_base' });
+    expect(first.tokens).toBeLessThanOrEqual(2000);
+    expect(first.tokens).toBeGreaterThan(1800);
+    expect(first.total_tokens).toBe(tokensOf(text, 'o200k_base'));
+    expect(text[first.end]).toBe(' ');
+    const second = await tokenWindowOf(text, { maxTokens: 2000, tokenizer: 'o200k_base', offset: first.end });
+    expect(second.offset).toBe(first.end);
+    expect(second.tokens).toBeLessThanOrEqual(2000);
+  });
+
   it('cuts text with no spaces between code points, never inside a surrogate pair', async () => {
     const text = '😀日本語'.repeat(200);
     const windows = await allWindows(text, 16, 'o200k_base');

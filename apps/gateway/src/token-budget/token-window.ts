@@ -139,27 +139,49 @@ async function blockCut(text: string, start: number, budget: number, tokenizer: 
 
 /**
  * Within a block: the furthest line end, else pre-token boundary, else code point boundary from
- * `start` whose text fits the budget (found by bisection: counts grow with the cut). Always moves
+ * `start` whose text fits the budget. Whole slices (cut at pre-token boundaries, where counts add
+ * up exactly) are counted forward while they fit; only the slice the budget ends in is bisected,
+ * so the work is linear in the window, not in the window times its bisection steps. Always moves
  * on by at least one code point.
  */
 async function fineCut(text: string, start: number, budget: number, tokenizer: TokenizerName): Promise<number> {
-  // A token is rarely longer than 16 characters: no cut past this fits.
-  const ceiling = Math.min(text.length, start + budget * 32);
-  const fits = async (end: number) => (await countTokens(text.slice(start, end), tokenizer)) <= budget;
-  let low = start;
-  let high = ceiling;
+  let from = start;
+  let used = 0;
+  let sliceEnd = start;
+  for (;;) {
+    sliceEnd = Math.min(text.length, from + FINE_SLICE_CHARS);
+    if (sliceEnd < text.length) {
+      const boundary = preTokenBoundaryBefore(text, sliceEnd, from);
+      if (boundary <= from) break;
+      sliceEnd = boundary;
+    }
+    const tokens = tokensOf(text.slice(from, sliceEnd), tokenizer);
+    if (used + tokens > budget || sliceEnd >= text.length) break;
+    used += tokens;
+    from = sliceEnd;
+    await yieldToLoop();
+  }
+  // Bisect the slice the budget ends in: counts grow with the cut nearly always.
+  const left = budget - used;
+  let low = from;
+  let high = sliceEnd;
+  if (tokensOf(text.slice(from, high), tokenizer) <= left) low = high;
   while (high - low > 1) {
     const mid = (low + high) >>> 1;
-    if (await fits(mid)) low = mid;
+    if (tokensOf(text.slice(from, mid), tokenizer) <= left) low = mid;
     else high = mid;
   }
-  // Counts grow with the cut nearly always; a cut that still does not fit is moved back.
+  const fits = async (end: number) => (await countTokens(text.slice(start, end), tokenizer)) <= budget;
+  // A cut that still does not fit (a count that did not grow with the cut) is moved back.
   for (let limit = low; ;) {
     const cut = niceCut(text, start, limit);
     if (cut <= start + 2 || (await fits(cut))) return cut;
     limit = cut - 1;
   }
 }
+
+/** How much text fineCut counts at once before it yields. */
+const FINE_SLICE_CHARS = 16_000;
 
 /** A line end, else a word end, in the second half of [start, limit], else limit itself (code point whole, never start). */
 function niceCut(text: string, start: number, limit: number): number {
