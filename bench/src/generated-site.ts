@@ -127,6 +127,29 @@ export async function startGeneratedSite(options: GeneratedSiteOptions = {}): Pr
         ].join('\n'),
       );
     }
+    if (path === '/llms.txt') {
+      // An llms.txt (https://llmstxt.org): a link in the site, one only it names, one on another host.
+      return send(
+        res,
+        200,
+        'text/plain; charset=utf-8',
+        [
+          '# Generated site',
+          '',
+          '> A site generated for the crawler tests.',
+          '',
+          '## Pages',
+          '',
+          `- [Sections](${origin}/sitemaps/sections.xml): the sections sitemap`,
+          '- [Only here](/llms-only/page): named by llms.txt alone',
+          '',
+          '## Optional',
+          '',
+          '- [Elsewhere](https://elsewhere.invalid/docs.md)',
+          '',
+        ].join('\n'),
+      );
+    }
     if (path === '/sitemap.xml') {
       const members = [...gzMembers.map((_, j) => `${origin}/sitemaps/articles-${j}.xml.gz`), `${origin}/sitemaps/sections.xml`];
       return send(

@@ -60,6 +60,31 @@ describe.each(runtimesUnderTest('site-map'))('POST /v1/map — $name', (runtime)
     // 250 pages (the default) do not reach every page within two hops; the sitemaps fill in the rest.
     expect(body).toMatchObject({ truncated: true, stopped_by: 'page_fetches', pages_fetched: 250 });
     expect(body.robots).toMatchObject({ status: 'found', crawl_delay_seconds: null });
+    // The site's llms.txt: listed by section with each link's scope; none of its links is fetched for it.
+    expect(body.llms_txt).toEqual({
+      url: `${site.url}/llms.txt`,
+      status: 'found',
+      title: 'Generated site',
+      summary: 'A site generated for the crawler tests.',
+      sections: [
+        {
+          name: 'Pages',
+          optional: false,
+          entries: [
+            { title: 'Sections', url: `${site.url}/sitemaps/sections.xml`, description: 'the sections sitemap', in_scope: true },
+            { title: 'Only here', url: `${site.url}/llms-only/page`, description: 'named by llms.txt alone', in_scope: true },
+          ],
+        },
+        {
+          name: 'Optional',
+          optional: true,
+          entries: [{ title: 'Elsewhere', url: 'https://elsewhere.invalid/docs.md', description: null, in_scope: false }],
+        },
+      ],
+      entries_total: 3,
+    });
+    expect(site.hits.get('/llms-only/page') ?? 0).toBe(0);
+    expect(listed.has(keyOf(`${site.url}/llms-only/page`))).toBe(false);
     const outcomes = Object.fromEntries(body.sitemaps.map((s: { url: string; outcome: string }) => [new URL(s.url).pathname, s.outcome]));
     expect(outcomes).toMatchObject({
       '/sitemap.xml': 'read',

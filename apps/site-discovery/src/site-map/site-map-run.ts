@@ -2,12 +2,14 @@ import {
   MAP_LIMITS,
   type MapSiteRequest,
   type MapSiteResult,
+  type LlmsTxtReport,
   type MapStopReason,
   type SitemapMode,
   type SitemapReport,
 } from '@lib/contracts';
 import { BodyTooLarge, FetchFailure, RedirectBlocked, type FetchedResponse, type SimpleFetcher } from '@lib/http-fetch';
 import { TargetBlockedError } from '@lib/target-guard';
+import { readLlmsTxt } from '../llms-txt/llms-txt-document';
 import { readPageLinks } from '../page-links/page-links';
 import { HostPoliteness } from '../politeness/host-politeness';
 import { RobotsBook } from '../robots/robots-book';
@@ -24,6 +26,8 @@ export const SITEMAP_INDEX_LEVELS = 3;
 const SITEMAP_REPORTS_SHOWN = 100;
 /** HTML pages read for links: larger bodies are not pages worth mapping. */
 const PAGE_MAX_BYTES = 5 * 1024 * 1024;
+/** An llms.txt is an index of links: a megabyte holds thousands. */
+const LLMS_TXT_MAX_BYTES = 1024 * 1024;
 /** One fetch's own ceiling, inside the map's deadline. */
 const FETCH_TIMEOUT_MS = 20_000;
 const MAX_REDIRECTS = 5;
@@ -109,6 +113,7 @@ export class SiteMapRun {
 
   async run(): Promise<MapSiteResult> {
     const startRobots = await this.robotsFor(new URL(this.start.url));
+    const llmsTxt = this.readLlmsTxt();
     if (this.deps.sitemapUrlsFirstLevel && this.sitemapMode === 'include') {
       await this.readSitemaps(startRobots);
       const listed = [...this.found.values()].map((entry) => normalUrl(entry.url)).filter((n): n is NormalUrl => n !== null);
@@ -140,7 +145,54 @@ export class SiteMapRun {
       sitemaps_total: this.sitemapsTotal,
       pages_fetched: this.pagesFetched,
       skipped: this.skipped,
+      llms_txt: await llmsTxt,
       duration_ms: Date.now() - this.started,
+    };
+  }
+
+  // ---- llms.txt -----------------------------------------------------------------------------
+
+  /** The site's /llms.txt, its links listed with whether each is in scope; none is fetched. */
+  private async readLlmsTxt(): Promise<LlmsTxtReport> {
+    const url = new URL('/llms.txt', this.start.url).href;
+    const report = (status: LlmsTxtReport['status']): LlmsTxtReport => ({
+      url,
+      status,
+      title: null,
+      summary: null,
+      sections: [],
+      entries_total: 0,
+    });
+    let response: FetchedResponse | null;
+    try {
+      response = await this.fetch(url, LLMS_TXT_MAX_BYTES);
+    } catch (error) {
+      if (
+        error instanceof TargetBlockedError ||
+        error instanceof RedirectBlocked ||
+        error instanceof BodyTooLarge ||
+        error instanceof FetchFailure
+      )
+        return report('unavailable');
+      throw error;
+    }
+    if (!response || response.statusCode >= 500 || response.statusCode < 200) return report('unavailable');
+    if (response.statusCode >= 300) return report('none');
+    const document = /html/i.test(response.contentType ?? '') ? null : readLlmsTxt(response.text ?? '', response.url);
+    if (!document) return report('not_llms_txt');
+    return {
+      ...report('found'),
+      title: document.title,
+      summary: document.summary,
+      sections: document.sections.map((section) => ({
+        name: section.name,
+        optional: section.optional,
+        entries: section.links.map((link) => {
+          const normal = normalUrl(link.url);
+          return { ...link, in_scope: normal !== null && this.scope.verdict(normal) === 'in' };
+        }),
+      })),
+      entries_total: document.total,
     };
   }
 

@@ -225,6 +225,47 @@ export class RobotsReport {
   sitemaps: string[];
 }
 
+/** One link of a site's llms.txt (https://llmstxt.org): listed, never fetched by the map. */
+export class LlmsTxtEntry {
+  @ApiProperty()
+  title: string;
+  @ApiProperty({ description: 'Absolute, as the file links it (not normalised).' })
+  url: string;
+  @ApiProperty({ type: String, nullable: true, description: "The file's note after the link, if any." })
+  description: string | null;
+  @ApiProperty({ description: "Whether the URL is in the map's scope (host, paths): an entry outside it is listed only." })
+  in_scope: boolean;
+}
+
+export class LlmsTxtSection {
+  @ApiProperty({ description: 'The H2 heading the links sit under.' })
+  name: string;
+  @ApiProperty({ description: 'The "Optional" section: links a reader may skip (llmstxt.org).' })
+  optional: boolean;
+  @ApiProperty({ type: [LlmsTxtEntry] })
+  entries: LlmsTxtEntry[];
+}
+
+/** What the site's /llms.txt says (decision 0042): its title, summary and links by section. */
+export class LlmsTxtReport {
+  @ApiProperty({ description: "Where it was looked for: /llms.txt at the start URL's origin." })
+  url: string;
+  @ApiProperty({
+    enum: ['found', 'none', 'unavailable', 'not_llms_txt'],
+    description:
+      'found; none (4xx); unavailable (5xx, unreachable, too large, refused by the SSRF guard); not_llms_txt (an answer that is HTML or has no H1 title).',
+  })
+  status: 'found' | 'none' | 'unavailable' | 'not_llms_txt';
+  @ApiProperty({ type: String, nullable: true, description: 'Its H1.' })
+  title: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Its blockquote summary.' })
+  summary: string | null;
+  @ApiProperty({ type: [LlmsTxtSection] })
+  sections: LlmsTxtSection[];
+  @ApiProperty({ description: 'Links in all (at most 1,000 are listed).' })
+  entries_total: number;
+}
+
 export class MapSkipCounts {
   @ApiProperty({ description: 'Disallowed by robots.txt (neither fetched nor listed).' })
   robots: number;
@@ -275,6 +316,12 @@ export class MapSiteResult {
 
   @ApiProperty({ type: MapSkipCounts })
   skipped: MapSkipCounts;
+
+  @ApiProperty({
+    type: LlmsTxtReport,
+    description: "The site's /llms.txt, when it publishes one: its links listed by section, in scope or not (none is fetched).",
+  })
+  llms_txt: LlmsTxtReport;
 
   @ApiProperty()
   duration_ms: number;
