@@ -2870,6 +2870,38 @@ export interface components {
             /** @description Pages fetched that failed (network, 4xx, 5xx, not HTML). */
             failed: number;
         };
+        LlmsTxtEntry: {
+            title: string;
+            /** @description Absolute, as the file links it (not normalised). */
+            url: string;
+            /** @description The file's note after the link, if any. */
+            description: string | null;
+            /** @description Whether the URL is in the map's scope (host, paths): an entry outside it is listed only. */
+            in_scope: boolean;
+        };
+        LlmsTxtSection: {
+            /** @description The H2 heading the links sit under. */
+            name: string;
+            /** @description The "Optional" section: links a reader may skip (llmstxt.org). */
+            optional: boolean;
+            entries: components["schemas"]["LlmsTxtEntry"][];
+        };
+        LlmsTxtReport: {
+            /** @description Where it was looked for: /llms.txt at the start URL's origin. */
+            url: string;
+            /**
+             * @description found; none (4xx); unavailable (5xx, unreachable, too large, refused by the SSRF guard); not_llms_txt (an answer that is HTML or has no H1 title).
+             * @enum {string}
+             */
+            status: "found" | "none" | "unavailable" | "not_llms_txt";
+            /** @description Its H1. */
+            title: string | null;
+            /** @description Its blockquote summary. */
+            summary: string | null;
+            sections: components["schemas"]["LlmsTxtSection"][];
+            /** @description Links in all (at most 1,000 are listed). */
+            entries_total: number;
+        };
         MapSiteResult: {
             /** @description The start URL in its normal form. */
             url: string;
@@ -2897,6 +2929,8 @@ export interface components {
             /** @description HTML pages fetched for links. */
             pages_fetched: number;
             skipped: components["schemas"]["MapSkipCounts"];
+            /** @description The site's /llms.txt, when it publishes one: its links listed by section, in scope or not (none is fetched). */
+            llms_txt: components["schemas"]["LlmsTxtReport"];
             duration_ms: number;
         };
         CrawlRequest: {

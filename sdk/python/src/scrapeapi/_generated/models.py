@@ -1627,6 +1627,39 @@ class MapSkipCounts(TypedDict):
     failed: float
 
 
+class LlmsTxtEntry(TypedDict):
+    title: str
+    #: Absolute, as the file links it (not normalised).
+    url: str
+    #: The file's note after the link, if any.
+    description: str | None
+    #: Whether the URL is in the map's scope (host, paths): an entry outside it is listed only.
+    in_scope: bool
+
+
+class LlmsTxtSection(TypedDict):
+    #: The H2 heading the links sit under.
+    name: str
+    #: The "Optional" section: links a reader may skip (llmstxt.org).
+    optional: bool
+    entries: list[LlmsTxtEntry]
+
+
+class LlmsTxtReport(TypedDict):
+    #: Where it was looked for: /llms.txt at the start URL's origin.
+    url: str
+    #: found; none (4xx); unavailable (5xx, unreachable, too large, refused by the SSRF guard);
+    #: not_llms_txt (an answer that is HTML or has no H1 title).
+    status: Literal["found", "none", "unavailable", "not_llms_txt"]
+    #: Its H1.
+    title: str | None
+    #: Its blockquote summary.
+    summary: str | None
+    sections: list[LlmsTxtSection]
+    #: Links in all (at most 1,000 are listed).
+    entries_total: float
+
+
 class _MapSiteResultRequired(TypedDict):
     #: The start URL in its normal form.
     url: str
@@ -1644,6 +1677,9 @@ class _MapSiteResultRequired(TypedDict):
     #: HTML pages fetched for links.
     pages_fetched: float
     skipped: MapSkipCounts
+    #: The site's /llms.txt, when it publishes one: its links listed by section, in scope or not (none
+    #: is fetched).
+    llms_txt: LlmsTxtReport
     duration_ms: float
 
 
