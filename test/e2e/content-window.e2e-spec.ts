@@ -132,10 +132,13 @@ describe.each(runtimesUnderTest('content-window'))('token budgets — $name', (r
     expect(json.status).toBe(200);
     expect(json.body).toMatchObject({ statusCode: 200, metadata: { title: 'Readable' } });
     expect(json.body.markdown).toContain('Readable paragraph 0');
-    // A long target (past the router's 100-character limit on path parameters) is read whole.
-    const long = await read(`${site.url}/read?${'q=abcdefghij&'.repeat(40)}id=3`);
+    // A long target (its path past the router's 100-character limit on path parameters, and a long query) is read whole.
+    const longName = `read/${'segment-'.repeat(40)}end`;
+    site.pages.set(longName, { html: longArticle('Readable') });
+    const long = await read(`${site.url}/${longName}?${'q=abcdefghij&'.repeat(40)}id=3`);
     expect(long.status).toBe(200);
     expect(long.text).toBe(posted.body.markdown);
+    expect(site.requests.some((r) => r.path === `/${longName}`)).toBe(true);
     const html = await read(`${encodeURIComponent(`${site.url}/read`)}?format=html`);
     expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(html.text).toContain('<article>');
