@@ -89,6 +89,14 @@ function startSite(bomb: Buffer): Promise<{ url: string; port: number; sent: Map
             'const p="<p>" + "x".repeat(4000) + "</p>";let h="";for(let i=0;i<1000;i++)h+=p;const x=document.getElementById("x");for(let i=0;i<10;i++)x.insertAdjacentHTML("beforeend",h);' +
             '</script></body></html>',
         );
+      case '/shadow-flood':
+        // The same flood inside a closed shadow root: the document's own HTML stays a few hundred bytes.
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        return res.end(
+          '<!doctype html><html><head><title>Shadow flood</title></head><body><div id="x"></div><script>' +
+            'const p="<p>" + "x".repeat(4000) + "</p>";let h="";for(let i=0;i<1000;i++)h+=p;const r=document.getElementById("x").attachShadow({mode:"closed"});const d=document.createElement("div");r.appendChild(d);for(let i=0;i<10;i++)d.insertAdjacentHTML("beforeend",h);' +
+            '</script></body></html>',
+        );
       default:
         res.writeHead(404).end();
     }
@@ -165,6 +173,7 @@ describe('browser page budget with real Chromium', () => {
     ['a 50 MB page', '/huge?mb=50', 'decoded'],
     ['a gzip bomb (256 MiB of HTML in a few hundred KB)', '/bomb', 'decoded'],
     ['a script that builds a 40 M-character DOM', '/dom-flood', 'characters'],
+    ['a script that builds a 40 M-character DOM in a closed shadow root', '/shadow-flood', 'shadow trees'],
   ])('stops %s as body_too_large, uncharged, in both kinds', async (_what, path, says) => {
     for (const browser_type of ['light', 'heavy']) {
       const { facts, result } = await engine.scrape({ url: `${site.url}${path}`, browser_type, format: 'markdown' });

@@ -336,6 +336,7 @@ export class BrowserScrapeExecutor {
       await unlessCrashed(withDeadline(budget.assertHtmlWithin(page), 10_000, 'measuring the page'));
       // Shadow trees (open and closed) as declarative shadow roots and same-origin frames in place (decision 0042).
       const rendered = await unlessCrashed(withDeadline(serialisePage(cdp, page.url()), 10_000, 'reading the page content'));
+      budget.assertReadWithin(rendered.html.length);
       const html = rendered.html;
       const frameNote = rendered.otherOriginFrames.length
         ? [

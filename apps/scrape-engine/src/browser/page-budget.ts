@@ -83,6 +83,18 @@ export class PageBudget {
     this.assertWithin();
   }
 
+  /** The page as read (its shadow trees and same-origin frames written in) within the same budget as its document. */
+  assertReadWithin(chars: number): void {
+    if (chars > this.limits.maxHtmlChars)
+      this.trip(
+        new BrowserFailure(
+          'body_too_large',
+          `The rendered page with its shadow trees and frames is ${chars} characters, over the ${this.limits.maxHtmlChars}-character budget of a browser page; nothing was read or charged.`,
+        ),
+      );
+    this.assertWithin();
+  }
+
   private count(requestId: string, bytes: number): void {
     if (this.failure) return;
     if (this.media.has(requestId)) {
