@@ -72,6 +72,15 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
   const refused = await client.POST('/v1/sync/scrape', { body: { url: ctx.pageUrl, screenshot: true } });
   if (refused.error === undefined || !('detail' in refused.error) || !Array.isArray(refused.error.detail))
     throw new Error('screenshot without browser was not a validation error');
+  // The same page by its URL in the path, as JSON, cut to a token budget.
+  const read = ok(
+    'read',
+    await client.GET('/v1/read/{path}', {
+      params: { path: { path: ctx.pageUrl }, query: { only_main_content: true, max_tokens: 16 } },
+      headers: { accept: 'application/json' },
+    }),
+  );
+  if (typeof read === 'string' || read.statusCode !== 200 || read.content_window?.tokenizer !== 'o200k_base') throw new Error('read');
   const downloaded = ok('download', await client.POST('/v1/sync/download', { body: { url: ctx.pageUrl } }));
   if (downloaded.content === null || downloaded.statusCode !== 200) throw new Error('download');
   // A document the client already has: the raw body with its type.
