@@ -76,6 +76,16 @@ describe.each(runtimesUnderTest('crawl'))('POST /v1/crawl — $name', (runtime) 
     });
     const done = await finished(started.body.crawl_id);
     expect(done).toMatchObject({ state: 'completed', queued: 0, zero_pages_reason: null, robots: 'found' });
+    // The site's llms.txt is listed on the crawl (sitemap=skip reads it alone); its links are listed, not seeds:
+    // the page only llms.txt names is never fetched, and the one outside the site is out of scope.
+    expect(done.llms_txt).toMatchObject({ url: `${site.url}/llms.txt`, status: 'found', title: 'Generated site', entries_total: 3 });
+    const llmsEntries = done.llms_txt.sections.flatMap((s: { entries: Array<{ url: string; in_scope: boolean }> }) => s.entries);
+    expect(llmsEntries.map((e: { url: string; in_scope: boolean }) => [e.url, e.in_scope])).toEqual([
+      [`${site.url}/sitemaps/sections.xml`, true],
+      [`${site.url}/llms-only/page`, true],
+      ['https://elsewhere.invalid/docs.md', false],
+    ]);
+    expect(site.hits.get('/llms-only/page') ?? 0).toBe(0);
     const jobs = await jobUrls(started.body.crawl_id);
     const keys = jobs.map((j) => keyOf(j.url));
     expect(new Set(keys).size).toBe(keys.length);
@@ -169,9 +179,10 @@ describe.each(runtimesUnderTest('crawl'))('POST /v1/crawl — $name', (runtime) 
     site.hits.clear();
     const planned = await crawl({ url: `${site.url}/`, dry_run: true, max_pages: 150 });
     expect(planned.status).toBe(202);
-    expect(planned.body).toMatchObject({ state: 'planning', plan: null });
+    expect(planned.body).toMatchObject({ state: 'planning', plan: null, llms_txt: null });
     const done = await finished(planned.body.crawl_id);
     expect(done.state).toBe('planned');
+    expect(done.llms_txt).toMatchObject({ status: 'found', entries_total: 3 });
     const plan = done.plan;
     expect(plan.discovered).toBeGreaterThanOrEqual(ARTICLES);
     expect(plan.sections[0].urls).toBeGreaterThan(0);

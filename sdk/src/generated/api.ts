@@ -3117,6 +3117,8 @@ export interface components {
             results_path?: string | null;
             /** @description A dry run’s plan once made (state planned); null otherwise. */
             plan?: components["schemas"]["CrawlPlan"] | null;
+            /** @description The site's /llms.txt as read when the crawl started (a dry run: when its plan was made), as POST /v1/map lists it: its links by section, each in the crawl's scope or not. Listed only: the crawl's pages are what its start, sitemaps and links reach. Null while a plan is being made. */
+            llms_txt: components["schemas"]["LlmsTxtReport"] | null;
             /** @description Unix seconds. */
             created_at: number;
             completed_at?: number | null;

@@ -1,5 +1,5 @@
 import { PLATFORM_CONFIG, type PlatformConfig } from '@lib/config';
-import { CRAWL_LIMITS, CrawlView, CreateCrawlCommand, SUBJECTS, type ZeroPageReason } from '@lib/contracts';
+import { CRAWL_LIMITS, CrawlView, CreateCrawlCommand, type LlmsTxtReport, SUBJECTS, type ZeroPageReason } from '@lib/contracts';
 import { SimpleFetcher } from '@lib/http-fetch';
 import { MessageBus } from '@lib/messaging';
 import { CREDIT_COST } from '@lib/plans';
@@ -79,6 +79,8 @@ export class CrawlLauncher {
           maxCredits: request.max_credits ?? null,
           skipped: {},
           zeroPagesReason: null,
+          // The plan's map reads it.
+          llmsTxt: null,
           createdAt: this.clock.now(),
         },
         [],
@@ -89,6 +91,7 @@ export class CrawlLauncher {
     let zero: ZeroPageReason | null = null;
     const seeds: PageCandidate[] = [];
     const refused: Partial<SkipCounts> = {};
+    let llmsTxt: LlmsTxtReport | null = null;
     if (!policy.allows(start.url)) zero = 'robots';
     else {
       // Following links, the start page is the way in and always scraped; with sitemap=only it is a page like the sitemaps' and must be in scope.
@@ -99,11 +102,14 @@ export class CrawlLauncher {
         seeds.push(...more.candidates);
         addCounts(refused, more.refused);
       }
+      // The sitemaps' URLs are first pages like the start page (depth 0, docs/crawl.md): max_depth
+      // counts link hops from any first page, so max_depth 0 scrapes the start page and the sitemaps.
+      // The same map reads the site's llms.txt, listed on the crawl (its links are not seeds: a
+      // crawl's pages are what its scope and links reach, as the docs say).
+      const seedMap = await this.seedMap(start, request, maxPages);
+      llmsTxt = seedMap.llms_txt;
       if ((request.sitemap ?? 'include') !== 'skip') {
-        // The sitemaps' URLs are first pages like the start page (depth 0, docs/crawl.md): max_depth
-        // counts link hops from any first page, so max_depth 0 scrapes the start page and the sitemaps.
-        const listed = await this.sitemapUrls(start, request.ignore_robots === true, maxPages);
-        const sorted = await sortLinks(id, listed, 0, rules);
+        const sorted = await sortLinks(id, seedMap.urls, 0, rules);
         seeds.push(...sorted.candidates);
         for (const [reason, n] of Object.entries(sorted.refused) as Array<[keyof SkipCounts, number]>)
           refused[reason] = (refused[reason] ?? 0) + n;
@@ -123,6 +129,7 @@ export class CrawlLauncher {
         maxCredits: request.max_credits ?? null,
         skipped: zero === 'robots' && seeds.length === 0 && Object.keys(refused).length === 0 ? { robots: 1 } : refused,
         zeroPagesReason: zero,
+        llmsTxt,
         createdAt: now,
       },
       seeds,
@@ -138,14 +145,34 @@ export class CrawlLauncher {
     return viewOf(crawl!, null);
   }
 
-  /** The sitemaps' URLs (robots' Sitemap lines or /sitemap.xml), within the map's own bounds. */
-  private async sitemapUrls(start: ReturnType<typeof normalUrl> & object, ignoreRobots: boolean, maxPages: number): Promise<string[]> {
+  /**
+   * The sitemaps' URLs (robots' Sitemap lines or /sitemap.xml) within the map's own bounds, and the
+   * site's llms.txt with its links judged against the crawl's scope; with sitemap=skip, the llms.txt
+   * alone.
+   */
+  private async seedMap(
+    start: ReturnType<typeof normalUrl> & object,
+    request: CreateCrawlCommand['request'],
+    maxPages: number,
+  ): Promise<{ urls: string[]; llms_txt: LlmsTxtReport }> {
     const run = new SiteMapRun(
       start,
-      { url: start.url, sitemap: 'only', limit: Math.min(100_000, maxPages * 2), timeout_ms: SEED_TIMEOUT_MS, ignore_robots: ignoreRobots },
+      {
+        url: start.url,
+        include_subdomains: request.include_subdomains,
+        domains: request.domains,
+        include_paths: request.include_paths,
+        exclude_paths: request.exclude_paths,
+        sitemap: 'only',
+        limit: Math.min(100_000, maxPages * 2),
+        timeout_ms: SEED_TIMEOUT_MS,
+        ignore_robots: request.ignore_robots === true,
+      },
       { fetcher: this.fetcher, gate: this.gate, hostConcurrency: this.config.discoveryHostConcurrency },
     );
-    return (await run.run()).urls;
+    if ((request.sitemap ?? 'include') === 'skip') return { urls: [], llms_txt: await run.readLlmsTxt() };
+    const map = await run.run();
+    return { urls: map.urls, llms_txt: map.llms_txt };
   }
 }
 

@@ -4,6 +4,7 @@ import {
   type CrawlForecast,
   type CrawlPlan,
   type CrawlPlanSection,
+  type LlmsTxtReport,
   MAP_LIMITS,
   SUBJECTS,
   type ViabilityResult,
@@ -53,7 +54,8 @@ export class CrawlPlanner {
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
 
-  async plan(crawl: StoredCrawl, rules: CrawlRules): Promise<CrawlPlan> {
+  /** The plan, and the site's llms.txt as the plan's map read it (listed on the crawl as a crawl lists it). */
+  async plan(crawl: StoredCrawl, rules: CrawlRules): Promise<{ plan: CrawlPlan; llmsTxt: LlmsTxtReport }> {
     const request = crawl.request;
     const start = normalUrl(crawl.url)!;
     const run = new SiteMapRun(
@@ -126,7 +128,7 @@ export class CrawlPlanner {
     const delay = (await rules.robots.policyFor(new URL(crawl.url))).crawlDelaySeconds();
     const simpleMs = median(usable.map((v) => v.tests.simple_request?.time_ms).filter((t): t is number => typeof t === 'number'));
     const browserMs = median(usable.map((v) => v.tests.browser?.time_ms).filter((t): t is number => typeof t === 'number'));
-    return {
+    const plan: CrawlPlan = {
       discovered: map.count,
       duplicates_expected: duplicates,
       truncated: map.truncated,
@@ -139,6 +141,7 @@ export class CrawlPlanner {
       ],
       credits_charged: credits,
     };
+    return { plan, llmsTxt: map.llms_txt };
   }
 }
 

@@ -48,6 +48,7 @@ class CrawlTables {
       skipped: {},
       zeroPagesReason: null,
       plan: null,
+      llmsTxt: null,
       createdAt: new Date(),
       completedAt: null,
     };

@@ -19,6 +19,7 @@ const CRAWL: StoredCrawl = {
   skipped: {},
   zeroPagesReason: null,
   plan: null,
+  llmsTxt: null,
   createdAt: new Date('2026-12-04T00:00:00Z'),
   completedAt: null,
 };

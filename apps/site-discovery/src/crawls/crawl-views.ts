@@ -59,6 +59,7 @@ export function viewOf(crawl: StoredCrawl, run: CrawlRunFigures | null): CrawlVi
     zero_pages_reason: crawl.zeroPagesReason,
     results_path: crawl.state === 'planning' || crawl.state === 'planned' ? null : `/v1/jobs?batch_id=${crawl.id}`,
     plan: crawl.plan,
+    llms_txt: crawl.llmsTxt,
     created_at: Math.floor(crawl.createdAt.getTime() / 1000),
     completed_at: crawl.completedAt ? Math.floor(crawl.completedAt.getTime() / 1000) : null,
   };

@@ -134,8 +134,8 @@ export class CrawlWorker implements OnApplicationBootstrap, OnApplicationShutdow
   private async work(crawl: StoredCrawl): Promise<boolean> {
     const rules = this.rulebook.rulesFor(crawl);
     if (crawl.state === 'planning') {
-      const plan = await this.planner.plan(crawl, rules);
-      await this.store.savePlan(crawl.id, plan, this.clock.now());
+      const { plan, llmsTxt } = await this.planner.plan(crawl, rules);
+      await this.store.savePlan(crawl.id, plan, llmsTxt, this.clock.now());
       this.rulebook.forget(crawl.id);
       return true;
     }

@@ -1,3 +1,4 @@
+import type { LlmsTxtReport } from '@lib/contracts';
 import type { DatabaseConnection } from '@lib/persistence';
 import { randomUUID } from 'node:crypto';
 import { DATABASE_BACKENDS, openTestDatabase } from '../../../../test/support/test-databases';
@@ -20,7 +21,7 @@ describe.each(DATABASE_BACKENDS)('CrawlStore admission depths (%s database)', (b
   });
   afterAll(async () => close());
 
-  async function crawlWith(seeds: PageCandidate[], maxPages = 100): Promise<string> {
+  async function crawlWith(seeds: PageCandidate[], maxPages = 100, llmsTxt: LlmsTxtReport | null = null): Promise<string> {
     const id = randomUUID();
     await store.insert(
       {
@@ -36,6 +37,7 @@ describe.each(DATABASE_BACKENDS)('CrawlStore admission depths (%s database)', (b
         maxCredits: null,
         skipped: {},
         zeroPagesReason: null,
+        llmsTxt,
         createdAt: new Date(),
       },
       seeds,
@@ -55,6 +57,27 @@ describe.each(DATABASE_BACKENDS)('CrawlStore admission depths (%s database)', (b
         r.depth,
       ]),
     );
+
+  it("keeps the site's llms.txt as the crawl read it (and null for a crawl that did not look)", async () => {
+    const report: LlmsTxtReport = {
+      url: 'https://example.com/llms.txt',
+      status: 'found',
+      title: 'Example',
+      summary: 'Docs for “example” — in UTF-8',
+      sections: [
+        {
+          name: 'Docs',
+          optional: false,
+          entries: [{ title: 'Start', url: 'https://example.com/start', description: null, in_scope: true }],
+        },
+      ],
+      entries_total: 1,
+    };
+    const withFile = await crawlWith([], 10, report);
+    const without = await crawlWith([], 10);
+    expect((await store.byId(withFile))!.llmsTxt).toEqual(report);
+    expect((await store.byId(without))!.llmsTxt).toBeNull();
+  });
 
   it('keeps the smaller depth of a page listed twice among the seeds, whichever comes last', async () => {
     const placeholder = randomUUID();

@@ -1,4 +1,4 @@
-import type { CrawlPlan, CrawlRequest, CrawlState, ZeroPageReason } from '@lib/contracts';
+import type { CrawlPlan, CrawlRequest, CrawlState, LlmsTxtReport, ZeroPageReason } from '@lib/contracts';
 import { DATABASE, DatabaseConnection, storableJson, type SqlTransaction } from '@lib/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 import { admissionOf, type PageCandidate, type SkipCounts, smallestDepthOf } from '../crawls/crawl-frontier';
@@ -23,6 +23,8 @@ export interface StoredCrawl {
   skipped: Partial<SkipCounts>;
   zeroPagesReason: ZeroPageReason | null;
   plan: CrawlPlan | null;
+  /** The site's /llms.txt as the crawl's start (or its plan's map) read it; null for a crawl stored before it was looked for. */
+  llmsTxt: LlmsTxtReport | null;
   createdAt: Date;
   completedAt: Date | null;
 }
@@ -36,7 +38,7 @@ export interface CrawlPageRow {
 
 const CRAWL_COLUMNS = `id, client_id "clientId", url, request, state, robots_status "robotsStatus", max_pages "maxPages", max_depth "maxDepth",
   page_credits "pageCredits", max_credits "maxCredits", admitted, skipped, zero_pages_reason "zeroPagesReason", plan,
-  created_at "createdAt", completed_at "completedAt"`;
+  llms_txt "llmsTxt", created_at "createdAt", completed_at "completedAt"`;
 
 const LIVE_STATES = `('running', 'paused', 'cancelling', 'planning')`;
 
@@ -53,8 +55,8 @@ export class CrawlStore {
   async insert(crawl: Omit<StoredCrawl, 'admitted' | 'completedAt' | 'plan'>, seeds: PageCandidate[]): Promise<void> {
     await this.db.sql.transaction(async (tx) => {
       await tx.query(
-        `insert into crawls (id, client_id, url, request, state, robots_status, max_pages, max_depth, page_credits, max_credits, admitted, skipped, zero_pages_reason, created_at, completed_at)
-         values ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, 0, $11::jsonb, $12, $13, $14)`,
+        `insert into crawls (id, client_id, url, request, state, robots_status, max_pages, max_depth, page_credits, max_credits, admitted, skipped, zero_pages_reason, created_at, completed_at, llms_txt)
+         values ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, 0, $11::jsonb, $12, $13, $14, $15::jsonb)`,
         [
           crawl.id,
           crawl.clientId,
@@ -70,6 +72,7 @@ export class CrawlStore {
           crawl.zeroPagesReason,
           crawl.createdAt,
           crawl.state === 'completed' ? crawl.createdAt : null,
+          crawl.llmsTxt ? storableJson(crawl.llmsTxt) : null,
         ],
       );
       if (seeds.length > 0) await this.admitWithin(tx, crawl.id, seeds, {});
@@ -203,10 +206,10 @@ export class CrawlStore {
   }
 
   /** A dry run's plan, made: the crawl is planned (once; a plan made again by a worker that took over changes nothing). */
-  async savePlan(crawlId: string, plan: CrawlPlan, at: Date): Promise<void> {
+  async savePlan(crawlId: string, plan: CrawlPlan, llmsTxt: LlmsTxtReport, at: Date): Promise<void> {
     await this.db.sql.query(
-      `update crawls set plan = $2::jsonb, state = 'planned', completed_at = $3, admitted = $4 where id = $1 and state = 'planning'`,
-      [crawlId, storableJson(plan), at, plan.discovered],
+      `update crawls set plan = $2::jsonb, state = 'planned', completed_at = $3, admitted = $4, llms_txt = $5::jsonb where id = $1 and state = 'planning'`,
+      [crawlId, storableJson(plan), at, plan.discovered, storableJson(llmsTxt)],
     );
   }
 

@@ -152,8 +152,11 @@ export class SiteMapRun {
 
   // ---- llms.txt -----------------------------------------------------------------------------
 
-  /** The site's /llms.txt, its links listed with whether each is in scope; none is fetched. */
-  private async readLlmsTxt(): Promise<LlmsTxtReport> {
+  /**
+   * The site's /llms.txt, its links listed with whether each is in scope; none is fetched. Every map
+   * reads it; a crawl that reads no sitemap asks for it alone.
+   */
+  async readLlmsTxt(): Promise<LlmsTxtReport> {
     const url = new URL('/llms.txt', this.start.url).href;
     const report = (status: LlmsTxtReport['status']): LlmsTxtReport => ({
       url,

@@ -20,7 +20,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { openObject } from '../response-schema';
-import { SiteScopeOptions } from './site-map.messages';
+import { LlmsTxtReport, SiteScopeOptions } from './site-map.messages';
 
 /** A crawl's bounds (issue 39): pages scraped, link depth, credits. */
 export const CRAWL_LIMITS = {
@@ -326,6 +326,14 @@ export class CrawlView {
 
   @ApiPropertyOptional({ type: CrawlPlan, nullable: true, description: 'A dry run’s plan once made (state planned); null otherwise.' })
   plan: CrawlPlan | null;
+
+  @ApiProperty({
+    type: LlmsTxtReport,
+    nullable: true,
+    description:
+      "The site's /llms.txt as read when the crawl started (a dry run: when its plan was made), as POST /v1/map lists it: its links by section, each in the crawl's scope or not. Listed only: the crawl's pages are what its start, sitemaps and links reach. Null while a plan is being made.",
+  })
+  llms_txt: LlmsTxtReport | null;
 
   @ApiProperty({ description: 'Unix seconds.' })
   created_at: number;

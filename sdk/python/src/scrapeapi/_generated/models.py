@@ -1836,6 +1836,10 @@ class _CrawlViewRequired(TypedDict):
     credits_charged: float
     max_pages: float
     robots: Literal["found", "none", "unavailable", "ignored"]
+    #: The site's /llms.txt as read when the crawl started (a dry run: when its plan was made), as POST
+    #: /v1/map lists it: its links by section, each in the crawl's scope or not. Listed only: the
+    #: crawl's pages are what its start, sitemaps and links reach. Null while a plan is being made.
+    llms_txt: LlmsTxtReport | None
     #: Unix seconds.
     created_at: float
 
