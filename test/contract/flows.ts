@@ -291,6 +291,15 @@ export async function runEveryOperation(ctx: FlowContext): Promise<void> {
     pageLog = ok('crawl delivery', await client.GET('/v1/crawl/{crawl_id}/webhook-deliveries/{delivery_id}', pageHookPath));
   }
   ok('redeliver crawl delivery', await client.POST('/v1/crawl/{crawl_id}/webhook-deliveries/{delivery_id}/redeliver', pageHookPath));
+  // That crawl's llms.txt (free), and one made by a crawl of its own.
+  const llms = ok('llms.txt of a crawl', await client.GET('/v1/llms-txt/{crawl_id}', { params: { path: { crawl_id: crawl.crawl_id } } }));
+  if (typeof llms === 'string' || llms.status !== 'completed' || llms.llms_txt === null || !llms.llms_txt.startsWith('# '))
+    throw new Error(`llms.txt ${JSON.stringify(llms)}`);
+  const llmsCrawl = ok(
+    'start llms.txt',
+    await client.POST('/v1/llms-txt', { body: { url: ctx.pageUrl, sitemap: 'skip', max_depth: 0, max_pages: 1 } }),
+  );
+  if (llmsCrawl.crawl_id === crawl.crawl_id) throw new Error('llms.txt reused a crawl');
   const second = ok('start crawl', await client.POST('/v1/crawl', { body: { url: ctx.pageUrl, sitemap: 'skip', max_pages: 5 } }));
   const crawlPath = { params: { path: { crawl_id: second.crawl_id } } };
   ok('pause crawl', await client.PUT('/v1/crawl/{crawl_id}/pause', crawlPath));

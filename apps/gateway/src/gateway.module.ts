@@ -22,6 +22,7 @@ import { ProxiesController } from './proxies/proxies.controller';
 import { UsageController } from './usage/usage.controller';
 import { ViabilityTestsController } from './viability/viability-tests.controller';
 import { SiteMapController } from './site-discovery/site-map.controller';
+import { LlmsTxtController } from './llms-txt/llms-txt.controller';
 import { CrawlsController } from './site-discovery/crawls.controller';
 import { MonitorsController } from './monitors/monitors.controller';
 import { MonitorCalls } from './monitors/monitor-calls';
@@ -77,6 +78,7 @@ import { IdempotencyKeyStore } from './persistence/idempotency-keys.store';
     ViabilityTestsController,
     SiteMapController,
     CrawlsController,
+    LlmsTxtController,
     MonitorsController,
     CrawlWebhooksController,
     AgentEndpointController,

@@ -9,6 +9,7 @@ import { CrawlPlanner } from './crawls/crawl-planner';
 import { CrawlRulebook } from './crawls/crawl-rulebook';
 import { CrawlViews } from './crawls/crawl-views';
 import { CrawlWorker } from './crawls/crawl-worker';
+import { CrawlLlmsTxt } from './llms-txt/crawl-llms-txt';
 import { CrawlsController } from './crawls/crawls.controller';
 import { CrawlStore } from './persistence/crawl.store';
 import { FetchGate } from './site-map/fetch-gate';
@@ -38,6 +39,7 @@ import { SiteMapper } from './site-map/site-mapper';
     CrawlLauncher,
     CrawlViews,
     CrawlLifecycle,
+    CrawlLlmsTxt,
   ],
 })
 export class SiteDiscoveryModule {}

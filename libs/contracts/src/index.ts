@@ -35,4 +35,5 @@ export * from './viability/viability.messages';
 export * from './ops/ops-events';
 export * from './discovery/site-map.messages';
 export * from './discovery/crawl.messages';
+export * from './discovery/llms-txt.messages';
 export * from './monitors/monitor-schedule';

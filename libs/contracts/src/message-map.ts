@@ -154,6 +154,7 @@ import type {
   CreateCrawlCommand,
   OpenCrawlRunCommand,
 } from './discovery/crawl.messages';
+import type { LlmsTxtQuery, LlmsTxtView } from './discovery/llms-txt.messages';
 import { type SUBJECTS } from './subjects';
 
 export type { Packed };
@@ -236,6 +237,7 @@ export type RequestReplyMap = {
   [SUBJECTS.discovery.crawlCreate]: { request: CreateCrawlCommand; reply: CrawlView };
   [SUBJECTS.discovery.crawlGet]: { request: CrawlReference; reply: CrawlView };
   [SUBJECTS.discovery.crawlTransition]: { request: CrawlTransitionCommand; reply: CrawlView };
+  [SUBJECTS.discovery.llmsTxt]: { request: LlmsTxtQuery; reply: Packed<LlmsTxtView> };
   [SUBJECTS.crawlRuns.open]: { request: OpenCrawlRunCommand; reply: CrawlRunFigures };
   [SUBJECTS.crawlRuns.append]: { request: AppendCrawlPagesCommand; reply: { added: number; state: CrawlRunFigures['state'] } };
   [SUBJECTS.crawlRuns.outcomes]: { request: CrawlPageOutcomesQuery; reply: { finished: CrawlPageOutcome[] } };

@@ -160,6 +160,8 @@ export const SUBJECTS = {
     crawlGet: 'site-discovery.crawl.get.query.v1',
     /** pause | resume | cancel: the run's lifecycle (decision 0014's table), mirrored by the crawl. */
     crawlTransition: 'site-discovery.crawl.transition.command.v1',
+    /** An llms.txt made from a crawl's pages (GET /v1/llms-txt/{crawl_id}); packed: a thousand links run past a message. */
+    llmsTxt: 'site-discovery.crawl.llms-txt.query.v1',
   },
   /** A crawl's run on the job engine (site-discovery → batch-orchestrator); site-discovery decides its pages and when it ends. */
   crawlRuns: {

@@ -1049,6 +1049,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/llms-txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an llms.txt for a site: a crawl of it (markdown, main content, include_metadata) whose pages' own titles and descriptions become the file's links, by path section — no model involved.
+         * @description Answers 202 with the crawl_id; GET /v1/llms-txt/{crawl_id} answers the file once the crawl has ended. The pages are charged as a crawl’s (1 credit each, 5 with browser; GET /v1/crawl/{crawl_id} follows it); making the file costs nothing. 429 when the month cannot cover one page.
+         */
+        post: operations["LlmsTxt_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/llms-txt/{crawl_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The llms.txt made from a crawl’s scraped pages (any crawl of the client: one POST /v1/llms-txt started, or a POST /v1/crawl).
+         * @description Once the crawl has ended: 200 with the file — as JSON (LlmsTxtView) by default, as the file itself with Accept: text/markdown or text/plain. While it runs: 200 with the view as JSON whatever Accept says (status in_progress, llms_txt null) and Retry-After: ask again. At most 1,000 pages are listed (truncated says when there were more). A dry run (a plan) has no pages: 409 invalid_state. Free: the pages were charged by the crawl.
+         */
+        get: operations["LlmsTxt_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/monitors": {
         parameters: {
             query?: never;
@@ -3122,6 +3162,107 @@ export interface components {
             /** @description Unix seconds. */
             created_at: number;
             completed_at?: number | null;
+        };
+        LlmsTxtRequest: {
+            /**
+             * @description Where discovery starts: an http(s) URL on a public host.
+             * @example https://example.com/
+             */
+            url: string;
+            /**
+             * @description Also the start host's subdomains (blog.example.com for example.com; www. is ignored when comparing).
+             * @default false
+             */
+            include_subdomains?: boolean;
+            /**
+             * @description Further host names in scope (exact, lower case; no scheme or path).
+             * @example [
+             *       "docs.example.com"
+             *     ]
+             */
+            domains?: string[];
+            /**
+             * @description Only URLs matching one of these. Each is a glob matched against the URL path (`*` within a segment, `**` across segments, e.g. `/blog/**`), or a regular expression written `re:<expression>` matched against path and query (RE2 syntax: linear time, no lookaround or backreferences).
+             * @example [
+             *       "/blog/**"
+             *     ]
+             */
+            include_paths?: string[];
+            /**
+             * @description No URL matching one of these; exclusion wins over inclusion. Each is a glob matched against the URL path (`*` within a segment, `**` across segments, e.g. `/blog/**`), or a regular expression written `re:<expression>` matched against path and query (RE2 syntax: linear time, no lookaround or backreferences).
+             * @example [
+             *       "/tag/*"
+             *     ]
+             */
+            exclude_paths?: string[];
+            /**
+             * @description include: sitemaps and links; skip: links only; only: sitemaps only (no page is fetched).
+             * @default include
+             * @enum {string}
+             */
+            sitemap?: "include" | "skip" | "only";
+            /**
+             * @description Fetch and list URLs robots.txt disallows for every agent. Off by default; honoured only for clients whose plan allows it (admin), refused (403) otherwise.
+             * @default false
+             */
+            ignore_robots?: boolean;
+            /**
+             * @description Link hops from the start URL whose pages are fetched for links (0: the start page only). URLs found on the last fetched level are listed, not fetched.
+             * @default 2
+             */
+            max_depth?: number;
+            /**
+             * @description The most pages crawled, and so listed (the start page gives the title and summary).
+             * @default 100
+             */
+            max_pages?: number;
+            /**
+             * @description Render each page in a browser (5 credits a page instead of 1): for a site whose pages are written by JavaScript.
+             * @default false
+             */
+            browser?: boolean;
+        };
+        LlmsTxtLine: {
+            /** @description The page's own title (the site's name taken off), else its first heading, else its path. */
+            title: string;
+            url: string;
+            /** @description The page's meta description, else its first paragraph's first sentences; null when neither says more than the title. */
+            description: string | null;
+        };
+        LlmsTxtPart: {
+            /** @description The H2: the pages' first path segment ("Docs" for /docs/…), "Pages" for top-level pages, "Optional" for archives. */
+            name: string;
+            /** @description The "Optional" section (tag, category, author, page and archive paths): links a reader may skip. */
+            optional: boolean;
+            entries: components["schemas"]["LlmsTxtLine"][];
+        };
+        LlmsTxtView: {
+            /** Format: uuid */
+            crawl_id: string;
+            /** @description The crawl's start URL. */
+            url: string;
+            /**
+             * @description in_progress while the crawl runs (llms_txt null: ask again); completed once it has ended and the file is made.
+             * @enum {string}
+             */
+            status: "in_progress" | "completed";
+            /** @description The crawl's state (GET /v1/crawl/{crawl_id}). */
+            crawl_state: string;
+            /** @description Pages the crawl has scraped so far. */
+            pages_scraped: number;
+            /** @description Pages listed in the file (the start page gives its title and summary instead). */
+            pages_listed: number;
+            /** @description More pages were scraped than one file lists (1000): the first by URL are listed. */
+            truncated: boolean;
+            /** @description The crawl's credits (its pages, charged as a crawl's); making the file costs nothing. */
+            credits_charged: number;
+            /** @description The H1: the part most page titles share, else the start page’s title, else the host. */
+            title: string | null;
+            /** @description The blockquote: the start page's description. */
+            summary: string | null;
+            sections: components["schemas"]["LlmsTxtPart"][];
+            /** @description The file (llmstxt.org: H1, blockquote, H2 sections of links), once the crawl has ended; null before. */
+            llms_txt: string | null;
         };
         MonitorCrawlScope: {
             /**
@@ -8872,6 +9013,91 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["URITooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    LlmsTxt_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LlmsTxtRequest"];
+            };
+        };
+        responses: {
+            /** @description The crawl started; status in_progress, llms_txt null. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LlmsTxtView"];
+                };
+            };
+            400: components["responses"]["BadRequest10"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden4"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["URITooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity6"];
+            429: components["responses"]["TooManyRequests3"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    LlmsTxt_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crawl_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file made (here: the JSON form; the file itself with Accept: text/markdown or text/plain), or where the crawl stands while it runs. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Remaining": components["headers"]["X-Quota-Remaining"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LlmsTxtView"];
+                    "text/markdown": string;
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound16"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict3"];
+            414: components["responses"]["URITooLong"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];

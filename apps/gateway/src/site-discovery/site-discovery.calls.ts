@@ -4,6 +4,9 @@ import {
   type CrawlAction,
   type CrawlRequest,
   type CrawlView,
+  LLMS_TXT_LIMITS,
+  type LlmsTxtRequest,
+  type LlmsTxtView,
   MAP_LIMITS,
   type MapSiteRequest,
   type MapSiteResult,
@@ -25,6 +28,8 @@ import { RequestValidationError } from '../gateway.errors';
 const MAP_REPLY_MARGIN_MS = 15_000;
 // Reading the sitemaps for a crawl's first pages takes up to 15 s; the rest is the database.
 const CRAWL_CREATE_TIMEOUT_MS = 60_000;
+// A thousand stored pages read eight at a time.
+const LLMS_TXT_REPLY_TIMEOUT_MS = 120_000;
 
 /**
  * The map and crawl use cases on the gateway's side, shared by the REST controllers and the agent
@@ -94,6 +99,34 @@ export class SiteDiscoveryCalls {
       SUBJECTS.discovery.crawlGet,
       { client_id: caller.client.id, crawl_id: crawlId },
       { correlationId: caller.requestId },
+    );
+  }
+
+  /**
+   * POST /v1/llms-txt: a crawl of the site as its llms.txt wants it (markdown of the main content,
+   * whose metadata gives titles and descriptions), then where its file stands.
+   */
+  async startLlmsTxt(request: LlmsTxtRequest, caller: AdmittedCall): Promise<LlmsTxtView> {
+    const { max_pages, browser, ...scope } = request;
+    const crawl = await this.startCrawl(
+      {
+        ...scope,
+        max_pages: max_pages ?? LLMS_TXT_LIMITS.pages.default,
+        scrape: { format: 'markdown', only_main_content: true, ...(browser ? { browser: true } : {}) },
+      },
+      caller,
+    );
+    return this.llmsTxt(crawl.crawl_id, caller);
+  }
+
+  /** The llms.txt of one of the client's crawls, made once it has ended (free: its pages were charged by the crawl). */
+  async llmsTxt(crawlId: string, caller: AdmittedCall): Promise<LlmsTxtView> {
+    return this.bus.unpack(
+      await this.bus.request(
+        SUBJECTS.discovery.llmsTxt,
+        { client_id: caller.client.id, crawl_id: crawlId },
+        { correlationId: caller.requestId, timeoutMs: LLMS_TXT_REPLY_TIMEOUT_MS },
+      ),
     );
   }
 

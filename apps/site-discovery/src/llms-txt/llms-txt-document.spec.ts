@@ -41,6 +41,13 @@ describe(readLlmsTxt.name, () => {
     });
   });
 
+  it('takes a heading\'s closing #s off only after a space, as CommonMark does ("C#" stays "C#")', () => {
+    const read = readLlmsTxt('# C#\n\n## F# ##\n\n- [x](/x)\n', 'https://example.com/llms.txt')!;
+    expect(read.title).toBe('C#');
+    expect(read.sections[0]!.name).toBe('F#');
+    expect(readLlmsTxt('# Docs ###\n', 'https://example.com/llms.txt')!.title).toBe('Docs');
+  });
+
   it('is not an llms.txt without an H1 first, or when it is an HTML page', () => {
     expect(readLlmsTxt('Some text\n# Late title\n', 'https://example.com/llms.txt')).toBeNull();
     expect(readLlmsTxt('<!DOCTYPE html><html><body># Title</body></html>', 'https://example.com/llms.txt')).toBeNull();

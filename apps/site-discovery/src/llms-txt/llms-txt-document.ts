@@ -21,8 +21,9 @@ export interface LlmsTxtDocument {
 /** The most links kept from one file. */
 export const LLMS_TXT_LINK_LIMIT = 1000;
 
-const H1 = /^#\s+(.+?)\s*#*\s*$/;
-const H2 = /^##\s+(.+?)\s*#*\s*$/;
+// An ATX heading's closing #s count only after a space (CommonMark): "# C#" is titled "C#".
+const H1 = /^#\s+(.+?)(?:\s+#+)?\s*$/;
+const H2 = /^##\s+(.+?)(?:\s+#+)?\s*$/;
 const QUOTE = /^>\s?(.*)$/;
 // "- [title](url)" or "* [title](url "a title"): notes" — the link first in its list item.
 const LINK_ITEM = /^\s*[-*+]\s+\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)\s*(?::\s*(.*))?$/;

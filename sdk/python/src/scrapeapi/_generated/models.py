@@ -1861,6 +1861,91 @@ class CrawlView(_CrawlViewRequired, CrawlViewOptions):
     pass
 
 
+class _LlmsTxtRequestRequired(TypedDict):
+    #: Where discovery starts: an http(s) URL on a public host.
+    url: str
+
+
+class LlmsTxtRequestOptions(TypedDict, total=False):
+    #: Also the start host's subdomains (blog.example.com for example.com; www. is ignored when
+    #: comparing).
+    include_subdomains: bool
+    #: Further host names in scope (exact, lower case; no scheme or path).
+    domains: list[str]
+    #: Only URLs matching one of these. Each is a glob matched against the URL path (`*` within a
+    #: segment, `**` across segments, e.g. `/blog/**`), or a regular expression written
+    #: `re:<expression>` matched against path and query (RE2 syntax: linear time, no lookaround or
+    #: backreferences).
+    include_paths: list[str]
+    #: No URL matching one of these; exclusion wins over inclusion. Each is a glob matched against the
+    #: URL path (`*` within a segment, `**` across segments, e.g. `/blog/**`), or a regular expression
+    #: written `re:<expression>` matched against path and query (RE2 syntax: linear time, no lookaround
+    #: or backreferences).
+    exclude_paths: list[str]
+    #: include: sitemaps and links; skip: links only; only: sitemaps only (no page is fetched).
+    sitemap: Literal["include", "skip", "only"]
+    #: Fetch and list URLs robots.txt disallows for every agent. Off by default; honoured only for
+    #: clients whose plan allows it (admin), refused (403) otherwise.
+    ignore_robots: bool
+    #: Link hops from the start URL whose pages are fetched for links (0: the start page only). URLs
+    #: found on the last fetched level are listed, not fetched.
+    max_depth: int
+    #: The most pages crawled, and so listed (the start page gives the title and summary).
+    max_pages: int
+    #: Render each page in a browser (5 credits a page instead of 1): for a site whose pages are
+    #: written by JavaScript.
+    browser: bool
+
+
+class LlmsTxtRequest(_LlmsTxtRequestRequired, LlmsTxtRequestOptions):
+    pass
+
+
+class LlmsTxtLine(TypedDict):
+    #: The page's own title (the site's name taken off), else its first heading, else its path.
+    title: str
+    url: str
+    #: The page's meta description, else its first paragraph's first sentences; null when neither says
+    #: more than the title.
+    description: str | None
+
+
+class LlmsTxtPart(TypedDict):
+    #: The H2: the pages' first path segment ("Docs" for /docs/…), "Pages" for top-level pages,
+    #: "Optional" for archives.
+    name: str
+    #: The "Optional" section (tag, category, author, page and archive paths): links a reader may skip.
+    optional: bool
+    entries: list[LlmsTxtLine]
+
+
+class LlmsTxtView(TypedDict):
+    crawl_id: str
+    #: The crawl's start URL.
+    url: str
+    #: in_progress while the crawl runs (llms_txt null: ask again); completed once it has ended and the
+    #: file is made.
+    status: Literal["in_progress", "completed"]
+    #: The crawl's state (GET /v1/crawl/{crawl_id}).
+    crawl_state: str
+    #: Pages the crawl has scraped so far.
+    pages_scraped: int
+    #: Pages listed in the file (the start page gives its title and summary instead).
+    pages_listed: int
+    #: More pages were scraped than one file lists (1000): the first by URL are listed.
+    truncated: bool
+    #: The crawl's credits (its pages, charged as a crawl's); making the file costs nothing.
+    credits_charged: int
+    #: The H1: the part most page titles share, else the start page’s title, else the host.
+    title: str | None
+    #: The blockquote: the start page's description.
+    summary: str | None
+    sections: list[LlmsTxtPart]
+    #: The file (llmstxt.org: H1, blockquote, H2 sections of links), once the crawl has ended; null
+    #: before.
+    llms_txt: str | None
+
+
 class _MonitorCrawlScopeRequired(TypedDict):
     #: Where discovery starts: an http(s) URL on a public host.
     url: str

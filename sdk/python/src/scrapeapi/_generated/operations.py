@@ -75,6 +75,8 @@ OPERATIONS: dict[str, tuple[str, str, int | None]] = {
     "crawls_pause": ("PUT", "/v1/crawl/{crawl_id}/pause", 200),
     "crawls_resume": ("PUT", "/v1/crawl/{crawl_id}/resume", 200),
     "crawls_cancel": ("POST", "/v1/crawl/{crawl_id}/cancel", 200),
+    "llms_txt_create": ("POST", "/v1/llms-txt", 202),
+    "llms_txt_get": ("GET", "/v1/llms-txt/{crawl_id}", 200),
     "monitors_create": ("POST", "/v1/monitors", 201),
     "monitors_list": ("GET", "/v1/monitors", 200),
     "monitors_get": ("GET", "/v1/monitors/{monitor_id}", 200),
@@ -361,6 +363,14 @@ class Operations:
     def crawls_cancel(self, crawl_id: str) -> CrawlView:
         """POST /v1/crawl/{crawl_id}/cancel: Cancel: pages not started end cancelled and uncharged, pages in flight finish; the crawl ends cancelled when the last one does (its webhook once)."""
         return cast("CrawlView", self._transport.request("POST", "/v1/crawl/{crawl_id}/cancel", path={"crawl_id": crawl_id}))
+
+    def llms_txt_create(self, body: LlmsTxtRequest) -> LlmsTxtView:
+        """POST /v1/llms-txt: Make an llms.txt for a site: a crawl of it (markdown, main content, include_metadata) whose pages' own titles and descriptions become the file's links, by path section — no model involved."""
+        return cast("LlmsTxtView", self._transport.request("POST", "/v1/llms-txt", body=body))
+
+    def llms_txt_get(self, crawl_id: str) -> LlmsTxtView:
+        """GET /v1/llms-txt/{crawl_id}: The llms.txt made from a crawl’s scraped pages (any crawl of the client: one POST /v1/llms-txt started, or a POST /v1/crawl)."""
+        return cast("LlmsTxtView", self._transport.request("GET", "/v1/llms-txt/{crawl_id}", path={"crawl_id": crawl_id}))
 
     def monitors_create(self, body: CreateMonitorRequest) -> MonitorView:
         """POST /v1/monitors: Watch pages on a schedule: every tick scrapes them (charged as batch jobs: 1 simple, 5 browser) and compares each with its version before — new, same, changed (with a unified diff of the markdown and"""
@@ -691,6 +701,14 @@ class AsyncOperations:
     async def crawls_cancel(self, crawl_id: str) -> CrawlView:
         """POST /v1/crawl/{crawl_id}/cancel: Cancel: pages not started end cancelled and uncharged, pages in flight finish; the crawl ends cancelled when the last one does (its webhook once)."""
         return cast("CrawlView", await self._transport.request("POST", "/v1/crawl/{crawl_id}/cancel", path={"crawl_id": crawl_id}))
+
+    async def llms_txt_create(self, body: LlmsTxtRequest) -> LlmsTxtView:
+        """POST /v1/llms-txt: Make an llms.txt for a site: a crawl of it (markdown, main content, include_metadata) whose pages' own titles and descriptions become the file's links, by path section — no model involved."""
+        return cast("LlmsTxtView", await self._transport.request("POST", "/v1/llms-txt", body=body))
+
+    async def llms_txt_get(self, crawl_id: str) -> LlmsTxtView:
+        """GET /v1/llms-txt/{crawl_id}: The llms.txt made from a crawl’s scraped pages (any crawl of the client: one POST /v1/llms-txt started, or a POST /v1/crawl)."""
+        return cast("LlmsTxtView", await self._transport.request("GET", "/v1/llms-txt/{crawl_id}", path={"crawl_id": crawl_id}))
 
     async def monitors_create(self, body: CreateMonitorRequest) -> MonitorView:
         """POST /v1/monitors: Watch pages on a schedule: every tick scrapes them (charged as batch jobs: 1 simple, 5 browser) and compares each with its version before — new, same, changed (with a unified diff of the markdown and"""
