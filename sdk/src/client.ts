@@ -31,6 +31,9 @@ export type MapSiteRequest = Schemas['MapSiteRequest'];
 export type SiteMap = Schemas['MapSiteResult'];
 export type CrawlRequest = Schemas['CrawlRequest'];
 export type Crawl = Schemas['CrawlView'];
+export type LlmsTxtRequest = Schemas['LlmsTxtRequest'];
+/** An llms.txt made from a crawl: `llms_txt` is the file, `sections` its links; in_progress while the crawl runs. */
+export type LlmsTxt = Schemas['LlmsTxtView'];
 export type CrawlWebhookDelivery = Schemas['CrawlWebhookDelivery'];
 export type MonitorRequest = Schemas['CreateMonitorRequest'];
 export type Monitor = Schemas['MonitorView'];
@@ -304,6 +307,33 @@ export class ScrapingClient {
     if (action === 'pause') return unwrap(await this.api.PUT('/v1/crawl/{crawl_id}/pause', path));
     if (action === 'resume') return unwrap(await this.api.PUT('/v1/crawl/{crawl_id}/resume', path));
     return unwrap(await this.api.POST('/v1/crawl/{crawl_id}/cancel', path));
+  }
+
+  /**
+   * Makes an llms.txt for a site (POST /v1/llms-txt, then GET /v1/llms-txt/{crawl_id} until the crawl
+   * has ended): `llms_txt` is the file. The crawl's pages are charged as a crawl's; the file is free.
+   */
+  async makeLlmsTxt(request: LlmsTxtRequest, options: WaitOptions = {}): Promise<LlmsTxt> {
+    const started = unwrap(await this.api.POST('/v1/llms-txt', { body: request }));
+    return this.waitForLlmsTxt(started.crawl_id, options);
+  }
+
+  /** The llms.txt of any of the client's crawls, waiting (backing off) until the crawl has ended. */
+  async waitForLlmsTxt(crawlId: string, options: WaitOptions = {}): Promise<LlmsTxt> {
+    return untilCompleted(
+      () => this.llmsTxtOf(crawlId),
+      (v) => `crawl ${crawlId} still ${v.crawl_state} (${v.pages_scraped} pages scraped)`,
+      options,
+    );
+  }
+
+  /** Where a crawl's llms.txt stands now (status in_progress while the crawl runs; the file once it has ended). */
+  async llmsTxtOf(crawlId: string): Promise<LlmsTxt> {
+    const view = unwrap(
+      await this.api.GET('/v1/llms-txt/{crawl_id}', { params: { path: { crawl_id: crawlId } }, headers: { accept: 'application/json' } }),
+    );
+    if (typeof view === 'string') throw new Error('GET /v1/llms-txt answered text to a JSON request');
+    return view;
   }
 
   /** Watches pages on a schedule (POST /v1/monitors); the first tick runs at once. */

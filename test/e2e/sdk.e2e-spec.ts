@@ -172,6 +172,13 @@ describe.each(runtimesUnderTest('sdk'))('TypeScript SDK — $name', (runtime) =>
     for await (const job of sdk.allJobs({ batch_id: started.crawl_id })) pages.push(job.url);
     expect(pages).toEqual([`${site.url}/page`]);
     await expect(sdk.setCrawlState(started.crawl_id, 'pause')).rejects.toMatchObject({ status: 409, errorCode: 'invalid_state' });
+    // Its llms.txt (free), and one made by a crawl of its own, waited for.
+    expect((await sdk.llmsTxtOf(started.crawl_id)).llms_txt).toMatch(/^# /);
+    const made = await sdk.makeLlmsTxt(
+      { url: `${site.url}/page`, sitemap: 'skip', max_depth: 0 },
+      { pollIntervalMs: 100, timeoutMs: 60_000 },
+    );
+    expect(made).toMatchObject({ status: 'completed', pages_scraped: 1, pages_listed: 0, credits_charged: 1 });
   });
 
   it('watches pages with a monitor: creates, reads its first tick and its changes, pauses, and deletes it', async () => {

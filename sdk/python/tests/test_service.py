@@ -155,6 +155,11 @@ def test_viability_map_and_crawl_with_its_page_webhooks(platform: str, site: str
         done = client.wait_for_crawl(started["crawl_id"], poll_interval=0.1, timeout=60)
         assert (done["state"], done["completed"]) == ("completed", 1)
         assert [job["url"] for job in client.all_jobs(batch_id=started["crawl_id"])] == [f"{site}/page"]
+        # That crawl's llms.txt (the start page only: its title, no link), and one made by a crawl of its own.
+        assert client.wait_for_llms_txt(started["crawl_id"], poll_interval=0.1, timeout=60)["llms_txt"].startswith("# Fixture page\n")
+        made = client.make_llms_txt({"url": f"{site}/page", "sitemap": "skip", "max_depth": 1, "max_pages": 2}, poll_interval=0.1, timeout=60)
+        assert (made["status"], made["pages_listed"]) == ("completed", 1)
+        assert made["sections"][0]["entries"][0]["url"] == f"{site}/other"
         for _ in range(200):
             deliveries = list(client.crawl_deliveries(started["crawl_id"], page_size=1))
             if len(deliveries) == 2 and all(d["status"] == "sent" for d in deliveries):
@@ -203,6 +208,8 @@ def test_the_async_client(platform: str, site: str, token: str) -> None:
             assert len(results) == 2 and all(r.result is not None for r in results)
             with pytest.raises(NotFoundError):
                 await client.api.jobs_data("00000000-0000-4000-8000-000000000000")
+            made = await client.make_llms_txt({"url": f"{site}/page", "sitemap": "skip", "max_depth": 0}, poll_interval=0.1, timeout=60)
+            assert made["llms_txt"] is not None and made["llms_txt"].startswith("# ")
 
     asyncio.run(flow())
 
@@ -224,6 +231,10 @@ def test_the_command_line(
     assert sorted(r["job"]["custom_id"] for r in collected["results"]) == ["a", "b"]
     assert main(["viability", f"{site}/page", "--output", "markdown"]) == 0
     assert f"| {site}/page |" in capsys.readouterr().out
+    llms_file = tmp_path / "llms.txt"
+    assert main(["llms-txt", f"{site}/page", "--max-depth", "1", "--max-pages", "2", "--out", str(llms_file)]) == 0
+    assert llms_file.read_text().startswith("# ") and f"]({site}/other)" in llms_file.read_text()
+    assert "1 pages listed of 2 scraped" in capsys.readouterr().err
     with pytest.raises(SystemExit) as usage:
         main(["scrape", f"{site}/page", "--extract", "no-selector"])
     assert "name=selector" in str(usage.value)

@@ -19,7 +19,7 @@ import json
 import sys
 from typing import Any, Sequence, TextIO, cast
 
-from ._generated.models import ScrapeResultBody, SyncScrapeRequest, ViabilityResult
+from ._generated.models import LlmsTxtRequest, ScrapeResultBody, SyncScrapeRequest, ViabilityResult
 from .client import RunResult, ScrapingClient
 from .errors import ScrapingApiError
 
@@ -87,6 +87,12 @@ examples:
     "monitor": """examples:
   scrapeapi monitor https://example.com/pricing --every 3600 --ignore-pattern '\\d{2}:\\d{2}'
   scrapeapi monitor https://example.com/ --crawl --max-pages 50 --every 86400 --webhook https://hooks.example.com/x""",
+    "llms-txt": """Crawls the site (a credit a page, 5 with --browser) and prints the llms.txt its pages make.
+
+examples:
+  scrapeapi llms-txt https://docs.example.com/ --out llms.txt
+  scrapeapi llms-txt https://docs.example.com/ --max-pages 300 --include-path '/docs/**'
+  scrapeapi llms-txt https://example.com/ --crawl-id 5f0c…   # the file of a crawl already made (free)""",
     "changes": """examples:
   scrapeapi changes 5f0c…-monitor-id --limit 10""",
     "convert": """examples:
@@ -115,6 +121,33 @@ def _page_as_markdown(url: str, result: ScrapeResultBody | None, out: TextIO) ->
         out.write("```json\n" + json.dumps(result.get("extracted_data"), indent=2, ensure_ascii=False) + "\n```\n\n")
     body = result.get("markdown") or result.get("html") or ""
     out.write(body.rstrip() + "\n\n")
+
+
+def _llms_txt(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> int:
+    if args.crawl_id:
+        made = client.wait_for_llms_txt(args.crawl_id, timeout=args.timeout)
+    else:
+        request: dict[str, Any] = {"url": args.url}
+        if args.max_pages is not None:
+            request["max_pages"] = args.max_pages
+        if args.max_depth is not None:
+            request["max_depth"] = args.max_depth
+        if args.include_path:
+            request["include_paths"] = args.include_path
+        if args.exclude_path:
+            request["exclude_paths"] = args.exclude_path
+        if args.browser:
+            request["browser"] = True
+        made = client.make_llms_txt(cast(LlmsTxtRequest, request), timeout=args.timeout)
+    if args.output == "json":
+        _print_json(made, out)
+    else:
+        out.write(made["llms_txt"] or "")
+    sys.stderr.write(
+        f"scrapeapi: {made['pages_listed']} pages listed of {made['pages_scraped']} scraped"
+        f"{' (more than one file lists)' if made['truncated'] else ''}; crawl {made['crawl_id']}, {made['credits_charged']} credits\n"
+    )
+    return 0
 
 
 def _read(client: ScrapingClient, args: argparse.Namespace, out: TextIO) -> int:
@@ -328,6 +361,17 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("--ocr", action="store_true", help="read a scanned PDF's pages by OCR (2 credits a page)")
     output_flags(convert, "markdown")
 
+    llms = command("llms-txt", "an llms.txt for a site, made from a crawl of it (POST /v1/llms-txt)")
+    llms.add_argument("url")
+    llms.add_argument("--max-pages", type=int, metavar="N", help="the most pages crawled and listed (default 100, at most 1,000)")
+    llms.add_argument("--max-depth", type=int, metavar="N", help="link hops from URL")
+    llms.add_argument("--include-path", action="append", metavar="GLOB", help="only paths matching (repeatable)")
+    llms.add_argument("--exclude-path", action="append", metavar="GLOB", help="no path matching (repeatable)")
+    llms.add_argument("--browser", action="store_true", help="render each page with a browser (5 credits a page)")
+    llms.add_argument("--crawl-id", metavar="ID", help="the file of this crawl instead of a new one (free)")
+    llms.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS", help="how long to wait for the crawl (default 3600)")
+    output_flags(llms, "markdown")
+
     changes = command("changes", "the pages of a monitor that changed, newest first")
     changes.add_argument("monitor_id")
     changes.add_argument("--limit", type=int, default=100)
@@ -343,7 +387,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, client: S
     own = client is None
     client = client or ScrapingClient(token=args.token, base_url=args.base_url)
     try:
-        handler = {"read": _read, "scrape": _scrape, "collect": _collect, "viability": _viability, "monitor": _monitor, "changes": _changes, "convert": _convert}[args.command]
+        handler = {"read": _read, "scrape": _scrape, "collect": _collect, "viability": _viability, "monitor": _monitor, "changes": _changes, "convert": _convert, "llms-txt": _llms_txt}[args.command]
         return handler(client, args, out)
     except ScrapingApiError as error:
         sys.stderr.write(f"scrapeapi: {error}\n")

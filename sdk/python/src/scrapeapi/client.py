@@ -17,6 +17,8 @@ from ._generated.models import (
     CollectionWriteReply,
     CrawlRequest,
     CrawlView,
+    LlmsTxtRequest,
+    LlmsTxtView,
     CrawlWebhookDelivery,
     CreateMonitorRequest,
     CreditSummary,
@@ -341,6 +343,20 @@ class ScrapingClient:
     def start_crawl(self, request: CrawlRequest) -> CrawlView:
         return self.api.crawls_create(request)
 
+    def make_llms_txt(self, request: LlmsTxtRequest, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> LlmsTxtView:
+        """An llms.txt for a site (POST /v1/llms-txt, then waits for its crawl): `llms_txt` is the file. The pages are charged as a crawl's; the file is free."""
+        started = self.api.llms_txt_create(request)
+        return self.wait_for_llms_txt(started["crawl_id"], poll_interval=poll_interval, timeout=timeout)
+
+    def wait_for_llms_txt(self, crawl_id: str, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> LlmsTxtView:
+        """The llms.txt of any of the client's crawls, once the crawl has ended (GET /v1/llms-txt/{crawl_id})."""
+        deadline = _Deadline(poll_interval, timeout)
+        while True:
+            view = self.api.llms_txt_get(crawl_id)
+            if view["status"] == "completed":
+                return view
+            time.sleep(deadline.next_wait(lambda: f"crawl {crawl_id} still {view['crawl_state']}"))
+
     # Monitors (the full set of operations: self.api.monitors_*)
 
     def create_monitor(self, request: CreateMonitorRequest) -> MonitorView:
@@ -510,6 +526,18 @@ class AsyncScrapingClient:
 
     async def start_crawl(self, request: CrawlRequest) -> CrawlView:
         return await self.api.crawls_create(request)
+
+    async def make_llms_txt(self, request: LlmsTxtRequest, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> LlmsTxtView:
+        started = await self.api.llms_txt_create(request)
+        return await self.wait_for_llms_txt(started["crawl_id"], poll_interval=poll_interval, timeout=timeout)
+
+    async def wait_for_llms_txt(self, crawl_id: str, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> LlmsTxtView:
+        deadline = _Deadline(poll_interval, timeout)
+        while True:
+            view = await self.api.llms_txt_get(crawl_id)
+            if view["status"] == "completed":
+                return view
+            await asyncio.sleep(deadline.next_wait(lambda: f"crawl {crawl_id} still {view['crawl_state']}"))
 
     async def create_monitor(self, request: CreateMonitorRequest) -> MonitorView:
         return await self.api.monitors_create(request)
