@@ -1,3 +1,5 @@
+import { isHighSurrogate, isLowSurrogate } from '../token-budget/token-count';
+
 /** What agents get by default: about 25,000 characters, some 6,000 tokens. */
 export const DEFAULT_MAX_CHARS = 25_000;
 export const MAX_CHARS_LIMIT = 100_000;
@@ -80,14 +82,6 @@ function lastWordOrTagEnd(whole: string, start: number, end: number, floor: numb
 /** `<` starts a tag when a letter, `/` or `!` follows it; `a < b` in text is not one. */
 function opensTag(next: number): boolean {
   return next === 47 || next === 33 || (next >= 65 && next <= 90) || (next >= 97 && next <= 122);
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** A window's position as the tools' structured answers report it (content_window). */

@@ -1,4 +1,10 @@
-import type { ContentWindow, ContentWindowError, ScrapeResultBody, WindowedScrapeRequest } from '@lib/contracts';
+import {
+  type ContentWindow,
+  type ContentWindowError,
+  type ScrapeResultBody,
+  SITE_REFUSAL_ERROR_TYPES,
+  type WindowedScrapeRequest,
+} from '@lib/contracts';
 import { RequestValidationError } from '../gateway.errors';
 import { DEFAULT_TOKENIZER, type TokenizerName } from './token-count';
 import { type CursorState, InvalidCursor, offsetIn, parseCursor, StaleCursor, tokenWindowOf } from './token-window';
@@ -42,12 +48,17 @@ export function contentBudgetOf(
  * content, never an empty string; a cursor from content that has changed since starts the window
  * again from the beginning and says so.
  */
+/** The content field the format names: the text a budget, a window or a reader is about. */
+export function contentOf(result: Pick<ScrapeResultBody, 'markdown' | 'html'>, format: 'html' | 'markdown'): string | null {
+  return format === 'markdown' ? result.markdown : result.html;
+}
+
 export async function windowedAnswer(
   result: ScrapeResultBody,
   format: 'html' | 'markdown',
   budget: ContentBudget,
 ): Promise<ScrapeResultBody> {
-  const text = (format === 'markdown' ? result.markdown : result.html) ?? '';
+  const text = contentOf(result, format) ?? '';
   const empty = emptyReasonOf(result, text);
   if (empty) {
     const window: ContentWindow = {
@@ -77,8 +88,8 @@ export async function windowedAnswer(
   return { ...result, [format]: part, content_window: { ...window, error } };
 }
 
-// What guidance calls a block (spec 2.8's error types the site answered with).
-const BLOCK_TYPES = new Set(['captcha', 'cloudflare_challenge', 'challenge', 'hard_block', 'soft_block', 'target_blocked']);
+// The site's refusals, and an address the SSRF guard refused (nothing was read either way).
+const BLOCK_TYPES = new Set<string>([...SITE_REFUSAL_ERROR_TYPES, 'target_blocked']);
 
 /** Why an answer has nothing to read (its text is empty), or null when it has text. */
 export function emptyReasonOf(result: ScrapeResultBody, text: string): ContentWindowError | null {

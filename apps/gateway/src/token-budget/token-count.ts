@@ -100,6 +100,12 @@ function isSpace(code: number): boolean {
   return SPACE.test(String.fromCharCode(code));
 }
 
-function isHighSurrogate(code: number): boolean {
+/** The first half of a UTF-16 surrogate pair (a cut after it splits a code point). */
+export function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
+}
+
+/** The second half of a UTF-16 surrogate pair. */
+export function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }

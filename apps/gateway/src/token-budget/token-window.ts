@@ -1,5 +1,13 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { countTokens, fingerprintOf, preTokenBoundaryBefore, tokensOf, type TokenizerName } from './token-count';
+import {
+  countTokens,
+  fingerprintOf,
+  isHighSurrogate,
+  isLowSurrogate,
+  preTokenBoundaryBefore,
+  tokensOf,
+  type TokenizerName,
+} from './token-count';
 
 /** A budget below this cannot hold one character of every script (a code point is up to four byte tokens). */
 export const MIN_MAX_TOKENS = 16;
@@ -194,12 +202,4 @@ function niceCut(text: string, start: number, limit: number): number {
   if (cut > start && isLowSurrogate(text.charCodeAt(cut)) && isHighSurrogate(text.charCodeAt(cut - 1))) cut -= 1;
   if (cut <= start) cut = Math.min(text.length, start + (isHighSurrogate(text.charCodeAt(start)) ? 2 : 1));
   return cut;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }

@@ -10,7 +10,7 @@ import { RequestValidationPipe } from '../http-errors/request-validation.pipe';
 import { AnswersText, Fails, Returns } from '../openapi/operation-contract';
 import { SYNC_SCRAPE_FAILURES } from '../sync-scrape/sync-scrape.controller';
 import { SyncScrapeHandler } from '../sync-scrape/sync-scrape.handler';
-import { blockOf, emptyReasonOf } from '../token-budget/scrape-answer-window';
+import { blockOf, contentOf, emptyReasonOf } from '../token-budget/scrape-answer-window';
 import { READ_OPTION_TYPES, READ_OPTIONS, readTargetOf } from './read-target';
 
 /** The read's options as documented query parameters (each as POST /v1/sync/scrape describes its field). */
@@ -81,7 +81,7 @@ export class UrlReadController {
     const wanted = new Negotiator({ headers: { accept: request.headers.accept ?? '*/*' } }).mediaType([textType, 'application/json']);
     if (wanted === 'application/json') return answer;
     const window = answer.content_window;
-    const content = scrape.format === 'markdown' ? answer.markdown : answer.html;
+    const content = contentOf(answer, scrape.format);
     reply.header('x-target-status', String(answer.statusCode));
     // As text, a block page or nothing at all is an error with its reason: a reader never mistakes either for the page.
     const unreadable =

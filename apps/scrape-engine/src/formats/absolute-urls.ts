@@ -25,4 +25,15 @@ export function absoluteUrl(value: string, base: string): string {
   }
 }
 
+/** An href resolved against its base when it names an http(s) resource; null for anything else (javascript:, data:, nonsense). */
+export function httpUrlAt(href: string | null | undefined, base: string): string | null {
+  if (!href) return null;
+  try {
+    const url = new URL(href, base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
 export const URL_ATTRIBUTES = ['href', 'src', 'poster', 'action', 'data-src'];

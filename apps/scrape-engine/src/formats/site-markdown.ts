@@ -1,4 +1,5 @@
 import LinkHeader from 'http-link-header';
+import { httpUrlAt } from './absolute-urls';
 import { parse } from 'node-html-parser';
 
 /**
@@ -59,7 +60,7 @@ export function markdownAlternateOf(
   for (const value of values) {
     try {
       const ref = LinkHeader.parse(value).refs.find((link) => hasRel(link.rel, 'alternate') && isMarkdownType(link.type ?? null));
-      const url = ref && absolute(ref.uri, pageUrl);
+      const url = ref && httpUrlAt(ref.uri, pageUrl);
       if (url) return { url, offeredBy: 'link_header' };
     } catch {
       // A malformed Link header offers nothing.
@@ -71,7 +72,7 @@ export function markdownAlternateOf(
   for (const tag of (bodyAt >= 0 ? head.slice(0, bodyAt) : head).match(LINK_ELEMENT) ?? []) {
     const element = parse(tag).querySelector('link');
     if (!element || !hasRel(element.getAttribute('rel'), 'alternate') || !isMarkdownType(element.getAttribute('type') ?? null)) continue;
-    const url = absolute(element.getAttribute('href'), pageUrl);
+    const url = httpUrlAt(element.getAttribute('href'), pageUrl);
     if (url) return { url, offeredBy: 'link_element' };
   }
   return null;
@@ -79,14 +80,4 @@ export function markdownAlternateOf(
 
 function hasRel(rel: string | undefined, wanted: string): boolean {
   return (rel ?? '').toLowerCase().split(/\s+/).includes(wanted);
-}
-
-function absolute(href: string | undefined, base: string): string | null {
-  if (!href) return null;
-  try {
-    const url = new URL(href, base);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
-  } catch {
-    return null;
-  }
 }

@@ -1,8 +1,8 @@
-import type { ScrapeResultBody } from '@lib/contracts';
+import { type ScrapeResultBody, SITE_REFUSAL_ERROR_TYPES } from '@lib/contracts';
 import type { ModeTest } from './strategy-recommendation';
 
 // guidance.error_type values that are the site refusing (charged) rather than the fetch failing.
-const BLOCK_TYPES = new Set(['http_4xx', 'captcha', 'cloudflare_challenge', 'challenge', 'hard_block', 'soft_block']);
+const BLOCK_TYPES = new Set<string>([...SITE_REFUSAL_ERROR_TYPES, 'http_4xx']);
 
 /**
  * A probe's scrape result as the per-mode test of spec 2.15. `success` is the content validator's

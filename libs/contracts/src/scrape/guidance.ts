@@ -37,6 +37,15 @@ export const SCRAPE_ERROR_TYPES = [
   'action_failed',
 ] as const;
 
+/** The site refusing the scraper (a challenge, a CAPTCHA, a block page): what "blocked" means wherever an answer is judged. */
+export const SITE_REFUSAL_ERROR_TYPES = [
+  'captcha',
+  'cloudflare_challenge',
+  'challenge',
+  'hard_block',
+  'soft_block',
+] as const satisfies ReadonlyArray<(typeof SCRAPE_ERROR_TYPES)[number]>;
+
 /** A batch job that never ran to an answer: its worker failed, its lease ran out, or the month's credits did (never charged). */
 export const JOB_ERROR_TYPES = ['worker_failure', 'timeout', 'quota_exceeded'] as const;
 
