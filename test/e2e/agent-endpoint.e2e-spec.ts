@@ -184,6 +184,7 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
       'cursor',
       'extract',
       'format',
+      'include_frames',
       'language',
       'max_age',
       'max_chars',
@@ -445,6 +446,37 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     expect(mapData.count).toBeGreaterThan(0);
     expect(mapData.credits_charged).toBe(1);
     expect(fenced(mapData.urls, nonceOf(mapData.urls), 'urls')).toContain(`${site.url}/page`);
+    // By tokens: the list read window by window with the cursor is the whole list, each window within its budget.
+    const whole = await call('map_site', { url: `${site.url}/page`, sitemap: 'skip', max_depth: 0 });
+    const wholeList = fenced(
+      (whole.structuredContent as { urls: string }).urls,
+      nonceOf((whole.structuredContent as { urls: string }).urls),
+      'urls',
+    );
+    const windows: string[] = [];
+    let mapCursor: string | null = null;
+    for (let n = 0; n === 0 || mapCursor; n += 1) {
+      if (n > 50) throw new Error('map_site windows never ended');
+      const part = await call('map_site', {
+        url: `${site.url}/page`,
+        sitemap: 'skip',
+        max_depth: 0,
+        max_tokens: 16,
+        ...(mapCursor ? { cursor: mapCursor } : {}),
+      });
+      expect(part.isError).toBeFalsy();
+      const partData = part.structuredContent as {
+        urls: string;
+        content_window: { tokens: number; tokenizer: string; cursor: string | null };
+      };
+      expect(partData.content_window).toMatchObject({ tokenizer: 'o200k_base' });
+      expect(partData.content_window.tokens).toBeLessThanOrEqual(16);
+      windows.push(fenced(partData.urls, nonceOf(partData.urls), 'urls') ?? '');
+      mapCursor = partData.content_window.cursor;
+    }
+    expect(windows.length).toBeGreaterThan(1);
+    expect(windows.join('')).toBe(wholeList);
+    expect(textOf(await call('map_site', { url: `${site.url}/page`, max_tokens: 16, offset: 3 }))).toContain('conflicting_windows');
 
     const started = await call('crawl_site', { url: `${site.url}/page`, sitemap: 'skip', max_depth: 0 });
     expect(started.isError).toBeFalsy();
@@ -467,6 +499,11 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     expect(data.page_urls).toEqual([`${site.url}/page`]);
     expect(data.next_cursor).toBeNull();
     expect(fenced(data.pages, nonceOf(data.pages), 'markdown')).toContain(`## ${site.url}/page`);
+    // The pages' share of a token budget: the page cut at whole paragraphs, and said so in tokens.
+    const byTokens = await call('crawl_status', { crawl_id: crawlId, pages: 1, max_tokens: 16 });
+    const cut = (byTokens.structuredContent as { pages: string }).pages;
+    expect(fenced(cut, nonceOf(cut), 'markdown')).toMatch(/\[cut at \d+ of \d+ tokens \(o200k_base\)\]$/);
+    expect(textOf(await call('crawl_status', { crawl_id: crawlId, max_tokens: 100, max_chars: 500 }))).toContain('conflicting_windows');
     expect((await call('crawl_status', { crawl_id: '00000000-0000-4000-8000-000000000000' })).isError).toBe(true);
     expect((await call('crawl_site', { url: `${site.url}/page`, max_pages: 0 })).isError).toBe(true);
     for (const url of [`http://127.0.0.1:${canary.port}/`, 'http://169.254.169.254/latest/meta-data/']) {
@@ -503,6 +540,10 @@ describe.each(runtimesUnderTest('agent'))('agent endpoint /mcp — $name', (runt
     expect(tooOften.isError).toBe(true);
     expect(textOf(tooOften)).toContain('interval_seconds');
     expect((await call('monitor_changes', { monitor_id: 'nope' })).isError).toBe(true);
+    const both = await call('monitor_changes', { monitor_id: monitor.id, max_tokens: 100, max_chars: 500 });
+    expect(both.isError).toBe(true);
+    expect(textOf(both)).toContain('conflicting_windows');
+    expect((await call('monitor_changes', { monitor_id: monitor.id, max_tokens: 100 })).isError).toBeFalsy();
     await http(env.url, `/v1/monitors/${monitor.id}`, { token, method: 'DELETE' });
   });
 

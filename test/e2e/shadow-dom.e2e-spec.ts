@@ -47,6 +47,31 @@ describe.each(runtimesUnderTest('shadow-dom'))('shadow DOM and frames — $name'
     expect(res.body.guidance.next_steps.join(' ')).toContain(`${site.otherUrl}/`);
   });
 
+  it('browser mode with include_frames: a frame of another origin read in its place, a credit more; a refused one left out and said', async () => {
+    const res = await scrape({ url: `${site.url}/page/cross-origin`, browser: true, browser_type: 'light', include_frames: true });
+    expect(res.status).toBe(200);
+    const markdown: string = res.body.markdown;
+    const order = ['Before the other origin', 'Text of another origin', 'After the other origin'].map((text) => markdown.indexOf(text));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(res.headers.get('x-credits-charged')).toBe('6');
+    expect(res.body.guidance.credits_charged).toBe(6);
+    expect(res.body.guidance.next_steps.join(' ')).toContain(
+      `Read 1 frame(s) from other origins into the content, 1 credit each (include_frames): ${site.otherUrl}/`,
+    );
+
+    const guarded = await scrape({ url: `${site.url}/guarded/frames`, browser: true, browser_type: 'light', include_frames: true });
+    expect(guarded.status).toBe(200);
+    expect(guarded.body.markdown).toContain('Text of another origin');
+    expect(guarded.body.markdown).not.toMatch(/SSRF guard|X-Egress-Refused/i);
+    expect(guarded.body.guidance.credits_charged).toBe(6);
+    expect(guarded.body.guidance.next_steps.join(' ')).toContain('http://127.0.0.1:9/');
+
+    const simple = await scrape({ url: `${site.url}/page/cross-origin`, include_frames: true });
+    expect(simple.status).toBe(422);
+    expect(simple.body.detail[0].loc).toEqual(['body', 'include_frames']);
+  });
+
   it('simple mode: a declarative shadow root is read as rendered; a page without one keeps its text', async () => {
     const declarative = SHADOW_DOM_PAGES.find((p) => p.name === 'declarative')!;
     const res = await scrape({ url: `${site.url}/page/declarative` });

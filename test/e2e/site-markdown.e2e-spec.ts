@@ -96,6 +96,28 @@ describe.each(runtimesUnderTest('site-markdown'))('the site’s own markdown —
     expect(res.body.markdown_source).toMatchObject({ source: 'extracted', url: null, fallback_reason: reason });
   });
 
+  it('with a browser: the site’s markdown by one plain request, no browser started, charged as simple; otherwise rendered, and why', async () => {
+    const offered = await scrape('/negotiated', { browser: true, browser_type: 'light' });
+    expect(offered.status).toBe(200);
+    expect(offered.body.markdown).toBe(MARKDOWN);
+    expect(offered.body.markdown_source).toMatchObject({ source: 'site', offered_by: 'accept' });
+    expect(offered.headers.get('x-credits-charged')).toBe('1');
+    expect(offered.body.guidance.next_steps.join(' ')).toContain('no browser was started');
+
+    const rendered = await scrape('/plain', { browser: true, browser_type: 'light' });
+    expect(rendered.status).toBe(200);
+    expect(rendered.body.markdown).toContain('The page as HTML, extracted.');
+    expect(rendered.body.markdown_source).toMatchObject({ source: 'extracted', fallback_reason: 'the site offers no markdown' });
+    expect(rendered.body.markdown_source.bytes).toBe(Buffer.byteLength(rendered.body.markdown));
+    expect(rendered.headers.get('x-credits-charged')).toBe('5');
+
+    const shot = await scrape('/negotiated', { browser: true, browser_type: 'light', screenshot: true });
+    expect(shot.status).toBe(200);
+    expect(shot.body.markdown).toContain('The page as HTML, extracted.');
+    expect(shot.body.markdown_source.fallback_reason).toMatch(/needs the browser/);
+    expect(shot.headers.get('x-credits-charged')).toBe('5');
+  });
+
   it('a markdown answer past the 10 MB body cap is refused like any body, never read whole', async () => {
     const res = await scrape('/huge');
     expect(res.status).toBe(200);

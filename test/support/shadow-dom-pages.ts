@@ -93,6 +93,12 @@ export async function startShadowDomSite(): Promise<ShadowDomSite> {
     }
     if (path === '/page/cross-origin')
       return html(`<p>Before the other origin.</p><iframe src="${other.url}/"></iframe><p>After the other origin.</p>`, other.url);
+    // Not in the page set: a frame of an origin the SSRF guard refuses (a loopback port no test allows) beside an allowed one.
+    if (path === '/guarded/frames')
+      return html(
+        `<p>Allowed frame next.</p><iframe src="${other.url}/"></iframe><p>Refused frame next.</p><iframe src="http://127.0.0.1:9/"></iframe><p>End.</p>`,
+        `${other.url} http://127.0.0.1:9`,
+      );
     const page = PAGES[path.replace(/^\/page\//, '')];
     if (page) return html(page.body);
     res.writeHead(404).end();

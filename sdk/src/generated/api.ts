@@ -199,7 +199,7 @@ export interface paths {
         };
         /**
          * Read one URL as markdown: the target in the path (query string kept), the scrape options as query parameters (decision 0042).
-         * @description GET /v1/read/https://example.com/page?only_main_content=true — the same scrape, billing, limits, page cache and errors as POST /v1/sync/scrape, with format markdown by default. Query parameters named like an option (only_main_content, include_images, include_metadata, browser, screenshot, retry_on_block, ocr, revalidate, prefer_site_markdown, max_age, max_tokens, max_pages, format, browser_type, use_proxy, language, window_size, pages, custom_id, cursor, tokenizer) are options; every other one stays with the target URL. A target whose own parameters use those names is sent percent-encoded (https%3A%2F%2F…), and then the whole query string is options. Answers text/markdown (text/html with format=html) by default, with X-Target-Status, and with max_tokens X-Content-Tokens, X-Content-Total-Tokens and X-Next-Cursor; with Accept: application/json, the scrape answer (ScrapeResultBody). A page with nothing to read answers 422 empty_content, 415 unsupported_content_type or 422 blocked as text (the content_window.error of the JSON answer), charged as the scrape was.
+         * @description GET /v1/read/https://example.com/page?only_main_content=true — the same scrape, billing, limits, page cache and errors as POST /v1/sync/scrape, with format markdown by default. Query parameters named like an option (only_main_content, include_images, include_metadata, browser, screenshot, retry_on_block, ocr, revalidate, prefer_site_markdown, include_frames, max_age, max_tokens, max_pages, format, browser_type, use_proxy, language, window_size, pages, custom_id, cursor, tokenizer) are options; every other one stays with the target URL. A target whose own parameters use those names is sent percent-encoded (https%3A%2F%2F…), and then the whole query string is options. Answers text/markdown (text/html with format=html) by default, with X-Target-Status, and with max_tokens X-Content-Tokens, X-Content-Total-Tokens and X-Next-Cursor; with Accept: application/json, the scrape answer (ScrapeResultBody). A page with nothing to read answers 422 empty_content, 415 unsupported_content_type or 422 blocked as text (the content_window.error of the JSON answer), charged as the scrape was.
          */
         get: operations["UrlRead_read"];
         put?: never;
@@ -1628,10 +1628,15 @@ export interface components {
             /** @default false */
             retry_on_block?: boolean;
             /**
-             * @description Beyond the spec (decision 0042). With format markdown in simple mode: the site's own markdown when it publishes one — asked for with Accept: text/markdown, or found through a <link rel="alternate" type="text/markdown"> or Link header — checked to be markdown (a page that answers HTML under a markdown type is caught) and used instead of extracting; otherwise the page is extracted as usual. `markdown_source` says which.
+             * @description Beyond the spec (decision 0042). With format markdown: the site's own markdown when it publishes one — asked for with Accept: text/markdown, or found through a <link rel="alternate" type="text/markdown"> or Link header — checked to be markdown (a page that answers HTML under a markdown type is caught) and used instead of extracting; otherwise the page is extracted as usual. `markdown_source` says which. With browser=true (and no actions, screenshot, network_capture or include_frames) one plain request asks first: when the site offers its markdown no browser is started and the scrape is charged as a simple one.
              * @default false
              */
             prefer_site_markdown?: boolean;
+            /**
+             * @description Beyond the spec (decision 0042). Browser mode reads a page's same-origin frames into its content always; with include_frames, also its frames from other origins (at most 5, as the browser rendered them — every request of theirs passed the same SSRF guard), each in place of its <iframe>, 1 credit each frame read. Without it they are listed in the guidance notes. Requires browser=true.
+             * @default false
+             */
+            include_frames?: boolean;
             /**
              * @description Beyond the spec. When the URL serves a document (PDF, DOCX, XLSX, PPTX, CSV…): the pages to read, counted from 1 — "3", "3-10", "12-" (to the end), comma-separated (at most 100 ranges). For a spreadsheet a page is a sheet, for slides a slide. Absent: every page, up to max_pages. No effect on HTML.
              * @example 1-3,7,10-
@@ -1959,10 +1964,15 @@ export interface components {
             /** @default false */
             retry_on_block?: boolean;
             /**
-             * @description Beyond the spec (decision 0042). With format markdown in simple mode: the site's own markdown when it publishes one — asked for with Accept: text/markdown, or found through a <link rel="alternate" type="text/markdown"> or Link header — checked to be markdown (a page that answers HTML under a markdown type is caught) and used instead of extracting; otherwise the page is extracted as usual. `markdown_source` says which.
+             * @description Beyond the spec (decision 0042). With format markdown: the site's own markdown when it publishes one — asked for with Accept: text/markdown, or found through a <link rel="alternate" type="text/markdown"> or Link header — checked to be markdown (a page that answers HTML under a markdown type is caught) and used instead of extracting; otherwise the page is extracted as usual. `markdown_source` says which. With browser=true (and no actions, screenshot, network_capture or include_frames) one plain request asks first: when the site offers its markdown no browser is started and the scrape is charged as a simple one.
              * @default false
              */
             prefer_site_markdown?: boolean;
+            /**
+             * @description Beyond the spec (decision 0042). Browser mode reads a page's same-origin frames into its content always; with include_frames, also its frames from other origins (at most 5, as the browser rendered them — every request of theirs passed the same SSRF guard), each in place of its <iframe>, 1 credit each frame read. Without it they are listed in the guidance notes. Requires browser=true.
+             * @default false
+             */
+            include_frames?: boolean;
             /**
              * @description Beyond the spec. When the URL serves a document (PDF, DOCX, XLSX, PPTX, CSV…): the pages to read, counted from 1 — "3", "3-10", "12-" (to the end), comma-separated (at most 100 ranges). For a spreadsheet a page is a sheet, for slides a slide. Absent: every page, up to max_pages. No effect on HTML.
              * @example 1-3,7,10-
@@ -6155,6 +6165,8 @@ export interface operations {
                 revalidate?: boolean;
                 /** @description As prefer_site_markdown of POST /v1/sync/scrape. */
                 prefer_site_markdown?: boolean;
+                /** @description As include_frames of POST /v1/sync/scrape. */
+                include_frames?: boolean;
                 /** @description As max_age of POST /v1/sync/scrape. */
                 max_age?: number;
                 /** @description As max_tokens of POST /v1/sync/scrape. */

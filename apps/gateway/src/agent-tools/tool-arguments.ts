@@ -38,7 +38,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { capProblems, inputShapeProblems } from '../http-errors/input-shape';
-import { DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, MIN_CHARS } from './text-window';
+import { MAX_CHARS_LIMIT, MIN_CHARS } from './text-window';
 
 /** The scrape request's fields that make sense for an agent (the rest — headers, cookies, network capture, http_method — stay REST-only). */
 export const AGENT_SCRAPE_FIELDS = [
@@ -57,10 +57,11 @@ export const AGENT_SCRAPE_FIELDS = [
   'pages',
   'max_pages',
   'ocr',
+  'include_frames',
 ] as const;
 
-/** How much of the content an answer holds: characters (max_chars, offset) or tokens (max_tokens, cursor; decision 0042). */
-class ContentWindowArguments {
+/** A budget the texts of one answer share (crawl_status's pages, monitor_changes' diffs): characters or tokens. */
+class SharedBudgetArguments {
   @IsOptional()
   @IsInt()
   @Min(MIN_CHARS)
@@ -69,23 +70,26 @@ class ContentWindowArguments {
 
   @IsOptional()
   @IsInt()
-  @Min(0)
-  offset?: number;
-
-  @IsOptional()
-  @IsInt()
   @Min(CONTENT_WINDOW_MIN_TOKENS)
   @Max(CONTENT_WINDOW_MAX_TOKENS)
   max_tokens?: number;
 
   @IsOptional()
+  @IsIn(CONTENT_TOKENIZERS)
+  tokenizer?: (typeof CONTENT_TOKENIZERS)[number];
+}
+
+/** How much of one content an answer holds: characters (max_chars, offset) or tokens (max_tokens, cursor; decision 0042). */
+class ContentWindowArguments extends SharedBudgetArguments {
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  offset?: number;
+
+  @IsOptional()
   @IsString()
   @MaxLength(512)
   cursor?: string;
-
-  @IsOptional()
-  @IsIn(CONTENT_TOKENIZERS)
-  tokenizer?: (typeof CONTENT_TOKENIZERS)[number];
 }
 
 /** scrape_url: the agent's fields of a scrape request (validated by the scrape request's own rules) and the content window. */
@@ -112,6 +116,10 @@ export class ScrapeAsMarkdownArguments extends ContentWindowArguments {
   @IsOptional()
   @IsBoolean()
   prefer_site_markdown?: boolean;
+
+  @IsOptional()
+  @IsBoolean()
+  include_frames?: boolean;
 
   @IsOptional()
   @IsString()
@@ -170,7 +178,7 @@ export class CrawlSiteArguments extends PickType(CrawlRequest, [...AGENT_SCOPE_F
 export const CRAWL_STATUS_PAGES = { default: 3, max: 10 } as const;
 
 /** crawl_status: the crawl, and a page of its scraped pages' content (cursor from the previous answer). */
-export class CrawlStatusArguments {
+export class CrawlStatusArguments extends SharedBudgetArguments {
   @IsUUID()
   crawl_id: string;
 
@@ -184,12 +192,6 @@ export class CrawlStatusArguments {
   @Min(0)
   @Max(CRAWL_STATUS_PAGES.max)
   pages?: number;
-
-  @IsOptional()
-  @IsInt()
-  @Min(MIN_CHARS)
-  @Max(MAX_CHARS_LIMIT)
-  max_chars?: number;
 }
 
 /** The crawl a crawl_site call stands for: every page as markdown (its main content unless full_page), browser when asked. */
@@ -262,7 +264,7 @@ export class CreateMonitorArguments {
   ignore_patterns?: string[];
 }
 
-export class MonitorChangesArguments {
+export class MonitorChangesArguments extends SharedBudgetArguments {
   @IsUUID()
   monitor_id: string;
 
@@ -311,14 +313,11 @@ export function markdownRequestOf(args: ScrapeAsMarkdownArguments): SyncScrapeRe
     format: 'markdown',
     only_main_content: args.full_page !== true,
     prefer_site_markdown: args.prefer_site_markdown,
+    include_frames: args.include_frames,
     include_metadata: true,
     browser: args.browser ?? false,
     retry_on_block: args.retry_on_block ?? false,
   });
-}
-
-export function windowOf(args: { max_chars?: number; offset?: number }): { maxChars: number; offset: number } {
-  return { maxChars: args.max_chars ?? DEFAULT_MAX_CHARS, offset: args.offset ?? 0 };
 }
 
 export function depthOf(args: DiscoverArguments): ViabilityDepth {

@@ -111,6 +111,8 @@ export const SCRAPE_FIELD_DESCRIPTIONS: Partial<Record<(typeof AGENT_SCRAPE_FIEL
   window_size: 'desktop (default), mobile or any.',
   retry_on_block:
     'When the site blocks the first attempt, retry automatically with the escalation the guidance recommends (may cost the credits of each attempt that reached the site).',
+  include_frames:
+    'With browser=true: also read the frames of other origins (embedded widgets, documents, players) into the content, at most 5, 1 credit each; without it they are listed in the guidance.',
   max_age:
     'Seconds: accept the page as this client fetched it at most this long ago, from the page cache, for 0 credits (1 when the site confirms an older copy is unchanged). Use it to read the next part of a long page, or a page read recently, without fetching it again.',
 };
@@ -150,6 +152,22 @@ export const WINDOW_PROPERTIES: Record<string, Schema> = {
     description: 'With max_tokens: o200k_base (GPT-4o and later) or cl100k_base (GPT-4, GPT-3.5, most embedding models).',
   },
 };
+
+/** A budget the texts of one answer share (crawl_status's pages, monitor_changes' diffs): characters, or tokens. */
+export function sharedBudgetProperties(what: string, defaultChars: number): Record<string, Schema> {
+  return {
+    max_chars: {
+      ...WINDOW_PROPERTIES.max_chars,
+      default: defaultChars,
+      description: `At most this many characters of ${what} in the answer, shared by those shown (default ${defaultChars}); each is cut at a line end and says where.`,
+    },
+    max_tokens: {
+      ...WINDOW_PROPERTIES.max_tokens,
+      description: `A token budget instead of max_chars, shared by the ${what} shown: each is cut to its share at whole paragraphs (then lines, then words), counted exactly with \`tokenizer\`, and says where.`,
+    },
+    tokenizer: WINDOW_PROPERTIES.tokenizer!,
+  };
+}
 
 export const WINDOW_SCHEMA: Schema = {
   type: 'object',

@@ -23,6 +23,7 @@ const BOOLEAN_OPTIONS = [
   'ocr',
   'revalidate',
   'prefer_site_markdown',
+  'include_frames',
 ];
 const INTEGER_OPTIONS = ['max_age', 'max_tokens', 'max_pages'];
 const TEXT_OPTIONS = ['format', 'browser_type', 'use_proxy', 'language', 'window_size', 'pages', 'custom_id', 'cursor', 'tokenizer'];

@@ -6,7 +6,8 @@ import {
   type ScrapeRequest,
   type ScrapeResultBody,
 } from '@lib/contracts';
-import { serialisePage } from './page-serialisation';
+import { OTHER_ORIGIN_FRAME_LIMIT, readOtherOriginFrames, serialisePage, withFramesInlined } from './page-serialisation';
+import { CREDIT_COST } from '@lib/plans';
 import { type TargetGuard } from '@lib/target-guard';
 import { Logger } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
@@ -71,6 +72,8 @@ interface PageResult {
   screenshot: string | null;
   /** What the client should know about the page's capture (a clipped or failed screenshot). */
   notes: string[];
+  /** Frames of other origins read into the content (include_frames): a credit each. */
+  framesRead: number;
   evaluateResults: EvaluateResult[] | null;
   collected: Record<string, unknown> | null;
   actionError: ActionError | null;
@@ -144,6 +147,8 @@ export class BrowserScrapeExecutor {
       totalMs: timings.total_ms,
       targetHost: firstHop.hostname,
       advisor: this.advisor,
+      // Each frame of another origin read into the content costs a credit beside the page's (include_frames, decision 0042).
+      credits: page ? ENGINES[request.browser_type].credits + page.framesRead * CREDIT_COST.simple_request : undefined,
       // A failed action outranks "usable" and "empty" (the page may be empty because of it), not a block.
       adjust: (guidance: Guidance) =>
         page?.actionError && (guidance.success || verdict?.blockReason === 'empty_shell')
@@ -337,12 +342,20 @@ export class BrowserScrapeExecutor {
       // Shadow trees (open and closed) as declarative shadow roots and same-origin frames in place (decision 0042).
       const rendered = await unlessCrashed(withDeadline(serialisePage(cdp, page.url()), 10_000, 'reading the page content'));
       budget.assertReadWithin(rendered.html.length);
-      const html = rendered.html;
-      const frameNote = rendered.otherOriginFrames.length
-        ? [
-            `The page embeds ${rendered.otherOriginFrames.length} frame(s) from other origins, not included in its content: ${rendered.otherOriginFrames.slice(0, 5).join(', ')}${rendered.otherOriginFrames.length > 5 ? ', …' : ''}. Scrape a frame's URL to read it.`,
-          ]
-        : [];
+      // Frames of other origins, read as the browser rendered them when the client asks (a credit each).
+      const framesRead =
+        request.include_frames && rendered.otherOriginFrames.length > 0
+          ? await unlessCrashed(
+              withDeadline(
+                readOtherOriginFrames(page, rendered.otherOriginFrames, (url) => refusedByGuard(egress, url)),
+                30_000,
+                'reading the frames',
+              ),
+            )
+          : new Map<string, string>();
+      const html = withFramesInlined(rendered.html, page.url(), framesRead);
+      budget.assertReadWithin(html.length);
+      const frameNote = otherOriginFramesNote(rendered.otherOriginFrames, framesRead, request.include_frames === true);
       const shot = request.screenshot
         ? await capturePageScreenshot(
             page,
@@ -364,6 +377,7 @@ export class BrowserScrapeExecutor {
         finalUrl: page.url(),
         screenshot: shot?.screenshot ?? null,
         notes: [...(shot?.note ? [shot.note] : []), ...frameNote],
+        framesRead: framesRead.size,
         evaluateResults: actions ? actions.evaluateResults : null,
         collected: actions?.collected ?? null,
         actionError: actions?.error ?? null,
@@ -418,6 +432,38 @@ export class BrowserScrapeExecutor {
 }
 
 /** The page or one of its redirects led to a host the egress filter refused (never charged). */
+/** Whether the egress filter refused connections to this URL's host and port (a frame there holds the refusal, not a page). */
+function refusedByGuard(egress: EgressSession, url: string): boolean {
+  try {
+    const target = new URL(url);
+    const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    return egress.refused.some((refusal) => refusal.host.replace(/^\[|\]$/g, '') === host && refusal.port === port);
+  } catch {
+    return true;
+  }
+}
+
+/** What the guidance says of a page's frames from other origins: which were read into its content (a credit each), which were not and why. */
+function otherOriginFramesNote(listed: string[], read: Map<string, string>, asked: boolean): string[] {
+  if (listed.length === 0) return [];
+  const unread = listed.filter((url) => !read.has(url));
+  const notes: string[] = [];
+  if (read.size > 0)
+    notes.push(
+      `Read ${read.size} frame(s) from other origins into the content, 1 credit each (include_frames): ${[...read.keys()].join(', ')}.`,
+    );
+  if (unread.length > 0) {
+    const shown = `${unread.slice(0, 5).join(', ')}${unread.length > 5 ? ', …' : ''}`;
+    notes.push(
+      asked
+        ? `${unread.length} frame(s) from other origins were not read (refused by the SSRF guard, past the ${OTHER_ORIGIN_FRAME_LIMIT}-frame limit, never loaded, or not answering): ${shown}.`
+        : `The page embeds ${unread.length} frame(s) from other origins, not included in its content: ${shown}. Ask with include_frames: true to read them (1 credit each), or scrape a frame's URL.`,
+    );
+  }
+  return notes;
+}
+
 function refusedNavigation(refused: Pick<RefusedRequest, 'reason' | 'message'>): BrowserFailure {
   return new BrowserFailure(
     refused.reason === 'dns_failed' ? 'dns_error' : 'target_blocked',

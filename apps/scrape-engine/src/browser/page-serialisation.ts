@@ -1,10 +1,14 @@
-import type { CDPSession } from 'rebrowser-puppeteer-core';
+import type { CDPSession, Frame, Page } from 'rebrowser-puppeteer-core';
 import { type HTMLElement, parse } from 'node-html-parser';
+import { httpUrlAt } from '../formats/absolute-urls';
 import { PARSE_OPTIONS } from '../formats/parsed-page';
 
 /** Frames inlined into a page, at most this deep (a frame in a frame in a frame) and this many in all. */
 const FRAME_DEPTH = 3;
 const FRAME_LIMIT = 20;
+/** Frames of other origins read into a page when asked (include_frames): each is a credit. */
+export const OTHER_ORIGIN_FRAME_LIMIT = 5;
+const FRAME_READ_MS = 5_000;
 
 interface DomNode {
   nodeId: number;
@@ -47,7 +51,7 @@ export async function serialisePage(cdp: CDPSession, pageUrl: string): Promise<S
     for (let i = 0; i < iframes.length; i += 1) {
       const frameDocument = iframes[i]!.contentDocument;
       // The URL the page framed (a frame that failed to load shows an error document's URL instead).
-      const url = resolved(elements[i]!.getAttribute('src'), document.documentURL ?? pageUrl) ?? frameDocument?.documentURL ?? '';
+      const url = httpUrlAt(elements[i]!.getAttribute('src'), document.documentURL ?? pageUrl) ?? frameDocument?.documentURL ?? '';
       if (!frameDocument || originOf(url) !== origin) {
         if (url && !url.startsWith('about:')) otherOriginFrames.push(url);
         continue;
@@ -74,6 +78,65 @@ export async function serialisePage(cdp: CDPSession, pageUrl: string): Promise<S
   }
 }
 
+/**
+ * The frames of other origins the browser rendered (include_frames), as their HTML by the URL the
+ * page framed them at: at most OTHER_ORIGIN_FRAME_LIMIT, each read from the frame's own document
+ * (its requests went through the page's egress filter, so through the SSRF guard, like the page's);
+ * a frame that is gone, never loaded, refused by the guard, or does not answer within FRAME_READ_MS is left out.
+ */
+export async function readOtherOriginFrames(page: Page, urls: string[], refused: (url: string) => boolean): Promise<Map<string, string>> {
+  const read = new Map<string, string>();
+  const frames = page.frames().filter((frame) => frame !== page.mainFrame());
+  // A frame the SSRF guard refused shows the refusal, not a page: never read, never charged.
+  for (const url of urls.filter((candidate) => !refused(candidate)).slice(0, OTHER_ORIGIN_FRAME_LIMIT)) {
+    const frame = frames.find((candidate) => sameDocument(candidate.url(), url));
+    if (!frame) continue;
+    const html = await frameHtml(frame);
+    if (html !== null) read.set(url, html);
+  }
+  return read;
+}
+
+async function frameHtml(frame: Frame): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      frame.content(),
+      new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), FRAME_READ_MS);
+      }),
+    ]);
+  } catch {
+    // Detached mid-read, or its process gone: the frame stays listed, unread.
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The page with each frame read (by the URL it was framed at) written in place of its <iframe>, as a
+ * same-origin frame is: a <div data-frame-src> holding the frame's body.
+ */
+export function withFramesInlined(html: string, pageUrl: string, frames: Map<string, string>): string {
+  if (frames.size === 0) return html;
+  const tree = parse(html, PARSE_OPTIONS);
+  for (const element of tree.querySelectorAll('iframe')) {
+    const url = httpUrlAt(element.getAttribute('src'), pageUrl);
+    const frame = url === null ? undefined : frames.get(url);
+    if (frame === undefined) continue;
+    const holder = parse(`<div data-frame-src="${escapeAttribute(url!)}"></div>`, PARSE_OPTIONS).firstChild as HTMLElement;
+    holder.set_content(bodyOf(parse(frame, PARSE_OPTIONS)));
+    element.replaceWith(holder);
+  }
+  return tree.toString();
+}
+
+/** The same document: URLs equal but for a fragment. */
+function sameDocument(a: string, b: string): boolean {
+  return a.split('#')[0] === b.split('#')[0];
+}
+
 /** The iframes of one document in tree order, shadow trees first, not those of the frames' own documents. */
 function iframesOf(document: DomNode): DomNode[] {
   const found: DomNode[] = [];
@@ -88,15 +151,6 @@ function iframesOf(document: DomNode): DomNode[] {
 
 function bodyOf(document: HTMLElement): string {
   return (document.querySelector('body') ?? document).innerHTML;
-}
-
-function resolved(src: string | undefined, base: string): string | null {
-  if (!src) return null;
-  try {
-    return new URL(src, base).href;
-  } catch {
-    return null;
-  }
 }
 
 function originOf(url: string): string | null {

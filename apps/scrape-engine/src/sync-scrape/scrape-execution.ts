@@ -1,5 +1,6 @@
 import {
   type CrawlPageDirectives,
+  type MarkdownSource,
   type MonitorPageDirectives,
   type PageValidators,
   ScrapeExecutionFacts,
@@ -60,6 +61,23 @@ export class ScrapeExecution {
         field: unsupported[0],
       });
     const monitorIgnore = monitorPage?.ignore;
+    // prefer_site_markdown with a browser: the site's own markdown, when it offers one, needs no browser (decision 0042).
+    const siteAsked = performance.now();
+    const site =
+      engine === 'simple' || monitorIgnore || crawlPage || request.prefer_site_markdown !== true || request.format !== 'markdown'
+        ? null
+        : needsTheBrowser(request)
+          ? {
+              answered: null,
+              extracted: extractedBecause(
+                'the request needs the browser (actions, a screenshot, network capture or frames): the page was rendered',
+              ),
+            }
+          : await this.siteMarkdownBeforeRendering(request);
+    if (site?.answered) {
+      const answered = site.answered;
+      return measuredScrape('simple', async () => answered, siteAsked);
+    }
     const scrape = (followRedirects: boolean) =>
       measuredScrape(engine === 'simple' ? 'simple' : 'browser', () =>
         engine === 'simple'
@@ -68,6 +86,7 @@ export class ScrapeExecution {
               // A monitor's rendered page, as its monitor compares it (simple mode makes it on its engine thread).
               if (monitorIgnore && done.result.html !== null)
                 done.result.markdown = comparableMarkdown(this.formatter, request, done.result.html, request.url, monitorIgnore);
+              if (site) done.result.markdown_source = { ...site.extracted, bytes: Buffer.byteLength(done.result.markdown ?? '') };
               return done;
             }),
       );
@@ -86,6 +105,45 @@ export class ScrapeExecution {
     outcome.facts.duplicate_of = twinOf(request.url, outcome.facts, outcome.result);
     return outcome;
   }
+
+  /**
+   * One plain request for the site's markdown before a browser is started: the answer as simple
+   * mode gives it (1 credit, no browser) when the site offered markdown that reads as markdown;
+   * otherwise nothing is charged for it and the browser renders the page, its markdown_source saying
+   * why the site's was not used.
+   */
+  private async siteMarkdownBeforeRendering(
+    request: ScrapeRequest,
+  ): Promise<{ answered: { facts: ScrapeExecutionFacts; result: ScrapeResultBody } | null; extracted: MarkdownSource }> {
+    const plain = plainToInstance(ScrapeRequest, { ...request, browser: false, include_frames: undefined, retry_on_block: false });
+    const probe = await this.simple.execute(plain, { followRedirects: true }).catch(() => null);
+    const source = probe?.result.markdown_source;
+    if (probe && source?.source === 'site') {
+      probe.result.guidance.next_steps = [
+        ...probe.result.guidance.next_steps,
+        'The site answered its own markdown to a plain request, so no browser was started: charged as a simple request.',
+      ];
+      return { answered: probe, extracted: source };
+    }
+    return {
+      answered: null,
+      extracted: extractedBecause(
+        source?.fallback_reason ?? "the plain request for the site's markdown failed",
+        source?.html_bytes ?? null,
+      ),
+    };
+  }
+}
+
+/** What only a browser gives (actions, a screenshot, network capture, other-origin frames): no plain request can answer it. */
+function needsTheBrowser(request: ScrapeRequest): boolean {
+  return Boolean(
+    request.screenshot || (request.actions && request.actions.length > 0) || request.network_capture || request.include_frames,
+  );
+}
+
+function extractedBecause(reason: string, htmlBytes: number | null = null): MarkdownSource {
+  return { source: 'extracted', url: null, offered_by: null, bytes: 0, html_bytes: htmlBytes, fallback_reason: reason };
 }
 
 /** Requests arrive validated by their sender; this edge checks again, since any context may send them. */

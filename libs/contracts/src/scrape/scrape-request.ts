@@ -265,11 +265,21 @@ export class ScrapeRequest {
   @ApiPropertyOptional({
     default: false,
     description:
-      'Beyond the spec (decision 0042). With format markdown in simple mode: the site\'s own markdown when it publishes one — asked for with Accept: text/markdown, or found through a <link rel="alternate" type="text/markdown"> or Link header — checked to be markdown (a page that answers HTML under a markdown type is caught) and used instead of extracting; otherwise the page is extracted as usual. `markdown_source` says which.',
+      'Beyond the spec (decision 0042). With format markdown: the site\'s own markdown when it publishes one — asked for with Accept: text/markdown, or found through a <link rel="alternate" type="text/markdown"> or Link header — checked to be markdown (a page that answers HTML under a markdown type is caught) and used instead of extracting; otherwise the page is extracted as usual. `markdown_source` says which. With browser=true (and no actions, screenshot, network_capture or include_frames) one plain request asks first: when the site offers its markdown no browser is started and the scrape is charged as a simple one.',
   })
   @IsOptional()
   @IsBoolean()
   prefer_site_markdown?: boolean;
+
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      "Beyond the spec (decision 0042). Browser mode reads a page's same-origin frames into its content always; with include_frames, also its frames from other origins (at most 5, as the browser rendered them — every request of theirs passed the same SSRF guard), each in place of its <iframe>, 1 credit each frame read. Without it they are listed in the guidance notes. Requires browser=true.",
+  })
+  @IsOptional()
+  @IsBoolean()
+  @RequiresBrowser()
+  include_frames?: boolean;
 
   @ApiPropertyOptional({
     type: 'string',

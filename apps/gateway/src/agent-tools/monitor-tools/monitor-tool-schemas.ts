@@ -1,6 +1,7 @@
 import { CREDIT_COST } from '@lib/plans';
 import type { ToolDefinition } from '../tool-names';
-import { annotations, FENCED, type SchemaOf } from '../tool-schema-parts';
+import { annotations, FENCED, type SchemaOf, sharedBudgetProperties } from '../tool-schema-parts';
+import { DIFF_BUDGET } from './monitor-tools';
 
 /** create_monitor and monitor_changes: pages watched on a schedule, and what changed on them (issue 63). */
 export function monitorToolDefinitions(schemaOf: SchemaOf): ToolDefinition[] {
@@ -87,6 +88,7 @@ function monitorChangesTool(schemaOf: SchemaOf): ToolDefinition {
       properties: {
         monitor_id: { type: 'string', format: 'uuid', description: 'The id create_monitor returned.' },
         limit: { type: 'integer', minimum: 1, maximum: 50, default: 10, description: 'Changes to show.' },
+        ...sharedBudgetProperties('diff', DIFF_BUDGET),
       },
     },
     outputSchema: schemaOf((api) => ({

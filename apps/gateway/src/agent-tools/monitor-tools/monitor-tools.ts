@@ -7,10 +7,11 @@ import type { AdmittedCall } from '../../admission/caller.decorator';
 import { MonitorCalls } from '../../monitors/monitor-calls';
 import { argumentsOf, CreateMonitorArguments, MonitorChangesArguments } from '../tool-arguments';
 import { invalidArguments } from '../tool-results';
+import { conflictingBudgets, cutToShare, shareOf } from '../tool-window';
 import { UntrustedContentFence } from '../untrusted-content';
 
-/** Most characters of diff a monitor_changes answer carries, shared by the pages shown. */
-const DIFF_BUDGET = 20_000;
+/** Most characters of diff a monitor_changes answer carries by default, shared by the pages shown (max_chars or max_tokens set another). */
+export const DIFF_BUDGET = 20_000;
 
 /** create_monitor and monitor_changes: the REST monitors on the caller's admission (its plan's limits, the SSRF guard). */
 @Injectable()
@@ -49,12 +50,14 @@ export class MonitorTools {
   async monitorChanges(raw: unknown, admission: AdmittedCall): Promise<CallToolResult> {
     const parsed = await argumentsOf(MonitorChangesArguments, raw);
     if (!parsed.ok) return invalidArguments('monitor_changes', parsed.problems);
+    const conflict = conflictingBudgets(parsed.value);
+    if (conflict.length > 0) return invalidArguments('monitor_changes', conflict);
     const monitorId = parsed.value.monitor_id.toLowerCase();
     const monitor = await this.monitors.get(monitorId, admission);
     const { changes } = await this.monitors.changes(monitorId, parsed.value.limit ?? 10, admission);
     const parts: string[] = [];
     const changed = changes.filter((c) => c.change_status === 'changed');
-    const share = Math.floor(DIFF_BUDGET / Math.max(1, changed.length));
+    const share = shareOf(parsed.value, changed.length, DIFF_BUDGET);
     for (const change of changed) {
       // A `changed` page always has its job (only a removal may have none).
       if (change.job_id === null) continue;
@@ -65,8 +68,7 @@ export class MonitorTools {
       );
       if (!reply.found) continue;
       const body = (await this.bus.unpack(reply.result)) as JobResultBody & { change?: { diff?: string | null } };
-      const diff = body.change?.diff ?? '';
-      parts.push(`## ${change.url}\n${diff.length > share ? `${diff.slice(0, share)}\n[diff cut at ${share} characters]` : diff}`);
+      parts.push(`## ${change.url}\n${await cutToShare(body.change?.diff ?? '', share)}`);
     }
     const lines = [
       `Monitor ${monitor.id} (${monitor.state}): ${monitor.ticks} ticks, next ${monitor.next_tick_at ?? 'none (paused)'}.`,

@@ -94,6 +94,7 @@ function scrapeAsMarkdownTool(schemaOf: SchemaOf): ToolDefinition {
         pages: { type: 'string', maxLength: 1000, description: SCRAPE_FIELD_DESCRIPTIONS.pages },
         max_pages: { type: 'integer', minimum: 1, maximum: DOCUMENT_MAX_PAGES, description: SCRAPE_FIELD_DESCRIPTIONS.max_pages },
         ocr: { type: 'boolean', default: false, description: SCRAPE_FIELD_DESCRIPTIONS.ocr },
+        include_frames: { type: 'boolean', default: false, description: SCRAPE_FIELD_DESCRIPTIONS.include_frames },
         ...WINDOW_PROPERTIES,
       },
     },

@@ -1,18 +1,10 @@
-import {
-  type ContentWindow,
-  type ContentWindowError,
-  isMainContentFallbackNote,
-  ScrapeGuidance,
-  ScrapeRequest,
-  ScrapeResultBody,
-} from '@lib/contracts';
+import { isMainContentFallbackNote, ScrapeGuidance, ScrapeRequest, ScrapeResultBody } from '@lib/contracts';
 import { Injectable } from '@nestjs/common';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { AdmittedCall } from '../../admission/caller.decorator';
-import { RequestValidationError } from '../../gateway.errors';
 import { SyncScrapeHandler } from '../../sync-scrape/sync-scrape.handler';
-import { type ContentBudget, contentBudgetOf, emptyReasonOf, windowedAnswer } from '../../token-budget/scrape-answer-window';
-import { describeWindow, textWindowOf, TextWindowView, windowFieldsOf } from '../text-window';
+import { type ContentBudget, contentOf, emptyReasonOf, windowedAnswer } from '../../token-budget/scrape-answer-window';
+import { textWindowOf } from '../text-window';
 import {
   agentScrapeArguments,
   argumentsOf,
@@ -20,10 +12,10 @@ import {
   ScrapeAsMarkdownArguments,
   scrapeRequestOf,
   ScrapeUrlArguments,
-  windowOf,
 } from '../tool-arguments';
 import type { ToolName } from '../tool-names';
 import { invalidArguments } from '../tool-results';
+import { describeToolWindow, type ToolWindow, toolWindowFieldsOf, unreadable, type WindowArguments, windowAskedOf } from '../tool-window';
 import { oneLine, UntrustedContentFence } from '../untrusted-content';
 
 /**
@@ -39,9 +31,7 @@ export class PageTools {
    * What both scrape tools do first: validate, scrape as REST would, and cut the content to the
    * window asked for — by characters (max_chars, offset) or by tokens (max_tokens, cursor; decision 0042).
    */
-  private async windowedScrape<
-    A extends { max_chars?: number; offset?: number; max_tokens?: number; cursor?: string; tokenizer?: ContentWindow['tokenizer'] },
-  >(
+  private async windowedScrape<A extends WindowArguments>(
     tool: ToolName,
     type: new () => A,
     raw: unknown,
@@ -51,29 +41,15 @@ export class PageTools {
     const parsed = await argumentsOf(type, raw);
     if (!parsed.ok) return { ok: false, failure: invalidArguments(tool, parsed.problems) };
     const args = parsed.value;
-    if (args.max_tokens !== undefined && (args.max_chars !== undefined || args.offset !== undefined))
-      return {
-        ok: false,
-        failure: invalidArguments(tool, [
-          {
-            loc: ['arguments', 'max_tokens'],
-            msg: 'Cut by tokens (max_tokens, cursor) or by characters (max_chars, offset), not both.',
-            type: 'conflicting_windows',
-          },
-        ]),
-      };
-    let budget: ContentBudget | null;
-    try {
-      budget = contentBudgetOf(args, ['arguments']);
-    } catch (error) {
-      if (error instanceof RequestValidationError) return { ok: false, failure: invalidArguments(tool, error.problems) };
-      throw error;
-    }
+    const wanted = windowAskedOf(args);
+    if (!wanted.ok) return { ok: false, failure: invalidArguments(tool, wanted.problems) };
+    const asked = wanted.asked;
     const request = requestOf(args);
     const result = await this.scrapes.scrape(request, admission);
-    const window = budget
-      ? await tokenWindowOfAnswer(result, request.format, budget)
-      : characterWindowOf(result, request.format, windowOf(args));
+    const window =
+      asked.by === 'tokens'
+        ? await tokenWindowOfAnswer(result, request.format, asked.budget)
+        : characterWindowOf(result, request.format, asked);
     const fence = new UntrustedContentFence();
     return {
       ok: true,
@@ -103,7 +79,7 @@ export class PageTools {
         text: [
           summaryLine(request.url, result, admission.creditsCharged) + binary,
           ...guidanceLines(guidance),
-          describeToolWindow(window, 'scrape_url'),
+          describeScrapeWindow(window, 'scrape_url'),
         ].join('\n'),
       },
     ];
@@ -152,7 +128,7 @@ export class PageTools {
       summaryLine(request.url, result, admission.creditsCharged) +
         (wholePage ? ' Whole page.' : ' Main content only (full_page=true for the whole page).'),
       ...guidanceLines(guidance),
-      describeToolWindow(window, 'scrape_as_markdown'),
+      describeScrapeWindow(window, 'scrape_as_markdown'),
     ];
     const blocks: ContentBlock[] = [{ type: 'text', text: header.join('\n') }];
     if (markdown) blocks.push({ type: 'text', text: markdown });
@@ -175,25 +151,19 @@ export class PageTools {
   }
 }
 
-/** A tool answer's window: by characters, or by tokens with the counts and cursor; and why nothing is there, if so. */
-type ToolWindow = TextWindowView & {
-  tokens: Pick<ContentWindow, 'tokenizer' | 'tokens' | 'total_tokens' | 'cursor'> | null;
-  error: ContentWindowError | null;
-};
-
 function characterWindowOf(
   result: ScrapeResultBody,
   format: 'html' | 'markdown',
   { maxChars, offset }: { maxChars: number; offset: number },
 ): ToolWindow {
-  const body = (format === 'markdown' ? result.markdown : result.html) ?? '';
+  const body = contentOf(result, format) ?? '';
   return { ...textWindowOf(body, offset, maxChars), tokens: null, error: emptyReasonOf(result, body) };
 }
 
 async function tokenWindowOfAnswer(result: ScrapeResultBody, format: 'html' | 'markdown', budget: ContentBudget): Promise<ToolWindow> {
   const answer = await windowedAnswer(result, format, budget);
   const { tokenizer, tokens, total_tokens, cursor, offset, end, total_chars, truncated, error } = answer.content_window!;
-  const text = (format === 'markdown' ? answer.markdown : answer.html) ?? '';
+  const text = contentOf(answer, format) ?? '';
   return {
     text,
     offset,
@@ -206,25 +176,12 @@ async function tokenWindowOfAnswer(result: ScrapeResultBody, format: 'html' | 'm
   };
 }
 
-/** Nothing to read is a failed call with its reason (a page that changed since the cursor is read from its start, and said so). */
-function unreadable(window: ToolWindow): boolean {
-  return window.error !== null && window.error.code !== 'content_changed';
-}
-
-function toolWindowFieldsOf(window: ToolWindow) {
-  return { ...windowFieldsOf(window), ...(window.tokens ?? {}), error: window.error };
-}
-
-function describeToolWindow(window: ToolWindow, tool: ToolName): string {
-  const again = `Call ${tool} again with the same arguments`;
-  const cost = '(the page is fetched and charged again; with max_age the page cache answers for 0 credits)';
-  const changed = window.error?.code === 'content_changed' ? `${window.error.message} ` : '';
-  if (unreadable(window)) return `No content: ${window.error!.code}. ${window.error!.message}`;
-  if (!window.tokens) return changed + describeWindow(window, `${again} and offset={next} for the next part ${cost}.`);
-  const { tokenizer, tokens, total_tokens, cursor } = window.tokens;
-  if (!window.truncated && window.offset === 0) return `${changed}Complete: all ${total_tokens} tokens (${tokenizer}).`;
-  const shown = `${changed}${tokens} tokens (${tokenizer}), characters ${window.offset}–${window.end} of ${window.total_chars}, of ${total_tokens} tokens in all`;
-  return cursor ? `${shown} (truncated). ${again} and cursor="${cursor}" for the next window ${cost}.` : `${shown}: the last window.`;
+function describeScrapeWindow(window: ToolWindow, tool: ToolName): string {
+  return describeToolWindow(
+    window,
+    `Call ${tool} again with the same arguments`,
+    '(the page is fetched and charged again; with max_age the page cache answers for 0 credits)',
+  );
 }
 
 interface WindowedScrape<A> {

@@ -1,5 +1,6 @@
 import { CRAWL_LIMITS, MAX_API_REPLAYS, VIABILITY_DEPTHS, VIABILITY_WORST_CASE_CREDITS } from '@lib/contracts';
 import { CREDIT_COST } from '@lib/plans';
+import { DEFAULT_MAX_CHARS } from '../text-window';
 import { AGENT_SCOPE_FIELDS, CRAWL_STATUS_PAGES } from '../tool-arguments';
 import type { ToolDefinition } from '../tool-names';
 import {
@@ -7,6 +8,7 @@ import {
   type OpenApiSchemas,
   SCRAPE_FIELD_DESCRIPTIONS,
   type SchemaOf,
+  sharedBudgetProperties,
   WINDOW_PROPERTIES,
   WINDOW_SCHEMA,
   annotations,
@@ -68,7 +70,7 @@ function mapSiteTool(schemaOf: SchemaOf): ToolDefinition {
     title: "List a site's URLs",
     description:
       "List a website's URLs without scraping them: from its robots.txt, its sitemaps (indexes and gzip members) and the links of its pages up to max_depth, each URL once in one normal form, only what robots.txt allows and the scope admits. " +
-      `Costs ${CREDIT_COST.simple_request} credit per call (nothing when the site never answered); a long list comes in parts of max_chars characters, each part a new call (charged again). ` +
+      `Costs ${CREDIT_COST.simple_request} credit per call (nothing when the site never answered); a long list comes in parts of max_chars characters or of max_tokens tokens (the answer gives the next offset or cursor), each part a new call (charged again). ` +
       'Use it to find the pages worth reading before scrape_as_markdown, or to size a crawl. The URLs come back between untrusted-content markers.',
     inputSchema: schemaOf((api) => ({
       type: 'object' as const,
@@ -157,10 +159,7 @@ function crawlStatusTool(schemaOf: SchemaOf): ToolDefinition {
           default: CRAWL_STATUS_PAGES.default,
           description: 'Scraped pages to show (0: the status alone).',
         },
-        max_chars: {
-          ...WINDOW_PROPERTIES.max_chars,
-          description: 'At most this many characters of page content in the answer, shared by the pages shown.',
-        },
+        ...sharedBudgetProperties('page content', DEFAULT_MAX_CHARS),
       },
     },
     outputSchema: schemaOf((api) => ({
@@ -168,7 +167,9 @@ function crawlStatusTool(schemaOf: SchemaOf): ToolDefinition {
       required: ['crawl', 'pages', 'page_urls', 'next_cursor', 'credits_charged'],
       properties: {
         crawl: api.reference('CrawlView'),
-        pages: FENCED("The pages' markdown, each under its URL (cut to share max_chars; read a whole page with scrape_as_markdown)"),
+        pages: FENCED(
+          "The pages' markdown, each under its URL (cut to its share of max_chars or max_tokens; read a whole page with scrape_as_markdown)",
+        ),
         page_urls: { type: 'array', items: { type: 'string' }, description: 'The pages shown, in order.' },
         next_cursor: orNull({ type: 'string', description: 'Pass as cursor for the pages after these; null when none are left yet.' }),
         credits_charged: { type: 'integer', minimum: 0 },

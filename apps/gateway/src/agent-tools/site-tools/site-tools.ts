@@ -13,7 +13,6 @@ import { randomUUID } from 'node:crypto';
 import type { AdmittedCall } from '../../admission/caller.decorator';
 import { CreditGate } from '../../credits/credit-gate';
 import { SiteDiscoveryCalls } from '../../site-discovery/site-discovery.calls';
-import { DEFAULT_MAX_CHARS, describeWindow, MIN_CHARS, textWindowOf, windowFieldsOf } from '../text-window';
 import {
   agentScrapeArguments,
   argumentsOf,
@@ -25,9 +24,17 @@ import {
   DiscoverArguments,
   mapRequestOf,
   MapSiteArguments,
-  windowOf,
 } from '../tool-arguments';
 import { failureResult, invalidArguments } from '../tool-results';
+import {
+  conflictingBudgets,
+  cutToShare,
+  describeToolWindow,
+  shareOf,
+  toolWindowFieldsOf,
+  toolWindowOf,
+  windowAskedOf,
+} from '../tool-window';
 import { oneLine, UntrustedContentFence } from '../untrusted-content';
 
 // A discover call waits for its slowest probe (a browser render with its own budget); the analyser decides failure, not this.
@@ -85,10 +92,11 @@ export class SiteTools {
   async mapSite(raw: unknown, admission: AdmittedCall): Promise<CallToolResult> {
     const parsed = await argumentsOf(MapSiteArguments, raw);
     if (!parsed.ok) return invalidArguments('map_site', parsed.problems);
+    const wanted = windowAskedOf(parsed.value);
+    if (!wanted.ok) return invalidArguments('map_site', wanted.problems);
     const request = mapRequestOf(parsed.value);
-    const { maxChars, offset } = windowOf(parsed.value);
     const map = await this.discovery.map(request, admission);
-    const window = textWindowOf(map.urls.join('\n'), offset, maxChars);
+    const window = await toolWindowOf(map.urls.join('\n'), wanted.asked);
     const fence = new UntrustedContentFence();
     const head = [
       `${map.count} URL${map.count === 1 ? '' : 's'} found from ${oneLine(map.url, 2048)} (robots.txt: ${map.robots.status}; ${map.sources.sitemap} from sitemaps, ${map.sources.links} from links; ${map.pages_fetched} pages fetched).`,
@@ -98,10 +106,7 @@ export class SiteTools {
       `Skipped: ${Object.entries(map.skipped)
         .map(([reason, n]) => `${reason} ${n}`)
         .join(', ')}. ${admission.creditsCharged} credit${admission.creditsCharged === 1 ? '' : 's'} charged.`,
-      describeWindow(
-        window,
-        `Call map_site again with the same arguments and offset={next} for the next part (the map runs and is charged again).`,
-      ),
+      describeToolWindow(window, 'Call map_site again with the same arguments', '(the map runs and is charged again)'),
     ];
     const urls = window.text.length > 0 ? fence.wrap(window.text, map.url, 'urls') : null;
     const blocks: ContentBlock[] = [{ type: 'text', text: head.join('\n') }];
@@ -117,7 +122,7 @@ export class SiteTools {
         pages_fetched: map.pages_fetched,
         skipped: map.skipped,
         urls,
-        content_window: windowFieldsOf(window),
+        content_window: toolWindowFieldsOf(window),
         credits_charged: admission.creditsCharged,
       },
     };
@@ -140,10 +145,11 @@ export class SiteTools {
   async crawlStatus(raw: unknown, admission: AdmittedCall): Promise<CallToolResult> {
     const parsed = await argumentsOf(CrawlStatusArguments, raw);
     if (!parsed.ok) return invalidArguments('crawl_status', parsed.problems);
+    const conflict = conflictingBudgets(parsed.value);
+    if (conflict.length > 0) return invalidArguments('crawl_status', conflict);
     const crawlId = parsed.value.crawl_id.toLowerCase();
     const crawl = await this.discovery.crawl(crawlId, admission);
     const want = parsed.value.pages ?? CRAWL_STATUS_PAGES.default;
-    const budget = parsed.value.max_chars ?? DEFAULT_MAX_CHARS;
     const lines = [crawlLine(crawl)];
     if (crawl.plan) lines.push(planLine(crawl.plan));
     let pages: string | null = null;
@@ -157,7 +163,7 @@ export class SiteTools {
           { correlationId: admission.requestId, timeoutMs: 60_000 },
         ),
       );
-      const share = Math.max(MIN_CHARS, Math.floor(budget / Math.max(1, listed.items.length)));
+      const share = shareOf(parsed.value, listed.items.length);
       const parts: string[] = [];
       for (const job of listed.items) {
         const reply = await this.bus.request(
@@ -167,10 +173,7 @@ export class SiteTools {
         );
         if (!reply.found) continue;
         const body: JobResultBody = await this.bus.unpack(reply.result);
-        const window = textWindowOf(body.markdown ?? body.html ?? '', 0, share);
-        parts.push(
-          `## ${job.url}\n${window.text}${window.truncated ? `\n[cut at ${window.end} of ${window.total_chars} characters]` : ''}`,
-        );
+        parts.push(`## ${job.url}\n${await cutToShare(body.markdown ?? body.html ?? '', share)}`);
         pageUrls.push(job.url);
       }
       nextCursor = listed.has_more ? listed.cursor_next : null;
