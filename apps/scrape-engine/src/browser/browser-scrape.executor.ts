@@ -356,6 +356,10 @@ export class BrowserScrapeExecutor {
       const html = withFramesInlined(rendered.html, page.url(), framesRead);
       budget.assertReadWithin(html.length);
       const frameNote = otherOriginFramesNote(rendered.otherOriginFrames, framesRead, request.include_frames === true);
+      if (rendered.unmatchedFrameDocuments > 0)
+        frameNote.push(
+          `The frames of ${rendered.unmatchedFrameDocuments} document(s) of this page could not be matched to their <iframe> elements (the page changed them while it was read): they are not included in its content.`,
+        );
       const shot = request.screenshot
         ? await capturePageScreenshot(
             page,

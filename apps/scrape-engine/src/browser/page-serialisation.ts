@@ -24,6 +24,8 @@ export interface SerialisedPage {
   html: string;
   /** Frames of another origin, by URL: listed, not inlined. */
   otherOriginFrames: string[];
+  /** Documents whose frames could not be told apart (their HTML and DOM disagree on how many there are): left as <iframe>, unread. */
+  unmatchedFrameDocuments: number;
 }
 
 /**
@@ -36,6 +38,7 @@ export interface SerialisedPage {
 export async function serialisePage(cdp: CDPSession, pageUrl: string): Promise<SerialisedPage> {
   const otherOriginFrames: string[] = [];
   let frames = 0;
+  let unmatched = 0;
   const origin = originOf(pageUrl);
   const outerHtmlOf = async (node: DomNode) =>
     ((await cdp.send('DOM.getOuterHTML', { nodeId: node.nodeId, includeShadowDOM: true } as never)) as { outerHTML: string }).outerHTML;
@@ -47,7 +50,10 @@ export async function serialisePage(cdp: CDPSession, pageUrl: string): Promise<S
     const tree = parse(outerHTML, PARSE_OPTIONS);
     const elements = tree.querySelectorAll('iframe');
     // Both are in tree order (a host's shadow tree before its children, as the serialisation writes it).
-    if (elements.length !== iframes.length) return outerHTML;
+    if (elements.length !== iframes.length) {
+      unmatched += 1;
+      return outerHTML;
+    }
     for (let i = 0; i < iframes.length; i += 1) {
       const frameDocument = iframes[i]!.contentDocument;
       // The URL the page framed (a frame that failed to load shows an error document's URL instead).
@@ -70,9 +76,10 @@ export async function serialisePage(cdp: CDPSession, pageUrl: string): Promise<S
     // The document alone first: the whole tree (every node, as JSON) is asked for only when the page has frames.
     const { root } = (await cdp.send('DOM.getDocument', { depth: 0 })) as { root: DomNode };
     const html = await outerHtmlOf(root);
-    if (!/<iframe/i.test(html)) return { html, otherOriginFrames };
+    if (!/<iframe/i.test(html)) return { html, otherOriginFrames, unmatchedFrameDocuments: 0 };
     const pierced = (await cdp.send('DOM.getDocument', { depth: -1, pierce: true })) as { root: DomNode };
-    return { html: await documentHtml(pierced.root, 0), otherOriginFrames: [...new Set(otherOriginFrames)] };
+    const whole = await documentHtml(pierced.root, 0);
+    return { html: whole, otherOriginFrames: [...new Set(otherOriginFrames)], unmatchedFrameDocuments: unmatched };
   } finally {
     await cdp.send('DOM.disable').catch(() => undefined);
   }
