@@ -271,11 +271,29 @@ async function readBotd(scrape: Scrape, base: string, kind: string): Promise<Sui
   return { checks: { bot: { verdict: result.bot ? 'fail' : 'pass', detail: result.bot ? `botKind ${result.botKind}` : '' } }, error: null };
 }
 
+/** Our own lie detector (bench/stealth/lie-detector, issue 68): each technique on each function and value, a lie or not. */
+async function readLieDetector(scrape: Scrape, base: string, kind: string): Promise<SuiteReading> {
+  const { result, error } = await resultOf<{ checks?: Record<string, { lie: boolean; detail: string }>; error?: string }>(
+    scrape,
+    `${base}/lie-detector/`,
+    kind,
+  );
+  if (!result) return { checks: {}, error };
+  if (result.error || !result.checks) return { checks: {}, error: result.error ?? 'no checks' };
+  return {
+    checks: Object.fromEntries(
+      Object.entries(result.checks).map(([name, { lie, detail }]) => [name, { verdict: lie ? 'fail' : 'pass', detail }] as const),
+    ),
+    error: null,
+  };
+}
+
 const SUITES: Array<{ name: string; read: (scrape: Scrape, base: string, kind: string) => Promise<SuiteReading> }> = [
   { name: 'rebrowser', read: readRebrowser },
   { name: 'brotector', read: readBrotector },
   { name: 'fpscanner', read: readFpscanner },
   { name: 'botd', read: readBotd },
+  { name: 'lies', read: readLieDetector },
 ];
 
 /** Every check of every suite for each kind, through a running service. */
