@@ -23,7 +23,8 @@
   document.body.appendChild(frame);
   const other = frame.contentWindow;
 
-  const nativeText = (name) => new RegExp(`^function ${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\(\\) \\{\\s*\\[native code\\]\\s*\\}$`);
+  const nativeText = (name) =>
+    new RegExp(`^function ${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\(\\) \\{\\s*\\[native code\\]\\s*\\}$`);
 
   // [target label, window's function, the fresh realm's function, name it must have]
   const methods = [
@@ -75,10 +76,14 @@
       work();
       return null;
     } catch (error) {
-      const lines = String(error.stack ?? '').split('\n').slice(1);
+      const lines = String(error.stack ?? '')
+        .split('\n')
+        .slice(1);
       const mine = lines.findIndex((line) => line.includes('lieProbe'));
       // Frames with a source position that is not this file's own: code put between the caller and the native function.
-      return lines.slice(0, mine < 0 ? lines.length : mine).filter((line) => /:\d+:\d+\)?\s*$/.test(line) && !line.includes('/lie-detector/lies.js'));
+      return lines
+        .slice(0, mine < 0 ? lines.length : mine)
+        .filter((line) => /:\d+:\d+\)?\s*$/.test(line) && !line.includes('/lie-detector/lies.js'));
     }
   }
 
@@ -95,11 +100,7 @@
     record(`own-keys/${label}`, keys !== 'length,name', keys);
     record(`prototype/${label}`, 'prototype' in mine, 'has a prototype');
     const made = attempt(() => new mine());
-    record(
-      `new/${label}`,
-      !(made.error instanceof TypeError) || !/is not a constructor/.test(made.error.message),
-      errorShape(made.error),
-    );
+    record(`new/${label}`, !(made.error instanceof TypeError) || !/is not a constructor/.test(made.error.message), errorShape(made.error));
     record(`name/${label}`, mine.name !== name, mine.name);
     if (typeof theirs === 'function') {
       record(`length/${label}`, mine.length !== theirs.length, `${mine.length} against ${theirs.length}`);
@@ -119,11 +120,19 @@
       const shape = (d) => (d ? `${d.configurable}/${d.enumerable}/${typeof d.get}/${typeof d.set}/${'value' in d}` : 'none');
       const mineDescriptor = Object.getOwnPropertyDescriptor(window[iface].prototype, prop);
       const theirDescriptor = Object.getOwnPropertyDescriptor(other[iface].prototype, prop);
-      record(`descriptor/${label}`, shape(mineDescriptor) !== shape(theirDescriptor), `${shape(mineDescriptor)} against ${shape(theirDescriptor)}`);
+      record(
+        `descriptor/${label}`,
+        shape(mineDescriptor) !== shape(theirDescriptor),
+        `${shape(mineDescriptor)} against ${shape(theirDescriptor)}`,
+      );
       const instance = iface === 'Navigator' ? navigator : screen;
       record(`own-instance/${label}`, Object.getOwnPropertyDescriptor(instance, prop) !== undefined, 'an own property of the instance');
       const order = (w) => Object.getOwnPropertyNames(w[iface].prototype).join(',');
-      record(`key-order/${iface}`, order(window) !== order(other), 'the prototype lists its properties in another order than a fresh realm');
+      record(
+        `key-order/${iface}`,
+        order(window) !== order(other),
+        'the prototype lists its properties in another order than a fresh realm',
+      );
     }
   }
 
@@ -173,11 +182,23 @@
   for (const [key, value] of Object.entries(windowValues)) {
     record(`frame-matches-window/${key}`, frameValues[key] !== value, `${frameValues[key]} against ${value}`);
     if (key === 'webdriver') continue; // not in WorkerNavigator
-    record(`worker-matches-window/${key}`, workerValues.error || workerValues[key] !== value, workerValues.error ?? `${workerValues[key]} against ${value}`);
+    record(
+      `worker-matches-window/${key}`,
+      workerValues.error || workerValues[key] !== value,
+      workerValues.error ?? `${workerValues[key]} against ${value}`,
+    );
   }
   record('value/webdriver-off', navigator.webdriver !== false, String(navigator.webdriver));
-  for (const [realm, found] of [['window', windowValues], ['frame', frameValues], ['worker', workerValues]])
-    record(`value/not-headless-${realm}`, /headless/i.test(found.userAgent ?? '') || /headless/i.test(found.appVersion ?? ''), found.userAgent);
+  for (const [realm, found] of [
+    ['window', windowValues],
+    ['frame', frameValues],
+    ['worker', workerValues],
+  ])
+    record(
+      `value/not-headless-${realm}`,
+      /headless/i.test(found.userAgent ?? '') || /headless/i.test(found.appVersion ?? ''),
+      found.userAgent,
+    );
 
   document.getElementById('result').textContent = JSON.stringify({ checks });
 })().catch((error) => {
