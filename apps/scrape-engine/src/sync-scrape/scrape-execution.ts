@@ -21,6 +21,7 @@ import { SimpleScrapeThreads } from '../simple-threads/simple-scrape-threads';
 import { PageRevalidation } from '../page-revalidation/page-revalidation';
 import { PageFormatter } from '../formats/page-formatter';
 import { comparableMarkdown } from '../page-changes/comparable-page';
+import { extractedSource } from '../formats/site-markdown-reader';
 
 /** One scrape from a plain request, in the mode it asks for: the same path for sync requests and batch jobs. */
 /** What a scrape is told beyond its request (each optional): see ScrapeExecution.run. */
@@ -143,7 +144,8 @@ function needsTheBrowser(request: ScrapeRequest): boolean {
 }
 
 function extractedBecause(reason: string, htmlBytes: number | null = null): MarkdownSource {
-  return { source: 'extracted', url: null, offered_by: null, bytes: 0, html_bytes: htmlBytes, fallback_reason: reason };
+  // Its bytes are the rendered page's markdown's, set once the browser has made it.
+  return extractedSource(null, htmlBytes, reason);
 }
 
 /** Requests arrive validated by their sender; this edge checks again, since any context may send them. */

@@ -2,7 +2,6 @@ import {
   type MonitorPageDirectives,
   noPageContent,
   type ScrapeExecutionFacts,
-  type MarkdownSource,
   type ScrapeRequest,
   type ScrapeResultBody,
   validatorsOf,
@@ -15,13 +14,8 @@ import { ContentValidator } from '../content-validation/content-validator';
 import { InvalidSelectorError, SelectorExtractor } from '../extraction/selector-extractor';
 import { ENGINES } from '../engines/engine-table';
 import { PageFormatter } from '../formats/page-formatter';
-import {
-  isMarkdownType,
-  type MarkdownAlternate,
-  markdownAlternateOf,
-  siteMarkdownProblem,
-  withMarkdownAccept,
-} from '../formats/site-markdown';
+import { withMarkdownAccept } from '../formats/site-markdown';
+import { extractedSource, SiteMarkdownReader } from '../formats/site-markdown-reader';
 import { GuidanceAdvisor } from '../guidance/guidance-advisor';
 import { ProxyRotation, proxySettingsOf } from '../proxy-rotation/proxy-rotation';
 import { InvalidScrapeRequestError } from '../scrape-engine.errors';
@@ -69,7 +63,11 @@ export class SimpleScrapeExecutor {
     private readonly advisor: GuidanceAdvisor,
     @Inject(PLATFORM_CONFIG) private readonly config: Pick<PlatformConfig, 'documentMaxBytes'>,
     private readonly documents: DocumentThreads,
-  ) {}
+  ) {
+    this.siteMarkdown = new SiteMarkdownReader(fetcher, guard, config.documentMaxBytes);
+  }
+
+  private readonly siteMarkdown: SiteMarkdownReader;
 
   async execute(
     request: ScrapeRequest,
@@ -188,19 +186,10 @@ export class SimpleScrapeExecutor {
     if (response.text === null) return { ...base, ...bytesOf(response) };
     const answered = response.statusCode >= 200 && response.statusCode < 300;
     const siteMarkdown = wantsSiteMarkdown(request) && !compared;
-    let fallback: string | null = null;
-    if (siteMarkdown && answered && isMarkdownType(response.contentType)) {
-      fallback = siteMarkdownProblem(response.text);
-      if (fallback === null)
-        return {
-          ...base,
-          html: null,
-          markdown: response.text,
-          extracted_data: null,
-          body_base64: null,
-          markdown_source: siteSource(response.url, 'accept', response.text, null),
-        };
-    }
+    const own = siteMarkdown ? this.siteMarkdown.answered(response) : null;
+    if (own && 'markdown' in own)
+      return { ...base, html: null, markdown: own.markdown, extracted_data: null, body_base64: null, markdown_source: own.source };
+    let fallback = own?.fallback ?? null;
     // HTML under a markdown type is read as the HTML it is.
     const isHtml = fallback !== null || response.contentType === null || /html|xml/i.test(response.contentType);
     if (!isHtml)
@@ -211,6 +200,7 @@ export class SimpleScrapeExecutor {
         extracted_data: null,
         body_base64: null,
       };
+    // Formatted even when an alternate will answer: the metadata (title, links) is the page's.
     const formatted = this.formatter.format(request, response.text, response.url, { scriptsRan: false });
     const shaped = {
       ...base,
@@ -222,49 +212,17 @@ export class SimpleScrapeExecutor {
       notes: formatted.notes,
     };
     if (!siteMarkdown) return shaped;
-    const alternate = answered && fallback === null ? markdownAlternateOf(response.headers, response.text, response.url) : null;
-    if (alternate) {
-      const offered = await this.markdownAt(alternate, response.url);
-      if (typeof offered === 'string')
-        return {
-          ...shaped,
-          markdown: offered,
-          markdown_source: siteSource(alternate.url, alternate.offeredBy, offered, response.body.length),
-        };
-      fallback = offered.reason;
-    }
+    const alternate = fallback === null ? await this.siteMarkdown.alternateOf(response) : null;
+    if (alternate && 'markdown' in alternate) return { ...shaped, markdown: alternate.markdown, markdown_source: alternate.source };
+    fallback = alternate?.fallback ?? fallback;
     return {
       ...shaped,
-      markdown_source: {
-        source: 'extracted',
-        url: null,
-        offered_by: null,
-        bytes: Buffer.byteLength(formatted.markdown ?? ''),
-        html_bytes: response.body.length,
-        fallback_reason: fallback ?? (answered ? 'the site offers no markdown' : `the page answered ${response.statusCode}`),
-      },
+      markdown_source: extractedSource(
+        formatted.markdown,
+        response.body.length,
+        fallback ?? (answered ? 'the site offers no markdown' : `the page answered ${response.statusCode}`),
+      ),
     };
-  }
-
-  /**
-   * The markdown a page's alternate link names, when it is on the page's own host, passes the SSRF
-   * guard, answers 2xx with a markdown (or plain text) type and reads as markdown; else why not.
-   */
-  private async markdownAt(alternate: MarkdownAlternate, pageUrl: string): Promise<string | { reason: string }> {
-    if (new URL(alternate.url).host !== new URL(pageUrl).host) return { reason: 'the markdown alternate is on another host' };
-    try {
-      const answer = await this.fetcher.fetch(
-        { url: alternate.url, headers: withMarkdownAccept(null), maxDocumentBytes: this.config.documentMaxBytes },
-        await this.guard.vet(alternate.url),
-      );
-      if (answer.statusCode < 200 || answer.statusCode >= 300) return { reason: `the markdown alternate answered ${answer.statusCode}` };
-      if (!isMarkdownType(answer.contentType) && !/^text\/plain\b/i.test(answer.contentType ?? ''))
-        return { reason: `the markdown alternate answered ${answer.contentType ?? 'without a Content-Type'}` };
-      const problem = siteMarkdownProblem(answer.text);
-      return problem === null ? answer.text! : { reason: problem.replace('the site', 'the markdown alternate') };
-    } catch (error) {
-      return { reason: `the markdown alternate could not be fetched (${error instanceof Error ? error.message : String(error)})` };
-    }
   }
 
   /**
@@ -340,15 +298,6 @@ const UNREADABLE_NEXT_STEP: Record<DocumentUnreadableReason, string> = {
 /** prefer_site_markdown asks for the site's own markdown where markdown is the format. */
 function wantsSiteMarkdown(request: ScrapeRequest): boolean {
   return request.prefer_site_markdown === true && request.format === 'markdown';
-}
-
-function siteSource(
-  url: string,
-  offeredBy: NonNullable<MarkdownSource['offered_by']>,
-  markdown: string,
-  htmlBytes: number | null,
-): MarkdownSource {
-  return { source: 'site', url, offered_by: offeredBy, bytes: Buffer.byteLength(markdown), html_bytes: htmlBytes, fallback_reason: null };
 }
 
 function bytesOf(response: FetchedResponse): Pick<ShapedBody, 'html' | 'markdown' | 'extracted_data' | 'body_base64'> {
