@@ -5,6 +5,7 @@ import { Logger } from '@nestjs/common';
 import type { Browser, LaunchOptions } from 'rebrowser-puppeteer-core';
 import { firstLine } from './browser-failures';
 import type { ChromiumBinaries } from './chromium-locator';
+import type { BrowserClientHints, UserAgentBrand } from './fingerprint-profile';
 
 export type BrowserKind = 'heavy' | 'light';
 
@@ -14,6 +15,12 @@ export interface LaunchedBrowser {
   pid: number | null;
   /** "156.0.8078.79": the fingerprint's user agent claims exactly this version. */
   version: string;
+  /**
+   * The client hints this browser states of itself (`navigator.userAgentData`), read from heavy at
+   * launch: a fingerprint states exactly these, since a service worker, which no override reaches,
+   * states them too.
+   */
+  clientHints: BrowserClientHints;
   /**
    * Settles once, when the browser is gone: its process exited or its connection closed, whichever
    * comes first. Watched from the moment the launch returns, so an exit between the launch and the
@@ -77,6 +84,14 @@ const COMMON_ARGS = [
   '--enable-unsafe-swiftshader',
 ];
 
+/**
+ * Heavy's GPU (decision 0043), in place of `--disable-gpu`: WebGL on the machine's own GL driver
+ * through ANGLE's EGL backend (a GPU where there is one, else Mesa's llvmpipe, as on any Linux
+ * desktop without a GPU driver), falling back to SwiftShader only where neither starts. Whatever
+ * it is, every realm reads the same driver and draws with it.
+ */
+export const HEAVY_GPU_ARGS = ['--enable-gpu', '--use-angle=gl-egl', '--ignore-gpu-blocklist'];
+
 // The stealth plugin's evasions heavy keeps (decision 0021): the ones that tell no lie in the page.
 // `navigator.webdriver` launches with AutomationControlled off; `defaultArgs` keeps the extension
 // and default-app flags a person's browser has; `window.outerdimensions` only fills outer sizes a
@@ -89,8 +104,8 @@ const KEPT_EVASIONS = new Set(['navigator.webdriver', 'defaultArgs', 'window.out
 /**
  * Starts Chromium (adapter around puppeteer). Both kinds run on rebrowser-puppeteer-core, whose
  * evaluations neither enable Runtime nor name puppeteer or this service's files (decision 0021).
- * `heavy`: puppeteer-extra with the stealth plugin's lie-free evasions on the full Chromium in new
- * headless mode. `light`: plain puppeteer on chrome-headless-shell when installed (starts and
+ * `heavy`: puppeteer-extra with the stealth plugin's lie-free evasions on the full Chromium, headful
+ * on the headless Ozone platform (no display needed). `light`: plain puppeteer on chrome-headless-shell when installed (starts and
  * renders faster), else on Chromium. Browsers talk over a pipe, so one whose parent dies exits with
  * it instead of lingering.
  */
@@ -111,13 +126,13 @@ export class BrowserLauncher {
     const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), `scrape-browser-${kind}-`));
     const options: LaunchOptions = {
       executablePath,
-      headless: shell ? 'shell' : true,
+      headless: kind === 'heavy' ? false : shell ? 'shell' : true,
       pipe: true,
       userDataDir,
       // A copy per launch: puppeteer takes `--disable-features` out of the array it is given (to
       // merge it with its own), so the shared list lost it after the first launch and every later
       // browser ran without it.
-      args: [...COMMON_ARGS],
+      args: kind === 'heavy' ? this.heavyArgs() : [...COMMON_ARGS],
       handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,
@@ -169,7 +184,17 @@ export class BrowserLauncher {
       await ended;
       throw new BrowserStartError(`${kind} browser (${executablePath}) did not start: ${firstLine(error)}`);
     }
-    return { kind, browser, pid: child?.pid ?? null, version, ended };
+    const clientHints = kind === 'heavy' ? await clientHintsOf(browser, version) : clientHintsOfVersion(version);
+    return { kind, browser, pid: child?.pid ?? null, version, clientHints, ended };
+  }
+
+  /**
+   * Heavy's flags: the GPU flags above, and the headless Ozone platform under a headful browser
+   * (launched without `--headless`), so nothing states "Headless": not the user agent of any realm,
+   * service workers included, nor the client-hint brands, nor hidden scrollbars (decision 0043).
+   */
+  private heavyArgs(): string[] {
+    return [...COMMON_ARGS.filter((arg) => arg !== '--disable-gpu'), ...HEAVY_GPU_ARGS, '--ozone-platform=headless'];
   }
 
   private heavy() {
@@ -210,6 +235,43 @@ export async function askBrowserToClose(browser: Browser): Promise<void> {
     // The connection closed first (it is on its way out), or it no longer answers: the caller's
     // wait for its end, and its kill after that, decide.
   }
+}
+
+/**
+ * The client hints the browser states in a secure context of its own (chrome://version), read in
+ * the page it starts with. Where they cannot be read, the version alone, said in the log: the
+ * stealth check's service-worker rows then show the difference.
+ */
+async function clientHintsOf(browser: Browser, version: string): Promise<BrowserClientHints> {
+  try {
+    const page = (await browser.pages())[0] ?? (await browser.newPage());
+    await page.goto('chrome://version', { timeout: 10_000 });
+    const read = await page.evaluate(async () => {
+      type Hints = { brands: UserAgentBrand[]; fullVersionList?: UserAgentBrand[]; platformVersion?: string };
+      const data = (navigator as unknown as { userAgentData?: Hints & { getHighEntropyValues(hints: string[]): Promise<Hints> } })
+        .userAgentData;
+      if (!data) return null;
+      const high = await data.getHighEntropyValues(['fullVersionList', 'platformVersion']);
+      const copy = (list: UserAgentBrand[] | undefined) => (list ?? []).map(({ brand, version }) => ({ brand, version }));
+      return { brands: copy(data.brands), fullVersionList: copy(high.fullVersionList), platformVersion: high.platformVersion ?? '' };
+    });
+    await page.goto('about:blank').catch(() => undefined);
+    if (read && read.brands.length > 0) return read;
+  } catch (error) {
+    new Logger('BrowserLauncher').warn(
+      `the browser's client hints could not be read (${firstLine(error)}); stating Chromium ${version} alone`,
+    );
+  }
+  return clientHintsOfVersion(version);
+}
+
+/** Chromium of this version and nothing else: what a browser whose own hints were not read states. */
+function clientHintsOfVersion(version: string): BrowserClientHints {
+  return {
+    brands: [{ brand: 'Chromium', version: version.split('.')[0] }],
+    fullVersionList: [{ brand: 'Chromium', version }],
+    platformVersion: '',
+  };
 }
 
 /**

@@ -26,7 +26,14 @@ describe('BrowserPool leases', () => {
       launched.push(browser);
       // Its end is never recorded here: only the connection says it is gone.
       const ended = new Promise<BrowserEnd>(() => undefined);
-      return { kind, browser: browser as unknown as Browser, pid: null, version: '1.0', ended };
+      return {
+        kind,
+        browser: browser as unknown as Browser,
+        pid: null,
+        version: '1.0',
+        clientHints: { brands: [], fullVersionList: [], platformVersion: '' },
+        ended,
+      };
     },
   } as unknown as BrowserLauncher;
 
@@ -112,7 +119,14 @@ describe('BrowserPool tells a close of its own from a crash', () => {
       const ended = new Promise<BrowserEnd>((resolve) =>
         browser.child.once('exit', (code: number | null, signal: string | null) => resolve({ code, signal })),
       );
-      return { kind, browser: browser as unknown as Browser, pid: launched.length, version: '1.0', ended };
+      return {
+        kind,
+        browser: browser as unknown as Browser,
+        pid: launched.length,
+        version: '1.0',
+        clientHints: { brands: [], fullVersionList: [], platformVersion: '' },
+        ended,
+      };
     },
   } as unknown as BrowserLauncher;
   const poolOf = (recycleAfter: number) =>

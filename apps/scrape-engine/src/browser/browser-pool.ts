@@ -10,6 +10,7 @@ import {
   type LaunchedBrowser,
 } from './browser-launcher';
 import { PageSlots, type SlotTicket, SlotWaitExpiredError, SlotsClosedError } from './page-slots';
+import type { BrowserClientHints } from './fingerprint-profile';
 
 export { SlotShareExceededError } from './page-slots';
 
@@ -106,6 +107,8 @@ export interface BrowserLease {
   browser: Browser;
   kind: BrowserKind;
   version: string;
+  /** The browser's own client hints (LaunchedBrowser.clientHints). */
+  clientHints: BrowserClientHints;
   queueWaitMs: number;
   /** Time spent starting a browser for this lease (0 when a warm one was there). */
   launchMs: number;
@@ -188,6 +191,7 @@ export class BrowserPool {
       browser: pooled.browser,
       kind,
       version: pooled.version,
+      clientHints: pooled.clientHints,
       queueWaitMs,
       launchMs,
       pageEnded: () => ticket.pageEnded(),

@@ -271,7 +271,12 @@ export class BrowserScrapeExecutor {
     proxyUrl: string | null,
     timings: Timings,
   ): Promise<PageResult> {
-    const profile = fingerprintProfileFor({ windowSize: request.window_size, language: request.language, browserVersion: lease.version });
+    const profile = fingerprintProfileFor({
+      windowSize: request.window_size,
+      language: request.language,
+      browserVersion: lease.version,
+      clientHints: lease.clientHints,
+    });
     await dressPage(page, cdp, profile, lease.kind === 'heavy');
     if (request.headers) await page.setExtraHTTPHeaders(request.headers);
     if (request.cookies) {

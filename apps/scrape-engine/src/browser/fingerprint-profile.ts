@@ -1,12 +1,27 @@
 import { randomInt } from 'node:crypto';
-import os from 'node:os';
 
 export type WindowSize = 'desktop' | 'mobile' | 'any';
 
+export interface UserAgentBrand {
+  brand: string;
+  version: string;
+}
+
+/**
+ * The client hints a browser states of itself where no override reaches (its service workers), read
+ * from it at launch: brands, and the high-entropy values its command line leaves (a custom user
+ * agent on the command line empties the full version list and the platform version).
+ */
+export interface BrowserClientHints {
+  brands: UserAgentBrand[];
+  fullVersionList: UserAgentBrand[];
+  platformVersion: string;
+}
+
 /**
  * One browser identity whose parts agree with each other: the user agent, its client hints and
- * navigator.platform name the same OS and device; the viewport, screen, touch and WebGL GPU fit
- * that device; Accept-Language, navigator.languages, the Intl locale and the time zone follow the
+ * navigator.platform name the same OS and device; the viewport, screen and touch fit that device;
+ * the brands and the GPU are the browser's and the machine's own (decision 0043); Accept-Language, navigator.languages, the Intl locale and the time zone follow the
  * request's `language`. Anti-bot scripts look for disagreements between these more than for any
  * single value. A desktop profile names the operating system the browser really runs on (decision
  * 0021): service workers, fonts and emoji show it whatever the user agent says, so claiming another
@@ -16,8 +31,8 @@ export interface FingerprintProfile {
   device: 'desktop' | 'mobile';
   userAgent: string;
   userAgentMetadata: {
-    brands: Array<{ brand: string; version: string }>;
-    fullVersionList: Array<{ brand: string; version: string }>;
+    brands: UserAgentBrand[];
+    fullVersionList: UserAgentBrand[];
     fullVersion: string;
     platform: string;
     platformVersion: string;
@@ -35,7 +50,6 @@ export interface FingerprintProfile {
   timezone: string;
   viewport: { width: number; height: number; deviceScaleFactor: number; isMobile: boolean; hasTouch: boolean };
   screen: { width: number; height: number };
-  webgl: { vendor: string; renderer: string };
 }
 
 const DESKTOP_SIZES: Array<[number, number]> = [
@@ -52,14 +66,13 @@ const MOBILE_SIZES: Array<[number, number, number]> = [
   [360, 800, 3],
 ];
 
-/** What a desktop of each operating system says about itself, and GPUs such desktops have. */
+/** What a desktop of each operating system says about itself. */
 interface DesktopKind {
   /** The user agent's platform token, for the machine's architecture. */
   uaPlatform: (arch: HostMachine['arch']) => string;
   /** navigator.platform */
   platform: (arch: HostMachine['arch']) => string;
   clientHintsPlatform: string;
-  gpus: Array<{ vendor: string; renderer: string }>;
 }
 
 const DESKTOPS: Record<'linux' | 'mac' | 'windows', DesktopKind> = {
@@ -67,31 +80,17 @@ const DESKTOPS: Record<'linux' | 'mac' | 'windows', DesktopKind> = {
     uaPlatform: (arch) => `X11; Linux ${arch}`,
     platform: (arch) => `Linux ${arch}`,
     clientHintsPlatform: 'Linux',
-    gpus: [
-      { vendor: 'Google Inc. (Intel)', renderer: 'ANGLE (Intel, Mesa Intel(R) UHD Graphics 630 (CFL GT2), OpenGL 4.6)' },
-      { vendor: 'Google Inc. (AMD)', renderer: 'ANGLE (AMD, AMD Radeon Graphics (radeonsi, renoir, LLVM 15.0.7), OpenGL 4.6)' },
-      {
-        vendor: 'Google Inc. (NVIDIA Corporation)',
-        renderer: 'ANGLE (NVIDIA Corporation, NVIDIA GeForce GTX 1650/PCIe/SSE2, OpenGL 4.5.0)',
-      },
-    ],
   },
   mac: {
     // Chrome on Apple silicon says Intel too, in both places.
     uaPlatform: () => 'Macintosh; Intel Mac OS X 10_15_7',
     platform: () => 'MacIntel',
     clientHintsPlatform: 'macOS',
-    gpus: [{ vendor: 'Google Inc. (Apple)', renderer: 'ANGLE (Apple, ANGLE Metal Renderer: Apple M1, Unspecified Version)' }],
   },
   windows: {
     uaPlatform: () => 'Windows NT 10.0; Win64; x64',
     platform: () => 'Win32',
     clientHintsPlatform: 'Windows',
-    gpus: [
-      { vendor: 'Google Inc. (Intel)', renderer: 'ANGLE (Intel, Intel(R) UHD Graphics 630 (0x00003E92) Direct3D11 vs_5_0 ps_5_0, D3D11)' },
-      { vendor: 'Google Inc. (NVIDIA)', renderer: 'ANGLE (NVIDIA, NVIDIA GeForce GTX 1650 (0x00001F82) Direct3D11 vs_5_0 ps_5_0, D3D11)' },
-      { vendor: 'Google Inc. (AMD)', renderer: 'ANGLE (AMD, AMD Radeon(TM) Graphics (0x00001636) Direct3D11 vs_5_0 ps_5_0, D3D11)' },
-    ],
   },
 };
 
@@ -100,21 +99,13 @@ export interface HostMachine {
   os: keyof typeof DESKTOPS;
   /** x86_64 or aarch64, as Chromium on Linux names it in navigator.platform. */
   arch: 'x86_64' | 'aarch64';
-  /** Client hints' platformVersion (the kernel's or the OS's version, three numbers). */
-  osVersion: string;
 }
 
 /** This process's machine, read once: it does not change while the process runs. */
 export const THIS_MACHINE: HostMachine = (() => {
   const osName = process.platform === 'darwin' ? 'mac' : process.platform === 'win32' ? 'windows' : 'linux';
-  const version = /^\d+\.\d+\.\d+/.exec(os.release())?.[0] ?? '';
-  return { os: osName, arch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', osVersion: osName === 'windows' ? '15.0.0' : version };
+  return { os: osName, arch: process.arch === 'arm64' ? 'aarch64' : 'x86_64' };
 })();
-
-const MOBILE_GPUS = [
-  { vendor: 'Qualcomm', renderer: 'Adreno (TM) 650' },
-  { vendor: 'ARM', renderer: 'Mali-G78' },
-];
 
 // Region → the time zone most of its people use; a language without a region takes its usual one.
 const REGION_TIMEZONES: Record<string, string> = {
@@ -199,6 +190,14 @@ export interface ProfileRequest {
   language: string;
   /** The browser's real version ("156.0.8078.79"): the UA must not claim another one. */
   browserVersion: string;
+  /** The browser's own client hints: a desktop profile states no other. */
+  clientHints: BrowserClientHints;
+}
+
+/** The user agent of a desktop Chromium of this version on this machine, as a headful one states it. */
+function desktopUserAgent(browserVersion: string, machine: HostMachine = THIS_MACHINE): string {
+  const major = browserVersion.replace(/^[^0-9]*/, '').split('.')[0] || '120';
+  return `Mozilla/5.0 (${DESKTOPS[machine.os].uaPlatform(machine.arch)}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`;
 }
 
 /** Picks a consistent identity for one request (random where the request leaves room). */
@@ -211,12 +210,7 @@ export function fingerprintProfileFor(
   const fullVersion = request.browserVersion.replace(/^[^0-9]*/, '') || '120.0.0.0';
   const major = fullVersion.split('.')[0];
   const { languages, locale, acceptLanguage, timezone } = languageProfile(request.language);
-  const brands = [
-    { brand: 'Chromium', version: major },
-    { brand: 'Google Chrome', version: major },
-    { brand: 'Not=A?Brand', version: '24' },
-  ];
-  const fullVersionList = brands.map((b) => ({ brand: b.brand, version: b.brand === 'Not=A?Brand' ? '24.0.0.0' : fullVersion }));
+  const { brands, fullVersionList } = request.clientHints;
   if (device === 'mobile') {
     const [width, height, scale] = request.windowSize === 'mobile' ? MOBILE_SIZES[0] : MOBILE_SIZES[pick(MOBILE_SIZES.length)];
     return {
@@ -241,7 +235,6 @@ export function fingerprintProfileFor(
       timezone,
       viewport: { width, height, deviceScaleFactor: scale, isMobile: true, hasTouch: true },
       screen: { width, height },
-      webgl: MOBILE_GPUS[pick(MOBILE_GPUS.length)],
     };
   }
   const [width, height] = request.windowSize === 'desktop' ? DESKTOP_SIZES[0] : DESKTOP_SIZES[pick(DESKTOP_SIZES.length)];
@@ -249,13 +242,13 @@ export function fingerprintProfileFor(
   const arm = machine.arch === 'aarch64';
   return {
     device,
-    userAgent: `Mozilla/5.0 (${desktop.uaPlatform(machine.arch)}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`,
+    userAgent: desktopUserAgent(fullVersion, machine),
     userAgentMetadata: {
       brands,
       fullVersionList,
       fullVersion,
       platform: desktop.clientHintsPlatform,
-      platformVersion: machine.osVersion,
+      platformVersion: request.clientHints.platformVersion,
       architecture: arm ? 'arm' : 'x86',
       model: '',
       mobile: false,
@@ -269,7 +262,6 @@ export function fingerprintProfileFor(
     timezone,
     viewport: { width, height, deviceScaleFactor: 1, isMobile: false, hasTouch: false },
     screen: { width, height },
-    webgl: desktop.gpus[pick(desktop.gpus.length)],
   };
 }
 

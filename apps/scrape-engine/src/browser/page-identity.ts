@@ -1,13 +1,12 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'rebrowser-puppeteer-core';
 import type { FingerprintProfile } from './fingerprint-profile';
-import { identityScript, type RealmIdentity } from './identity-script';
 
 /**
- * Gives a page the profile's identity before anything loads. Native overrides where Chromium has
- * them (user agent with client hints and navigator.platform, Accept-Language and
- * navigator.languages, locale, time zone, viewport, screen and touch); for `stealthy` pages also
- * the values no override reaches (the WebGL GPU everywhere; in workers the user agent override
- * again, and what it does not reach there), in every frame and worker of the page's context.
+ * Gives a page the profile's identity before anything loads, through Chromium's own overrides only
+ * (user agent with client hints and navigator.platform, Accept-Language and navigator.languages,
+ * locale, time zone, viewport, screen and touch): no script runs in the page, so no function a
+ * page can inspect is changed (decision 0043). For `stealthy` pages the same user agent override
+ * is given to every dedicated and shared worker of the page's context before its first line.
  */
 export async function dressPage(page: Page, cdp: CDPSession, profile: FingerprintProfile, stealthy: boolean): Promise<void> {
   const { viewport, screen } = profile;
@@ -17,37 +16,57 @@ export async function dressPage(page: Page, cdp: CDPSession, profile: Fingerprin
     platform: profile.platform,
     userAgentMetadata: profile.userAgentMetadata,
   };
+  const screenOrientation = { type: viewport.isMobile ? ('portraitPrimary' as const) : ('landscapePrimary' as const), angle: 0 };
+  // A stealthy desktop page is a real window the size of the screen, whose page area is what the
+  // browser's own frame leaves (outer larger than inner, as in every windowed browser); the rest
+  // emulate the device outright.
+  const windowed = stealthy && !viewport.isMobile;
+  const metrics = windowed
+    ? {
+        width: 0,
+        height: 0,
+        deviceScaleFactor: 0,
+        mobile: false,
+        screenWidth: screen.width,
+        screenHeight: screen.height,
+        screenOrientation,
+      }
+    : {
+        width: viewport.width,
+        height: viewport.height,
+        deviceScaleFactor: viewport.deviceScaleFactor,
+        mobile: viewport.isMobile,
+        screenWidth: screen.width,
+        screenHeight: screen.height,
+        screenOrientation,
+      };
   await Promise.all([
     cdp.send('Emulation.setUserAgentOverride', userAgent),
     cdp.send('Emulation.setLocaleOverride', { locale: profile.locale }),
     cdp.send('Emulation.setTimezoneOverride', { timezoneId: profile.timezone }),
-    cdp.send('Emulation.setDeviceMetricsOverride', {
-      width: viewport.width,
-      height: viewport.height,
-      deviceScaleFactor: viewport.deviceScaleFactor,
-      mobile: viewport.isMobile,
-      screenWidth: screen.width,
-      screenHeight: screen.height,
-      screenOrientation: viewport.isMobile ? { type: 'portraitPrimary', angle: 0 } : { type: 'landscapePrimary', angle: 0 },
-    }),
+    windowed ? fitWindowToScreen(cdp, screen) : undefined,
+    cdp.send('Emulation.setDeviceMetricsOverride', metrics),
     cdp.send('Emulation.setTouchEmulationEnabled', viewport.hasTouch ? { enabled: true, maxTouchPoints: 5 } : { enabled: false }),
   ]);
   if (!stealthy) return;
-  const identity: RealmIdentity = {
-    webgl: profile.webgl,
-    platform: profile.platform,
-    userAgent: profile.userAgent,
-    language: profile.languages[0],
-  };
-  const script = identityScript(identity);
-  WorkerDressing.of(page.browser()).dress(page.browserContext(), { userAgent, script });
-  await page.evaluateOnNewDocument(script);
+  WorkerDressing.of(page.browser()).dress(page.browserContext(), userAgent);
 }
 
+/** The page's window covers the screen, as a maximised window on a screen without a taskbar does. */
+async function fitWindowToScreen(cdp: CDPSession, screen: FingerprintProfile['screen']): Promise<void> {
+  const { windowId } = await cdp.send('Browser.getWindowForTarget');
+  await cdp.send('Browser.setWindowBounds', {
+    windowId,
+    bounds: { left: 0, top: 0, width: screen.width, height: screen.height, windowState: 'normal' },
+  });
+}
+
+/** Emulation.setUserAgentOverride's parameters: the page's user agent, client hints, platform and languages. */
 interface WorkerIdentity {
-  /** Network.setUserAgentOverride's parameters: the page's user agent, client hints and languages. */
-  userAgent: { userAgent: string; acceptLanguage: string; platform: string; userAgentMetadata: FingerprintProfile['userAgentMetadata'] };
-  script: string;
+  userAgent: string;
+  acceptLanguage: string;
+  platform: string;
+  userAgentMetadata: FingerprintProfile['userAgentMetadata'];
 }
 
 // Puppeteer's own (marked internal) target bookkeeping: the browser's target manager announces each
@@ -67,13 +86,14 @@ const DRESSED_TARGETS = new Set(['worker', 'shared_worker']);
 
 /**
  * Gives each worker of a dressed context its page's identity before the worker's first line: the
- * user agent override (client hints, languages and request headers follow it in workers too), then
- * the identity script for what it leaves out. Puppeteer attaches to every new worker while it waits
+ * user agent override, in the Emulation domain (navigator's user agent, platform, languages and
+ * client hints) and the Network one (its requests' headers). Puppeteer attaches to every new worker while it waits
  * for the debugger, announces it ('targetAvailable', synchronously) and only then lets it run, so
  * commands sent from that event reach the worker before puppeteer's `runIfWaitingForDebugger` (one
  * session's commands run in order). Dedicated workers hang off their page, shared workers off the
  * browser: both are found by their browser context. Service workers are let go by puppeteer before
- * they are announced and are not reached.
+ * they are announced; an override would not reach what they state anyway (their navigator is the
+ * browser's own), which is why heavy's command line states the desktop user agent (decision 0043).
  */
 export class WorkerDressing {
   private static readonly byBrowser = new WeakMap<Browser, WorkerDressing>();
@@ -99,7 +119,7 @@ export class WorkerDressing {
     const identity = this.identities.get(target.browserContext());
     const session = target._session?.();
     if (!identity || !session) return;
-    session.send('Network.setUserAgentOverride', identity.userAgent).catch(() => undefined);
-    session.send('Runtime.evaluate', { expression: identity.script }).catch(() => undefined);
+    session.send('Emulation.setUserAgentOverride', identity).catch(() => undefined);
+    session.send('Network.setUserAgentOverride', identity).catch(() => undefined);
   }
 }
