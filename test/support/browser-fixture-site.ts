@@ -69,6 +69,7 @@ const CHECKS_SCRIPT = `
     locale: Intl.DateTimeFormat().resolvedOptions().locale,
     screen: [screen.width, screen.height],
     viewport: [innerWidth, innerHeight],
+    outer: [outerWidth, outerHeight],
     touch: navigator.maxTouchPoints,
     hardwareConcurrency: navigator.hardwareConcurrency,
   };

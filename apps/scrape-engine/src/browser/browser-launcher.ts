@@ -92,14 +92,15 @@ const COMMON_ARGS = [
  */
 export const HEAVY_GPU_ARGS = ['--enable-gpu', '--use-angle=gl-egl', '--ignore-gpu-blocklist'];
 
-// The stealth plugin's evasions heavy keeps (decision 0021): the ones that tell no lie in the page.
-// `navigator.webdriver` launches with AutomationControlled off; `defaultArgs` keeps the extension
-// and default-app flags a person's browser has; `window.outerdimensions` only fills outer sizes a
-// browser lacks. The rest proxy native functions (the proxies show in stack traces and are what
-// suites name puppeteer-extra by), patch what Chromium's new headless mode already has natively
-// (window.chrome, plugins, permissions, codecs, vendor), or are done per page from the request's
-// fingerprint profile (user agent, languages, WebGL) without proxies.
-const KEPT_EVASIONS = new Set(['navigator.webdriver', 'defaultArgs', 'window.outerdimensions']);
+// The stealth plugin's evasions heavy keeps: only those that change launch flags and run nothing in
+// a page (decisions 0021, 0043). `defaultArgs` keeps the extension and default-app flags a
+// person's browser has. `navigator.webdriver` is the AutomationControlled flag in heavy's own
+// arguments (the evasion would add a script to every page besides); `window.outerdimensions` is
+// a script, and a headful window has its outer sizes. The rest proxy native functions (the proxies
+// show in stack traces and are what suites name puppeteer-extra by), patch what Chromium already
+// has natively (window.chrome, plugins, permissions, codecs, vendor), or are done per page from the
+// request's fingerprint profile (user agent, languages) with CDP overrides.
+const KEPT_EVASIONS = new Set(['defaultArgs']);
 
 /**
  * Starts Chromium (adapter around puppeteer). Both kinds run on rebrowser-puppeteer-core, whose
@@ -194,7 +195,12 @@ export class BrowserLauncher {
    * service workers included, nor the client-hint brands, nor hidden scrollbars (decision 0043).
    */
   private heavyArgs(): string[] {
-    return [...COMMON_ARGS.filter((arg) => arg !== '--disable-gpu'), ...HEAVY_GPU_ARGS, '--ozone-platform=headless'];
+    return [
+      ...COMMON_ARGS.filter((arg) => arg !== '--disable-gpu'),
+      ...HEAVY_GPU_ARGS,
+      '--ozone-platform=headless',
+      '--disable-blink-features=AutomationControlled',
+    ];
   }
 
   private heavy() {
