@@ -135,7 +135,7 @@ export async function benchBrowser(
 }
 
 /** The isolated bare loop on puppeteer-extra + stealth (every evasion on, as its README sets it up), same binary and flags. */
-async function bareStealthLoop(
+export async function bareStealthLoop(
   executablePath: string,
   url: string,
   concurrency: number,

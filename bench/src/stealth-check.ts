@@ -5,17 +5,23 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startPlatform } from '../../apps/platform/src/platform';
+import { WINDOW_UI_FEATURES_OFF } from '../../apps/scrape-engine/src/browser/browser-launcher';
+import { locateChromium } from '../../apps/scrape-engine/src/browser/chromium-locator';
+import { bareStealthLoop } from './browser-bench';
+import { median, runLoad } from './load';
 
 /**
  * The stealth self-test (issue 38): public bot-detection suites served from loopback, read by each
  * browser kind through the real scrape path (`POST /v1/sync/scrape` with `evaluate` actions, as a
  * client would), one row per check and kind.
  *
- * `npm run stealth-check [-- --json] [--kinds heavy,light] [--expect FILE] [--write-expect FILE]`.
+ * `npm run stealth-check [-- --json] [--kinds heavy,light] [--expect FILE] [--write-expect FILE] [--throughput]`.
  * `--expect` fails (exit 1) when heavy fails a check the file lists as passed: CI runs it against
  * `bench/stealth/heavy-expected.json`, so a Chromium upgrade or a dependency bump that makes the
  * heavy browser detectable fails the build. STEALTH_SUITES_DIR names the suites' folder (default:
- * the copies in `bench/stealth`, MIT, see its README).
+ * the copies in `bench/stealth`, MIT, see its README). `--throughput` adds what heavy's stealth costs:
+ * heavy pages/s through the service ÷ a bare puppeteer-extra loop with every stealth evasion, each
+ * page in a fresh context at 1920×1080, in paired rounds (heavyThroughput).
  */
 
 export type Verdict = 'pass' | 'fail' | 'not run';
@@ -76,6 +82,10 @@ export async function serveSuites(suitesDir: string, chromiumVersion: () => stri
         .writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' })
         .end(JSON.stringify([{ version: chromiumVersion(), time: Date.now() }]));
     }
+    if (url.pathname === '/throughput/page') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(THROUGHPUT_PAGE);
+    if (url.pathname === '/throughput/style.css') return res.writeHead(200, { 'content-type': 'text/css' }).end('p { margin: 0 0 1em }');
+    if (url.pathname === '/throughput/app.js')
+      return res.writeHead(200, { 'content-type': 'text/javascript' }).end('document.title += " (scripted)";');
     if (url.pathname === '/fpscanner/' || url.pathname === '/fpscanner/index.html') {
       return res
         .writeHead(200, {
@@ -120,6 +130,9 @@ export async function serveSuites(suitesDir: string, chromiumVersion: () => stri
     },
   };
 }
+
+// The browser bench's page (bench/src/main.ts): a 20 KB article with a stylesheet and a script.
+const THROUGHPUT_PAGE = `<!doctype html><html><head><title>Bench</title><link rel="stylesheet" href="/throughput/style.css"></head><body><h1>Bench page</h1>${'<p>Readable paragraph text for the benchmark page. </p>'.repeat(400)}<script src="/throughput/app.js"></script></body></html>`;
 
 const FPSCANNER_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>fpscanner</title></head><body>
 <pre id="result">pending</pre>
@@ -378,6 +391,9 @@ async function main(): Promise<void> {
       HOST: '127.0.0.1',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
       TARGET_ALLOWLIST: `127.0.0.1:${suites.port}`,
+      // One client with 4 pages in flight for --throughput; its share is BROWSER_CONCURRENCY − 1,
+      // counting a page until its context closed (bench/src/main.ts says the same).
+      BROWSER_CONCURRENCY: process.env.BROWSER_CONCURRENCY ?? '6',
       DATABASE_URL: '',
       NATS_URL: '',
     }),
@@ -397,10 +413,20 @@ async function main(): Promise<void> {
       suitesBase: `http://127.0.0.1:${suites.port}`,
       kinds,
     });
-    if (args.includes('--json')) process.stdout.write(`${JSON.stringify({ chromium: version, kinds, rows, errors }, null, 2)}\n`);
+    const throughput = args.includes('--throughput')
+      ? await heavyThroughput(platform.url, created.token, `http://127.0.0.1:${suites.port}/throughput/page`)
+      : null;
+    if (args.includes('--json'))
+      process.stdout.write(`${JSON.stringify({ chromium: version, kinds, rows, errors, throughput }, null, 2)}\n`);
     else
       process.stdout.write(
-        `Chromium ${version}\n\n${stealthTable(rows, kinds)}\n${errors.length ? `\nerrors:\n${errors.map((e) => `- ${e}`).join('\n')}\n` : ''}`,
+        `Chromium ${version}\n\n${stealthTable(rows, kinds)}\n${errors.length ? `\nerrors:\n${errors.map((e) => `- ${e}`).join('\n')}\n` : ''}${
+          throughput
+            ? `\nheavy ÷ bare puppeteer-extra stealth (fresh context per page, 1920×1080, 4 in flight): median ${throughput.medianRatio} (${throughput.rounds
+                .map((r) => `${r.servicePagesPerSecond} vs ${r.barePagesPerSecond} pages/s`)
+                .join('; ')})\n`
+            : ''
+        }`,
       );
     const write = option('--write-expect');
     if (write) {
@@ -423,6 +449,43 @@ async function main(): Promise<void> {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
   process.exit(exitCode);
+}
+
+export interface ThroughputReading {
+  rounds: Array<{ servicePagesPerSecond: number; barePagesPerSecond: number; ratio: number }>;
+  medianRatio: number;
+}
+
+/**
+ * Heavy through the service against puppeteer-extra with every stealth evasion on the same binary,
+ * 4 pages in flight, each in a fresh context at 1920×1080 with the window UI off (what heavy's
+ * pages are too), `rounds` paired windows of `seconds`: the median of the rounds' ratios.
+ */
+export async function heavyThroughput(
+  serviceUrl: string,
+  token: string,
+  pageUrl: string,
+  rounds = 3,
+  seconds = 10,
+): Promise<ThroughputReading> {
+  const binaries = locateChromium({ chromePath: process.env.CHROME_PATH ?? null, headlessShellPath: null });
+  const body = JSON.stringify({ url: pageUrl, browser: true, browser_type: 'heavy' });
+  const headers = { authorization: `Bearer ${token}` };
+  await runLoad(`${serviceUrl}/v1/sync/scrape`, headers, 4, 2, body); // warm
+  const readings: ThroughputReading['rounds'] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const service = await runLoad(`${serviceUrl}/v1/sync/scrape`, headers, 4, seconds, body);
+    const servicePagesPerSecond = Math.round(((service.requests - service.non2xx) / service.seconds) * 10) / 10;
+    const barePagesPerSecond = await bareStealthLoop(binaries.chromium!, pageUrl, 4, seconds, { width: 1920, height: 1080 }, [
+      `--disable-features=${WINDOW_UI_FEATURES_OFF.join(',')}`,
+    ]);
+    readings.push({
+      servicePagesPerSecond,
+      barePagesPerSecond,
+      ratio: Math.round((servicePagesPerSecond / barePagesPerSecond) * 1000) / 1000,
+    });
+  }
+  return { rounds: readings, medianRatio: median(readings.map((r) => r.ratio)) };
 }
 
 /** The browser's own version, read through the service (the user agent data's full version list). */
