@@ -5,7 +5,7 @@ import { Logger } from '@nestjs/common';
 import type { Browser, LaunchOptions } from 'rebrowser-puppeteer-core';
 import { firstLine } from './browser-failures';
 import type { ChromiumBinaries } from './chromium-locator';
-import type { BrowserClientHints, UserAgentBrand } from './fingerprint-profile';
+import { type BrowserClientHints, DESKTOP_SCREEN, type UserAgentBrand } from './fingerprint-profile';
 
 export type BrowserKind = 'heavy' | 'light';
 
@@ -88,9 +88,11 @@ const COMMON_ARGS = [
  * Heavy's GPU (decision 0043), in place of `--disable-gpu`: WebGL on the machine's own GL driver
  * through ANGLE's EGL backend (a GPU where there is one, else Mesa's llvmpipe, as on any Linux
  * desktop without a GPU driver), falling back to SwiftShader only where neither starts. Whatever
- * it is, every realm reads the same driver and draws with it.
+ * it is, every realm reads the same driver and draws with it. The page itself is composited in
+ * software, as Chrome does on a software GL driver (and no page can tell): compositing through
+ * llvmpipe cost a quarter of heavy's pages per second.
  */
-export const HEAVY_GPU_ARGS = ['--enable-gpu', '--use-angle=gl-egl', '--ignore-gpu-blocklist'];
+export const HEAVY_GPU_ARGS = ['--enable-gpu', '--use-angle=gl-egl', '--ignore-gpu-blocklist', '--disable-gpu-compositing'];
 
 // The stealth plugin's evasions heavy keeps: only those that change launch flags and run nothing in
 // a page (decisions 0021, 0043). `defaultArgs` keeps the extension and default-app flags a
@@ -193,12 +195,14 @@ export class BrowserLauncher {
    * Heavy's flags: the GPU flags above, and the headless Ozone platform under a headful browser
    * (launched without `--headless`), so nothing states "Headless": not the user agent of any realm,
    * service workers included, nor the client-hint brands, nor hidden scrollbars (decision 0043).
+   * Windows open at the desktop screen's size, so the usual page needs no resize.
    */
   private heavyArgs(): string[] {
     return [
       ...COMMON_ARGS.filter((arg) => arg !== '--disable-gpu'),
       ...HEAVY_GPU_ARGS,
       '--ozone-platform=headless',
+      `--window-size=${DESKTOP_SCREEN.width},${DESKTOP_SCREEN.height}`,
       '--disable-blink-features=AutomationControlled',
     ];
   }

@@ -52,8 +52,11 @@ export interface FingerprintProfile {
   screen: { width: number; height: number };
 }
 
+/** The screen of `window_size: desktop`; heavy's windows open at this size (BrowserLauncher). */
+export const DESKTOP_SCREEN = { width: 1920, height: 1080 };
+
 const DESKTOP_SIZES: Array<[number, number]> = [
-  [1920, 1080],
+  [DESKTOP_SCREEN.width, DESKTOP_SCREEN.height],
   [1366, 768],
   [1536, 864],
   [1440, 900],

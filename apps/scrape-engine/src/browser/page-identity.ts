@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'rebrowser-puppeteer-core';
-import type { FingerprintProfile } from './fingerprint-profile';
+import { DESKTOP_SCREEN, type FingerprintProfile } from './fingerprint-profile';
 
 /**
  * Gives a page the profile's identity before anything loads, through Chromium's own overrides only
@@ -17,9 +17,10 @@ export async function dressPage(page: Page, cdp: CDPSession, profile: Fingerprin
     userAgentMetadata: profile.userAgentMetadata,
   };
   const screenOrientation = { type: viewport.isMobile ? ('portraitPrimary' as const) : ('landscapePrimary' as const), angle: 0 };
-  // A stealthy desktop page is a real window the size of the screen, whose page area is what the
-  // browser's own frame leaves (outer larger than inner, as in every windowed browser); the rest
-  // emulate the device outright.
+  // A stealthy desktop page is a real window the size of the screen (heavy's windows open at the
+  // desktop screen's size; another screen resizes it), whose page area is what the browser's own
+  // frame leaves (outer larger than inner, as in every windowed browser); the rest emulate the
+  // device outright.
   const windowed = stealthy && !viewport.isMobile;
   const metrics = windowed
     ? {
@@ -44,7 +45,9 @@ export async function dressPage(page: Page, cdp: CDPSession, profile: Fingerprin
     cdp.send('Emulation.setUserAgentOverride', userAgent),
     cdp.send('Emulation.setLocaleOverride', { locale: profile.locale }),
     cdp.send('Emulation.setTimezoneOverride', { timezoneId: profile.timezone }),
-    windowed ? fitWindowToScreen(cdp, screen) : undefined,
+    windowed && (screen.width !== DESKTOP_SCREEN.width || screen.height !== DESKTOP_SCREEN.height)
+      ? fitWindowToScreen(cdp, screen)
+      : undefined,
     cdp.send('Emulation.setDeviceMetricsOverride', metrics),
     cdp.send('Emulation.setTouchEmulationEnabled', viewport.hasTouch ? { enabled: true, maxTouchPoints: 5 } : { enabled: false }),
   ]);
