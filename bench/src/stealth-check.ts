@@ -15,7 +15,7 @@ import { median, runLoad } from './load';
  * browser kind through the real scrape path (`POST /v1/sync/scrape` with `evaluate` actions, as a
  * client would), one row per check and kind.
  *
- * `npm run stealth-check [-- --json] [--kinds heavy,light] [--expect FILE] [--write-expect FILE] [--throughput]`.
+ * `npm run stealth-check [-- --json] [--kinds heavy,light,heavy-mobile] [--expect FILE] [--write-expect FILE] [--throughput [--rounds N]]`.
  * `--expect` fails (exit 1) when heavy fails a check the file lists as passed: CI runs it against
  * `bench/stealth/heavy-expected.json`, so a Chromium upgrade or a dependency bump that makes the
  * heavy browser detectable fails the build. STEALTH_SUITES_DIR names the suites' folder (default:
@@ -39,7 +39,7 @@ interface SuiteReading {
   error: string | null;
 }
 
-const KINDS = ['heavy', 'light'] as const;
+const KINDS = ['heavy', 'light', 'heavy-mobile'] as const;
 
 // Every check each suite can report, so a check that stayed silent still gets its row. Brotector
 // only ever reports detections: its rows pass unless the check fired.
@@ -160,6 +160,12 @@ interface ScrapeAnswer {
 
 type Scrape = (body: Record<string, unknown>) => Promise<ScrapeAnswer>;
 
+/** A kind is a browser type, or `heavy-mobile`: heavy with `window_size: mobile` (reported, never expected). */
+function browserOf(kind: string): { browser_type: string; window_size?: string } {
+  const [type, size] = kind.split('-');
+  return size === 'mobile' ? { browser_type: type, window_size: 'mobile' } : { browser_type: type };
+}
+
 /** The last evaluate's value, or why there is none. */
 function lastValue(answer: ScrapeAnswer): { value: unknown; error: string | null } {
   const last = answer.evaluate_results?.at(-1);
@@ -177,7 +183,7 @@ async function readRebrowser(scrape: Scrape, base: string, kind: string): Promis
   const answer = await scrape({
     url: `${base}/rebrowser-bot-detector/index.html`,
     browser: true,
-    browser_type: kind,
+    ...browserOf(kind),
     actions: [
       { type: 'wait-for-timeout', time: 500 },
       { type: 'evaluate', script: 'window.dummyFn()' },
@@ -210,7 +216,7 @@ async function readBrotector(scrape: Scrape, base: string, kind: string): Promis
   const answer = await scrape({
     url: `${base}/brotector/index.html?crash=false`,
     browser: true,
-    browser_type: kind,
+    ...browserOf(kind),
     actions: [
       { type: 'wait-for-timeout', time: 1000 },
       // A person's click on the page's button: the suite inspects the events' coordinates.
@@ -242,7 +248,7 @@ async function resultOf<T>(
   const answer = await scrape({
     url,
     browser: true,
-    browser_type: kind,
+    ...browserOf(kind),
     actions: [
       { type: 'wait-for-selector', selector: '//pre[@id="result" and text()!="pending"]', time: 10000 },
       { type: 'evaluate', script: "document.getElementById('result').textContent" },
@@ -414,7 +420,12 @@ async function main(): Promise<void> {
       kinds,
     });
     const throughput = args.includes('--throughput')
-      ? await heavyThroughput(platform.url, created.token, `http://127.0.0.1:${suites.port}/throughput/page`)
+      ? await heavyThroughput(
+          platform.url,
+          created.token,
+          `http://127.0.0.1:${suites.port}/throughput/page`,
+          Number(option('--rounds') ?? 3),
+        )
       : null;
     if (args.includes('--json'))
       process.stdout.write(`${JSON.stringify({ chromium: version, kinds, rows, errors, throughput }, null, 2)}\n`);
