@@ -2,6 +2,7 @@ import type { CDPSession, Frame, Page } from 'rebrowser-puppeteer-core';
 import { type HTMLElement, parse } from 'node-html-parser';
 import { httpUrlAt } from '../formats/absolute-urls';
 import { PARSE_OPTIONS } from '../formats/parsed-page';
+import { withinDeadline } from './browser-failures';
 
 /** Frames inlined into a page, at most this deep (a frame in a frame in a frame) and this many in all. */
 const FRAME_DEPTH = 3;
@@ -105,19 +106,11 @@ export async function readOtherOriginFrames(page: Page, urls: string[], refused:
 }
 
 async function frameHtml(frame: Frame): Promise<string | null> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([
-      frame.content(),
-      new Promise<null>((resolve) => {
-        timer = setTimeout(() => resolve(null), FRAME_READ_MS);
-      }),
-    ]);
+    return await withinDeadline(frame.content(), FRAME_READ_MS, () => new Error('frame read timed out'));
   } catch {
-    // Detached mid-read, or its process gone: the frame stays listed, unread.
+    // Too slow, detached mid-read, or its process gone: the frame stays listed, unread.
     return null;
-  } finally {
-    clearTimeout(timer);
   }
 }
 
