@@ -28,17 +28,8 @@ export type ToolWindow = TextWindowView & {
  * cursor only beside max_tokens and only one this API handed out (checked before any work is done).
  */
 export function windowAskedOf(args: WindowArguments): { ok: true; asked: WindowAsked } | { ok: false; problems: ValidationProblem[] } {
-  if (args.max_tokens !== undefined && (args.max_chars !== undefined || args.offset !== undefined))
-    return {
-      ok: false,
-      problems: [
-        {
-          loc: ['arguments', 'max_tokens'],
-          msg: 'Cut by tokens (max_tokens, cursor) or by characters (max_chars, offset), not both.',
-          type: 'conflicting_windows',
-        },
-      ],
-    };
+  const conflicts = conflictingBudgets(args);
+  if (conflicts.length > 0) return { ok: false, problems: conflicts };
   try {
     const budget = contentBudgetOf(args, ['arguments']);
     if (budget) return { ok: true, asked: { by: 'tokens', budget } };
@@ -133,13 +124,13 @@ export async function cutToShare(text: string, share: ShareAsked): Promise<strin
   return window.truncated ? `${window.text}\n[cut at ${window.tokens} of ${window.total_tokens} tokens (${share.tokenizer})]` : window.text;
 }
 
-/** max_tokens and max_chars side by side: one budget or the other. */
-export function conflictingBudgets(args: Pick<WindowArguments, 'max_chars' | 'max_tokens'>): ValidationProblem[] {
-  return args.max_tokens !== undefined && args.max_chars !== undefined
+/** max_tokens beside max_chars or offset: one budget or the other (every tool with a budget asks this one rule). */
+export function conflictingBudgets(args: Pick<WindowArguments, 'max_chars' | 'max_tokens' | 'offset'>): ValidationProblem[] {
+  return args.max_tokens !== undefined && (args.max_chars !== undefined || args.offset !== undefined)
     ? [
         {
           loc: ['arguments', 'max_tokens'],
-          msg: 'Share a budget of tokens (max_tokens) or of characters (max_chars), not both.',
+          msg: 'Count by tokens (max_tokens, cursor) or by characters (max_chars, offset), not both.',
           type: 'conflicting_windows',
         },
       ]
