@@ -52,16 +52,16 @@ const ARCHIVE_SEGMENTS = new Set([
  * through readLlmsTxt as the same links (tested as a property).
  */
 export function writeLlmsTxt(startUrl: string, pages: IndexedPage[]): WrittenLlmsTxt {
-  const startKey = normalUrl(startUrl)?.key;
-  const start = pages.find((page) => normalUrl(page.url)?.key === startKey) ?? null;
+  const startKey = normalUrl(startUrl)?.key ?? startUrl;
+  const keyed = pages.map((page) => ({ page, key: normalUrl(page.url)?.key ?? page.url }));
+  const start = keyed.find(({ key }) => key === startKey)?.page ?? null;
   const affix = sharedTitlePart(pages.map((page) => page.title));
   const siteTitle =
     headingText(oneLine(affix ?? (start?.title ? ownTitle(start.title, null) : ''), TITLE_MAX)) || new URL(startUrl).hostname;
   const summary = start ? descriptionOf(start, siteTitle) : null;
   const groups = new Map<string, { name: string; optional: boolean; links: Array<LlmsTxtLink & { path: string }> }>();
   const seen = new Set<string>();
-  for (const page of pages) {
-    const key = normalUrl(page.url)?.key ?? page.url;
+  for (const { page, key } of keyed) {
     if (key === startKey || seen.has(key)) continue;
     seen.add(key);
     const url = new URL(page.url);
