@@ -70,7 +70,10 @@ export class ScrapeExecution {
         : needsTheBrowser(request)
           ? {
               answered: null,
-              extracted: extractedBecause(
+              // Its bytes are the rendered page's markdown's, set once the browser has made it.
+              extracted: extractedSource(
+                null,
+                null,
                 'the request needs the browser (actions, a screenshot, network capture or frames): the page was rendered',
               ),
             }
@@ -128,9 +131,10 @@ export class ScrapeExecution {
     }
     return {
       answered: null,
-      extracted: extractedBecause(
-        source?.fallback_reason ?? "the plain request for the site's markdown failed",
+      extracted: extractedSource(
+        null,
         source?.html_bytes ?? null,
+        source?.fallback_reason ?? "the plain request for the site's markdown failed",
       ),
     };
   }
@@ -141,11 +145,6 @@ function needsTheBrowser(request: ScrapeRequest): boolean {
   return Boolean(
     request.screenshot || (request.actions && request.actions.length > 0) || request.network_capture || request.include_frames,
   );
-}
-
-function extractedBecause(reason: string, htmlBytes: number | null = null): MarkdownSource {
-  // Its bytes are the rendered page's markdown's, set once the browser has made it.
-  return extractedSource(null, htmlBytes, reason);
 }
 
 /** Requests arrive validated by their sender; this edge checks again, since any context may send them. */
