@@ -165,6 +165,31 @@ class _Deadline:
         return wait
 
 
+_Polled = TypeVar("_Polled")
+
+
+def _poll_until_completed(fetch: Callable[[], _Polled], waiting: Callable[[Any], str], poll_interval: float, timeout: float) -> _Polled:
+    """Fetches until the view's status is "completed", backing off within `timeout` (WaitTimeout says what it still waited for)."""
+    deadline = _Deadline(poll_interval, timeout)
+    while True:
+        view = fetch()
+        if cast(Any, view)["status"] == "completed":
+            return view
+        time.sleep(deadline.next_wait(lambda: waiting(view)))
+
+
+async def _apoll_until_completed(
+    fetch: Callable[[], Awaitable[_Polled]], waiting: Callable[[Any], str], poll_interval: float, timeout: float
+) -> _Polled:
+    """_poll_until_completed for the asynchronous client."""
+    deadline = _Deadline(poll_interval, timeout)
+    while True:
+        view = await fetch()
+        if cast(Any, view)["status"] == "completed":
+            return view
+        await asyncio.sleep(deadline.next_wait(lambda: waiting(view)))
+
+
 class ScrapingClient:
     """
     The API from Python, synchronously. `api` holds every operation of the document (generated);
@@ -258,12 +283,9 @@ class ScrapingClient:
 
     def wait_for_run(self, collection_id: str, run_id: str, *, poll_interval: float = 0.5, timeout: float = 600.0) -> RunView:
         """Polls the run (backing off) until it is completed."""
-        deadline = _Deadline(poll_interval, timeout)
-        while True:
-            run = self.get_run(collection_id, run_id)
-            if run["status"] == "completed":
-                return run
-            time.sleep(deadline.next_wait(lambda: f"run {run_id} still {_run_progress(run)}"))
+        return _poll_until_completed(
+            lambda: self.get_run(collection_id, run_id), lambda run: f"run {run_id} still {_run_progress(run)}", poll_interval, timeout
+        )
 
     def run_collection(self, name: str, requests: list[SyncScrapeRequest], *, timeout: float = 600.0) -> RunView:
         """Creates a collection, runs it and waits for the run: the whole asynchronous round in one call."""
@@ -323,12 +345,10 @@ class ScrapingClient:
 
     def wait_for_viability_test(self, run_id: str, *, poll_interval: float = 0.5, timeout: float = 600.0) -> list[ViabilityResult]:
         """Polls the viability test until every URL is analysed; the results, one per URL in request order."""
-        deadline = _Deadline(poll_interval, timeout)
-        while True:
-            run: ViabilityRunView = self.api.viability_tests_get(run_id)
-            if run["status"] == "completed":
-                return run.get("results") or []
-            time.sleep(deadline.next_wait(lambda: f"viability test {run_id} still {run['status']}"))
+        run: ViabilityRunView = _poll_until_completed(
+            lambda: self.api.viability_tests_get(run_id), lambda run: f"viability test {run_id} still {run['status']}", poll_interval, timeout
+        )
+        return run.get("results") or []
 
     def viability(self, urls: list[str], *, depth: Literal["quick", "standard", "full"] = "quick", timeout: float = 600.0) -> list[ViabilityResult]:
         """Starts a viability test of `urls` and waits for its results."""
@@ -350,12 +370,9 @@ class ScrapingClient:
 
     def wait_for_llms_txt(self, crawl_id: str, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> LlmsTxtView:
         """The llms.txt of any of the client's crawls, once the crawl has ended (GET /v1/llms-txt/{crawl_id})."""
-        deadline = _Deadline(poll_interval, timeout)
-        while True:
-            view = self.api.llms_txt_get(crawl_id)
-            if view["status"] == "completed":
-                return view
-            time.sleep(deadline.next_wait(lambda: f"crawl {crawl_id} still {view['crawl_state']}"))
+        return _poll_until_completed(
+            lambda: self.api.llms_txt_get(crawl_id), lambda view: f"crawl {crawl_id} still {view['crawl_state']}", poll_interval, timeout
+        )
 
     # Monitors (the full set of operations: self.api.monitors_*)
 
@@ -388,12 +405,9 @@ class ScrapingClient:
 
     def wait_for_crawl(self, crawl_id: str, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> CrawlView:
         """Polls the crawl until it has ended; its pages are then `all_jobs(batch_id=crawl_id)`."""
-        deadline = _Deadline(poll_interval, timeout)
-        while True:
-            crawl = self.api.crawls_get(crawl_id)
-            if crawl["status"] == "completed":
-                return crawl
-            time.sleep(deadline.next_wait(lambda: f"crawl {crawl_id} still {crawl['state']}"))
+        return _poll_until_completed(
+            lambda: self.api.crawls_get(crawl_id), lambda crawl: f"crawl {crawl_id} still {crawl['state']}", poll_interval, timeout
+        )
 
     def crawl_deliveries(self, crawl_id: str, *, page_size: int = 100) -> Iterator[CrawlWebhookDelivery]:
         def fetch(cursor: str | None) -> _Page[CrawlWebhookDelivery]:
@@ -471,12 +485,9 @@ class AsyncScrapingClient:
         return await self.api.runs_get(collection_id, run_id)
 
     async def wait_for_run(self, collection_id: str, run_id: str, *, poll_interval: float = 0.5, timeout: float = 600.0) -> RunView:
-        deadline = _Deadline(poll_interval, timeout)
-        while True:
-            run = await self.get_run(collection_id, run_id)
-            if run["status"] == "completed":
-                return run
-            await asyncio.sleep(deadline.next_wait(lambda: f"run {run_id} still {_run_progress(run)}"))
+        return await _apoll_until_completed(
+            lambda: self.get_run(collection_id, run_id), lambda run: f"run {run_id} still {_run_progress(run)}", poll_interval, timeout
+        )
 
     async def run_collection(self, name: str, requests: list[SyncScrapeRequest], *, timeout: float = 600.0) -> RunView:
         created = (await self.create_collection(name, requests)).value
@@ -514,12 +525,13 @@ class AsyncScrapingClient:
         self, urls: list[str], *, depth: Literal["quick", "standard", "full"] = "quick", poll_interval: float = 0.5, timeout: float = 600.0
     ) -> list[ViabilityResult]:
         started = await self.api.viability_tests_create({"urls": urls, "depth": depth})
-        deadline = _Deadline(poll_interval, timeout)
-        while True:
-            run = await self.api.viability_tests_get(started["run_id"])
-            if run["status"] == "completed":
-                return run.get("results") or []
-            await asyncio.sleep(deadline.next_wait(lambda: f"viability test {started['run_id']} still {run['status']}"))
+        run: ViabilityRunView = await _apoll_until_completed(
+            lambda: self.api.viability_tests_get(started["run_id"]),
+            lambda run: f"viability test {started['run_id']} still {run['status']}",
+            poll_interval,
+            timeout,
+        )
+        return run.get("results") or []
 
     async def map_site(self, request: MapSiteRequest) -> MapSiteResult:
         return await self.api.site_map_map(request)
@@ -532,12 +544,9 @@ class AsyncScrapingClient:
         return await self.wait_for_llms_txt(started["crawl_id"], poll_interval=poll_interval, timeout=timeout)
 
     async def wait_for_llms_txt(self, crawl_id: str, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> LlmsTxtView:
-        deadline = _Deadline(poll_interval, timeout)
-        while True:
-            view = await self.api.llms_txt_get(crawl_id)
-            if view["status"] == "completed":
-                return view
-            await asyncio.sleep(deadline.next_wait(lambda: f"crawl {crawl_id} still {view['crawl_state']}"))
+        return await _apoll_until_completed(
+            lambda: self.api.llms_txt_get(crawl_id), lambda view: f"crawl {crawl_id} still {view['crawl_state']}", poll_interval, timeout
+        )
 
     async def create_monitor(self, request: CreateMonitorRequest) -> MonitorView:
         return await self.api.monitors_create(request)
@@ -563,9 +572,6 @@ class AsyncScrapingClient:
         return await self.api.documents_convert(data, content_type=media_type, format=format, pages=pages, max_pages=max_pages, ocr=ocr, filename=name)
 
     async def wait_for_crawl(self, crawl_id: str, *, poll_interval: float = 0.5, timeout: float = 3600.0) -> CrawlView:
-        deadline = _Deadline(poll_interval, timeout)
-        while True:
-            crawl = await self.api.crawls_get(crawl_id)
-            if crawl["status"] == "completed":
-                return crawl
-            await asyncio.sleep(deadline.next_wait(lambda: f"crawl {crawl_id} still {crawl['state']}"))
+        return await _apoll_until_completed(
+            lambda: self.api.crawls_get(crawl_id), lambda crawl: f"crawl {crawl_id} still {crawl['state']}", poll_interval, timeout
+        )
